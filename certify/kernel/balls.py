@@ -1,0 +1,180 @@
+"""The one place where balls meet exact numbers and where balls are compared.
+
+* :func:`ball` builds an Arb ball from an exact value (int, fmpz, fmpq,
+  :class:`~certify.kernel.exact.ExactNumber`). Floats are refused: ``arb(0.1)``
+  is the binary float nearest 1/10, not 1/10.
+* :func:`lower_decimal` / :func:`upper_decimal` write a ball's endpoints as
+  short exact decimals, rounded outward, so a certificate's interval always
+  contains the ball it came from.
+* ``certainly_*`` predicates are True only when the relation holds for every
+  point of the balls involved. False means "not proved", never "disproved".
+  Outside this module no code compares balls with ``<``; ``bool(arb)`` is
+  always True and ``x == x`` is False for an inexact ball (DESIGN.md, pitfalls).
+"""
+
+from __future__ import annotations
+
+import math
+
+from flint import arb, ctx, fmpq, fmpz
+
+from .exact import ExactNumber, exceeds
+
+__all__ = [
+    "ball", "working_precision", "lower_endpoint", "upper_endpoint",
+    "lower_decimal", "upper_decimal", "certainly_positive", "certainly_negative",
+    "certainly_lt", "certainly_le", "exact_le", "exact_ge", "exact_le_ball", "ball_le_exact",
+]
+
+_LOG10_2 = math.log10(2)
+
+
+def working_precision(bits: int):
+    """Context manager for the process-wide Arb precision (restored on exit)."""
+    return ctx.workprec(bits)
+
+
+def ball(value) -> arb:
+    """An Arb ball containing the exact ``value`` at the current precision.
+
+    ``value`` is an int, fmpz, fmpq, an exact arb or an ExactNumber. The ball is
+    exact (radius 0) for integers and dyadic rationals that fit the precision.
+    Floats and strings raise TypeError: build from exact numbers only.
+    """
+    if isinstance(value, bool) or isinstance(value, float):
+        raise TypeError("balls are built from exact numbers, never from floats")
+    if isinstance(value, (int, fmpz, fmpq)):
+        return arb(value)
+    if isinstance(value, arb):
+        return value
+    if isinstance(value, ExactNumber):
+        x = arb(value.numerator)
+        if value.denominator != 1:
+            x = x / value.denominator
+        if value.exp10:
+            x = x * arb(10) ** fmpz(value.exp10)
+        return x
+    raise TypeError(f"cannot build a ball from {type(value).__name__}")
+
+
+def lower_endpoint(x: arb) -> fmpq:
+    """The exact lower endpoint mid - rad of the ball ``x`` (every point of x is >= it)."""
+    _require_finite(x)
+    return x.mid().fmpq() - x.rad().fmpq()
+
+
+def upper_endpoint(x: arb) -> fmpq:
+    """The exact upper endpoint mid + rad of the ball ``x`` (every point of x is <= it)."""
+    _require_finite(x)
+    return x.mid().fmpq() + x.rad().fmpq()
+
+
+def _require_finite(x: arb) -> None:
+    if not x.is_finite():
+        raise ValueError("ball is not finite")
+
+
+def _decimal_digits(x: arb) -> int:
+    """Significant decimal digits worth writing for ``x``: its accuracy plus a guard digit or two.
+
+    Depends only on the ball, not on the ambient precision, so a claim is
+    written the same way wherever it is written.
+    """
+    if x.rad().is_zero():
+        mantissa, _ = x.mid().man_exp()
+        return max(8, int(int(mantissa).bit_length() * _LOG10_2) + 3)
+    return max(8, int(x.rel_accuracy_bits() * _LOG10_2) + 3)
+
+
+def _decimal_bounds(x: arb) -> tuple[int, int, int, bool]:
+    _require_finite(x)
+    if x.is_zero():
+        return 0, 0, 0, True
+    mid, rad, exp10 = x.mid_rad_10exp(_decimal_digits(x))
+    return int(mid), int(rad), int(exp10), x.rad().is_zero() and rad == 0
+
+
+def lower_decimal(x: arb) -> ExactNumber:
+    """An exact decimal <= every point of ``x``, strictly below unless ``x`` is an exact decimal.
+
+    The strict gap (one unit in the last written digit) lets a checker decide
+    the comparison with balls of moderate precision, even for values like 1e-4000000.
+    """
+    mid, rad, exp10, exact = _decimal_bounds(x)
+    return ExactNumber(mid - rad - (0 if exact else 1), 1, exp10)
+
+
+def upper_decimal(x: arb) -> ExactNumber:
+    """An exact decimal >= every point of ``x``, strictly above unless ``x`` is an exact decimal."""
+    mid, rad, exp10, exact = _decimal_bounds(x)
+    return ExactNumber(mid + rad + (0 if exact else 1), 1, exp10)
+
+
+def exact_le(number: ExactNumber, bound) -> bool:
+    """True only if ``number`` <= every point of ``bound`` (an exact fmpq or a ball)."""
+    if isinstance(bound, fmpq):
+        return number.fmpq() <= bound if number.is_expandable() else not exceeds(number, bound)
+    return exact_le_ball(number, bound)
+
+
+def exact_ge(number: ExactNumber, bound) -> bool:
+    """True only if ``number`` >= every point of ``bound`` (an exact fmpq or a ball)."""
+    if isinstance(bound, fmpq):
+        return number.fmpq() >= bound if number.is_expandable() else not exceeds(-number, -bound)
+    return ball_le_exact(bound, number)
+
+
+def certainly_positive(x: arb) -> bool:
+    """True only if every point of ``x`` is > 0."""
+    return x > 0
+
+
+def certainly_negative(x: arb) -> bool:
+    """True only if every point of ``x`` is < 0."""
+    return x < 0
+
+
+def certainly_lt(x: arb, y: arb) -> bool:
+    """True only if every point of ``x`` is < every point of ``y``."""
+    return ball(x) < ball(y)
+
+
+def certainly_le(x: arb, y: arb) -> bool:
+    """True only if every point of ``x`` is <= every point of ``y``."""
+    return ball(x) <= ball(y)
+
+
+def _comparison_precision(number: ExactNumber) -> int:
+    """Bits that separate ``number`` from anything one unit away in its last digit."""
+    digits = len(str(abs(number.numerator))) + len(str(number.denominator))
+    return max(ctx.prec, int(digits / _LOG10_2) + 64)
+
+
+def _is_cheap_to_expand(number: ExactNumber, x: arb) -> bool:
+    """True when ``number`` and the endpoints of ``x`` are rationals of moderate size."""
+    if not number.is_expandable():
+        return False
+    return all(abs(int(part.man_exp()[1])) <= 100_000 for part in (x.mid(), x.rad()) if not part.is_zero())
+
+
+def exact_le_ball(number: ExactNumber, x: arb) -> bool:
+    """True only if the exact ``number`` is <= every point of ``x``.
+
+    Decided with a ball of ``number`` at a precision fine enough to see its last
+    digit; when balls cannot separate the two (equal or very close), decided
+    exactly with rationals if they are of moderate size, else False (undecided).
+    """
+    _require_finite(x)
+    with ctx.workprec(_comparison_precision(number)):
+        if ball(number) <= x:
+            return True
+    return _is_cheap_to_expand(number, x) and number.fmpq() <= lower_endpoint(x)
+
+
+def ball_le_exact(x: arb, number: ExactNumber) -> bool:
+    """True only if every point of ``x`` is <= the exact ``number`` (decided as in :func:`exact_le_ball`)."""
+    _require_finite(x)
+    with ctx.workprec(_comparison_precision(number)):
+        if x <= ball(number):
+            return True
+    return _is_cheap_to_expand(number, x) and upper_endpoint(x) <= number.fmpq()

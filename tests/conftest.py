@@ -1,0 +1,41 @@
+"""Shared fixtures: certificates are generated once per session (they are deterministic)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_certify(*args, input=None, timeout=120):
+    """Run ``python -m certify ARGS`` in a subprocess; returns the CompletedProcess (text mode)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "certify", *map(str, args)], capture_output=True, text=True,
+                          input=input, timeout=timeout, env=env, cwd=ROOT)
+
+
+@pytest.fixture(scope="session")
+def dead_certificates():
+    """{p: certificate dict} for the primes the tests use, built through the library."""
+    from certify.theorems.dead import certify_dead
+
+    return {p: certify_dead(p).certificate for p in (5, 7, 13, 101)}
+
+
+@pytest.fixture
+def write_json(tmp_path):
+    """Write a dict as JSON into tmp_path and return the path."""
+    counter = iter(range(10**6))
+
+    def write(document, text=None):
+        path = tmp_path / f"cert-{next(counter)}.json"
+        path.write_text(text if text is not None else json.dumps(document, indent=2, sort_keys=True))
+        return path
+
+    return write
