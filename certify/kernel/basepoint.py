@@ -1,0 +1,54 @@
+"""Two-level vectors on Z/pZ and the base points built from them.
+
+Every base point of the paper ((2.1) = (A.48)-(A.49), and the sliding base point
+of section A.3) gives each block u, v, w one value at 0 and one common value
+elsewhere. Storing the two levels keeps the work and the certificate O(1) in p.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flint import fmpq
+
+
+@dataclass(frozen=True)
+class TwoLevel:
+    """The vector x with x(0) = ``at_0`` and x(j) = ``elsewhere`` for j != 0 (exact)."""
+
+    at_0: fmpq
+    elsewhere: fmpq
+
+    @property
+    def contrast(self) -> fmpq:
+        """c in x = elsewhere * 1 + c * e_0: the coefficient of the point mass at 0."""
+        return self.at_0 - self.elsewhere
+
+    def mean(self, p: int) -> fmpq:
+        """(1/p) sum_a x(a): the mu of (A.8) when x = w."""
+        return (self.at_0 + (p - 1) * self.elsewhere) / p
+
+    def norm_squared(self, p: int) -> fmpq:
+        """||x||^2 = x(0)^2 + (p-1) x(j)^2."""
+        return self.at_0**2 + (p - 1) * self.elsewhere**2
+
+    def centred_norm_squared(self, p: int) -> fmpq:
+        """||x_0||^2 = c^2 (p-1)/p, x_0 the recentering (1.2): x_0 = c q with q = e_0 - 1/p."""
+        return self.contrast**2 * fmpq(p - 1, p)
+
+
+@dataclass(frozen=True)
+class BasePoint:
+    """A base point (u, v, w) of two-level blocks."""
+
+    u: TwoLevel
+    v: TwoLevel
+    w: TwoLevel
+
+    def balance_quantity(self, p: int) -> fmpq:
+        """||u||^2 + ||v||^2 - ||w||^2, the invariant of (A.10)."""
+        return self.u.norm_squared(p) + self.v.norm_squared(p) - self.w.norm_squared(p)
+
+    def blocks(self) -> dict[str, TwoLevel]:
+        """The blocks by name, in the order u, v, w."""
+        return {"u": self.u, "v": self.v, "w": self.w}
