@@ -1,0 +1,299 @@
+"""Obligations of Theorem 1.5 (section 2) and Theorem A.2 (section A.6): the dying neuron.
+
+Base point (2.1) = (A.48)-(A.49) with s0 = epsilon and B of (2.1) (M of (A.48)):
+
+    u(0) = v(0) = epsilon/2,  u(j) = v(j) = -B,  w(0) = -A,  w(j) = 0   (j != 0).
+
+Then mu = -A/p, gamma_in = mu - w(0) = (p-1)A/p and section 2's g = b - a equals
+p gamma/(p-1). Every function here works with exact rationals and Arb balls,
+takes the precision it computes at, and raises NotCertified rather than return
+a bound it could not prove. The box is the sup-norm box of radius r around the
+base point; the bounds on it follow the A.6 argument, valid for every point of
+the box (symmetric or not), as derived in DESIGN.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flint import acb, arb, fmpq
+
+from ..errors import HypothesisError, NotCertified
+from .balls import ball, certainly_positive, working_precision
+from .basepoint import BasePoint, TwoLevel
+from .claims import Claim, enclosure
+from .fourier import PerturbedBlock, purity_gap_lower, two_level_fourier_fraction
+from .gaussian import box_log_mass
+from .exact import format_rational
+
+PAPER = ("Theorem 1.5 and Theorem A.2: base point (2.1) = (A.48)-(A.49), flow (2.2)-(2.5), "
+         "conserved quantity (2.6), transversality (2.7), box bounds (A.53)-(A.58), purity (1.5)")
+
+
+@dataclass(frozen=True)
+class DeadParameters:
+    """The construction's constants: prime p and exact rationals epsilon, A, B of (2.1)."""
+
+    p: int
+    epsilon: fmpq
+    A: fmpq
+    B: fmpq
+
+    @property
+    def c(self) -> fmpq:
+        """c = p / (2(p-1)), the coefficient of s^2 in (2.6)."""
+        return fmpq(self.p, 2 * (self.p - 1))
+
+    @property
+    def Gamma(self) -> fmpq:
+        """Gamma = A^2 - p epsilon^2 / (2(p-1)), the conserved value of (2.6)."""
+        return self.A**2 - self.c * self.epsilon**2
+
+    @property
+    def gamma_in(self) -> fmpq:
+        """gamma_in = mu - w(0) = (p-1) A / p at the base point ((A.50)-(A.51))."""
+        return fmpq(self.p - 1, self.p) * self.A
+
+
+def _fails(inequality: str, lhs, rhs) -> HypothesisError:
+    return HypothesisError(f"{inequality} fails: {format_rational(lhs)} <= {format_rational(rhs)}")
+
+
+def require_dead_hypotheses(params: DeadParameters) -> None:
+    """Raise HypothesisError naming the first inequality the parameters break (exact).
+
+    Requires epsilon, A, B > 0, B > epsilon/2 (section 2: the cross gates
+    epsilon/2 - B are negative) and (A.58) gamma_in^2 > epsilon^2/2 at the base
+    point, i.e. ((p-1)A/p)^2 > epsilon^2/2. (A.58) implies section 2's
+    A^2 > p epsilon^2/(2(p-1)), i.e. Gamma > 0, since p/(p-1) > 1.
+    """
+    for name in ("epsilon", "A", "B"):
+        value = getattr(params, name)
+        if not value > 0:
+            raise _fails(f"{name} > 0", value, 0)
+    if not params.B > params.epsilon / 2:
+        raise _fails("B > epsilon/2 (section 2: cross gates epsilon/2 - B < 0)", params.B, params.epsilon / 2)
+    if not params.gamma_in**2 > params.epsilon**2 / 2:
+        raise _fails("(A.58) gamma_in^2 > epsilon^2/2 with gamma_in = (p-1)A/p",
+                     params.gamma_in**2, params.epsilon**2 / 2)
+
+
+def dead_base_point(params: DeadParameters) -> BasePoint:
+    """The base point (2.1) as exact two-level blocks."""
+    half = params.epsilon / 2
+    return BasePoint(u=TwoLevel(half, -params.B), v=TwoLevel(half, -params.B),
+                     w=TwoLevel(-params.A, fmpq(0)))
+
+
+def terminal_balance_quantity(params: DeadParameters) -> fmpq:
+    """||u||^2 + ||v||^2 - ||w||^2 at the terminal state of the base point, exactly.
+
+    Terminal state (2.8), (2.6): u = v = (0, -B, ..., -B) and
+    w = (mu - (p-1) sqrt(Gamma)/p, mu + sqrt(Gamma)/p, ...), so
+    ||w||^2 = p mu^2 + (p-1) Gamma / p ((A.37) with e = 0): rational.
+    """
+    p = params.p
+    mu = -params.A / p
+    return 2 * (p - 1) * params.B**2 - (p * mu**2 + fmpq(p - 1, p) * params.Gamma)
+
+
+def hitting_time_enclosure(params: DeadParameters, prec: int) -> arb:
+    """Encloses T, the time at which s = u(0) + v(0) reaches 0 from the base point (2.1).
+
+    By (2.2) ds/dt = -(2/p^2)(1 - pi_0) g, with 1/(1 - pi_0) = 1 + e^{-sg}/(p-1)
+    and, by (2.6), g(s) = sqrt(Gamma + c s^2), c = p/(2(p-1)). So
+
+        T = (p^2/2) * integral_0^epsilon (1 + e^{-s g(s)}/(p-1)) / g(s) ds,
+
+    one rigorous ``acb.integral`` (the analytic flag is forwarded to sqrt, whose
+    branch points +-i sqrt(Gamma/c) lie off the path). Requires the hypotheses.
+    """
+    require_dead_hypotheses(params)
+    p = params.p
+    with working_precision(prec):
+        gamma = acb(ball(params.Gamma))
+        c = acb(ball(params.c))
+        wrong = acb(ball(fmpq(1, p - 1)))
+
+        def integrand(s, analytic):
+            g = (gamma + c * s * s).sqrt(analytic=analytic)
+            return (1 + (-s * g).exp() * wrong) / g
+
+        integral = acb.integral(integrand, acb(0), acb(ball(params.epsilon)))
+        if not (integral.real.is_finite() and integral.imag.contains(0)):
+            raise NotCertified("hitting-time integral did not converge to a finite real ball", "hitting_time")
+        T = ball(fmpq(p * p, 2)) * integral.real
+    if not certainly_positive(T):
+        raise NotCertified("hitting time is not certainly positive", "hitting_time")
+    return T
+
+
+def transversality_margin_enclosure(params: DeadParameters, prec: int) -> arb:
+    """Encloses -ds/dt at T-, the limit (2.7): (2/p^2) (1 - 1/p) sqrt(Gamma) = 2(p-1) sqrt(Gamma)/p^3.
+
+    At s = 0, pi_0 = 1/p and g(T) = sqrt(Gamma) by (2.6). Requires the hypotheses.
+    """
+    require_dead_hypotheses(params)
+    p = params.p
+    with working_precision(prec):
+        return ball(fmpq(2 * (p - 1), p**3)) * ball(params.Gamma).sqrt()
+
+
+@dataclass(frozen=True)
+class DeadBoxBounds:
+    """Bounds valid for every initial point of the sup-norm box of radius r (A.6 argument).
+
+    Exact fields are rationals; the rest are balls at the requested precision.
+    """
+
+    gate_margin: fmpq          # central gate >= this, every other gate <= -this
+    gamma_in_lower: fmpq       # gmin = (p-1)(A - 2r)/p <= gamma_in
+    s0_upper: fmpq             # smax = epsilon + 2r >= s0
+    gamma_condition: fmpq      # gmin^2 - smax^2/2 > 0, (A.58) on the box
+    gamma_star: arb            # sqrt(gamma_condition) <= gamma(t) until T, (A.57)
+    hitting_time_lower: fmpq   # p^2 (epsilon - 2r) / (2(A + 2r))
+    hitting_time_upper: arb    # p^2 smax / (2 gamma_*)
+    margin_lower: arb          # 2 gamma_* / p^2 <= -ds/dt(T-)
+    w_displacement_upper: arb  # ||w(T) - w(0)||_1 <= smax^2 / (2 gamma_*)
+    purity_gap_lower: arb      # <= 1 - max_zeta F_zeta at every terminal state
+
+
+def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxBounds:
+    """Certify the box of sup-radius ``radius`` around (2.1); NotCertified names a failed inequality.
+
+    For every point of the box (A.6, DESIGN.md):
+      gates: central >= epsilon - 2r, cross <= epsilon/2 - B + 2r, off-cross <= -2B + 2r;
+      gamma_in >= gmin = (p-1)(A - 2r)/p, s0 <= smax = epsilon + 2r, and if
+      gmin > 0 and gmin^2 > smax^2/2 then gamma(t) >= gamma_* = sqrt(gmin^2 - smax^2/2) (A.57);
+      T <= p^2 smax/(2 gamma_*) since ds/dt <= -2 gamma_*/p^2 ((A.54), (A.53));
+      T >= p^2 (epsilon - 2r)/(2(A + 2r)) since D <= max_c w(c) - w(0) <= A + 2r never grows;
+      -ds/dt(T-) = 2 gamma(T)/p^2 >= 2 gamma_*/p^2;
+      ||w(T) - w(0)||_1 <= smax^2/(2 gamma_*) (||dw/dt||_1 <= 2s/p^2, dt <= p^2 ds/(2 gamma_*)).
+    Terminal blocks for the purity gap: u(T) = -B 1 + B e_0 + e with |e_i| <= r
+    (u(T)(0) = (u(0) - v(0))/2 by (2.8)), likewise v; w(T) = -A e_0 + e with
+    ||e||_2 <= r sqrt(p) + ||w(T) - w(0)||_1.
+    """
+    require_dead_hypotheses(params)
+    p, eps, A, B = params.p, params.epsilon, params.A, params.B
+    r = fmpq(radius)
+    if not r > 0:
+        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
+    gates = {
+        "central gate epsilon - 2r > 0": eps - 2 * r,
+        "cross gates B - epsilon/2 - 2r > 0": B - eps / 2 - 2 * r,
+        "off-cross gates 2B - 2r > 0": 2 * B - 2 * r,
+    }
+    for inequality, value in gates.items():
+        if not value > 0:
+            raise NotCertified(f"single active gate on the box: {inequality} fails by {format_rational(-value)}",
+                               "single_active_gate")
+    gate_margin = min(gates.values())
+    if not A - 2 * r > 0:
+        raise NotCertified(f"(A.58) on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}",
+                           "gamma_condition")
+    gmin = fmpq(p - 1, p) * (A - 2 * r)
+    smax = eps + 2 * r
+    condition = gmin**2 - smax**2 / 2
+    if not condition > 0:
+        raise NotCertified("(A.58) on the box: ((p-1)(A-2r)/p)^2 - (epsilon+2r)^2/2 > 0 fails by "
+                           f"{format_rational(-condition)}", "gamma_condition")
+    with working_precision(prec):
+        gamma_star = ball(condition).sqrt()
+        w_displacement = ball(smax**2) / (2 * gamma_star)
+        sqrt_p = ball(p).sqrt()
+        perturbation = ball(r) * sqrt_p
+        uv_block = PerturbedBlock(ball(B), ball(B), perturbation)
+        w_block = PerturbedBlock(ball(A), ball(A), perturbation + w_displacement)
+        gap = purity_gap_lower(p, [uv_block, uv_block, w_block])
+        if not certainly_positive(gap):
+            raise NotCertified("purity gap on the box: the lower bound on 1 - max F_zeta is not positive "
+                               "(r sqrt(p) too large against B sqrt((p-3)/p) and A sqrt((p-3)/p))",
+                               "purity_gap_box")
+        return DeadBoxBounds(
+            gate_margin=gate_margin,
+            gamma_in_lower=gmin,
+            s0_upper=smax,
+            gamma_condition=condition,
+            gamma_star=gamma_star,
+            hitting_time_lower=fmpq(p * p, 2) * (eps - 2 * r) / (A + 2 * r),
+            hitting_time_upper=ball(fmpq(p * p, 2) * smax) / gamma_star,
+            margin_lower=ball(fmpq(2, p * p)) * gamma_star,
+            w_displacement_upper=w_displacement,
+            purity_gap_lower=gap,
+        )
+
+
+def dead_gaussian_centres(params: DeadParameters) -> list[tuple[fmpq, int]]:
+    """The 3p coordinates of (2.1) as (value, multiplicity): O(1) entries for any p."""
+    p = params.p
+    return [(params.epsilon / 2, 2), (-params.B, 2 * (p - 1)), (-params.A, 1), (fmpq(0), p - 1)]
+
+
+def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
+    """Every claim of a ``dead`` certificate (DESIGN.md, claim ids), computed at ``prec`` bits.
+
+    Raises HypothesisError for parameters that break (A.58) or B > epsilon/2,
+    NotCertified if any inequality on the box cannot be proved.
+    """
+    require_dead_hypotheses(params)
+    p = params.p
+    base = dead_base_point(params)
+    box = dead_box_bounds(params, radius, prec)
+    T = hitting_time_enclosure(params, prec)
+    margin = transversality_margin_enclosure(params, prec)
+    if base.balance_quantity(p) != terminal_balance_quantity(params):
+        raise NotCertified("(A.10): the balance quantity differs between the base point and its terminal state",
+                           "balance_invariant")
+    terminal_contrasts_squared = [params.B**2, params.B**2, params.Gamma]
+    with working_precision(prec):
+        log_mass = box_log_mass(dead_gaussian_centres(params), radius)
+        mass = log_mass.exp()
+        log10_mass = log_mass / arb(10).log()
+        log_p = ball(p).log()
+        zero = fmpq(0)
+        return [
+            Claim("single_active_gate",
+                  "on the box the central gate u(0)+v(0) is >= lo and every other gate u(a)+v(b) is <= -lo, "
+                  "lo > 0 ((2.1); section 2)",
+                  "box", lower=box.gate_margin, lower_must_exceed=zero),
+            Claim("gamma_condition",
+                  "on the box gamma_in^2 - s0^2/2 >= lo > 0, gamma_in = mu - w(0), s0 = u(0)+v(0) ((A.58))",
+                  "box", lower=box.gamma_condition, lower_must_exceed=zero),
+            enclosure("hitting_time",
+                      "from the base point the central gate reaches 0 at T in [lo, hi], "
+                      "T = (p^2/2) int_0^eps (1 + e^{-s g}/(p-1))/g ds, g^2 = Gamma + p s^2/(2(p-1)) ((2.2), (2.6))",
+                      "base_point", T, lower_must_exceed=zero),
+            Claim("hitting_time_box",
+                  "from every point of the box the central gate reaches 0 at a time T in [lo, hi] and no other "
+                  "gate turns on before T ((A.53)-(A.57))",
+                  "box", lower=box.hitting_time_lower, upper=box.hitting_time_upper,
+                  lower_must_exceed=zero),
+            enclosure("transversality_margin",
+                      "from the base point -ds/dt(T-) = 2(p-1) sqrt(Gamma)/p^3 lies in [lo, hi] ((2.7))",
+                      "base_point", margin, lower_must_exceed=zero),
+            Claim("transversality_margin_box",
+                  "from every point of the box -ds/dt(T-) = 2 gamma(T)/p^2 >= lo > 0 ((A.54), (A.57))",
+                  "box", lower=box.margin_lower, lower_must_exceed=zero),
+            Claim("terminal_w_displacement_box",
+                  "from every point of the box ||w(T) - w(0)||_1 <= hi ((A.7) integrated in s with (A.57))",
+                  "box", upper=box.w_displacement_upper),
+            Claim("terminal_fourier_fraction",
+                  "at the terminal state of the base point F_zeta equals this value for every zeta != 0 "
+                  "(section 2.1, (A.60))",
+                  "base_point", exact=two_level_fourier_fraction(p, terminal_contrasts_squared)),
+            Claim("balance_invariant",
+                  "||u||^2 + ||v||^2 - ||w||^2 equals this value at the base point and at its terminal state ((A.10))",
+                  "base_point", exact=base.balance_quantity(p)),
+            Claim("purity_gap_box",
+                  "every terminal state from the box has max_zeta F_zeta <= 1 - lo, lo > 0 "
+                  "(Theorem A.2(iii); purity-gap lemma on (1.5))",
+                  "box", lower=box.purity_gap_lower, lower_must_exceed=zero),
+            enclosure("terminal_loss",
+                      "every terminal state from the box has loss (1.1) equal to log p, in [lo, hi] "
+                      "(all activations are 0)",
+                      "box", log_p),
+            Claim("gaussian_probability",
+                  "P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}); every point of the box "
+                  "is initially active (Theorem 1.5)",
+                  "box", lower=mass, lower_must_exceed=zero, log10_lower=log10_mass),
+        ]
