@@ -1,0 +1,156 @@
+"""The certify/1 format: writing claims as exact text, canonical bytes, and strict reading.
+
+A certificate is a JSON object with sorted keys and no floats; the closed JSON
+Schema in ``certify/schema/certify-1.schema.json`` is the contract, and
+:func:`parse_certificate` validates against it before anything else is read.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from functools import lru_cache
+from importlib import resources
+
+import flint
+from flint import fmpq
+
+from . import __version__
+from .errors import MalformedCertificate, NotCertified
+from .kernel.balls import lower_decimal, upper_decimal
+from .kernel.basepoint import BasePoint
+from .kernel.claims import Claim
+from .kernel.exact import ExactNumber, exceeds, format_decimal, format_rational, parse_exact
+
+FORMAT = "certify/1"
+
+#: A certificate is O(1) in p: a few kilobytes. Anything far larger is refused unread.
+MAX_CERTIFICATE_BYTES = 1 << 20
+
+
+def format_exact(number: ExactNumber) -> str:
+    """The canonical text of an ExactNumber produced by the ball writers."""
+    if number.denominator != 1:
+        raise ValueError("only decimals are written through format_exact")
+    return format_decimal(number.numerator, number.exp10)
+
+
+def claim_to_json(claim: Claim) -> dict:
+    """The JSON object of one claim: endpoints rounded outward to short exact decimals.
+
+    Raises NotCertified if rounding would leave a claimed strict bound unproved
+    (the stored lo must still exceed ``lower_must_exceed``).
+    """
+    out = {"statement": claim.statement, "scope": claim.scope}
+    if claim.exact is not None:
+        out["exact"] = format_rational(claim.exact)
+        return out
+    if claim.lower is not None:
+        out["lo"] = _bound_text(claim.lower, upward=False)
+        if claim.lower_must_exceed is not None and not exceeds(parse_exact(out["lo"]), claim.lower_must_exceed):
+            raise NotCertified(f"{claim.id}: lower bound {out['lo']} is not above "
+                               f"{format_rational(claim.lower_must_exceed)}", claim.id)
+    if claim.upper is not None:
+        out["hi"] = _bound_text(claim.upper, upward=True)
+    if claim.log10_lower is not None:
+        out["log10_lo"] = _bound_text(claim.log10_lower, upward=False)
+    return out
+
+
+def _bound_text(bound, upward: bool) -> str:
+    """An exact rational bound as it is; a ball's endpoint rounded outward to a short decimal."""
+    if isinstance(bound, fmpq):
+        return format_rational(bound)
+    return format_exact(upper_decimal(bound) if upward else lower_decimal(bound))
+
+
+def two_level_to_json(block) -> dict:
+    return {"at_0": format_rational(block.at_0), "elsewhere": format_rational(block.elsewhere)}
+
+
+def build_certificate(*, theorem: str, paper: str, p: int, parameters: dict, base_point: BasePoint,
+                      radius, precision_bits: int, claims: list[Claim]) -> dict:
+    """Assemble a certify/1 certificate (a plain dict) from kernel results."""
+    return {
+        "format": FORMAT,
+        "theorem": theorem,
+        "paper": paper,
+        "p": p,
+        "parameters": {name: format_rational(value) for name, value in parameters.items()},
+        "base_point": {name: two_level_to_json(block) for name, block in base_point.blocks().items()},
+        "radius": format_rational(radius),
+        "precision_bits": precision_bits,
+        "software": software_versions(),
+        "claims": {claim.id: claim_to_json(claim) for claim in claims},
+    }
+
+
+def software_versions() -> dict:
+    """Versions recorded in every certificate (same machine, same bytes)."""
+    return {"certify": __version__, "python-flint": flint.__version__, "python": platform.python_version()}
+
+
+def dumps(certificate: dict) -> str:
+    """Canonical text: sorted keys, two-space indent, ASCII, one trailing newline."""
+    return json.dumps(certificate, sort_keys=True, indent=2, ensure_ascii=True) + "\n"
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    """The closed JSON Schema of certify/1 shipped inside the package."""
+    text = resources.files("certify").joinpath("schema/certify-1.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _refuse_float(text):
+    raise MalformedCertificate(f"JSON number {text[:40]} is a float: certify/1 writes exact numbers as strings")
+
+
+def _refuse_constant(name):
+    raise MalformedCertificate(f"JSON constant {name} is not allowed")
+
+
+def _reject_duplicates(pairs):
+    keys = [key for key, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise MalformedCertificate("duplicate key in a JSON object")
+    return dict(pairs)
+
+
+def parse_certificate(data: bytes | str) -> dict:
+    """Read and validate a certificate; MalformedCertificate (one line) if it is not certify/1.
+
+    Refuses files over 1 MiB unread, invalid UTF-8, invalid JSON, floats, NaN,
+    Infinity, duplicate keys and deep nesting, then validates against the
+    closed schema. Nothing is ever evaluated.
+    """
+    if len(data) > MAX_CERTIFICATE_BYTES:
+        raise MalformedCertificate(f"file is {len(data)} bytes; a certificate is at most {MAX_CERTIFICATE_BYTES}")
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MalformedCertificate(f"not UTF-8 text (byte {exc.start})") from None
+    try:
+        document = json.loads(data, parse_float=_refuse_float, parse_constant=_refuse_constant,
+                              object_pairs_hook=_reject_duplicates)
+    except MalformedCertificate:
+        raise
+    except RecursionError:
+        raise MalformedCertificate("JSON nested too deeply") from None
+    except ValueError as exc:  # json.JSONDecodeError and oversized integers
+        raise MalformedCertificate(f"invalid JSON: {str(exc).splitlines()[0]}") from None
+    validate_schema(document)
+    return document
+
+
+def validate_schema(document) -> None:
+    """Validate against the certify/1 schema; MalformedCertificate naming the first error's place."""
+    import jsonschema  # imported here: only reading a certificate needs it
+
+    validator = jsonschema.Draft202012Validator(schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+        message = error.message if len(error.message) <= 160 else error.message[:157] + "..."
+        raise MalformedCertificate(f"schema: at {where}: {message}")

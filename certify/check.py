@@ -1,0 +1,166 @@
+"""The checker behind ``certify check``: parse, validate, recompute with the kernel, compare.
+
+No search and no floats: the stored inputs (p, parameters, radius, precision)
+are re-validated, the base point is confirmed to be the construction of the
+stated parameters, every claim is recomputed by :mod:`certify.kernel`, and a
+claim is accepted only if the recomputed enclosure lies inside the stored
+interval (for a bound: the recomputed bound is at least as strong). A
+comparison that balls cannot decide is a rejection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from flint import fmpq
+
+from .certificate import parse_certificate
+from .errors import HypothesisError, InputError, MalformedCertificate, NotCertified, Rejected
+from .kernel.balls import exact_ge, exact_le
+from .kernel.claims import Claim
+from .kernel.exact import exceeds, format_rational, parse_exact, parse_rational
+from .kernel.primes import require_prime
+from .kernel.registry import KERNELS
+
+EXIT_VERIFIED, EXIT_REJECTED, EXIT_MALFORMED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome for one certificate: ``status`` is verified, rejected or malformed."""
+
+    source: str
+    status: str
+    message: str
+
+    @property
+    def exit_code(self) -> int:
+        return {"verified": EXIT_VERIFIED, "rejected": EXIT_REJECTED}.get(self.status, EXIT_MALFORMED)
+
+    def line(self) -> str:
+        return f"{self.source}: {self.status}: {self.message}" if self.status != "verified" \
+            else f"{self.source}: verified: {self.message}"
+
+
+def _rational(text: str, where: str):
+    try:
+        return parse_rational(text)
+    except ValueError as exc:
+        raise MalformedCertificate(f"{where}: {exc}") from None
+
+
+def verify_document(document: dict) -> str:
+    """Verify a schema-valid certificate; return a one-line summary or raise Rejected/MalformedCertificate."""
+    kernel = KERNELS[document["theorem"]]
+    try:
+        p = require_prime(document["p"])
+    except InputError as exc:
+        raise Rejected("p", str(exc)) from None
+    if document["paper"] != kernel.paper:
+        raise Rejected("paper", "does not match the kernel's statement of the theorem instantiated")
+    values = {name: _rational(document["parameters"][name], f"parameters/{name}") for name in kernel.parameter_names}
+    params = kernel.make_parameters(p, values)
+    try:
+        kernel.require_hypotheses(params)
+    except HypothesisError as exc:
+        raise Rejected("parameters", str(exc)) from None
+    _verify_base_point(document["base_point"], kernel.base_point(params))
+    radius = _rational(document["radius"], "radius")
+    prec = document["precision_bits"]
+    try:
+        claims = kernel.claims(params, radius, prec)
+    except NotCertified as exc:
+        raise Rejected(exc.claim_id or "radius", str(exc)) from None
+    stored = document["claims"]
+    expected = {claim.id for claim in claims}
+    for claim_id in sorted(set(stored) - expected):
+        raise Rejected(claim_id, "not a claim of this theorem")
+    for claim in claims:
+        if claim.id not in stored:
+            raise Rejected(claim.id, "missing from the certificate")
+        verify_claim(stored[claim.id], claim)
+    return (f"{document['theorem']}, p = {p}, {len(claims)} claims verified "
+            f"(radius {document['radius']}, {prec} bits)")
+
+
+def _verify_base_point(stored: dict, construction) -> None:
+    for name, block in construction.blocks().items():
+        for level in ("at_0", "elsewhere"):
+            value = _rational(stored[name][level], f"base_point/{name}/{level}")
+            expected = getattr(block, level)
+            if value != expected:
+                raise Rejected("base_point", f"{name}.{level} is {format_rational(value)} but the construction "
+                                             f"of the stated parameters gives {format_rational(expected)}")
+
+
+def _number(stored: dict, key: str, claim_id: str):
+    try:
+        return parse_exact(stored[key])
+    except ValueError as exc:
+        raise MalformedCertificate(f"claims/{claim_id}/{key}: {exc}") from None
+
+
+def verify_claim(stored: dict, claim: Claim) -> None:
+    """Raise Rejected unless the stored claim is implied by the recomputed ``claim``."""
+    cid = claim.id
+    if stored["statement"] != claim.statement:
+        raise Rejected(cid, "statement differs from the kernel's statement of this claim")
+    if stored["scope"] != claim.scope:
+        raise Rejected(cid, f"scope {stored['scope']!r} should be {claim.scope!r}")
+    allowed = {"exact"} if claim.exact is not None else \
+        {key for key, part in (("lo", claim.lower), ("hi", claim.upper), ("log10_lo", claim.log10_lower))
+         if part is not None}
+    present = set(stored) - {"statement", "scope"}
+    if present - allowed:
+        raise Rejected(cid, f"states {', '.join(sorted(present - allowed))}, which this claim does not prove")
+    if allowed - present:
+        raise Rejected(cid, f"missing {', '.join(sorted(allowed - present))}")
+    if claim.exact is not None:
+        value = _number(stored, "exact", cid)
+        if not value.is_expandable() or value.fmpq() != claim.exact:
+            raise Rejected(cid, f"exact value {stored['exact']} but the kernel computes {format_rational(claim.exact)}")
+        return
+    if claim.lower is not None:
+        lo = _number(stored, "lo", cid)
+        if not exact_le(lo, claim.lower):
+            raise Rejected(cid, f"lo = {stored['lo']} is not below the recomputed enclosure {_show(claim.lower)}")
+        if claim.lower_must_exceed is not None and not exceeds(lo, claim.lower_must_exceed):
+            raise Rejected(cid, f"lo = {stored['lo']} must exceed {format_rational(claim.lower_must_exceed)}")
+    if claim.upper is not None:
+        hi = _number(stored, "hi", cid)
+        if not exact_ge(hi, claim.upper):
+            raise Rejected(cid, f"hi = {stored['hi']} is not above the recomputed enclosure {_show(claim.upper)}")
+    if claim.log10_lower is not None:
+        log10_lo = _number(stored, "log10_lo", cid)
+        if not exact_le(log10_lo, claim.log10_lower):
+            raise Rejected(cid, f"log10_lo = {stored['log10_lo']} is not below the recomputed "
+                                f"{claim.log10_lower.str(12)}")
+
+
+def _show(bound) -> str:
+    return format_rational(bound) if isinstance(bound, fmpq) else bound.str(12)
+
+
+def check_bytes(data: bytes, source: str = "<input>") -> Verdict:
+    """Check one certificate given as bytes; never raises for bad input."""
+    try:
+        document = parse_certificate(data)
+        return Verdict(source, "verified", verify_document(document))
+    except Rejected as exc:
+        return Verdict(source, "rejected", str(exc))
+    except MalformedCertificate as exc:
+        return Verdict(source, "malformed", str(exc))
+
+
+def check_file(path) -> Verdict:
+    """Check the certificate in the file at ``path`` (read at most 1 MiB + 1 bytes)."""
+    from .certificate import MAX_CERTIFICATE_BYTES
+
+    source = str(path)
+    try:
+        with open(Path(path), "rb") as handle:
+            data = handle.read(MAX_CERTIFICATE_BYTES + 1)
+    except OSError as exc:
+        return Verdict(source, "malformed", f"cannot read: {exc.strerror or exc}")
+    return check_bytes(data, source)

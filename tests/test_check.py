@@ -1,0 +1,177 @@
+"""certify.check: accepts honest certificates, rejects tampered ones naming the claim."""
+
+import copy
+import json
+
+import pytest
+
+from certify.certificate import dumps, parse_certificate
+from certify.check import check_bytes
+from certify.errors import MalformedCertificate
+from certify.kernel.exact import format_decimal, parse_exact
+
+
+def verdict(document):
+    return check_bytes(dumps(document).encode())
+
+
+def shifted(text, relative):
+    """text * (1 + relative), as an exact decimal string."""
+    from fractions import Fraction
+
+    value = Fraction(text) * (1 + Fraction(relative))
+    scaled = value * 10**60
+    return format_decimal(int(scaled), -60)
+
+
+@pytest.mark.parametrize("p", [5, 13, 101])
+def test_untouched_certificate_is_verified(dead_certificates, p):
+    result = verdict(dead_certificates[p])
+    assert result.status == "verified", result.message
+    assert result.exit_code == 0
+
+
+def test_interval_widened_outward_is_accepted(dead_certificates):
+    document = copy.deepcopy(dead_certificates[13])
+    claim = document["claims"]["hitting_time"]
+    claim["lo"], claim["hi"] = "45.9", "46.1"
+    document["claims"]["purity_gap_box"]["lo"] = "1e-9"
+    document["claims"]["gaussian_probability"]["log10_lo"] = "-40"
+    document["claims"]["hitting_time_box"]["hi"] = "1000"
+    assert verdict(document).status == "verified"
+
+
+def test_hitting_time_narrowed_to_exclude_T_is_rejected(dead_certificates):
+    document = copy.deepcopy(dead_certificates[13])
+    claim = document["claims"]["hitting_time"]
+    claim["lo"] = shifted(claim["hi"], "1e-30")   # the whole stored interval lies above T
+    claim["hi"] = shifted(claim["hi"], "2e-30")
+    result = verdict(document)
+    assert result.status == "rejected" and result.message.startswith("hitting_time:")
+    document = copy.deepcopy(dead_certificates[13])
+    document["claims"]["hitting_time"]["hi"] = shifted(document["claims"]["hitting_time"]["lo"], "1e-40")
+    result = verdict(document)
+    assert result.status == "rejected" and result.message.startswith("hitting_time:")
+
+
+@pytest.mark.parametrize("radius, claim", [("0.3", "single_active_gate"), ("0.2435", "purity_gap_box"),
+                                           ("0.25", "single_active_gate")])
+def test_radius_enlarged_is_rejected(dead_certificates, radius, claim):
+    document = copy.deepcopy(dead_certificates[13])
+    document["radius"] = radius
+    result = verdict(document)
+    assert result.status == "rejected" and result.message.startswith(claim + ":"), result.message
+
+
+def test_radius_enlarged_slightly_still_rejected(dead_certificates):
+    """Within the certifiable range but larger: the stored box claims no longer hold."""
+    document = copy.deepcopy(dead_certificates[13])
+    document["radius"] = "0.241"
+    result = verdict(document)
+    assert result.status == "rejected"
+
+
+@pytest.mark.parametrize("p", [11, 17, 12, 4, 3])
+def test_changed_p_is_rejected(dead_certificates, p):
+    document = copy.deepcopy(dead_certificates[13])
+    document["p"] = p
+    result = verdict(document)
+    assert result.status == "rejected", result.message
+
+
+@pytest.mark.parametrize("block, level, value", [("u", "at_0", "0.6"), ("w", "at_0", "-2.5"),
+                                                 ("v", "elsewhere", "-1.1"), ("w", "elsewhere", "0.1")])
+def test_changed_base_point_is_rejected(dead_certificates, block, level, value):
+    document = copy.deepcopy(dead_certificates[13])
+    document["base_point"][block][level] = value
+    result = verdict(document)
+    assert result.status == "rejected" and result.message.startswith("base_point:")
+
+
+def test_changed_parameters_are_rejected(dead_certificates):
+    document = copy.deepcopy(dead_certificates[13])
+    document["parameters"]["A"] = "3"  # base point no longer the construction
+    assert verdict(document).message.startswith("base_point:")
+    document = copy.deepcopy(dead_certificates[13])
+    document["parameters"]["B"] = "0.5"
+    document["base_point"]["u"]["elsewhere"] = document["base_point"]["v"]["elsewhere"] = "-0.5"
+    result = verdict(document)
+    assert result.status == "rejected" and "B > epsilon/2" in result.message
+
+
+@pytest.mark.parametrize("claim, key, value", [
+    ("terminal_fourier_fraction", "exact", "1/5"),
+    ("balance_invariant", "exact", "20"),
+    ("purity_gap_box", "lo", "0.5"),
+    ("gaussian_probability", "lo", "1e-10"),
+    ("gaussian_probability", "log10_lo", "-10"),
+    ("transversality_margin_box", "lo", "0.02"),
+    ("terminal_w_displacement_box", "hi", "0.1"),
+    ("single_active_gate", "lo", "0.03"),
+    ("terminal_loss", "hi", "2.5"),
+    ("hitting_time_box", "lo", "40"),
+])
+def test_false_claims_are_rejected(dead_certificates, claim, key, value):
+    document = copy.deepcopy(dead_certificates[13])
+    document["claims"][claim][key] = value
+    result = verdict(document)
+    assert result.status == "rejected" and result.message.startswith(claim + ":"), result.message
+    assert result.exit_code == 1
+
+
+def test_a_positive_claim_widened_to_zero_is_rejected(dead_certificates):
+    document = copy.deepcopy(dead_certificates[13])
+    document["claims"]["purity_gap_box"]["lo"] = "0"
+    result = verdict(document)
+    assert result.status == "rejected" and "must exceed 0" in result.message
+
+
+def test_statement_and_scope_are_part_of_the_claim(dead_certificates):
+    document = copy.deepcopy(dead_certificates[13])
+    document["claims"]["hitting_time"]["statement"] = "T is small"
+    assert verdict(document).status == "rejected"
+    document = copy.deepcopy(dead_certificates[13])
+    document["claims"]["hitting_time"]["scope"] = "box"
+    assert verdict(document).status == "rejected"
+
+
+def test_claim_bounds_it_does_not_prove_are_rejected(dead_certificates):
+    document = copy.deepcopy(dead_certificates[13])
+    document["claims"]["purity_gap_box"]["hi"] = "1"
+    result = verdict(document)
+    assert result.status == "rejected" and "does not prove" in result.message
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda d: d["claims"].pop("hitting_time"),
+    lambda d: d.__setitem__("extra", 1),
+    lambda d: d["claims"]["hitting_time"].__setitem__("note", "x"),
+    lambda d: d["claims"].__setitem__("bogus", {"statement": "x", "scope": "box", "lo": "1"}),
+    lambda d: d.__setitem__("radius", 0.24),
+    lambda d: d["claims"]["hitting_time"].__setitem__("lo", 45.99),
+    lambda d: d.__setitem__("p", "13"),
+    lambda d: d.__setitem__("format", "certify/2"),
+    lambda d: d["claims"]["hitting_time"].__setitem__("exact", "46"),
+    lambda d: d["parameters"].__setitem__("C", "1"),
+])
+def test_schema_violations_are_malformed(dead_certificates, mutate):
+    document = copy.deepcopy(dead_certificates[13])
+    mutate(document)
+    result = verdict(document)
+    assert result.status == "malformed" and result.exit_code == 2, result.message
+    assert "\n" not in result.message
+
+
+@pytest.mark.parametrize("data", [b"", b"{", b"not json", b"\xff\xfe\x00junk", b"[1, 2]", b'{"format": NaN}',
+                                  b'{"p": Infinity}', b'{"a": 1, "a": 2}', b"[" * 100000 + b"]" * 100000,
+                                  b'{"p": 1.5}', b" " * (2 << 20)])
+def test_malformed_input_is_refused(data):
+    result = check_bytes(data)
+    assert result.status == "malformed" and result.exit_code == 2
+    assert "\n" not in result.message
+
+
+def test_certificate_round_trips_through_parse(dead_certificates):
+    text = dumps(dead_certificates[7])
+    assert dumps(parse_certificate(text)) == text
+    assert json.loads(text) == dead_certificates[7]
