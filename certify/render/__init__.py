@@ -1,0 +1,1 @@
+"""Human-readable output: short text summaries (and, later, LaTeX) from certificates."""

@@ -1,0 +1,40 @@
+"""The short summary ``certify dead`` prints on stderr, read back from the certificate itself."""
+
+from __future__ import annotations
+
+from ..kernel.exact import format_decimal, parse_exact, round_decimal
+
+
+def short(text: str, upward: bool, digits: int = 12) -> str:
+    """A stored exact number shown with ``digits`` significant digits, rounded outward."""
+    number = round_decimal(parse_exact(text), digits, upward)
+    return format_decimal(number.numerator, number.exp10)
+
+
+def short_fixed(text: str, places: int, upward: bool) -> str:
+    """A stored exact number shown with ``places`` digits after the point, rounded outward."""
+    number = parse_exact(text)
+    integer_digits = max(1, len(str(abs(number.numerator))) + number.exp10 if number.denominator == 1 else 1)
+    return short(text, upward, integer_digits + places)
+
+
+def interval(claim: dict, digits: int = 12) -> str:
+    return f"[{short(claim['lo'], False, digits)}, {short(claim['hi'], True, digits)}]"
+
+
+def dead_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, T at the base point and on the box, margins, purity gap, probability."""
+    claims = certificate["claims"]
+    params = certificate["parameters"]
+    return [
+        f"certify dead: p = {certificate['p']}, epsilon = {params['epsilon']}, A = {params['A']}, "
+        f"B = {params['B']}, radius = {certificate['radius']} ({certificate['precision_bits']} bits)",
+        f"  T in {interval(claims['hitting_time'], 15)} from the base point (2.1); "
+        f"T in {interval(claims['hitting_time_box'], 6)} on the box",
+        f"  margin -ds/dt(T-) in {interval(claims['transversality_margin'], 6)} at the base point (2.7); "
+        f">= {short(claims['transversality_margin_box']['lo'], False, 6)} on the box",
+        f"  delta_p >= {short(claims['purity_gap_box']['lo'], False, 6)} (max F_zeta <= 1 - delta_p on the box; "
+        f"F_zeta = {claims['terminal_fourier_fraction']['exact']} at the base point)",
+        f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
+        f"under N(0, I_{{3p}})",
+    ]

@@ -1,0 +1,114 @@
+"""The command line: certificates on stdout, one-line errors, exit codes, help texts."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_certify
+
+
+def assert_one_line_error(result, *words):
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+def test_dead_writes_certificate_and_summary(tmp_path):
+    result = run_certify("dead", "--p", 13)
+    assert result.returncode == 0, result.stderr
+    certificate = json.loads(result.stdout)
+    assert certificate["theorem"] == "dead" and certificate["p"] == 13
+    summary = result.stderr
+    for words in ("T in [", "margin", "radius = ", "delta_p >= ", "P(theta(0) in box) >= 10^"):
+        assert words in summary
+    path = tmp_path / "dead-13.json"
+    path.write_text(result.stdout)
+    checked = run_certify("check", path)
+    assert checked.returncode == 0 and "verified" in checked.stdout and checked.stderr == ""
+
+
+def test_same_command_gives_identical_bytes(tmp_path):
+    first = run_certify("dead", "--p", 7, "--out", tmp_path / "a.json")
+    second = run_certify("dead", "--p", 7, "--out", tmp_path / "b.json")
+    assert first.returncode == second.returncode == 0
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert first.stdout == ""  # with --out the certificate does not also go to stdout
+
+
+def test_parameters_and_radius_are_honoured(tmp_path):
+    result = run_certify("dead", "--p", 5, "--epsilon", "1/2", "--A", "1.5", "--B", "0.75", "--radius", "0.01",
+                         "--prec", 96)
+    assert result.returncode == 0, result.stderr
+    certificate = json.loads(result.stdout)
+    assert certificate["parameters"] == {"epsilon": "0.5", "A": "1.5", "B": "0.75"}
+    assert certificate["radius"] == "0.01" and certificate["precision_bits"] == 96
+
+
+@pytest.mark.parametrize("p, words", [("4", "not a prime >= 5"), ("9", "not prime"), ("3", "Remark 1.6"),
+                                      ("2", "Remark 1.6"), ("-7", "not a prime >= 5"), ("abc", "integer"),
+                                      ("1e3", "integer"), ("13.0", "integer")])
+def test_bad_p_is_one_line(p, words):
+    assert_one_line_error(run_certify("dead", "--p", p), words)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--B", "0.5"], "B > epsilon/2"),
+    (["--epsilon", "3", "--B", "2"], "(A.58)"),
+    (["--A", "0.5"], "(A.58)"),
+    (["--A", "-1"], "A > 0"),
+    (["--epsilon", "0.1x"], "not an exact number"),
+    (["--radius", "0.3"], "single active gate"),
+    (["--radius", "0"], "radius must be positive"),
+    (["--radius", "0.2435"], "purity gap"),
+    (["--prec", "10"], "precision"),
+    (["--A", "1e-99999"], "exponent"),
+])
+def test_broken_hypotheses_are_one_line(args, words):
+    assert_one_line_error(run_certify("dead", "--p", 13, *args), words)
+
+
+def test_usage_errors_are_one_line():
+    assert_one_line_error(run_certify("dead"), "--p")
+    assert_one_line_error(run_certify("frobnicate"), "invalid choice")
+    assert_one_line_error(run_certify(), "required")
+
+
+def test_check_exit_codes(tmp_path, dead_certificates):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(dead_certificates[5]))
+    bad = json.loads(json.dumps(dead_certificates[5]))
+    bad["claims"]["hitting_time"]["hi"] = bad["claims"]["hitting_time"]["lo"]
+    rejected = tmp_path / "rejected.json"
+    rejected.write_text(json.dumps(bad))
+    junk = tmp_path / "junk.json"
+    junk.write_bytes(b"\x00\x01 not json")
+    result = run_certify("check", good)
+    assert result.returncode == 0
+    result = run_certify("check", good, rejected)
+    assert result.returncode == 1 and "rejected: hitting_time:" in result.stderr and "Traceback" not in result.stderr
+    result = run_certify("check", good, rejected, junk, tmp_path / "missing.json")
+    assert result.returncode == 2 and result.stderr.count("\n") == 3  # one line per failed file
+
+
+def test_help_describes_the_commands():
+    top = run_certify("--help")
+    assert top.returncode == 0 and "dead" in top.stdout and "check" in top.stdout
+    dead = run_certify("dead", "--help")
+    assert "(A.58)" in dead.stdout and "--radius" in dead.stdout and "Gaussian" in dead.stdout
+    check = run_certify("check", "--help")
+    assert "Exit 0" in check.stdout
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "certify"
+    if not script.exists():
+        pytest.fail(f"the console script is not installed next to {sys.executable}; install the package first")
+    import subprocess
+
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("certify ")
