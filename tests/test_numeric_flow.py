@@ -1,0 +1,244 @@
+"""Tests for certify.numeric.flow: simulated death of the neuron and one GD step.
+
+The simulated full 3p-dimensional flow is compared with the paper's closed
+forms for the symmetric base point (2.1): the death time
+T = (p^2/2) int_0^eps (1 + e^{-s g(s)}/(p-1)) / g(s) ds (from (2.2) and (2.6)),
+evaluated with mpmath at 30 digits, and the terminal state of section 2.1.
+"""
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from certify.numeric.flow import (
+    DeathResult,
+    OtherGateActivated,
+    default_t_max,
+    is_stationary,
+    simulate_gd_step,
+    simulate_until_death,
+)
+from certify.numeric.fourier import fourier_fractions
+from certify.numeric.model import balance_quantity, gradient
+
+EPS, A, B = 1.0, 2.0, 1.0
+
+
+def _base_point(p, eps=EPS, A=A, B=B):
+    """Base point (2.1): u(0)=v(0)=eps/2, u(j)=v(j)=-B, w(0)=-A, w(j)=0."""
+    u = np.full(p, -B)
+    v = np.full(p, -B)
+    u[0] = v[0] = eps / 2
+    w = np.zeros(p)
+    w[0] = -A
+    return u, v, w
+
+
+def _reduced_time(p, s_from, s_to, w0, eps):
+    """Time for s to go from s_from to s_to under (2.2), with g(s) from the invariant (2.6).
+
+    (2.6) with g(0) = -w0 gives g(s)^2 = w0^2 + p (s^2 - eps^2) / (2(p-1)); g keeps the
+    sign of -w0.  From (2.2), dt = -p^2 / (2 (1 - pi0) g) ds with 1/(1-pi0) = 1 + e^{-sg}/(p-1).
+    """
+    with mpmath.workdps(30):
+        p_ = mpmath.mpf(p)
+        sign = -1 if w0 > 0 else 1
+
+        def g(s):
+            return sign * mpmath.sqrt(mpmath.mpf(w0) ** 2 + p_ * (s**2 - mpmath.mpf(eps) ** 2) / (2 * (p_ - 1)))
+
+        integrand = lambda s: -(p_**2) / 2 * (1 + mpmath.exp(-s * g(s)) / (p_ - 1)) / g(s)
+        return float(mpmath.quad(integrand, [mpmath.mpf(s_from), mpmath.mpf(s_to)]))
+
+
+@pytest.fixture(scope="module", params=[5, 7])
+def base_death(request):
+    p = request.param
+    u, v, w = _base_point(p)
+    return p, (u, v, w), simulate_until_death(u, v, w, dense=True)
+
+
+def test_death_time_matches_closed_form(base_death):
+    p, _, result = base_death
+    assert isinstance(result, DeathResult)
+    T = _reduced_time(p, EPS, 0.0, -A, EPS)
+    # The brief's form: (p^2/2) int_0^eps (1 + e^{-s g}/(p-1))/g ds, Gamma = A^2 - p eps^2/(2(p-1)).
+    with mpmath.workdps(30):
+        Gamma = mpmath.mpf(A) ** 2 - p * mpmath.mpf(EPS) ** 2 / (2 * (p - 1))
+        gs = lambda s: mpmath.sqrt(Gamma + p * s**2 / (2 * (p - 1)))
+        T2 = float(p**2 / mpmath.mpf(2) * mpmath.quad(lambda s: (1 + mpmath.exp(-s * gs(s)) / (p - 1)) / gs(s), [0, EPS]))
+    assert T == pytest.approx(T2, rel=1e-14)
+    assert result.t_death == pytest.approx(T, rel=1e-7)
+    # Upper bound of section 2: T <= p^3 eps / (2 (p-1) sqrt(Gamma)).
+    assert result.t_death <= p**3 * EPS / (2 * (p - 1) * math.sqrt(float(Gamma)))
+
+
+def test_terminal_state_matches_section_2_1(base_death):
+    p, (u0, v0, w0), result = base_death
+    Gamma = A**2 - p * EPS**2 / (2 * (p - 1))
+    mu = -A / p  # sum(w) is conserved: the w-gradient of each example sums to 0
+    expected_w = np.full(p, mu + math.sqrt(Gamma) / p)
+    expected_w[0] = mu - (p - 1) * math.sqrt(Gamma) / p
+    np.testing.assert_allclose(result.w, expected_w, rtol=0, atol=1e-8)
+    assert abs(result.u[0]) < 1e-8 and abs(result.v[0]) < 1e-8  # (2.8)
+    assert abs(result.s_at_death) < 1e-8
+    # Coordinates with only inactive gates never move, not even by rounding.
+    np.testing.assert_array_equal(result.u[1:], u0[1:])
+    np.testing.assert_array_equal(result.v[1:], v0[1:])
+
+
+def test_balance_quantity_conserved(base_death):
+    _, (u0, v0, w0), result = base_death
+    assert balance_quantity(result.u, result.v, result.w) == pytest.approx(balance_quantity(u0, v0, w0), abs=1e-8)
+    for row in result.states:
+        p = len(u0)
+        assert balance_quantity(row[:p], row[p : 2 * p], row[2 * p :]) == pytest.approx(
+            balance_quantity(u0, v0, w0), abs=1e-8
+        )
+
+
+def test_terminal_fourier_fractions_are_flat(base_death):
+    p, _, result = base_death
+    np.testing.assert_allclose(fourier_fractions(result.u, result.v, result.w), 2.0 / (p - 1), atol=1e-8)
+
+
+def test_terminal_state_is_stationary_only_under_zero_convention(base_death):
+    p, _, result = base_death
+    assert is_stationary(result.u, result.v, result.w)
+    # Under ReLU'(0) = 1 the kink pushes u(0), v(0) by gamma/p^2 = (mu - w(0))/p^2 > 0.
+    u, v = result.u.copy(), result.v.copy()
+    m = (u[0] - v[0]) / 2
+    u[0], v[0] = m, -m
+    gu, gv, gw = gradient(u, v, result.w, relu_prime_at_zero=1.0)
+    gamma = result.w.mean() - result.w[0]
+    assert gu[0] == pytest.approx(gamma / p**2, rel=1e-12) and gamma > 0
+    np.testing.assert_array_equal(gw, 0.0)
+
+
+def test_max_other_gate_and_dense_series(base_death):
+    p, _, result = base_death
+    # Cross gates s/2 - B only decrease and off-cross gates stay at -2B: the max is at t = 0.
+    assert result.max_other_gate == pytest.approx(EPS / 2 - B, abs=1e-12)
+    assert result.max_other_gate < 0
+    assert np.all(np.diff(result.times) > 0)
+    assert result.times[-1] == pytest.approx(result.t_death, rel=1e-14)
+    assert np.all(np.diff(result.central_gate) < 0)  # (2.2): s strictly decreases
+    assert result.states.shape == (len(result.times), 3 * p)
+    assert result.nfev > 0
+
+
+def test_not_dense_has_no_series():
+    result = simulate_until_death(*_base_point(5))
+    assert result.times is None and result.central_gate is None and result.states is None
+
+
+def test_perturbed_start_dies_within_a6_bound_and_is_not_pure():
+    # Theorem A.2 near the base point: generic (asymmetric) start, bound T <= p^2 s0/(2 gamma_*).
+    rng = np.random.default_rng(3)
+    p = 7
+    u, v, w = (x + 0.05 * rng.normal(size=p) for x in _base_point(p))
+    result = simulate_until_death(u, v, w)
+    s0 = u[0] + v[0]
+    gamma_in = w.mean() - w[0]
+    gamma_star = math.sqrt(gamma_in**2 - s0**2 / 2)
+    assert 0 < result.t_death <= p**2 * s0 / (2 * gamma_star)
+    assert balance_quantity(result.u, result.v, result.w) == pytest.approx(balance_quantity(u, v, w), abs=1e-8)
+    assert result.u[0] - result.v[0] == pytest.approx(u[0] - v[0], abs=1e-9)
+    assert max(fourier_fractions(result.u, result.v, result.w)) < 1 - 0.1
+    assert is_stationary(result.u, result.v, result.w)
+
+
+def test_second_active_gate_rejected():
+    p = 5
+    u, v, w = _base_point(p)
+    u[3] = 0.6  # gate (3, 0) = 0.6 + 0.5 > 0
+    with pytest.raises(ValueError, match=r"\(3, 0\)"):
+        simulate_until_death(u, v, w)
+    u, v, w = _base_point(p)
+    v[2] = -0.5  # gate (0, 2) exactly at the kink is not strictly inactive
+    with pytest.raises(ValueError, match=r"\(0, 2\)"):
+        simulate_until_death(u, v, w)
+    u, v, w = _base_point(p)
+    u[0] = v[0] = -0.1
+    with pytest.raises(ValueError, match=r"\(0, 0\)"):
+        simulate_until_death(u, v, w)
+
+
+def test_cross_gate_activates_when_correct_logit_is_largest():
+    # With w(0) = +A the correct class already wins, g = w(j) - w(0) < 0, and (2.2) makes
+    # s grow, so u(0) = v(0) = s/2 rise and the cross gate (0, 2) = s/2 + v(2) reaches 0
+    # at s = -2 v(2).  Its time follows from (2.2) and (2.6) with negative g.
+    p = 5
+    u, v, w = _base_point(p, eps=1.0, A=-1.0, B=0.55)
+    v[2] = -0.52  # makes (0, 2) the first cross gate to open
+    # t_max well past the expected ~0.84 but short: should the event ever be missed, the
+    # integration would run on into the multi-gate sliding regime, where DOP853 chatters
+    # for minutes; this way the failure is a quick RuntimeError instead.
+    with pytest.raises(OtherGateActivated, match=r"\(0, 2\)") as info:
+        simulate_until_death(u, v, w, t_max=1.5)
+    assert info.value.gate == (0, 2)
+    assert info.value.u[0] + info.value.v[0] == pytest.approx(1.04, abs=1e-8)
+    expected_t = _reduced_time(p, 1.0, 1.04, 1.0, 1.0)
+    assert info.value.t == pytest.approx(expected_t, rel=1e-7)
+
+
+def test_t_max_exhausted_raises():
+    u, v, w = _base_point(5)
+    with pytest.raises(RuntimeError, match="no death"):
+        simulate_until_death(u, v, w, t_max=1.0)
+
+
+def test_default_t_max_covers_death():
+    p = 5
+    u, v, w = _base_point(p)
+    gamma_in = w.mean() - w[0]
+    gamma_star = math.sqrt(gamma_in**2 - EPS**2 / 2)
+    assert default_t_max(u, v, w) == pytest.approx(p**2 * EPS / gamma_star)
+    assert default_t_max(u, v, w) > _reduced_time(p, EPS, 0.0, -A, EPS)
+
+
+def test_is_stationary_preconditions():
+    u, v, w = _base_point(5)
+    with pytest.raises(ValueError, match="kink"):
+        is_stationary(u, v, w)  # central gate still active
+
+
+def test_gd_step_is_theta_minus_eta_gradient():
+    rng = np.random.default_rng(11)
+    p = 7
+    u, v, w = rng.normal(size=(3, p))
+    copies = (u.copy(), v.copy(), w.copy())
+    eta = 0.37
+    gu, gv, gw = gradient(u, v, w)
+    u1, v1, w1 = simulate_gd_step(u, v, w, eta)
+    np.testing.assert_array_equal(u1, u - eta * gu)
+    np.testing.assert_array_equal(v1, v - eta * gv)
+    np.testing.assert_array_equal(w1, w - eta * gw)
+    for x, c in zip((u, v, w), copies):
+        np.testing.assert_array_equal(x, c)  # inputs untouched
+    with pytest.raises(ValueError):
+        simulate_gd_step(u, v, w, -1.0)
+
+
+@pytest.mark.parametrize("p", [5, 7])
+def test_gd_one_step_death(p):
+    # Section A.8: s1 = s0 - (2 eta/p^2) D(s0, w0) (A.70); with s0 < 2 eta g0/p^2 (A.71)
+    # every gate is negative after one step and the next step changes nothing.
+    eta = 50.0
+    u, v, w = _base_point(p, eps=0.5)
+    s0 = u[0] + v[0]
+    g0 = w.mean() - w[0]
+    assert s0 < 2 * eta * g0 / p**2
+    logits = s0 * w
+    q = np.exp(logits - logits.max())
+    q /= q.sum()
+    D = float(q @ w - w[0])  # (A.52)
+    u1, v1, w1 = simulate_gd_step(u, v, w, eta)
+    assert u1[0] + v1[0] == pytest.approx(s0 - 2 * eta * D / p**2, rel=1e-12)
+    assert np.all(u1[:, None] + v1[None, :] < 0)
+    u2, v2, w2 = simulate_gd_step(u1, v1, w1, eta)
+    for a, b in ((u1, u2), (v1, v2), (w1, w2)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(fourier_fractions(u1, v1, w1), 2.0 / (p - 1), rtol=1e-12)
