@@ -144,13 +144,16 @@ def parse_certificate(data: bytes | str) -> dict:
     return document
 
 
+@lru_cache(maxsize=1)
+def _validator():
+    from .schema_check import SchemaValidator
+
+    return SchemaValidator(schema())
+
+
 def validate_schema(document) -> None:
     """Validate against the certify/1 schema; MalformedCertificate naming the first error's place."""
-    import jsonschema  # imported here: only reading a certificate needs it
-
-    validator = jsonschema.Draft202012Validator(schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    error = _validator().first_error(document)
     if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
-        message = error.message if len(error.message) <= 160 else error.message[:157] + "..."
+        where, message = error
         raise MalformedCertificate(f"schema: at {where}: {message}")

@@ -1,0 +1,92 @@
+"""certify.schema_check agrees with the jsonschema library on the shipped certify/1 schema."""
+
+import copy
+import json
+import random
+
+import jsonschema
+import pytest
+
+from certify.certificate import schema
+from certify.schema_check import SchemaValidator
+
+REFERENCE = jsonschema.Draft202012Validator(schema())
+OURS = SchemaValidator(schema())
+
+
+def agree(document):
+    reference_ok = REFERENCE.is_valid(document)
+    ours_ok = OURS.first_error(document) is None
+    assert reference_ok == ours_ok, (reference_ok, OURS.first_error(document), json.dumps(document)[:300])
+    return ours_ok
+
+
+def test_schema_is_valid_2020_12():
+    jsonschema.Draft202012Validator.check_schema(schema())
+
+
+def test_honest_certificates_are_valid(dead_certificates):
+    for certificate in dead_certificates.values():
+        assert agree(certificate)
+
+
+REPLACEMENTS = [None, True, False, 0, 1, -1, 2**70, 1.5, "", "x", "1/2", "0.5e-3", "1e", "-0", "01", [], {},
+                {"statement": "s", "scope": "box"}, {"statement": "s", "scope": "box", "lo": "1"},
+                {"statement": "s", "scope": "box", "exact": "1", "lo": "1"}, {"at_0": "1", "elsewhere": "2"},
+                "certify/1", "dead", "box", "base_point", 13, 53, 8192, 8193, "a" * 1001]
+
+
+def paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from paths(value, prefix + (key,))
+
+
+def replaced(document, path, value):
+    document = copy.deepcopy(document)
+    if not path:
+        return value
+    node = document
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return document
+
+
+def deleted(document, path):
+    document = copy.deepcopy(document)
+    node = document
+    for key in path[:-1]:
+        node = node[key]
+    del node[path[-1]]
+    return document
+
+
+def test_every_single_replacement_agrees(dead_certificates):
+    certificate = dead_certificates[13]
+    rng = random.Random(0)
+    count = invalid = 0
+    for path in paths(certificate):
+        for value in rng.sample(REPLACEMENTS, 8):
+            count += 1
+            invalid += not agree(replaced(certificate, path, value))
+        if path:
+            count += 1
+            invalid += not agree(deleted(certificate, path))
+    assert count > 500 and invalid > count // 2
+
+
+def test_added_keys_agree(dead_certificates):
+    certificate = dead_certificates[5]
+    for path in paths(certificate):
+        target = certificate
+        for key in path:
+            target = target[key]
+        if isinstance(target, dict):
+            assert not agree(replaced(certificate, path + ("unexpected",), "1"))
+
+
+def test_unknown_keywords_are_refused():
+    with pytest.raises(ValueError, match="not implemented"):
+        SchemaValidator({"type": "object", "minProperties": 1})
