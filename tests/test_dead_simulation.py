@@ -1,0 +1,78 @@
+"""The certified box against float simulations of the full 3p-dimensional flow (Theorem A.2).
+
+Random initial points of the certified box (and random corners of it) are integrated with
+scipy; the certificate's box claims must hold for each: the neuron dies at a time inside
+hitting_time_box, no other gate ever turns on, -ds/dt at death is at least the box margin,
+w moves at most the certified l1 distance, and max F_zeta <= 1 - delta_p at the end.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from certify.numeric.flow import simulate_until_death
+from certify.numeric.fourier import fourier_fractions
+from certify.numeric.model import gradient
+
+SAMPLES = 6
+
+
+def number(text: str) -> float:
+    return float(Fraction(text))
+
+
+def base_point(certificate):
+    p = certificate["p"]
+    blocks = []
+    for name in ("u", "v", "w"):
+        block = certificate["base_point"][name]
+        x = np.full(p, number(block["elsewhere"]))
+        x[0] = number(block["at_0"])
+        blocks.append(x)
+    return blocks
+
+
+def box_points(certificate, rng):
+    """Uniform points and random corners of the box, kept a hair inside it (floats)."""
+    p = certificate["p"]
+    r = number(certificate["radius"]) * (1 - 1e-9)
+    base = np.concatenate(base_point(certificate))
+    for k in range(SAMPLES):
+        offset = rng.uniform(-r, r, 3 * p) if k % 2 == 0 else r * rng.choice([-1.0, 1.0], 3 * p)
+        theta = base + offset
+        yield theta[:p], theta[p:2 * p], theta[2 * p:]
+
+
+@pytest.mark.parametrize("p", [7, 13])
+def test_random_box_points_obey_the_certificate(dead_certificates, p):
+    certificate = dead_certificates[p]
+    claims = certificate["claims"]
+    t_lo, t_hi = number(claims["hitting_time_box"]["lo"]), number(claims["hitting_time_box"]["hi"])
+    margin = number(claims["transversality_margin_box"]["lo"])
+    displacement = number(claims["terminal_w_displacement_box"]["hi"])
+    delta = number(claims["purity_gap_box"]["lo"])
+    rng = np.random.default_rng(p)
+    for u, v, w in box_points(certificate, rng):
+        result = simulate_until_death(u, v, w)  # raises OtherGateActivated if another gate turns on
+        assert t_lo <= result.t_death <= t_hi
+        assert result.max_other_gate < 0
+        just_before = result.u.copy()
+        just_before[0] -= result.u[0] + result.v[0] - 1e-9  # s = 1e-9 > 0: the field just before death
+        gu, gv, _ = gradient(just_before, result.v, result.w)
+        assert gu[0] + gv[0] >= margin * (1 - 1e-6)  # -ds/dt = dL/du(0) + dL/dv(0)
+        assert np.abs(result.w - w).sum() <= displacement
+        assert fourier_fractions(result.u, result.v, result.w).max() <= 1 - delta
+
+
+@pytest.mark.parametrize("p", [5, 7, 13])
+def test_base_trajectory_matches_the_base_point_claims(dead_certificates, p):
+    certificate = dead_certificates[p]
+    claims = certificate["claims"]
+    result = simulate_until_death(*base_point(certificate))
+    T_lo, T_hi = number(claims["hitting_time"]["lo"]), number(claims["hitting_time"]["hi"])
+    assert abs(result.t_death - (T_lo + T_hi) / 2) <= 1e-7 * T_hi
+    fractions = fourier_fractions(result.u, result.v, result.w)
+    assert np.allclose(fractions, number(claims["terminal_fourier_fraction"]["exact"]), rtol=0, atol=1e-9)
+    balance = lambda u, v, w: u @ u + v @ v - w @ w
+    assert abs(balance(result.u, result.v, result.w) - number(claims["balance_invariant"]["exact"])) < 1e-8
