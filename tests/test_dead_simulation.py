@@ -14,34 +14,13 @@ import pytest
 from certify.numeric.flow import simulate_until_death
 from certify.numeric.fourier import fourier_fractions
 from certify.numeric.model import gradient
+from certify.numeric.points import base_point_from_certificate, box_samples
 
 SAMPLES = 6
 
 
 def number(text: str) -> float:
     return float(Fraction(text))
-
-
-def base_point(certificate):
-    p = certificate["p"]
-    blocks = []
-    for name in ("u", "v", "w"):
-        block = certificate["base_point"][name]
-        x = np.full(p, number(block["elsewhere"]))
-        x[0] = number(block["at_0"])
-        blocks.append(x)
-    return blocks
-
-
-def box_points(certificate, rng):
-    """Uniform points and random corners of the box, kept a hair inside it (floats)."""
-    p = certificate["p"]
-    r = number(certificate["radius"]) * (1 - 1e-9)
-    base = np.concatenate(base_point(certificate))
-    for k in range(SAMPLES):
-        offset = rng.uniform(-r, r, 3 * p) if k % 2 == 0 else r * rng.choice([-1.0, 1.0], 3 * p)
-        theta = base + offset
-        yield theta[:p], theta[p:2 * p], theta[2 * p:]
 
 
 @pytest.mark.parametrize("p", [7, 13])
@@ -53,7 +32,7 @@ def test_random_box_points_obey_the_certificate(dead_certificates, p):
     displacement = number(claims["terminal_w_displacement_box"]["hi"])
     delta = number(claims["purity_gap_box"]["lo"])
     rng = np.random.default_rng(p)
-    for u, v, w in box_points(certificate, rng):
+    for u, v, w in box_samples(certificate, rng, SAMPLES):
         result = simulate_until_death(u, v, w)  # raises OtherGateActivated if another gate turns on
         assert t_lo <= result.t_death <= t_hi
         assert result.max_other_gate < 0
@@ -69,10 +48,32 @@ def test_random_box_points_obey_the_certificate(dead_certificates, p):
 def test_base_trajectory_matches_the_base_point_claims(dead_certificates, p):
     certificate = dead_certificates[p]
     claims = certificate["claims"]
-    result = simulate_until_death(*base_point(certificate))
+    result = simulate_until_death(*base_point_from_certificate(certificate))
     T_lo, T_hi = number(claims["hitting_time"]["lo"]), number(claims["hitting_time"]["hi"])
     assert abs(result.t_death - (T_lo + T_hi) / 2) <= 1e-7 * T_hi
     fractions = fourier_fractions(result.u, result.v, result.w)
     assert np.allclose(fractions, number(claims["terminal_fourier_fraction"]["exact"]), rtol=0, atol=1e-9)
     balance = lambda u, v, w: u @ u + v @ v - w @ w
     assert abs(balance(result.u, result.v, result.w) - number(claims["balance_invariant"]["exact"])) < 1e-8
+
+
+@pytest.mark.parametrize("p", [7, 13])
+def test_w_block_decomposition_of_the_purity_bound(dead_certificates, p):
+    """The w-block facts behind purity_gap_box, measured on simulations from box points:
+    the increase M of w(0) lies in [0, smax^2/(4 gamma_*)], the spread of the wrong-class
+    weights never grows, and the non-two-level part of w(T) - w(0) is at most
+    M (e^{2 r smax} - 1)/sqrt(p-1)."""
+    certificate = dead_certificates[p]
+    r = number(certificate["radius"])
+    smax = number(certificate["parameters"]["epsilon"]) + 2 * r
+    transfer_hi = number(certificate["claims"]["terminal_w_displacement_box"]["hi"]) / 2
+    rng = np.random.default_rng(100 + p)
+    for u, v, w in box_samples(certificate, rng, SAMPLES):
+        result = simulate_until_death(u, v, w)
+        change = result.w - w
+        transfer = change[0]
+        assert 0 <= transfer <= transfer_hi
+        assert np.ptp(result.w[1:]) <= np.ptp(w[1:]) + 1e-12
+        two_level_part = transfer * (np.eye(p)[0] * p / (p - 1) - 1 / (p - 1))
+        spread = np.linalg.norm(change - two_level_part)
+        assert spread <= transfer * np.expm1(2 * r * smax) / np.sqrt(p - 1) + 1e-12

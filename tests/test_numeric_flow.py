@@ -21,6 +21,7 @@ from certify.numeric.flow import (
     simulate_until_death,
 )
 from certify.numeric.fourier import fourier_fractions
+from certify.numeric.points import two_level
 from certify.numeric.model import balance_quantity, gradient
 
 EPS, A, B = 1.0, 2.0, 1.0
@@ -28,12 +29,7 @@ EPS, A, B = 1.0, 2.0, 1.0
 
 def _base_point(p, eps=EPS, A=A, B=B):
     """Base point (2.1): u(0)=v(0)=eps/2, u(j)=v(j)=-B, w(0)=-A, w(j)=0."""
-    u = np.full(p, -B)
-    v = np.full(p, -B)
-    u[0] = v[0] = eps / 2
-    w = np.zeros(p)
-    w[0] = -A
-    return u, v, w
+    return two_level(p, eps / 2, -B), two_level(p, eps / 2, -B), two_level(p, -A, 0.0)
 
 
 def _reduced_time(p, s_from, s_to, w0, eps):

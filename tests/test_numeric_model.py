@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from certify.numeric.points import two_level
 from certify.numeric.model import balance_quantity, gates, gradient, labels, loss
 
 
@@ -22,14 +23,12 @@ def _random_point(rng, p, margin=0.05):
             return u, v, w
 
 
-def _base_point(p, eps=1.0, A=2.0, B=1.0):
+EPS, A, B = 1.0, 2.0, 1.0
+
+
+def _base_point(p, eps=EPS, A=A, B=B):
     """Base point (2.1): u(0)=v(0)=eps/2, u(j)=v(j)=-B, w(0)=-A, w(j)=0."""
-    u = np.full(p, -B)
-    v = np.full(p, -B)
-    u[0] = v[0] = eps / 2
-    w = np.zeros(p)
-    w[0] = -A
-    return u, v, w
+    return two_level(p, eps / 2, -B), two_level(p, eps / 2, -B), two_level(p, -A, 0.0)
 
 
 def test_gates_and_labels_tables():
