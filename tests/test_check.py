@@ -54,10 +54,10 @@ def test_hitting_time_narrowed_to_exclude_T_is_rejected(dead_certificates):
     assert result.status == "rejected" and result.message.startswith("hitting_time:")
 
 
-@pytest.mark.parametrize("radius, claim", [("0.3", "single_active_gate"), ("0.2435", "purity_gap_box"),
-                                           ("0.25", "single_active_gate")])
-def test_radius_enlarged_is_rejected(dead_certificates, radius, claim):
-    document = copy.deepcopy(dead_certificates[13])
+@pytest.mark.parametrize("p, radius, claim", [(13, "0.3", "single_active_gate"), (101, "0.17", "purity_gap_box"),
+                                              (13, "0.25", "single_active_gate")])
+def test_radius_enlarged_is_rejected(dead_certificates, p, radius, claim):
+    document = copy.deepcopy(dead_certificates[p])
     document["radius"] = radius
     result = verdict(document)
     assert result.status == "rejected" and result.message.startswith(claim + ":"), result.message
@@ -66,7 +66,7 @@ def test_radius_enlarged_is_rejected(dead_certificates, radius, claim):
 def test_radius_enlarged_slightly_still_rejected(dead_certificates):
     """Within the certifiable range but larger: the stored box claims no longer hold."""
     document = copy.deepcopy(dead_certificates[13])
-    document["radius"] = "0.241"
+    document["radius"] = "0.248"
     result = verdict(document)
     assert result.status == "rejected"
 

@@ -64,7 +64,7 @@ def test_bad_p_is_one_line(p, words):
     (["--epsilon", "0.1x"], "not an exact number"),
     (["--radius", "0.3"], "single active gate"),
     (["--radius", "0"], "radius must be positive"),
-    (["--radius", "0.2435"], "purity gap"),
+    (["--radius", "0.249", "--A", "1.7"], "purity gap"),
     (["--prec", "10"], "precision"),
     (["--A", "1e-99999"], "exponent"),
 ])

@@ -111,14 +111,14 @@ def test_box_contains_the_base_trajectory(p):
     assert upper_endpoint(box.margin_lower) <= lower_endpoint(transversality_margin_enclosure(P, 128))
 
 
-@pytest.mark.parametrize("radius, claim_id", [
-    (fmpq(1, 2), "single_active_gate"),      # epsilon - 2r = 0
-    (fmpq(26, 100), "single_active_gate"),   # B - epsilon/2 - 2r < 0
-    (fmpq(245, 1000), "purity_gap_box"),     # r sqrt(13) > B sqrt(10/13)
+@pytest.mark.parametrize("p, radius, claim_id", [
+    (13, fmpq(1, 2), "single_active_gate"),      # epsilon - 2r = 0
+    (13, fmpq(26, 100), "single_active_gate"),   # B - epsilon/2 - 2r < 0
+    (101, fmpq(17, 100), "purity_gap_box"),      # r sqrt(p) beats both contrasts
 ])
-def test_box_conditions_are_named(radius, claim_id):
+def test_box_conditions_are_named(p, radius, claim_id):
     with pytest.raises(NotCertified) as info:
-        dead_box_bounds(params(13), radius, 128)
+        dead_box_bounds(params(p), radius, 128)
     assert info.value.claim_id == claim_id
 
 

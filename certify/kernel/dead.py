@@ -170,8 +170,13 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
       -ds/dt(T-) = 2 gamma(T)/p^2 >= 2 gamma_*/p^2;
       ||w(T) - w(0)||_1 <= smax^2/(2 gamma_*) (||dw/dt||_1 <= 2s/p^2, dt <= p^2 ds/(2 gamma_*)).
     Terminal blocks for the purity gap: u(T) = -B 1 + B e_0 + e with |e_i| <= r
-    (u(T)(0) = (u(0) - v(0))/2 by (2.8)), likewise v; w(T) = -A e_0 + e with
-    ||e||_2 <= r sqrt(p) + ||w(T) - w(0)||_1.
+    (u(T)(0) = (u(0) - v(0))/2 by (2.8)), likewise v. For w, write (A.7) as
+    dw/dt = m (p/(p-1) e_0 - 1/(p-1)) - m sum_j delta_j e_j with m = s(1-q_0)/p^2 and
+    q_j = (1-q_0)(1/(p-1) + delta_j). Integrating, w(T) = beta 1 + c_w e_0 + e with
+    c_w = -A + M p/(p-1), M = int m dt in [0, smax^2/(4 gamma_*)], and
+    ||e||_2 <= r sqrt(p) + M (e^{2 r smax} - 1)/sqrt(p-1), because the spread of the
+    wrong-class weights w(j) never grows (the argument of Lemma A.13) and starts <= 2r,
+    so |delta_j| <= (e^{2 r s} - 1)/(p-1).
     """
     require_dead_hypotheses(params)
     p, eps, A, B = params.p, params.epsilon, params.A, params.B
@@ -199,11 +204,12 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
                            f"{format_rational(-condition)}", "gamma_condition")
     with working_precision(prec):
         gamma_star = ball(condition).sqrt()
-        w_displacement = ball(smax**2) / (2 * gamma_star)
-        sqrt_p = ball(p).sqrt()
-        perturbation = ball(r) * sqrt_p
+        transfer = ball(smax**2) / (4 * gamma_star)  # M, the total increase of w(0)
+        perturbation = ball(r) * ball(p).sqrt()
         uv_block = PerturbedBlock(ball(B), ball(B), perturbation)
-        w_block = PerturbedBlock(ball(A), ball(A), perturbation + w_displacement)
+        w_spread = transfer * (ball(2 * r * smax).exp() - 1) / ball(p - 1).sqrt()
+        w_block = PerturbedBlock((ball(A) - transfer * ball(fmpq(p, p - 1))).max(arb(0)), ball(A),
+                                 perturbation + w_spread)
         gap = purity_gap_lower(p, [uv_block, uv_block, w_block])
         if not certainly_positive(gap):
             raise NotCertified("purity gap on the box: the lower bound on 1 - max F_zeta is not positive "
@@ -218,7 +224,7 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
             hitting_time_lower=fmpq(p * p, 2) * (eps - 2 * r) / (A + 2 * r),
             hitting_time_upper=ball(fmpq(p * p, 2) * smax) / gamma_star,
             margin_lower=ball(fmpq(2, p * p)) * gamma_star,
-            w_displacement_upper=w_displacement,
+            w_displacement_upper=2 * transfer,
             purity_gap_lower=gap,
         )
 
