@@ -19,14 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def process_seconds(args, repeats=5) -> float:
-    """Median wall time of `python -m certify ARGS` as a fresh process."""
-    times = []
+def process_seconds(*commands, repeats=15) -> list[float]:
+    """Median wall times of `python -m certify ARGS` as fresh processes, one per command.
+
+    The commands are run interleaved, so that drifting machine load hits them alike.
+    """
+    times = [[] for _ in commands]
     for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "certify", *args], check=True, capture_output=True, cwd=ROOT)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for args, record in zip(commands, times):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "certify", *args], check=True, capture_output=True, cwd=ROOT)
+            record.append(time.perf_counter() - start)
+    return [statistics.median(record) for record in times]
 
 
 def call_seconds(function, repeats=30) -> float:
@@ -50,15 +54,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for p in (13, 1000003):
             out = str(Path(folder) / f"dead-{p}.json")
-            generate = process_seconds(["dead", "--p", str(p), "--out", out])
-            check = process_seconds(["check", out])
+            process_seconds(["dead", "--p", str(p), "--out", out], repeats=1)
+            generate, check = process_seconds(["dead", "--p", str(p), "--out", out], ["check", out])
             params = DeadParameters(p, fmpq(1), fmpq(2), fmpq(1))
             radius = choose_radius(params)
             kernel = call_seconds(lambda: dead_claims(params, radius, 128))
             search = call_seconds(lambda: choose_radius(params), repeats=5)
             size = Path(out).stat().st_size
             rows.append((p, generate, check, kernel, search, size))
-    startup = process_seconds(["--version"])
+    (startup,) = process_seconds(["--version"])
     print(f"python -m certify --version (interpreter + argparse): {startup * 1e3:7.1f} ms")
     print(f"{'p':>8} | {'dead (process)':>14} | {'check (process)':>15} | {'kernel claims':>13} | "
           f"{'radius search':>13} | {'certificate':>11}")
