@@ -23,9 +23,20 @@ def number(text: str) -> float:
     return float(Fraction(text))
 
 
-@pytest.mark.parametrize("p", [7, 13])
-def test_random_box_points_obey_the_certificate(dead_certificates, p):
-    certificate = dead_certificates[p]
+@pytest.fixture(scope="module")
+def near_boundary_certificate():
+    """p = 7 with A = 1: gamma_* is small, so the second bound on the transfer M is the one used."""
+    from flint import fmpq
+
+    from certify.theorems.dead import certify_dead
+
+    return certify_dead(7, A=fmpq(1)).certificate
+
+
+@pytest.mark.parametrize("p", [7, 13, "7, A = 1"])
+def test_random_box_points_obey_the_certificate(dead_certificates, near_boundary_certificate, p):
+    certificate = near_boundary_certificate if p == "7, A = 1" else dead_certificates[p]
+    p = certificate["p"]
     claims = certificate["claims"]
     t_lo, t_hi = number(claims["hitting_time_box"]["lo"]), number(claims["hitting_time_box"]["hi"])
     margin = number(claims["transversality_margin_box"]["lo"])
@@ -57,13 +68,14 @@ def test_base_trajectory_matches_the_base_point_claims(dead_certificates, p):
     assert abs(balance(result.u, result.v, result.w) - number(claims["balance_invariant"]["exact"])) < 1e-8
 
 
-@pytest.mark.parametrize("p", [7, 13])
-def test_w_block_decomposition_of_the_purity_bound(dead_certificates, p):
+@pytest.mark.parametrize("p", [7, 13, "7, A = 1"])
+def test_w_block_decomposition_of_the_purity_bound(dead_certificates, near_boundary_certificate, p):
     """The w-block facts behind purity_gap_box, measured on simulations from box points:
     the increase M of w(0) lies in [0, smax^2/(4 gamma_*)], the spread of the wrong-class
     weights never grows, and the non-two-level part of w(T) - w(0) is at most
     M (e^{2 r smax} - 1)/sqrt(p-1)."""
-    certificate = dead_certificates[p]
+    certificate = near_boundary_certificate if p == "7, A = 1" else dead_certificates[p]
+    p = certificate["p"]
     r = number(certificate["radius"])
     smax = number(certificate["parameters"]["epsilon"]) + 2 * r
     transfer_hi = number(certificate["claims"]["terminal_w_displacement_box"]["hi"]) / 2

@@ -154,7 +154,7 @@ class DeadBoxBounds:
     hitting_time_lower: fmpq   # p^2 (epsilon - 2r) / (2(A + 2r))
     hitting_time_upper: arb    # p^2 smax / (2 gamma_*)
     margin_lower: arb          # 2 gamma_* / p^2 <= -ds/dt(T-)
-    w_displacement_upper: arb  # ||w(T) - w(0)||_1 <= smax^2 / (2 gamma_*)
+    w_displacement_upper: arb  # ||w(T) - w(0)||_1 <= 2 Mmax
     purity_gap_lower: arb      # <= 1 - max_zeta F_zeta at every terminal state
 
 
@@ -168,13 +168,16 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
       T <= p^2 smax/(2 gamma_*) since ds/dt <= -2 gamma_*/p^2 ((A.54), (A.53));
       T >= p^2 (epsilon - 2r)/(2(A + 2r)) since D <= max_c w(c) - w(0) <= A + 2r never grows;
       -ds/dt(T-) = 2 gamma(T)/p^2 >= 2 gamma_*/p^2;
-      ||w(T) - w(0)||_1 <= smax^2/(2 gamma_*) (||dw/dt||_1 <= 2s/p^2, dt <= p^2 ds/(2 gamma_*)).
+      ||w(T) - w(0)||_1 = 2M <= 2 Mmax (||dw/dt||_1 = 2m, M below).
     Terminal blocks for the purity gap: u(T) = -B 1 + B e_0 + e with |e_i| <= r
     (u(T)(0) = (u(0) - v(0))/2 by (2.8)), likewise v. For w, write (A.7) as
     dw/dt = m (p/(p-1) e_0 - 1/(p-1)) - m sum_j delta_j e_j with m = s(1-q_0)/p^2 and
     q_j = (1-q_0)(1/(p-1) + delta_j). Integrating, w(T) = beta 1 + c_w e_0 + e with
-    c_w = -A + M p/(p-1), M = int m dt in [0, smax^2/(4 gamma_*)], and
-    ||e||_2 <= r sqrt(p) + M (e^{2 r smax} - 1)/sqrt(p-1), because the spread of the
+    c_w = -A + M p/(p-1), where M = int m dt = gamma_in - gamma(T) >= 0 is at most
+    Mmax = min(smax^2/(4 gamma_*), (p-1)(A+2r)/p - gamma_*) (the first bound integrates
+    m dt <= s ds/(2 gamma_*), the second uses gamma(T) >= gamma_*), so
+    A - Mmax p/(p-1) <= |c_w| <= max(A, Mmax p/(p-1) - A), and
+    ||e||_2 <= r sqrt(p) + Mmax (e^{2 r smax} - 1)/sqrt(p-1), because the spread of the
     wrong-class weights w(j) never grows (the argument of Lemma A.13) and starts <= 2r,
     so |delta_j| <= (e^{2 r s} - 1)/(p-1).
     """
@@ -204,11 +207,13 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
                            f"{format_rational(-condition)}", "gamma_condition")
     with working_precision(prec):
         gamma_star = ball(condition).sqrt()
-        transfer = ball(smax**2) / (4 * gamma_star)  # M, the total increase of w(0)
+        # Mmax: the total increase M of w(0) is at most this
+        transfer = (ball(smax**2) / (4 * gamma_star)).min(ball(fmpq(p - 1, p) * (A + 2 * r)) - gamma_star)
+        shift = transfer * ball(fmpq(p, p - 1))  # c_w = -A + M p/(p-1)
         perturbation = ball(r) * ball(p).sqrt()
         uv_block = PerturbedBlock(ball(B), ball(B), perturbation)
         w_spread = transfer * (ball(2 * r * smax).exp() - 1) / ball(p - 1).sqrt()
-        w_block = PerturbedBlock((ball(A) - transfer * ball(fmpq(p, p - 1))).max(arb(0)), ball(A),
+        w_block = PerturbedBlock((ball(A) - shift).max(arb(0)), ball(A).max(shift - ball(A)),
                                  perturbation + w_spread)
         gap = purity_gap_lower(p, [uv_block, uv_block, w_block])
         if not certainly_positive(gap):
@@ -281,7 +286,7 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
                   "from every point of the box -ds/dt(T-) = 2 gamma(T)/p^2 >= lo > 0 ((A.54), (A.57))",
                   "box", lower=box.margin_lower, lower_must_exceed=zero),
             Claim("terminal_w_displacement_box",
-                  "from every point of the box ||w(T) - w(0)||_1 <= hi ((A.7) integrated in s with (A.57))",
+                  "from every point of the box ||w(T) - w(0)||_1 <= hi ((A.7) integrated in s with (A.57), (A.55))",
                   "box", upper=box.w_displacement_upper),
             Claim("terminal_fourier_fraction",
                   "at the terminal state of the base point F_zeta equals this value for every zeta != 0 "
