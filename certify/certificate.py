@@ -19,7 +19,7 @@ from . import __version__
 from .errors import MalformedCertificate, NotCertified
 from .kernel.balls import lower_decimal, upper_decimal
 from .kernel.basepoint import BasePoint
-from .kernel.claims import Claim
+from .kernel.claims import Claim, Quantity
 from .kernel.exact import ExactNumber, exceeds, format_decimal, format_rational, parse_exact
 
 FORMAT = "certify/1"
@@ -38,22 +38,33 @@ def format_exact(number: ExactNumber) -> str:
 def claim_to_json(claim: Claim) -> dict:
     """The JSON object of one claim: endpoints rounded outward to short exact decimals.
 
-    Raises NotCertified if rounding would leave a claimed strict bound unproved
-    (the stored lo must still exceed ``lower_must_exceed``).
+    Raises NotCertified if rounding would leave a claimed strict bound unproved.
     """
     out = {"statement": claim.statement, "scope": claim.scope}
-    if claim.exact is not None:
-        out["exact"] = format_rational(claim.exact)
-        return out
-    if claim.lower is not None:
-        out["lo"] = _bound_text(claim.lower, upward=False)
-        if claim.lower_must_exceed is not None and not exceeds(parse_exact(out["lo"]), claim.lower_must_exceed):
-            raise NotCertified(f"{claim.id}: lower bound {out['lo']} is not above "
-                               f"{format_rational(claim.lower_must_exceed)}", claim.id)
-    if claim.upper is not None:
-        out["hi"] = _bound_text(claim.upper, upward=True)
-    if claim.log10_lower is not None:
-        out["log10_lo"] = _bound_text(claim.log10_lower, upward=False)
+    if claim.quantity is not None:
+        out.update(quantity_to_json(claim.quantity, claim.id))
+    if claim.components:
+        out["components"] = {name: quantity_to_json(part, f"{claim.id}/{name}")
+                             for name, part in claim.components.items()}
+    return out
+
+
+def quantity_to_json(quantity: Quantity, where: str) -> dict:
+    """Exact value, or outward-rounded bounds, of one quantity (checked against its strict bounds)."""
+    if quantity.exact is not None:
+        return {"exact": format_rational(quantity.exact)}
+    out = {}
+    for key, bound, upward in (("lo", quantity.lower, False), ("hi", quantity.upper, True),
+                               ("log10_lo", quantity.log10_lower, False), ("log10_hi", quantity.log10_upper, True)):
+        if bound is not None:
+            out[key] = _bound_text(bound, upward)
+    if quantity.lower_must_exceed is not None and not exceeds(parse_exact(out["lo"]), quantity.lower_must_exceed):
+        raise NotCertified(f"{where}: lower bound {out['lo']} is not above "
+                           f"{format_rational(quantity.lower_must_exceed)}", where.split("/")[0])
+    if quantity.upper_must_be_below is not None and \
+            not exceeds(-parse_exact(out["hi"]), -quantity.upper_must_be_below):
+        raise NotCertified(f"{where}: upper bound {out['hi']} is not below "
+                           f"{format_rational(quantity.upper_must_be_below)}", where.split("/")[0])
     return out
 
 

@@ -18,7 +18,7 @@ from flint import fmpq
 from .certificate import parse_certificate
 from .errors import HypothesisError, InputError, MalformedCertificate, NotCertified, Rejected
 from .kernel.balls import exact_ge, exact_le
-from .kernel.claims import Claim
+from .kernel.claims import Claim, Quantity
 from .kernel.exact import exceeds, format_rational, parse_exact, parse_rational
 from .kernel.primes import require_prime
 from .kernel.registry import KERNELS
@@ -94,11 +94,11 @@ def _verify_base_point(stored: dict, construction) -> None:
                                              f"of the stated parameters gives {format_rational(expected)}")
 
 
-def _number(stored: dict, key: str, claim_id: str):
+def _number(stored: dict, key: str, where: str):
     try:
         return parse_exact(stored[key])
     except ValueError as exc:
-        raise MalformedCertificate(f"claims/{claim_id}/{key}: {exc}") from None
+        raise MalformedCertificate(f"claims/{where}/{key}: {exc}") from None
 
 
 def verify_claim(stored: dict, claim: Claim) -> None:
@@ -108,34 +108,49 @@ def verify_claim(stored: dict, claim: Claim) -> None:
         raise Rejected(cid, "statement differs from the kernel's statement of this claim")
     if stored["scope"] != claim.scope:
         raise Rejected(cid, f"scope {stored['scope']!r} should be {claim.scope!r}")
-    allowed = {"exact"} if claim.exact is not None else \
-        {key for key, part in (("lo", claim.lower), ("hi", claim.upper), ("log10_lo", claim.log10_lower))
-         if part is not None}
-    present = set(stored) - {"statement", "scope"}
+    top = {key: value for key, value in stored.items() if key not in ("statement", "scope", "components")}
+    if claim.quantity is None and top:
+        raise Rejected(cid, f"states {', '.join(sorted(top))}, which this claim does not prove")
+    if claim.quantity is not None:
+        verify_quantity(top, claim.quantity, cid, cid)
+    components = stored.get("components", {})
+    if set(components) != set(claim.components):
+        missing, extra = set(claim.components) - set(components), set(components) - set(claim.components)
+        raise Rejected(cid, f"components differ: missing {sorted(missing)}, unknown {sorted(extra)}")
+    for name, part in claim.components.items():
+        verify_quantity(components[name], part, cid, f"{cid}/{name}")
+
+
+def verify_quantity(stored: dict, quantity: Quantity, claim_id: str, where: str) -> None:
+    """Raise Rejected (for ``claim_id``) unless the stored numbers are implied by ``quantity``."""
+    allowed, present = quantity.keys(), set(stored)
     if present - allowed:
-        raise Rejected(cid, f"states {', '.join(sorted(present - allowed))}, which this claim does not prove")
+        raise Rejected(claim_id, f"{where} states {', '.join(sorted(present - allowed))}, which it does not prove")
     if allowed - present:
-        raise Rejected(cid, f"missing {', '.join(sorted(allowed - present))}")
-    if claim.exact is not None:
-        value = _number(stored, "exact", cid)
-        if not value.is_expandable() or value.fmpq() != claim.exact:
-            raise Rejected(cid, f"exact value {stored['exact']} but the kernel computes {format_rational(claim.exact)}")
+        raise Rejected(claim_id, f"{where} is missing {', '.join(sorted(allowed - present))}")
+    if quantity.exact is not None:
+        value = _number(stored, "exact", where)
+        if not value.is_expandable() or value.fmpq() != quantity.exact:
+            raise Rejected(claim_id, f"{where}: exact value {stored['exact']} but the kernel computes "
+                                     f"{format_rational(quantity.exact)}")
         return
-    if claim.lower is not None:
-        lo = _number(stored, "lo", cid)
-        if not exact_le(lo, claim.lower):
-            raise Rejected(cid, f"lo = {stored['lo']} is not below the recomputed enclosure {_show(claim.lower)}")
-        if claim.lower_must_exceed is not None and not exceeds(lo, claim.lower_must_exceed):
-            raise Rejected(cid, f"lo = {stored['lo']} must exceed {format_rational(claim.lower_must_exceed)}")
-    if claim.upper is not None:
-        hi = _number(stored, "hi", cid)
-        if not exact_ge(hi, claim.upper):
-            raise Rejected(cid, f"hi = {stored['hi']} is not above the recomputed enclosure {_show(claim.upper)}")
-    if claim.log10_lower is not None:
-        log10_lo = _number(stored, "log10_lo", cid)
-        if not exact_le(log10_lo, claim.log10_lower):
-            raise Rejected(cid, f"log10_lo = {stored['log10_lo']} is not below the recomputed "
-                                f"{claim.log10_lower.str(12)}")
+    for key, bound, below in (("lo", quantity.lower, True), ("hi", quantity.upper, False),
+                              ("log10_lo", quantity.log10_lower, True), ("log10_hi", quantity.log10_upper, False)):
+        if bound is None:
+            continue
+        number = _number(stored, key, where)
+        holds = exact_le(number, bound) if below else exact_ge(number, bound)
+        if not holds:
+            side = "below" if below else "above"
+            raise Rejected(claim_id, f"{where}: {key} = {stored[key]} is not {side} the recomputed "
+                                     f"enclosure {_show(bound)}")
+    if quantity.lower_must_exceed is not None and not exceeds(_number(stored, "lo", where),
+                                                              quantity.lower_must_exceed):
+        raise Rejected(claim_id, f"{where}: lo = {stored['lo']} must exceed {format_rational(quantity.lower_must_exceed)}")
+    if quantity.upper_must_be_below is not None and \
+            not exceeds(-_number(stored, "hi", where), -quantity.upper_must_be_below):
+        raise Rejected(claim_id, f"{where}: hi = {stored['hi']} must be below "
+                                 f"{format_rational(quantity.upper_must_be_below)}")
 
 
 def _show(bound) -> str:

@@ -21,7 +21,7 @@ from flint import acb, arb, fmpq
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, working_precision
 from .basepoint import BasePoint, TwoLevel
-from .claims import Claim, enclosure
+from .claims import Claim, claim, enclosure
 from .fourier import PerturbedBlock, purity_gap_lower, two_level_fourier_fraction
 from .gaussian import box_log_mass
 from .exact import format_rational
@@ -263,18 +263,18 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
         log_p = ball(p).log()
         zero = fmpq(0)
         return [
-            Claim("single_active_gate",
+            claim("single_active_gate",
                   "on the box the central gate u(0)+v(0) is >= lo and every other gate u(a)+v(b) is <= -lo, "
                   "lo > 0 ((2.1); section 2)",
                   "box", lower=box.gate_margin, lower_must_exceed=zero),
-            Claim("gamma_condition",
+            claim("gamma_condition",
                   "on the box gamma_in^2 - s0^2/2 >= lo > 0, gamma_in = mu - w(0), s0 = u(0)+v(0) ((A.58))",
                   "box", lower=box.gamma_condition, lower_must_exceed=zero),
             enclosure("hitting_time",
                       "from the base point the central gate reaches 0 at T in [lo, hi], "
                       "T = (p^2/2) int_0^eps (1 + e^{-s g}/(p-1))/g ds, g^2 = Gamma + p s^2/(2(p-1)) ((2.2), (2.6))",
                       "base_point", T, lower_must_exceed=zero),
-            Claim("hitting_time_box",
+            claim("hitting_time_box",
                   "from every point of the box the central gate reaches 0 at a time T in [lo, hi] and no other "
                   "gate turns on before T ((A.53)-(A.57))",
                   "box", lower=box.hitting_time_lower, upper=box.hitting_time_upper,
@@ -282,20 +282,20 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
             enclosure("transversality_margin",
                       "from the base point -ds/dt(T-) = 2(p-1) sqrt(Gamma)/p^3 lies in [lo, hi] ((2.7))",
                       "base_point", margin, lower_must_exceed=zero),
-            Claim("transversality_margin_box",
+            claim("transversality_margin_box",
                   "from every point of the box -ds/dt(T-) = 2 gamma(T)/p^2 >= lo > 0 ((A.54), (A.57))",
                   "box", lower=box.margin_lower, lower_must_exceed=zero),
-            Claim("terminal_w_displacement_box",
+            claim("terminal_w_displacement_box",
                   "from every point of the box ||w(T) - w(0)||_1 <= hi ((A.7) integrated in s with (A.57), (A.55))",
                   "box", upper=box.w_displacement_upper),
-            Claim("terminal_fourier_fraction",
+            claim("terminal_fourier_fraction",
                   "at the terminal state of the base point F_zeta equals this value for every zeta != 0 "
                   "(section 2.1, (A.60))",
                   "base_point", exact=two_level_fourier_fraction(p, terminal_contrasts_squared)),
-            Claim("balance_invariant",
+            claim("balance_invariant",
                   "||u||^2 + ||v||^2 - ||w||^2 equals this value at the base point and at its terminal state ((A.10))",
                   "base_point", exact=base.balance_quantity(p)),
-            Claim("purity_gap_box",
+            claim("purity_gap_box",
                   "every terminal state from the box has max_zeta F_zeta <= 1 - lo, lo > 0 "
                   "(Theorem A.2(iii); purity-gap lemma on (1.5))",
                   "box", lower=box.purity_gap_lower, lower_must_exceed=zero),
@@ -303,7 +303,7 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
                       "every terminal state from the box has loss (1.1) equal to log p, in [lo, hi] "
                       "(all activations are 0)",
                       "box", log_p),
-            Claim("gaussian_probability",
+            claim("gaussian_probability",
                   "P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}); every point of the box "
                   "is initially active (Theorem 1.5)",
                   "box", lower=mass, lower_must_exceed=zero, log10_lower=log10_mass),
