@@ -77,6 +77,34 @@ def _precision_arg(text: str) -> int:
     return bits
 
 
+SLIDE_HELP = """\
+Certify Theorem A.1 (a persistent sliding trajectory: the neuron stays active,
+memorises one table entry, and its direction converges to a limit whose Fourier
+energy is 2/(p-1) in every class) for the prime p: the base point of section
+A.3 u(0)=v(0)=X, u(j)=v(j)=-3X, w(0)=2p gamma_*, w(j)=0 and the sup-norm box of
+radius R around it, inside the region U_slide of (A.15)-(A.17).
+
+Hypotheses: gamma_* > 0 and (A.14) X > (p-1)/(e gamma_*), decided with balls
+(e is irrational). Defaults: gamma_* = 1, X = (p-1)/(2 gamma_*). Without
+--radius the radius is 99% of the largest box inside U_slide, rounded down to
+3 digits (it maximises the certified Gaussian probability). The capture time is
+astronomically large (about 10^561 for p = 13); it is enclosed as it is and
+reported by its exponent."""
+
+#: The theorem commands: name -> (help, description, [(option, dest, help)], builder module).
+THEOREM_COMMANDS = {
+    "dead": ("certify Theorem 1.5 / A.2 (the neuron dies) for a prime p", DEAD_HELP, [
+        ("--epsilon", "epsilon", f"s0 = u(0)+v(0) at the base point (default 1); {NUMBER_NOTE}"),
+        ("--A", "A", "-w(0) at the base point (default 2)"),
+        ("--B", "B", "-u(j) = -v(j) at the base point (default 1)"),
+    ], "dead"),
+    "slide": ("certify Theorem A.1 (the sliding trajectory) for a prime p", SLIDE_HELP, [
+        ("--gamma-star", "gamma_star", f"gamma_* of (A.14)-(A.17) (default 1); {NUMBER_NOTE}"),
+        ("--X", "X", "X of (A.14)-(A.15) (default (p-1)/(2 gamma_*))"),
+    ], "slide"),
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="certify", description=DESCRIPTION,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -84,15 +112,17 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
-    dead = commands.add_parser("dead", help="certify Theorem 1.5 / A.2 (the neuron dies) for a prime p",
-                               description=DEAD_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    dead.add_argument("--p", type=_prime_arg, required=True, metavar="P", help="a prime p >= 5")
-    dead.add_argument("--epsilon", type=_exact_arg, metavar="E", help=f"s0 = u(0)+v(0) at the base point (default 1); {NUMBER_NOTE}")
-    dead.add_argument("--A", type=_exact_arg, metavar="A", help="-w(0) at the base point (default 2)")
-    dead.add_argument("--B", type=_exact_arg, metavar="B", help="-u(j) = -v(j) at the base point (default 1)")
-    dead.add_argument("--radius", type=_exact_arg, metavar="R", help="sup-norm radius of the box (default: chosen, see above)")
-    dead.add_argument("--prec", type=_precision_arg, default=128, metavar="BITS", help="Arb working precision (default 128)")
-    dead.add_argument("--out", metavar="FILE", help="write the certificate to FILE instead of stdout")
+    for name, (summary_help, description, options, _) in THEOREM_COMMANDS.items():
+        command = commands.add_parser(name, help=summary_help, description=description,
+                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+        command.add_argument("--p", type=_prime_arg, required=True, metavar="P", help="a prime p >= 5")
+        for option, dest, option_help in options:
+            command.add_argument(option, dest=dest, type=_exact_arg, metavar=dest.upper(), help=option_help)
+        command.add_argument("--radius", type=_exact_arg, metavar="R",
+                             help="sup-norm radius of the box (default: chosen, see above)")
+        command.add_argument("--prec", type=_precision_arg, default=128, metavar="BITS",
+                             help="Arb working precision (default 128)")
+        command.add_argument("--out", metavar="FILE", help="write the certificate to FILE instead of stdout")
 
     check = commands.add_parser("check", help="re-check certificates independently",
                                 description=CHECK_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -111,14 +141,18 @@ def _write(text: str, out: str | None) -> None:
         raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-def _run_dead(args) -> int:
-    from .certificate import dumps
-    from .render.summary import dead_summary
-    from .theorems.dead import certify_dead
+def _run_theorem(args) -> int:
+    import importlib
 
-    result = certify_dead(args.p, epsilon=args.epsilon, A=args.A, B=args.B, radius=args.radius, prec=args.prec)
+    from .certificate import dumps
+    from .render.summary import summary
+
+    _, _, options, module = THEOREM_COMMANDS[args.command]
+    builder = importlib.import_module(f".theorems.{module}", __package__)
+    parameters = {dest: getattr(args, dest) for _, dest, _ in options}
+    result = getattr(builder, f"certify_{module}")(args.p, radius=args.radius, prec=args.prec, **parameters)
     _write(dumps(result.certificate), args.out)
-    print("\n".join(dead_summary(result.certificate)), file=sys.stderr)
+    print("\n".join(summary(result.certificate)), file=sys.stderr)
     return EXIT_OK
 
 
@@ -134,7 +168,7 @@ def _run_check(args) -> int:
     return worst
 
 
-COMMANDS = {"dead": _run_dead, "check": _run_check}
+COMMANDS = {**{name: _run_theorem for name in THEOREM_COMMANDS}, "check": _run_check}
 
 
 def main(argv=None) -> int:

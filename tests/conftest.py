@@ -39,3 +39,11 @@ def write_json(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def slide_certificates():
+    """{p: certificate dict} of Theorem A.1 with the default parameters."""
+    from certify.theorems.slide import certify_slide
+
+    return {p: certify_slide(p).certificate for p in (5, 7, 13, 101)}

@@ -82,3 +82,27 @@ def gaussian_coordinate_mass(m: Fraction, r: Fraction, dps: int = 50):
             x *= 2
         cuts.append(top)
         return density(a) / a * mpmath.quad(lambda v: mpmath.exp(-v - v * v / (2 * a * a)), cuts)
+
+
+@lru_cache(maxsize=None)
+def capture_time_ode(p: int, gamma_star: Fraction, X: Fraction, dps: int = 30):
+    """log of the capture time at the slide base point, and d(6X), by mpmath (independent of the closed form).
+
+    d(x) comes from integrating d d/dx = p x/(2(p-1) d) (the symmetric-point reduction of
+    (A.24) and (A.30)) with mpmath.odefun from d(2X) = 2 p gamma_*, not from the invariant;
+    the time is the quadrature of dt/dx = p^2 (e^{x d} + p - 1)/(2 (p-1) d) with e^{M},
+    M = 6X d(6X), factored out, on pieces that shrink towards x = 6X where the mass sits.
+    30 digits by default: mpmath.odefun needs ~1 s at 30 digits and ~10 s at 50.
+    """
+    with mpmath.workdps(dps):
+        g = mpmath.mpf(gamma_star.numerator) / gamma_star.denominator
+        x0 = 2 * mpmath.mpf(X.numerator) / X.denominator
+        x1 = 3 * x0
+        d = mpmath.odefun(lambda x, d: p * x / (2 * (p - 1) * d), x0, 2 * p * g)
+        M = x1 * d(x1)
+        rate = lambda x: (mpmath.exp(x * d(x) - M) + (p - 1) * mpmath.exp(-M)) / d(x)
+        width = 1 / (d(x1) + x1)  # the integrand falls by e per this much below 6X
+        cuts = [x1 - width * 2**k for k in range(40, -1, -1) if width * 2**k < x1 - x0]
+        integral = mpmath.quad(rate, [x0] + cuts + [x1], method="gauss-legendre")
+        log_time = mpmath.log(mpmath.mpf(p) ** 2 / (2 * (p - 1))) + M + mpmath.log(integral)
+        return log_time, d(x1)

@@ -112,3 +112,25 @@ def test_console_script_is_installed():
 
     result = subprocess.run([str(script), "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("certify ")
+
+
+def test_slide_writes_certificate_and_summary(tmp_path):
+    result = run_certify("slide", "--p", 13, "--out", tmp_path / "slide-13.json")
+    assert result.returncode == 0, result.stderr
+    for words in ("capture time from the base point in [10^561.", "kappa_p", "Lemma A.9", "P(theta(0) in box)"):
+        assert words in result.stderr
+    assert run_certify("check", tmp_path / "slide-13.json").returncode == 0
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--gamma-star", "0"], "gamma_* > 0"),
+    (["--gamma-star=-1/2"], "gamma_* > 0"),
+    (["--X", "4"], "(A.14) X > (p-1)/(e gamma_*)"),
+    (["--X", "0"], "X > 0"),
+    (["--radius", "0.6"], "(A.17) gamma_* - 2(p-1)r/p > 0 fails by"),
+    (["--radius", "4", "--gamma-star", "100"], "(A.15) X - 2r > 0 fails by"),
+    (["--p", "9"], "not prime"),
+])
+def test_slide_bad_parameters_are_one_line(args, words):
+    arguments = ["slide", "--p", 13, *args] if "--p" not in args else ["slide", *args]
+    assert_one_line_error(run_certify(*arguments), words)

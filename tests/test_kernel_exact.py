@@ -21,7 +21,7 @@ def test_parse_agrees_with_fraction(text):
 
 
 @pytest.mark.parametrize("text", ["", " 1", "1 ", "+1", "1.", ".5", "1e", "1e+5", "1/0", "1/-3", "-1/-3", "01",
-                                  "1/03", "abc", "nan", "inf", "0x10", "1_000", "1.5/2", "--1", "1e0000000000000001",
+                                  "1/03", "abc", "nan", "inf", "0x10", "1_000", "1.5/2", "--1", "1e" + "1" * 61, "1e0000000000000001",
                                   "9" * 201, "١"])
 def test_parse_rejects(text):
     with pytest.raises(ValueError):

@@ -8,7 +8,7 @@ from flint import fmpq
 
 from certify.errors import NotCertified
 from certify.kernel.balls import working_precision
-from certify.kernel.gaussian import box_log_mass, coordinate_mass
+from certify.kernel.gaussian import box_log_mass, coordinate_log_mass, coordinate_mass
 from oracles import gaussian_coordinate_mass
 
 CASES = [(0, Fraction(1, 4)), (Fraction(1, 2), Fraction(1, 4)), (-1, Fraction(3, 10)), (Fraction(1, 5), 1),
@@ -36,6 +36,17 @@ def test_coordinate_mass_contains_quadrature(m, r):
         assert expected > 0
         assert contains(x, expected)
         assert x.rel_accuracy_bits() > 100  # far tails keep relative accuracy (erfc form)
+
+
+@pytest.mark.parametrize("m, r", [(500001, Fraction(1, 10)), (-1500003, Fraction(3, 10)), (Fraction(10**7, 3), 2)])
+def test_log_mass_far_beyond_erfc(m, r):
+    """Centres like X = 500001 (slide, p = 10^6): Arb's erfc of an inexact argument that large
+    returns [+/- ...]; the log-mass through U(1/2, 1/2, z) keeps full relative accuracy."""
+    with working_precision(128):
+        x = coordinate_log_mass(as_fmpq(m), as_fmpq(r))
+    assert x.rel_accuracy_bits() > 100
+    with mpmath.workdps(60):
+        assert contains(x, mpmath.log(gaussian_coordinate_mass(Fraction(m), Fraction(r))))
 
 
 def test_box_log_mass_is_the_sum_of_logs():

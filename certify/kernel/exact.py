@@ -6,7 +6,7 @@ subset of what ``Fraction`` accepts, so that a checker never guesses:
 
 * an integer ``-12``, a fraction ``-3/4`` (positive denominator, no sign), or
 * a decimal ``-0.125``, optionally with an exponent: ``1.25e-7`` (a power of ten,
-  the exponent at most 15 digits long).
+  the exponent at most 60 digits long: probabilities for p near 10^18 reach 10^-(10^54)).
 
 Decimals with huge exponents (Gaussian probabilities for large p are below
 10^-1000000) stay O(1) in size as text and as :class:`ExactNumber`; they are
@@ -29,13 +29,13 @@ MAX_NUMBER_LENGTH = 200
 MAX_EXPANDED_EXP10 = 10_000
 
 _FRACTION = re.compile(r"(0|-?[1-9][0-9]*)(?:/([1-9][0-9]*))?")
-_DECIMAL = re.compile(r"(-?)(0|[1-9][0-9]*)\.([0-9]+)(?:e(-?(?:0|[1-9][0-9]{0,14})))?"
-                      r"|(-?)(0|[1-9][0-9]*)e(-?(?:0|[1-9][0-9]{0,14}))")
+_DECIMAL = re.compile(r"(-?)(0|[1-9][0-9]*)\.([0-9]+)(?:e(-?(?:0|[1-9][0-9]{0,59})))?"
+                      r"|(-?)(0|[1-9][0-9]*)e(-?(?:0|[1-9][0-9]{0,59}))")
 
 #: The same grammar as a JSON Schema pattern (kept beside the regexes it mirrors).
 JSON_PATTERN = (r"^(0|-?[1-9][0-9]*)(/[1-9][0-9]*)?$"
-                r"|^-?(0|[1-9][0-9]*)\.[0-9]+(e-?(0|[1-9][0-9]{0,14}))?$"
-                r"|^-?(0|[1-9][0-9]*)e-?(0|[1-9][0-9]{0,14})$")
+                r"|^-?(0|[1-9][0-9]*)\.[0-9]+(e-?(0|[1-9][0-9]{0,59}))?$"
+                r"|^-?(0|[1-9][0-9]*)e-?(0|[1-9][0-9]{0,59})$")
 
 
 @dataclass(frozen=True)

@@ -2,29 +2,48 @@
 
 from __future__ import annotations
 
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 from ..errors import NotCertified
 from .balls import ball, certainly_positive
 
 
-def coordinate_mass(centre, radius) -> arb:
-    """Encloses P(|X - m| <= r) for X ~ N(0, 1), m = ``centre``, r = ``radius`` > 0 (exact).
+def coordinate_log_mass(centre, radius) -> arb:
+    """Encloses log P(|X - m| <= r) for X ~ N(0, 1), m = ``centre``, r = ``radius`` > 0 (exact).
 
-    Uses (erf((m+r)/sqrt2) - erf((m-r)/sqrt2))/2 when |m| <= r and the far-side
-    form (erfc((|m|-r)/sqrt2) - erfc((|m|+r)/sqrt2))/2 when |m| > r, which keeps
-    relative accuracy far in the tail where a difference of erfs would cancel.
-    Computed at the current precision.
+    Near the centre (|m| <= r): log((erf((|m|+r)/sqrt2) - erf((|m|-r)/sqrt2))/2).
+    Off centre (|m| > r) the far-side form P = (erfc(a) - erfc(b))/2, a = (|m|-r)/sqrt2,
+    b = (|m|+r)/sqrt2, which keeps relative accuracy where a difference of erfs cancels.
+    Far out (a^2 >= the precision in bits) Arb's erfc of an inexact argument loses every
+    digit (e.g. at 353553.3), so there erfc(z) = e^{-z^2} U(1/2, 1/2, z^2)/sqrt(pi) is used:
+
+        log P = -a^2 - log(2 sqrt(pi)) + log U(a^2) + log1p(-e^{-2|m|r} U(b^2)/U(a^2)),
+
+    with a^2 = (|m|-r)^2/2 and a^2 - b^2 = -2|m|r exact. (Arb's U(1/2, 1/2, z) is only
+    accurate to about e^{-z} for moderate z, hence the threshold.) Current precision.
     """
     m = abs(fmpq(centre))
     r = fmpq(radius)
     if r <= 0:
         raise NotCertified("Gaussian box mass needs a positive radius")
-    root2 = arb(2).sqrt()
-    near, far = (ball(m - r) / root2, ball(m + r) / root2)
-    if m > r:
-        return (near.erfc() - far.erfc()) / 2
-    return (far.erf() - near.erf()) / 2
+    a_squared, b_squared = ball((m - r) ** 2 / 2), ball((m + r) ** 2 / 2)
+    if m <= r or (m - r) ** 2 / 2 < ctx.prec:
+        near, far = a_squared.sqrt(), b_squared.sqrt()
+        mass = (near.erfc() - far.erfc()) / 2 if m > r else (far.erf() + near.erf()) / 2
+        if not certainly_positive(mass):
+            raise NotCertified(f"Gaussian mass of a coordinate at {centre} is not certainly positive")
+        return mass.log()
+    half = arb(1) / 2
+    u_a, u_b = a_squared.hypgeom_u(half, half), b_squared.hypgeom_u(half, half)
+    ratio = ball(-2 * m * r).exp() * u_b / u_a  # erfc(b)/erfc(a), in (0, 1)
+    if not (certainly_positive(u_a) and certainly_positive(1 - ratio)):
+        raise NotCertified(f"Gaussian mass of a coordinate at {centre} is not certainly positive")
+    return -a_squared - (2 * arb.pi().sqrt()).log() + u_a.log() + (-ratio).log1p()
+
+
+def coordinate_mass(centre, radius) -> arb:
+    """Encloses P(|X - m| <= r), X ~ N(0, 1) (see :func:`coordinate_log_mass`)."""
+    return coordinate_log_mass(centre, radius).exp()
 
 
 def box_log_mass(centres_with_counts, radius) -> arb:
@@ -32,13 +51,9 @@ def box_log_mass(centres_with_counts, radius) -> arb:
 
     ``centres_with_counts`` is a list of (m, k): k coordinates centred at m. The
     mass is a product of independent one-dimensional masses, so a two-level base
-    point costs O(1) however large p is. Raises NotCertified if a factor is not
-    certainly positive.
+    point costs O(1) however large p is.
     """
     total = arb(0)
     for centre, count in centres_with_counts:
-        mass = coordinate_mass(centre, radius)
-        if not certainly_positive(mass):
-            raise NotCertified(f"Gaussian mass of a coordinate at {centre} is not certainly positive")
-        total += count * mass.log()
+        total += count * coordinate_log_mass(centre, radius)
     return total

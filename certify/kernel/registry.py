@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import dead
+from . import dead, slide
 
 
 @dataclass(frozen=True)
@@ -33,5 +33,13 @@ KERNELS = {
         require_hypotheses=dead.require_dead_hypotheses,
         base_point=dead.dead_base_point,
         claims=dead.dead_claims,
+    ),
+    "slide": TheoremKernel(
+        paper=slide.PAPER,
+        parameter_names=("gamma_star", "X"),
+        make_parameters=lambda p, values: slide.SlideParameters(p, values["gamma_star"], values["X"]),
+        require_hypotheses=slide.require_slide_hypotheses,
+        base_point=slide.slide_base_point,
+        claims=slide.slide_claims,
     ),
 }

@@ -38,3 +38,30 @@ def dead_summary(certificate: dict) -> list[str]:
         f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
         f"under N(0, I_{{3p}})",
     ]
+
+
+def slide_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, capture time (by its exponent), kappa_p, limits, probability."""
+    claims = certificate["claims"]
+    params = certificate["parameters"]
+    capture = claims["capture_time"]
+    return [
+        f"certify slide: p = {certificate['p']}, gamma_* = {params['gamma_star']}, X = {params['X']}, "
+        f"radius = {certificate['radius']} ({certificate['precision_bits']} bits)",
+        f"  capture time from the base point in [10^{short_fixed(capture['log10_lo'], 6, False)}, "
+        f"10^{short_fixed(capture['log10_hi'], 6, True)}] (all 2(p-1) cross gates at x = 6X)",
+        f"  kink coefficients <= {short(claims['admissibility']['hi'], True, 6)} < 1 (Lemma A.9); "
+        f"d/x -> kappa_p in {interval(claims['kappa'], 10)} (A.40)",
+        f"  F_zeta -> {claims['limit_fourier_fraction']['exact']} for every zeta (A.46); loss -> "
+        f"{interval(claims['limit_loss'], 8)} (A.33)",
+        f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
+        f"under N(0, I_{{3p}})",
+    ]
+
+
+SUMMARIES = {"dead": dead_summary, "slide": slide_summary}
+
+
+def summary(certificate: dict) -> list[str]:
+    """The summary lines for a certificate of any theorem."""
+    return SUMMARIES[certificate["theorem"]](certificate)

@@ -1,0 +1,245 @@
+"""Obligations of Theorem A.1 (sections A.3-A.4): the persistent sliding trajectory.
+
+Base point (section A.3), with constants gamma_* > 0 and X > (p-1)/(e gamma_*) (A.14):
+
+    u(0) = v(0) = X,  u(j) = v(j) = -3X,  w(0) = 2p gamma_*,  w(j) = 0   (j != 0).
+
+Notation: x = u(0) + v(0) (A.11), cross gates u(0)+v(j), u(j)+v(0), gamma_j = mu - w(j)
+(A.13), d = w(0) - w_- (A.34) (at the symmetric point d = w(0) - w(j) = d_j). Every
+function works with exact rationals and Arb balls, takes its precision, and raises
+NotCertified (or HypothesisError for the inputs) rather than return an unproved bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flint import acb, arb, fmpq
+
+from ..errors import HypothesisError, NotCertified
+from .balls import ball, certainly_lt, certainly_positive, working_precision
+from .basepoint import BasePoint, TwoLevel
+from .claims import Claim, Quantity, claim, enclosure
+from .exact import format_rational
+from .fourier import two_level_fourier_fraction
+from .gaussian import box_log_mass
+
+PAPER = ("Theorem A.1: region (A.14)-(A.17), sliding selection (A.26)-(A.30), Lemmas A.9-A.11, "
+         "full face (A.31)-(A.33), limits (A.39)-(A.46)")
+
+#: Precisions tried, in turn, to decide (A.14) X > (p-1)/(e gamma_*) (e is irrational).
+_DECISION_PRECISIONS = (64, 256, 1024, 4096)
+
+
+@dataclass(frozen=True)
+class SlideParameters:
+    """The prime p and the exact constants gamma_* and X of (A.14)-(A.17)."""
+
+    p: int
+    gamma_star: fmpq
+    X: fmpq
+
+    @property
+    def c(self) -> fmpq:
+        """p / (2(p-1)): before capture d^2 - c x^2 is constant."""
+        return fmpq(self.p, 2 * (self.p - 1))
+
+    @property
+    def kappa_squared(self) -> fmpq:
+        """kappa_p^2 = p^2 / (2(p-1)) (A.40): after capture d^2 - kappa_p^2 x^2 is constant."""
+        return fmpq(self.p**2, 2 * (self.p - 1))
+
+    @property
+    def d0(self) -> fmpq:
+        """d = w(0) - w(j) at the base point: 2 p gamma_*."""
+        return 2 * self.p * self.gamma_star
+
+
+def admissibility_upper(params: SlideParameters) -> arb:
+    """Encloses (p-1)/(e X gamma_*), the bound of Lemma A.9 on every kink coefficient alpha_j, beta_j.
+
+    By (A.25) A <= (p-1)/(e x) <= (p-1)/(e X) and gamma_j > gamma_*, so
+    alpha_j = A/((k+1) gamma_j) <= (p-1)/(e X gamma_*). Computed at the current precision.
+    """
+    return ball(params.p - 1) / (arb.const_e() * ball(params.X) * ball(params.gamma_star))
+
+
+def require_slide_hypotheses(params: SlideParameters) -> None:
+    """Raise HypothesisError naming the broken inequality: gamma_* > 0, X > 0 and (A.14).
+
+    (A.14) X > (p-1)/(e gamma_*) is decided with balls at increasing precision; e is
+    irrational, so a rational X is never equal to the bound and some precision decides.
+    """
+    if not params.gamma_star > 0:
+        raise HypothesisError(f"gamma_* > 0 fails: gamma_* = {format_rational(params.gamma_star)}")
+    if not params.X > 0:
+        raise HypothesisError(f"X > 0 fails: X = {format_rational(params.X)}")
+    for prec in _DECISION_PRECISIONS:
+        with working_precision(prec):
+            bound = admissibility_upper(params)
+            if certainly_lt(bound, arb(1)):
+                return
+            if certainly_lt(arb(1), bound):
+                break
+    with working_precision(64):
+        threshold = ball(params.p - 1) / (arb.const_e() * ball(params.gamma_star))
+    raise HypothesisError(f"(A.14) X > (p-1)/(e gamma_*) fails: X = {format_rational(params.X)}, "
+                          f"(p-1)/(e gamma_*) = {threshold.str(10)}")
+
+
+def slide_base_point(params: SlideParameters) -> BasePoint:
+    """The base point of section A.3 as exact two-level blocks."""
+    X = params.X
+    return BasePoint(u=TwoLevel(X, -3 * X), v=TwoLevel(X, -3 * X), w=TwoLevel(params.d0, fmpq(0)))
+
+
+def capture_invariants(params: SlideParameters) -> tuple[fmpq, fmpq]:
+    """The two conserved values along the base trajectory, exactly.
+
+    Before capture d^2 - c x^2 = d0^2 - 4 c X^2 (x starts at 2X); all cross gates are
+    captured together at x = 6X; after capture d^2 - kappa_p^2 x^2 equals its value there,
+    d0^2 + 32 c X^2 - 36 kappa_p^2 X^2 ((A.39) at the symmetric point).
+    """
+    X, c = params.X, params.c
+    before = params.d0**2 - 4 * c * X**2
+    at_capture = before + 36 * c * X**2  # d^2 at x = 6X
+    return before, at_capture - 36 * params.kappa_squared * X**2
+
+
+def capture_time_log_enclosure(params: SlideParameters, prec: int) -> arb:
+    """Encloses log of the capture time at the base point (natural logarithm).
+
+    Before capture only u(0), v(0) move among the inputs, each at rate A/p^2 (A.28)-(A.29)
+    with k = l = 0, so the cross gates u(0) - 3X all reach 0 when x = 6X. At the symmetric
+    point d_j = d, A = (1 - q_0) d with 1/(1 - q_0) = (e^{x d} + p - 1)/(p - 1), dx/dt = 2A/p^2
+    and d d/dx = p x/(2(p-1) d), so d(x) = sqrt(d0^2 + c(x^2 - 4X^2)) and
+
+        T_cap = p^2/(2(p-1)) int_{2X}^{6X} (e^{x d(x)} + p - 1)/d(x) dx.
+
+    The factor e^{M} with M ~ 6X d(6X) (a rational chosen near the maximum of the exponent)
+    is taken out so that the integrand is O(1): one rigorous ``acb.integral`` with the
+    analytic flag forwarded to sqrt. Requires the hypotheses.
+    """
+    require_slide_hypotheses(params)
+    p, X = params.p, params.X
+    with working_precision(prec):
+        d_end_squared = params.d0**2 + 32 * params.c * X**2
+        M = (ball(6 * X) * ball(d_end_squared).sqrt()).mid().fmpq()  # any constant is exact; this one scales
+        d0_sq, c = acb(ball(params.d0**2 - 4 * params.c * X**2)), acb(ball(params.c))
+        shift, wrong = acb(ball(M)), acb(ball(p - 1))
+
+        def integrand(x, analytic):
+            d = (d0_sq + c * x * x).sqrt(analytic=analytic)
+            return ((x * d - shift).exp() + wrong * (-shift).exp()) / d
+
+        integral = acb.integral(integrand, acb(ball(2 * X)), acb(ball(6 * X)))
+        if not (integral.real.is_finite() and integral.imag.contains(0) and certainly_positive(integral.real)):
+            raise NotCertified("capture-time integral did not converge to a positive real ball", "capture_time")
+        return ball(fmpq(p * p, 2 * (p - 1))).log() + ball(M) + integral.real.log()
+
+
+def kappa_enclosure(params: SlideParameters) -> arb:
+    """kappa_p = p / sqrt(2(p-1)) (A.40), at the current precision."""
+    return ball(params.kappa_squared).sqrt()
+
+
+def limit_direction_enclosures(params: SlideParameters) -> dict[str, arb]:
+    """The limit of theta/||theta|| (A.45): (1/sqrt p)(V, V, kappa_p q) with V = (1/2, -1/2, ...), q = e_0 - 1/p.
+
+    Returned by block and level: u_at_0 = 1/(2 sqrt p), u_elsewhere = -1/(2 sqrt p) (v alike),
+    w_at_0 = kappa_p (p-1)/(p sqrt p), w_elsewhere = -kappa_p/(p sqrt p). Current precision.
+    """
+    p = params.p
+    root_p = ball(p).sqrt()
+    half = 1 / (2 * root_p)
+    kappa = kappa_enclosure(params)
+    w_at_0 = kappa * (p - 1) / (p * root_p)
+    w_elsewhere = -kappa / (p * root_p)
+    return {"u_at_0": half, "u_elsewhere": -half, "v_at_0": half, "v_elsewhere": -half,
+            "w_at_0": w_at_0, "w_elsewhere": w_elsewhere}
+
+
+def slide_box_margins(params: SlideParameters, radius) -> dict[str, fmpq]:
+    """Exact margins of (A.15)-(A.17) on the sup-norm box of radius r; NotCertified names a failure.
+
+    On the box: x >= 2X - 2r, so x - X >= X - 2r; cross gates <= -2X + 2r; off-cross gates
+    <= -6X + 2r; gamma_j = w(0)/p + (1/p) sum_{k != 0, j} w(k) - ((p-1)/p) w(j)
+    >= 2 gamma_* - 2(p-1) r / p, so gamma_j - gamma_* >= gamma_* - 2(p-1) r/p.
+    """
+    p, X, r = params.p, params.X, fmpq(radius)
+    if not r > 0:
+        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
+    margins = {
+        "x_minus_X": X - 2 * r,
+        "cross_gates": 2 * X - 2 * r,
+        "off_cross_gates": 6 * X - 2 * r,
+        "gamma_minus_gamma_star": params.gamma_star - fmpq(2 * (p - 1), p) * r,
+    }
+    names = {"x_minus_X": "(A.15) X - 2r > 0", "cross_gates": "(A.16) cross gates 2X - 2r > 0",
+             "off_cross_gates": "(A.16) off-cross gates 6X - 2r > 0",
+             "gamma_minus_gamma_star": "(A.17) gamma_* - 2(p-1)r/p > 0"}
+    for name, value in margins.items():
+        if not value > 0:
+            raise NotCertified(f"box inside U_slide: {names[name]} fails by {format_rational(-value)}",
+                               "region_box")
+    return margins
+
+
+def slide_gaussian_centres(params: SlideParameters) -> list[tuple[fmpq, int]]:
+    """The 3p coordinates of the base point as (value, multiplicity)."""
+    p = params.p
+    return [(params.X, 2), (-3 * params.X, 2 * (p - 1)), (params.d0, 1), (fmpq(0), p - 1)]
+
+
+def slide_claims(params: SlideParameters, radius, prec: int) -> list[Claim]:
+    """Every claim of a ``slide`` certificate (DESIGN.md claim ids), at ``prec`` bits."""
+    require_slide_hypotheses(params)
+    p = params.p
+    margins = slide_box_margins(params, radius)
+    log_capture = capture_time_log_enclosure(params, prec)
+    before, after = capture_invariants(params)
+    zero = fmpq(0)
+    with working_precision(prec):
+        ln10 = arb(10).log()
+        admissibility = admissibility_upper(params)
+        log_mass = box_log_mass(slide_gaussian_centres(params), radius)
+        direction = limit_direction_enclosures(params)
+        return [
+            Claim("region_box",
+                  "the box lies in U_slide: x - X, -(cross gates), -(off-cross gates) and gamma_j - gamma_* are "
+                  ">= the lo of each component, all > 0 ((A.15)-(A.17))",
+                  "box", components={name: Quantity(lower=value, lower_must_exceed=zero)
+                                     for name, value in margins.items()}),
+            claim("admissibility",
+                  "every kink coefficient alpha_j, beta_j of (A.26)-(A.27) is <= (p-1)/(e X gamma_*) <= hi < 1 "
+                  "(Lemma A.9, (A.14), (A.25))",
+                  "box", upper=admissibility, upper_must_be_below=fmpq(1)),
+            claim("capture_time",
+                  "from the base point all 2(p-1) cross gates are captured together, at x = 6X, at a time in "
+                  "[lo, hi] = [10^log10_lo, 10^log10_hi], "
+                  "T = p^2/(2(p-1)) int_{2X}^{6X} (e^{x d} + p - 1)/d dx ((A.19)-(A.30))",
+                  "base_point", lower=log_capture.exp(), upper=log_capture.exp(), lower_must_exceed=zero,
+                  log10_lower=log_capture / ln10, log10_upper=log_capture / ln10),
+            Claim("capture_invariants",
+                  "along the base trajectory d^2 - p x^2/(2(p-1)) is constant before capture and "
+                  "d^2 - p^2 x^2/(2(p-1)) after capture, with these values ((A.39) at the symmetric point)",
+                  "base_point", components={"before_capture": Quantity(exact=before),
+                                            "after_capture": Quantity(exact=after)}),
+            enclosure("kappa",
+                      "along every trajectory from the box d/x -> kappa_p = p/sqrt(2(p-1)) in [lo, hi] ((A.40))",
+                      "box", kappa_enclosure(params), lower_must_exceed=zero),
+            Claim("limit_direction",
+                  "along every trajectory from the box theta/||theta|| -> (1/sqrt p)(V, V, kappa_p q), "
+                  "V = (1/2, -1/2, ..., -1/2), q = e_0 - 1/p; components by block and level ((A.45))",
+                  "box", components={name: Quantity(lower=value, upper=value) for name, value in direction.items()}),
+            claim("limit_fourier_fraction",
+                  "along every trajectory from the box F_zeta -> this value for every zeta != 0 ((A.44), (A.46))",
+                  "box", exact=two_level_fourier_fraction(p, [fmpq(1), fmpq(1), params.kappa_squared])),
+            enclosure("limit_loss",
+                      "along every trajectory from the box the loss (1.1) -> (p^2-1)/p^2 log p in [lo, hi] ((A.33))",
+                      "box", ball(fmpq(p * p - 1, p * p)) * ball(p).log()),
+            claim("gaussian_probability",
+                  "P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}); every point of the box "
+                  "is initially active and slides (Theorem A.1)",
+                  "box", lower=log_mass.exp(), lower_must_exceed=zero, log10_lower=log_mass / ln10),
+        ]

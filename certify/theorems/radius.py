@@ -1,0 +1,67 @@
+"""Choosing the radius of a certified box (untrusted search; the kernel certifies the result)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from flint import fmpq
+
+from ..errors import NotCertified
+
+#: Bisection steps: the supremum is located to 2^-40 of its bracket.
+SEARCH_STEPS = 40
+#: The chosen radius stays this far below the supremum of certifiable radii, so
+#: that every strict inequality of the box keeps a visible margin.
+RADIUS_SAFETY = fmpq(99, 100)
+#: How often the full-precision kernel may refuse before we give up (each time the radius shrinks by 10%).
+RETRIES = 5
+
+
+def round_down(value: fmpq, significant: int = 3) -> fmpq:
+    """The largest decimal with ``significant`` digits that is <= value (value > 0)."""
+    exponent = 0
+    while value * fmpq(10) ** exponent < 10 ** (significant - 1):
+        exponent += 1
+    while value * fmpq(10) ** exponent >= 10**significant:
+        exponent -= 1
+    scale = fmpq(10) ** exponent
+    return fmpq(int((value * scale).floor()), 1) / scale
+
+
+def largest_certifiable_radius(certifiable: Callable[[fmpq], bool], upper: fmpq) -> fmpq:
+    """The radius that maximises a box's Gaussian probability, to 1% and 3 digits.
+
+    P(theta(0) in box) is a product of P(|X - m| <= r) over the coordinates, each
+    increasing in r, and every box condition only gets harder as r grows, so the
+    maximiser is the supremum of the radii for which ``certifiable(r)`` holds (all
+    below ``upper``). Bisection finds it; we return 0.99 of it rounded down to three
+    significant digits.
+    """
+    low, high = fmpq(0), fmpq(upper)
+    for _ in range(SEARCH_STEPS):
+        middle = (low + high) / 2
+        if certifiable(middle):
+            low = middle
+        else:
+            high = middle
+    if low == 0:
+        raise NotCertified("no certifiable radius found for these parameters")
+    return round_down(low * RADIUS_SAFETY)
+
+
+def certify_with_radius(claims_for: Callable[[fmpq], list], radius: fmpq | None,
+                        choose: Callable[[], fmpq]) -> tuple[fmpq, list]:
+    """Claims at the given radius, or at a chosen one, backing off 10% while the kernel refuses.
+
+    The search may run at lower precision than the certificate, so the kernel can still
+    refuse the chosen radius; an explicit ``radius`` is never changed.
+    """
+    if radius is not None:
+        return fmpq(radius), claims_for(fmpq(radius))
+    radius = choose()
+    for _ in range(RETRIES):
+        try:
+            return radius, claims_for(radius)
+        except NotCertified:
+            radius = round_down(radius * fmpq(9, 10))
+    return radius, claims_for(radius)
