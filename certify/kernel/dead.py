@@ -22,7 +22,8 @@ from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, working_precision
 from .basepoint import BasePoint, TwoLevel
 from .claims import Claim, claim, enclosure
-from .fourier import PerturbedBlock, purity_gap_lower, two_level_fourier_fraction
+from .fourier import two_level_fourier_fraction
+from .terminal import terminal_purity_gap
 from .gaussian import box_log_mass
 from .exact import format_rational
 
@@ -209,13 +210,7 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
         gamma_star = ball(condition).sqrt()
         # Mmax: the total increase M of w(0) is at most this
         transfer = (ball(smax**2) / (4 * gamma_star)).min(ball(fmpq(p - 1, p) * (A + 2 * r)) - gamma_star)
-        shift = transfer * ball(fmpq(p, p - 1))  # c_w = -A + M p/(p-1)
-        perturbation = ball(r) * ball(p).sqrt()
-        uv_block = PerturbedBlock(ball(B), ball(B), perturbation)
-        w_spread = transfer * (ball(2 * r * smax).exp() - 1) / ball(p - 1).sqrt()
-        w_block = PerturbedBlock((ball(A) - shift).max(arb(0)), ball(A).max(shift - ball(A)),
-                                 perturbation + w_spread)
-        gap = purity_gap_lower(p, [uv_block, uv_block, w_block])
+        gap = terminal_purity_gap(p, r, ball(B), ball(B), A, smax, transfer)
         if not certainly_positive(gap):
             raise NotCertified("purity gap on the box: the lower bound on 1 - max F_zeta is not positive "
                                "(r sqrt(p) too large against B sqrt((p-3)/p) and A sqrt((p-3)/p))",

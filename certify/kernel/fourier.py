@@ -19,14 +19,18 @@ def two_level_fourier_fraction(p: int, contrasts_squared) -> fmpq:
     """F_zeta, exactly, of a triple whose blocks are two-level with contrasts c_k.
 
     Each centred block is c_k q, so by ||Pi_zeta q||^2 = 2/p and ||q||^2 = (p-1)/p
-    F_zeta = sum c_k^2 (2/p) / sum c_k^2 (p-1)/p, the same for every zeta != 0
-    (section 2.1, (A.60)). ``contrasts_squared`` are the exact c_k^2 (squares, so
-    that irrational contrasts like sqrt(Gamma) stay exact). Requires sum c_k^2 > 0.
+    F_zeta = sum c_k^2 (2/p) / sum c_k^2 (p-1)/p = 2/(p-1), the same for every zeta != 0
+    (section 2.1, (A.60)). ``contrasts_squared`` are the c_k^2, exact (fmpq) or as balls
+    (for contrasts like s_1/2 + B after a gradient step); the fraction is defined only if
+    sum c_k^2 > 0, which is proved (exactly, or with balls) or NotCertified is raised.
     """
-    total = sum((fmpq(c) for c in contrasts_squared), fmpq(0))
-    if total <= 0:
-        raise NotCertified("Fourier fraction (1.5) undefined: every centred block is zero")
-    return (total * fmpq(2, p)) / (total * fmpq(p - 1, p))
+    if all(isinstance(c, (int, fmpq)) for c in contrasts_squared):
+        positive = sum((fmpq(c) for c in contrasts_squared), fmpq(0)) > 0
+    else:
+        positive = certainly_positive(sum((ball(c) for c in contrasts_squared), arb(0)))
+    if not positive:
+        raise NotCertified("Fourier fraction (1.5) undefined: the centred blocks are not certainly nonzero")
+    return fmpq(2, p) / fmpq(p - 1, p)
 
 
 @dataclass(frozen=True)

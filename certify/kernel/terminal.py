@@ -1,0 +1,47 @@
+"""Terminal states of the two-level family (2.1) = (A.48)-(A.49): the purity gap over a box.
+
+Theorems A.2 (dead), A.3 (smooth) and A.4 (gd) all end at a state reached from a point of
+the sup-norm box of radius r around (2.1) by moving u(0), v(0) and w only, with the output
+weights driven by (A.7): dw = m (p/(p-1) e_0 - 1/(p-1) 1) - m sum_j delta_j e_j, where
+m = h (1 - q_0)/p^2 >= 0, h <= smax the activation, and q_j = (1 - q_0)(1/(p-1) + delta_j).
+"""
+
+from __future__ import annotations
+
+from flint import arb, fmpq
+
+from .balls import ball
+from .fourier import PerturbedBlock, purity_gap_lower
+
+
+def terminal_purity_gap(p: int, radius: fmpq, uv_contrast_lower: arb, uv_contrast_upper: arb,
+                        A: fmpq, smax: fmpq, transfer_max: arb) -> arb:
+    """A ball whose every point bounds 1 - max_zeta F_zeta below at every terminal state of the box.
+
+    Requires terminal states of this form (each theorem proves it for its dynamics):
+      u = beta 1 + c_u e_0 + e_u with |e_u(i)| <= r and c_u in [lower, upper] (the same for v);
+      w = beta' 1 + c_w e_0 + e_w with c_w = -A + M p/(p-1), 0 <= M <= ``transfer_max``, and
+      ||e_w||_2 <= r sqrt(p) + M (e^{2 r smax} - 1)/sqrt(p-1): the spread of the wrong-class
+      weights w(j) starts <= 2r and never grows (the argument of Lemma A.13), and the
+      activation is at most smax, so |delta_j| <= (e^{2 r smax} - 1)/(p-1).
+    Then |c_w| lies in [A - Mmax p/(p-1), max(A, Mmax p/(p-1) - A)] and the purity-gap
+    lemma (:func:`purity_gap_lower`) applies. Computed at the current precision.
+    """
+    r = fmpq(radius)
+    perturbation = ball(r) * ball(p).sqrt()
+    shift = transfer_max * ball(fmpq(p, p - 1))
+    spread = transfer_max * (ball(2 * r * smax).exp() - 1) / ball(p - 1).sqrt()
+    uv_lower = _abs_lower(uv_contrast_lower, uv_contrast_upper)
+    uv_upper = abs(uv_contrast_lower).max(abs(uv_contrast_upper))
+    uv_block = PerturbedBlock(uv_lower, uv_upper, perturbation)
+    w_block = PerturbedBlock((ball(A) - shift).max(arb(0)), ball(A).max(shift - ball(A)), perturbation + spread)
+    return purity_gap_lower(p, [uv_block, uv_block, w_block])
+
+
+def _abs_lower(lower: arb, upper: arb) -> arb:
+    """A ball below |c| for every c in [lower, upper]: 0 when the interval may contain 0."""
+    if lower > 0:
+        return lower
+    if upper < 0:
+        return -upper
+    return arb(0)
