@@ -91,6 +91,32 @@ Hypotheses: gamma_* > 0 and (A.14) X > (p-1)/(e gamma_*), decided with balls
 astronomically large (about 10^561 for p = 13); it is enclosed as it is and
 reported by its exponent."""
 
+SMOOTH_HELP = """\
+Certify Theorem A.3 (with the smooth dead-zone activation sigma_eps(z) =
+z psi(z/eps), psi(t) = f(t)/(f(t)+f(1-t)), f(t) = exp(-1/t) for t > 0, the
+gradient flow converges to a limit that is not single-frequency) for the prime
+p: the base point (A.48)-(A.49) u(0)=v(0)=epsilon/2, u(j)=v(j)=-B, w(0)=-A,
+w(j)=0 and the sup-norm box of radius R around it.
+
+Hypotheses: eps, epsilon, A, B > 0, B > epsilon/2 and (A.67)
+g(0)^2 > J(s0) with J(s0) = int_0^s0 sigma/sigma' enclosed rigorously (one
+acb.integral plus proved tail bounds). Defaults: eps = 2, epsilon = 1, A = 2,
+B = 1. Without --radius the radius maximises the certified Gaussian
+probability (99% of the largest certifiable radius, 3 digits)."""
+
+GD_HELP = """\
+Certify Theorem A.4 (one full-batch gradient-descent step with step size eta
+and ReLU'(0) = 0 makes every gate strictly negative, so the iterates freeze at
+a state that is not single-frequency) for the prime p: the base point (2.1)
+u(0)=v(0)=epsilon/2, u(j)=v(j)=-B, w(0)=-A, w(j)=0 and the sup-norm box of
+radius R around it.
+
+Hypotheses: eta, epsilon, A, B > 0, B > epsilon/2 and (A.71)
+epsilon < 2 eta (p-1)A/p^3. The defaults adapt to eta: A = 2, B = 1 and
+epsilon = min(1, half the (A.71) threshold), so the command works for any
+eta > 0 (a small eta needs a small s0 = epsilon). Without --radius the radius
+maximises the certified Gaussian probability."""
+
 #: The theorem commands: name -> (help, description, [(option, dest, help)], builder module).
 THEOREM_COMMANDS = {
     "dead": ("certify Theorem 1.5 / A.2 (the neuron dies) for a prime p", DEAD_HELP, [
@@ -102,7 +128,21 @@ THEOREM_COMMANDS = {
         ("--gamma-star", "gamma_star", f"gamma_* of (A.14)-(A.17) (default 1); {NUMBER_NOTE}"),
         ("--X", "X", "X of (A.14)-(A.15) (default (p-1)/(2 gamma_*))"),
     ], "slide"),
+    "smooth": ("certify Theorem A.3 (smooth dead-zone activation) for a prime p", SMOOTH_HELP, [
+        ("--eps-smooth", "eps_smooth", f"eps of sigma_eps (default 2); {NUMBER_NOTE}"),
+        ("--epsilon", "epsilon", "s0 = u(0)+v(0) at the base point (default 1)"),
+        ("--A", "A", "-w(0) at the base point (default 2)"),
+        ("--B", "B", "-u(j) = -v(j) at the base point (default 1)"),
+    ], "smooth"),
+    "gd": ("certify Theorem A.4 (one gradient-descent step kills the neuron) for a prime p", GD_HELP, [
+        ("--epsilon", "epsilon", f"s0 = u(0)+v(0) at the base point (default: adapts to eta); {NUMBER_NOTE}"),
+        ("--A", "A", "-w(0) at the base point (default 2)"),
+        ("--B", "B", "-u(j) = -v(j) at the base point (default 1)"),
+    ], "gd"),
 }
+
+#: Options a theorem command must be given.
+REQUIRED_OPTIONS = {"gd": [("--eta", "eta", f"the step size eta > 0; {NUMBER_NOTE}")]}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -116,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=summary_help, description=description,
                                       formatter_class=argparse.RawDescriptionHelpFormatter)
         command.add_argument("--p", type=_prime_arg, required=True, metavar="P", help="a prime p >= 5")
+        for option, dest, option_help in REQUIRED_OPTIONS.get(name, []):
+            command.add_argument(option, dest=dest, type=_exact_arg, required=True, metavar=dest.upper(),
+                                 help=option_help)
         for option, dest, option_help in options:
             command.add_argument(option, dest=dest, type=_exact_arg, metavar=dest.upper(), help=option_help)
         command.add_argument("--radius", type=_exact_arg, metavar="R",
@@ -149,7 +192,7 @@ def _run_theorem(args) -> int:
 
     _, _, options, module = THEOREM_COMMANDS[args.command]
     builder = importlib.import_module(f".theorems.{module}", __package__)
-    parameters = {dest: getattr(args, dest) for _, dest, _ in options}
+    parameters = {dest: getattr(args, dest) for _, dest, _ in options + REQUIRED_OPTIONS.get(args.command, [])}
     result = getattr(builder, f"certify_{module}")(args.p, radius=args.radius, prec=args.prec, **parameters)
     _write(dumps(result.certificate), args.out)
     print("\n".join(summary(result.certificate)), file=sys.stderr)

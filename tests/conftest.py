@@ -47,3 +47,22 @@ def slide_certificates():
     from certify.theorems.slide import certify_slide
 
     return {p: certify_slide(p).certificate for p in (5, 7, 13, 101)}
+
+
+@pytest.fixture(scope="session")
+def gd_certificates():
+    """{(p, eta): certificate} of Theorem A.4, for a small, a unit and a large step."""
+    from flint import fmpq
+
+    from certify.theorems.gd import certify_gd
+
+    return {(p, eta): certify_gd(p, fmpq(*eta)).certificate
+            for p, eta in ((5, (1, 1)), (7, (1, 1000)), (13, (1, 1)), (13, (1000, 1)), (101, (1, 10)))}
+
+
+@pytest.fixture(scope="session")
+def smooth_certificates():
+    """{p: certificate} of Theorem A.3 with the default parameters."""
+    from certify.theorems.smooth import certify_smooth
+
+    return {p: certify_smooth(p).certificate for p in (5, 7, 13, 101)}

@@ -134,3 +134,26 @@ def test_slide_writes_certificate_and_summary(tmp_path):
 def test_slide_bad_parameters_are_one_line(args, words):
     arguments = ["slide", "--p", 13, *args] if "--p" not in args else ["slide", *args]
     assert_one_line_error(run_certify(*arguments), words)
+
+
+def test_gd_and_smooth_write_verified_certificates(tmp_path):
+    for args, words in ((["gd", "--p", 13, "--eta", "1/2"], "after one step"),
+                        (["smooth", "--p", 7], "J(epsilon + 2r) in")):
+        out = tmp_path / f"{args[0]}.json"
+        result = run_certify(*args, "--out", out)
+        assert result.returncode == 0 and words in result.stderr, result.stderr
+        assert run_certify("check", out).returncode == 0
+
+
+@pytest.mark.parametrize("args, words", [
+    (["gd", "--p", 13], "--eta"),
+    (["gd", "--p", 13, "--eta", "0"], "eta > 0"),
+    (["gd", "--p", 13, "--eta", "1/1000", "--epsilon", "1"], "(A.71)"),
+    (["gd", "--p", 13, "--eta", "1", "--radius", "0.1"], "single active gate"),
+    (["gd", "--p", 13, "--eta", "1", "--epsilon", "0.02", "--radius", "0.002"], "(A.71) on the box"),
+    (["smooth", "--p", 13, "--A", "1/3"], "(A.67)"),
+    (["smooth", "--p", 13, "--eps-smooth", "0"], "eps_smooth > 0"),
+    (["smooth", "--p", 13, "--radius", "0.26"], "single active gate"),
+])
+def test_gd_and_smooth_bad_parameters_are_one_line(args, words):
+    assert_one_line_error(run_certify(*args), words)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import dead, slide
+from . import dead, gd, slide, smooth
 
 
 @dataclass(frozen=True)
@@ -41,5 +41,22 @@ KERNELS = {
         require_hypotheses=slide.require_slide_hypotheses,
         base_point=slide.slide_base_point,
         claims=slide.slide_claims,
+    ),
+    "smooth": TheoremKernel(
+        paper=smooth.PAPER,
+        parameter_names=("eps_smooth", "epsilon", "A", "B"),
+        make_parameters=lambda p, values: smooth.SmoothParameters(
+            p, values["eps_smooth"], values["epsilon"], values["A"], values["B"]),
+        require_hypotheses=smooth.require_smooth_hypotheses,
+        base_point=smooth.smooth_base_point,
+        claims=smooth.smooth_claims,
+    ),
+    "gd": TheoremKernel(
+        paper=gd.PAPER,
+        parameter_names=("eta", "epsilon", "A", "B"),
+        make_parameters=lambda p, values: gd.GDParameters(p, values["eta"], values["epsilon"], values["A"], values["B"]),
+        require_hypotheses=gd.require_gd_hypotheses,
+        base_point=gd.gd_base_point,
+        claims=gd.gd_claims,
     ),
 }

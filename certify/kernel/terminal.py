@@ -15,27 +15,32 @@ from .fourier import PerturbedBlock, purity_gap_lower
 
 
 def terminal_purity_gap(p: int, radius: fmpq, uv_contrast_lower: arb, uv_contrast_upper: arb,
-                        A: fmpq, smax: fmpq, transfer_max: arb) -> arb:
+                        A: fmpq, smax: fmpq, transfer_max: arb, transfer_min: arb | None = None) -> arb:
     """A ball whose every point bounds 1 - max_zeta F_zeta below at every terminal state of the box.
 
     Requires terminal states of this form (each theorem proves it for its dynamics):
       u = beta 1 + c_u e_0 + e_u with |e_u(i)| <= r and c_u in [lower, upper] (the same for v);
-      w = beta' 1 + c_w e_0 + e_w with c_w = -A + M p/(p-1), 0 <= M <= ``transfer_max``, and
+      w = beta' 1 + c_w e_0 + e_w with c_w = -A + M p/(p-1), ``transfer_min`` (default 0)
+      <= M <= ``transfer_max``, and
       ||e_w||_2 <= r sqrt(p) + M (e^{2 r smax} - 1)/sqrt(p-1): the spread of the wrong-class
       weights w(j) starts <= 2r and never grows (the argument of Lemma A.13), and the
       activation is at most smax, so |delta_j| <= (e^{2 r smax} - 1)/(p-1).
-    Then |c_w| lies in [A - Mmax p/(p-1), max(A, Mmax p/(p-1) - A)] and the purity-gap
-    lemma (:func:`purity_gap_lower`) applies. Computed at the current precision.
+    Then c_w lies in [-A + Mmin p/(p-1), -A + Mmax p/(p-1)] and the purity-gap lemma
+    (:func:`purity_gap_lower`) applies. Computed at the current precision.
     """
     r = fmpq(radius)
     perturbation = ball(r) * ball(p).sqrt()
-    shift = transfer_max * ball(fmpq(p, p - 1))
     spread = transfer_max * (ball(2 * r * smax).exp() - 1) / ball(p - 1).sqrt()
-    uv_lower = _abs_lower(uv_contrast_lower, uv_contrast_upper)
-    uv_upper = abs(uv_contrast_lower).max(abs(uv_contrast_upper))
-    uv_block = PerturbedBlock(uv_lower, uv_upper, perturbation)
-    w_block = PerturbedBlock((ball(A) - shift).max(arb(0)), ball(A).max(shift - ball(A)), perturbation + spread)
+    transfer_min = arb(0) if transfer_min is None else transfer_min
+    w_lower, w_upper = (ball(-A) + ball(fmpq(p, p - 1)) * m for m in (transfer_min, transfer_max))
+    uv_block = PerturbedBlock(*_abs_range(uv_contrast_lower, uv_contrast_upper), perturbation)
+    w_block = PerturbedBlock(*_abs_range(w_lower, w_upper), perturbation + spread)
     return purity_gap_lower(p, [uv_block, uv_block, w_block])
+
+
+def _abs_range(lower: arb, upper: arb) -> tuple[arb, arb]:
+    """Balls below and above |c| for every c in [lower, upper] (the lower one is 0 if 0 may lie inside)."""
+    return _abs_lower(lower, upper), abs(lower).max(abs(upper))
 
 
 def _abs_lower(lower: arb, upper: arb) -> arb:

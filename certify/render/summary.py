@@ -59,7 +59,43 @@ def slide_summary(certificate: dict) -> list[str]:
     ]
 
 
-SUMMARIES = {"dead": dead_summary, "slide": slide_summary}
+def smooth_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, J, the (A.67) margin, displacement, purity gap, probability."""
+    claims = certificate["claims"]
+    params = certificate["parameters"]
+    return [
+        f"certify smooth: p = {certificate['p']}, eps = {params['eps_smooth']}, epsilon = {params['epsilon']}, "
+        f"A = {params['A']}, B = {params['B']}, radius = {certificate['radius']} ({certificate['precision_bits']} bits)",
+        f"  J(epsilon + 2r) in {interval(claims['dead_zone_integral'], 12)} (A.66); "
+        f"g(0)^2 - J(s0) >= {short(claims['g_condition']['lo'], False, 6)} on the box (A.67)",
+        f"  ||w_inf - w_0||_1 <= {short(claims['terminal_displacement_box']['hi'], True, 6)} (A.69); "
+        f"delta >= {short(claims['purity_gap_box']['lo'], False, 6)} (F_zeta = "
+        f"{claims['terminal_fourier_fraction']['exact']} at the base point)",
+        f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
+        f"under N(0, I_{{3p}})",
+    ]
+
+
+def gd_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, the gates after one step, the w-step, purity gap, probability."""
+    claims = certificate["claims"]
+    params = certificate["parameters"]
+    after = claims["one_step_death_box"]["components"]
+    return [
+        f"certify gd: p = {certificate['p']}, eta = {params['eta']}, epsilon = {params['epsilon']}, "
+        f"A = {params['A']}, B = {params['B']}, radius = {certificate['radius']} ({certificate['precision_bits']} bits)",
+        f"  after one step: central gate <= {short(after['central_gate']['hi'], True, 6)}, cross gates <= "
+        f"{short(after['cross_gates']['hi'], True, 6)}, off-cross <= {short(after['off_cross_gates']['hi'], True, 6)} "
+        f"(A.70)-(A.71): theta_n = theta_1",
+        f"  ||w_1 - w_0||_1 <= {short(claims['w_step_box']['hi'], True, 6)}; delta >= "
+        f"{short(claims['purity_gap_box']['lo'], False, 6)} (F_zeta = {claims['terminal_fourier_fraction']['exact']} "
+        f"at the base point)",
+        f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
+        f"under N(0, I_{{3p}})",
+    ]
+
+
+SUMMARIES = {"dead": dead_summary, "slide": slide_summary, "smooth": smooth_summary, "gd": gd_summary}
 
 
 def summary(certificate: dict) -> list[str]:

@@ -8,8 +8,8 @@ from flint import fmpq
 
 from ..errors import NotCertified
 
-#: Bisection steps: the supremum is located to 2^-40 of its bracket.
-SEARCH_STEPS = 40
+#: Bisection steps: the supremum is located to 2^-24 of its bracket (we keep 3 digits).
+SEARCH_STEPS = 24
 #: The chosen radius stays this far below the supremum of certifiable radii, so
 #: that every strict inequality of the box keeps a visible margin.
 RADIUS_SAFETY = fmpq(99, 100)

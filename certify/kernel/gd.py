@@ -1,0 +1,204 @@
+"""Obligations of Theorem A.4 (section A.8): one full-batch gradient-descent step kills the neuron.
+
+Base point (A.48)-(A.49) = (2.1): u(0) = v(0) = epsilon/2, u(j) = v(j) = -B, w(0) = -A,
+w(j) = 0. One step theta_1 = theta_0 - eta grad L(theta_0) with ReLU'(0) = 0. At theta_0
+only the central gate is active, so the step moves u(0), v(0) by -eta D/p^2 each, where
+D = D(s0, w0) = sum_c q_c w(c) - w(0) (A.52), and w by -eta (s0/p^2)(q - e_0) (A.7); so
+s_1 = s0 - 2 eta D/p^2 (A.70). If every gate of theta_1 is strictly negative, the gradient
+vanishes there and theta_n = theta_1 for all n >= 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flint import arb, fmpq
+
+from ..errors import HypothesisError, NotCertified
+from .balls import ball, certainly_positive, working_precision
+from .basepoint import BasePoint, TwoLevel
+from .claims import Claim, Quantity, claim
+from .exact import format_rational
+from .fourier import two_level_fourier_fraction
+from .gaussian import box_log_mass
+from .terminal import terminal_purity_gap
+
+PAPER = ("Theorem A.4: one full-batch gradient-descent step with ReLU'(0) = 0 from the base point "
+         "(A.48)-(A.49) = (2.1); step (A.70), condition (A.71), convexity (A.53), purity (1.5)")
+
+
+@dataclass(frozen=True)
+class GDParameters:
+    """The prime p, the step size eta and the exact constants epsilon (= s0), A, B of (2.1)."""
+
+    p: int
+    eta: fmpq
+    epsilon: fmpq
+    A: fmpq
+    B: fmpq
+
+    @property
+    def gamma_in(self) -> fmpq:
+        """gamma_in = mu - w(0) = (p-1)A/p at the base point (the g_0 of section A.8)."""
+        return fmpq(self.p - 1, self.p) * self.A
+
+    @property
+    def death_threshold(self) -> fmpq:
+        """2 eta g_0 / p^2: (A.71) asks s0 below it."""
+        return 2 * self.eta * self.gamma_in / self.p**2
+
+
+
+
+def require_gd_hypotheses(params: GDParameters) -> None:
+    """Raise HypothesisError naming the first broken inequality (exact).
+
+    eta, epsilon, A, B > 0; B > epsilon/2 (only the central gate is active at the base point);
+    and (A.71) 0 < s0 < 2 eta g_0/p^2 with s0 = epsilon and g_0 = (p-1)A/p.
+    """
+    for name in ("eta", "epsilon", "A", "B"):
+        value = getattr(params, name)
+        if not value > 0:
+            raise HypothesisError(f"{name} > 0 fails: {name} = {format_rational(value)}")
+    if not params.B > params.epsilon / 2:
+        raise HypothesisError(f"B > epsilon/2 (section 2: cross gates epsilon/2 - B < 0) fails: "
+                              f"B = {format_rational(params.B)}, epsilon/2 = {format_rational(params.epsilon / 2)}")
+    if not params.epsilon < params.death_threshold:
+        raise HypothesisError(f"(A.71) s0 < 2 eta g_0/p^2 (s0 = epsilon, g_0 = (p-1)A/p) fails: "
+                              f"s0 = {format_rational(params.epsilon)} but 2 eta g_0/p^2 = "
+                              f"{format_rational(params.death_threshold)}")
+
+
+def gd_base_point(params: GDParameters) -> BasePoint:
+    """The base point (A.48)-(A.49) = (2.1) as exact two-level blocks."""
+    half = params.epsilon / 2
+    return BasePoint(u=TwoLevel(half, -params.B), v=TwoLevel(half, -params.B), w=TwoLevel(-params.A, fmpq(0)))
+
+
+@dataclass(frozen=True)
+class GDBoxBounds:
+    """Bounds valid for every initial point of the sup-norm box of radius r around (2.1)."""
+
+    gate_margin: fmpq            # central gate >= this, every other gate <= -this, before the step
+    central_after: fmpq          # s_1 <= smax - 2 eta gmin/p^2 < 0
+    cross_after: fmpq            # cross gates after the step <= epsilon/2 - B + 2r < 0
+    off_cross_after: fmpq        # off-cross gates after the step <= -2B + 2r < 0
+    w_step_upper: fmpq           # ||w_1 - w_0||_1 <= 2 eta smax/p^2
+    purity_gap_lower: arb        # <= 1 - max_zeta F_zeta(theta_1)
+
+
+def gd_box_bounds(params: GDParameters, radius, prec: int) -> GDBoxBounds:
+    """Certify one-step death on the box of sup-radius ``radius``; NotCertified names a failure.
+
+    For every point of the box (r = radius, smax = epsilon + 2r, gmin = (p-1)(A - 2r)/p):
+      before the step: central gate >= epsilon - 2r, cross <= epsilon/2 - B + 2r, off-cross <= -2B + 2r;
+      D >= gamma_in >= gmin by convexity (A.53) and D <= max_c w(c) - w(0) <= A + 2r;
+      s_1 = s0 - 2 eta D/p^2 <= smax - 2 eta gmin/p^2 (A.70), which (A.71) on the box makes < 0;
+      the cross gates only decrease (u_1(0) < u_0(0), v_1(0) < v_0(0)); off-cross gates do not move.
+    Terminal state theta_1: u_1 = -B 1 + c_u e_0 + e, |e_i| <= r, c_u = epsilon/2 + B - eta D/p^2
+    (likewise v); w_1 - w_0 = M (p/(p-1) e_0 - 1/(p-1) 1) - M sum_j delta_j e_j with
+    M = eta s0 (1 - q_0)/p^2 in [eta (epsilon - 2r)(p-1)/p^3, eta smax/p^2] (w(0) is the
+    smallest output weight, so q_0 < 1/p), and the wrong-class spread is <= 2r: the
+    terminal-state lemma :func:`terminal_purity_gap` applies, and ||w_1 - w_0||_1 = 2M.
+    """
+    require_gd_hypotheses(params)
+    p, eta, eps, A, B = params.p, params.eta, params.epsilon, params.A, params.B
+    r = fmpq(radius)
+    if not r > 0:
+        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
+    gates = {
+        "central gate epsilon - 2r > 0": eps - 2 * r,
+        "cross gates B - epsilon/2 - 2r > 0": B - eps / 2 - 2 * r,
+        "off-cross gates 2B - 2r > 0": 2 * B - 2 * r,
+    }
+    for inequality, value in gates.items():
+        if not value > 0:
+            raise NotCertified(f"single active gate on the box: {inequality} fails by {format_rational(-value)}",
+                               "single_active_gate")
+    if not A - 2 * r > 0:
+        raise NotCertified(f"convexity bound on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}",
+                           "one_step_death_box")
+    gmin = fmpq(p - 1, p) * (A - 2 * r)
+    smax = eps + 2 * r
+    central_after = smax - 2 * eta * gmin / p**2
+    if not central_after < 0:
+        raise NotCertified("(A.71) on the box: epsilon + 2r < 2 eta (p-1)(A - 2r)/p^3 fails by "
+                           f"{format_rational(central_after)}", "one_step_death_box")
+    d_max = A + 2 * r
+    with working_precision(prec):
+        gap = terminal_purity_gap(
+            p, r, ball(eps / 2 + B - eta * d_max / p**2), ball(eps / 2 + B - eta * gmin / p**2), A, smax,
+            transfer_max=ball(eta * smax / p**2), transfer_min=ball(eta * (eps - 2 * r) * (p - 1) / p**3))
+        if not certainly_positive(gap):
+            raise NotCertified("purity gap on the box: the lower bound on 1 - max F_zeta(theta_1) is not positive",
+                               "purity_gap_box")
+    return GDBoxBounds(
+        gate_margin=min(gates.values()),
+        central_after=central_after,
+        cross_after=eps / 2 - B + 2 * r,
+        off_cross_after=-2 * B + 2 * r,
+        w_step_upper=2 * eta * smax / p**2,
+        purity_gap_lower=gap,
+    )
+
+
+def gd_base_step_contrasts_squared(params: GDParameters) -> list[arb]:
+    """c_u^2, c_v^2, c_w^2 of theta_1 from the base point (two-level, so (A.60) applies), as balls.
+
+    At the base point D = (1 - q_0) A with q_0 = 1/(1 + (p-1) e^{epsilon A}); u_1(0) = epsilon/2 - eta D/p^2,
+    so c_u = epsilon/2 + B - eta D/p^2; M = eta epsilon (1 - q_0)/p^2 and c_w = -A + M p/(p-1).
+    Current precision.
+    """
+    p, eta, eps, A, B = params.p, params.eta, params.epsilon, params.A, params.B
+    wrong = (p - 1) * ball(eps * A).exp()
+    one_minus_q0 = wrong / (1 + wrong)
+    c_u = ball(eps / 2 + B) - ball(eta / p**2) * one_minus_q0 * ball(A)
+    c_w = ball(-A) + ball(eta * eps / (p * (p - 1))) * one_minus_q0
+    return [c_u**2, c_u**2, c_w**2]
+
+
+def gd_gaussian_centres(params: GDParameters) -> list[tuple[fmpq, int]]:
+    """The 3p coordinates of (2.1) as (value, multiplicity)."""
+    p = params.p
+    return [(params.epsilon / 2, 2), (-params.B, 2 * (p - 1)), (-params.A, 1), (fmpq(0), p - 1)]
+
+
+def gd_claims(params: GDParameters, radius, prec: int) -> list[Claim]:
+    """Every claim of a ``gd`` certificate, computed at ``prec`` bits."""
+    require_gd_hypotheses(params)
+    p = params.p
+    box = gd_box_bounds(params, radius, prec)
+    zero = fmpq(0)
+    with working_precision(prec):
+        log_mass = box_log_mass(gd_gaussian_centres(params), radius)
+        fraction = two_level_fourier_fraction(p, gd_base_step_contrasts_squared(params))
+        return [
+            claim("single_active_gate",
+                  "on the box the central gate u(0)+v(0) is >= lo and every other gate u(a)+v(b) is <= -lo, "
+                  "lo > 0, before the step ((A.48)-(A.49))",
+                  "box", lower=box.gate_margin, lower_must_exceed=zero),
+            Claim("one_step_death_box",
+                  "after one step theta_1 = theta_0 - eta grad L(theta_0) (ReLU'(0) = 0) every gate is <= the hi of "
+                  "its component, all < 0, so grad L(theta_1) = 0 and theta_n = theta_1 for n >= 1 "
+                  "((A.70)-(A.71), (A.53))",
+                  "box", components={
+                      "central_gate": Quantity(upper=box.central_after, upper_must_be_below=zero),
+                      "cross_gates": Quantity(upper=box.cross_after, upper_must_be_below=zero),
+                      "off_cross_gates": Quantity(upper=box.off_cross_after, upper_must_be_below=zero)}),
+            claim("w_step_box",
+                  "from every point of the box the step moves w by ||w_1 - w_0||_1 <= hi = 2 eta (epsilon + 2r)/p^2 "
+                  "((A.7))",
+                  "box", upper=box.w_step_upper),
+            claim("purity_gap_box",
+                  "from every point of the box max_zeta F_zeta(theta_1) <= 1 - lo, lo > 0 "
+                  "(Theorem A.4; purity-gap lemma on (1.5))",
+                  "box", lower=box.purity_gap_lower, lower_must_exceed=zero),
+            claim("terminal_fourier_fraction",
+                  "from the base point theta_1 is two-level and F_zeta(theta_1) equals this value for every "
+                  "zeta != 0 (Theorem A.4)",
+                  "base_point", exact=fraction),
+            claim("gaussian_probability",
+                  "P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}); every point of the box "
+                  "is initially active (Theorem A.4)",
+                  "box", lower=log_mass.exp(), lower_must_exceed=zero, log10_lower=log_mass / arb(10).log()),
+        ]

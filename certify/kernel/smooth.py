@@ -1,0 +1,233 @@
+"""Obligations of Theorem A.3 (section A.7): a smooth dead-zone activation.
+
+The activation is sigma_eps(z) = z psi(z/eps) (A.1) with the fixed choice
+
+    psi(t) = f(t) / (f(t) + f(1 - t)),   f(t) = exp(-1/t) for t > 0, f(t) = 0 for t <= 0,
+
+which is C-infinity, nondecreasing, 0 on t <= 0, 1 on t >= 1 and positive on t > 0, as
+Theorem A.3 requires. Base point (A.48)-(A.49) = (2.1): u(0) = v(0) = epsilon/2, u(j) = v(j) =
+-B, w(0) = -A, w(j) = 0 (s0 = epsilon). ``eps_smooth`` is the eps of sigma_eps.
+
+Closed form used by the kernel (derived from the definition; tests check it against the
+direct quotient): with t = s/eps in (0, 1) and R = f(t)/f(1-t) = exp(1/(1-t) - 1/t),
+
+    sigma_eps(s)/sigma_eps'(s) = s phi(t),   phi(t) = (R + 1)/(R + 1 + 1/t + t/(1-t)^2),
+
+and sigma/sigma' = s for s >= eps (sigma is the identity there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flint import acb, arb, fmpq
+
+from ..errors import HypothesisError, NotCertified
+from .balls import ball, certainly_positive, working_precision
+from .basepoint import BasePoint, TwoLevel
+from .claims import Claim, claim
+from .exact import format_rational
+from .fourier import two_level_fourier_fraction
+from .gaussian import box_log_mass
+from .terminal import terminal_purity_gap
+
+PSI = "psi(t) = f(t)/(f(t) + f(1-t)), f(t) = exp(-1/t) (t > 0), 0 (t <= 0)"
+PAPER = (f"Theorem A.3 with sigma_eps(z) = z psi(z/eps), {PSI}: base point (A.48)-(A.49) = (2.1), "
+         "(A.61)-(A.69), purity (1.5)")
+
+#: J on [0, eps * 2^-40] is bounded, not integrated (psi has an essential singularity at 0).
+_NEAR_ZERO = fmpq(1, 2**40)
+#: Near t = 1 the closed form has an essential singularity too; above 1 - 2^-7 phi is 1 to within 1e-51.
+_NEAR_ONE = 1 - fmpq(1, 2**7)
+
+
+@dataclass(frozen=True)
+class SmoothParameters:
+    """The prime p, the smoothing eps (``eps_smooth``) and epsilon (= s0), A, B of (2.1)."""
+
+    p: int
+    eps_smooth: fmpq
+    epsilon: fmpq
+    A: fmpq
+    B: fmpq
+
+    @property
+    def gamma_in(self) -> fmpq:
+        """g(0) = mu - w(0) = (p-1)A/p at the base point (section A.7 writes g for it)."""
+        return fmpq(self.p - 1, self.p) * self.A
+
+
+def _phi_integrand(t, analytic):
+    """t phi(t) on (0, 1): the integrand of J in the variable t = s/eps (meromorphic there)."""
+    R = (1 / (1 - t) - 1 / t).exp()
+    return t * (R + 1) / (R + 1 + 1 / t + t / (1 - t) ** 2)
+
+
+def _one_tail_deficit() -> arb:
+    """Bound eta_1 with 1 - eta_1 <= phi(t) <= 1 for t in [1 - 2^-7, 1).
+
+    phi = 1 - (1/t + t/(1-t)^2)/(R + 1 + ...) >= 1 - (1/t + u^2) e^{1/t - u} with u = 1/(1-t) >= 128,
+    and (c + u^2) e^{-u} decreases for u > 2, so eta_1 = (1/T1 + 128^2) e^{1/T1 - 128}, T1 = 1 - 2^-7.
+    """
+    u1 = ball(2**7)
+    inverse_t1 = ball(1 / _NEAR_ONE)
+    return (inverse_t1 + u1**2) * (inverse_t1 - u1).exp()
+
+
+def dead_zone_integral(s0, eps_smooth, prec: int) -> tuple[arb, arb]:
+    """Lower and upper balls for J(s0) = int_0^{s0} sigma_eps/sigma_eps' ds (A.66).
+
+    In t = s/eps: J = eps^2 int_0^{min(s0/eps, 1)} t phi(t) dt + max(0, s0^2 - eps^2)/2, and
+      * on (0, 2^-40]: 0 <= t phi <= 2 t^2, since for t <= 1/2 R <= 1 and phi <= 2/(2 + 1/t) <= 2t;
+      * on [2^-40, min(s0/eps, 1 - 2^-7)]: one rigorous ``acb.integral`` of the closed form
+        (meromorphic on a neighbourhood of the segment; no branch cuts);
+      * on [1 - 2^-7, min(s0/eps, 1)]: t (1 - eta_1) <= t phi <= t (:func:`_one_tail_deficit`).
+    The bounds are proved, not only J <= s0^2/2 of (A.61). Requires s0 > 0, eps > 0.
+    """
+    s0, eps = fmpq(s0), fmpq(eps_smooth)
+    if not (s0 > 0 and eps > 0):
+        raise NotCertified("J(s0) needs s0 > 0 and eps > 0")
+    t_end = min(s0 / eps, fmpq(1))
+    with working_precision(prec):
+        lower, upper = arb(0), arb(0)
+        start = min(t_end, _NEAR_ZERO)
+        upper += ball(2 * start**3 / 3)
+        middle_end = min(t_end, _NEAR_ONE)
+        if middle_end > start:
+            integral = acb.integral(_phi_integrand, acb(ball(start)), acb(ball(middle_end)))
+            if not (integral.real.is_finite() and integral.imag.contains(0)):
+                raise NotCertified("J(s0): the integral of sigma/sigma' did not converge", "dead_zone_integral")
+            lower += integral.real
+            upper += integral.real
+        if t_end > middle_end:
+            squares = ball((t_end**2 - middle_end**2) / 2)
+            lower += squares * (1 - _one_tail_deficit())
+            upper += squares
+        scale = ball(eps**2)
+        identity_part = ball(max(fmpq(0), s0**2 - eps**2) / 2)  # sigma = identity on [eps, s0]
+        return scale * lower + identity_part, scale * upper + identity_part
+
+
+def _fails(inequality: str, lhs, rhs) -> HypothesisError:
+    return HypothesisError(f"{inequality} fails: {format_rational(lhs)} <= {format_rational(rhs)}")
+
+
+def require_smooth_hypotheses(params: SmoothParameters, prec: int = 128) -> None:
+    """Raise HypothesisError naming the broken inequality.
+
+    eps_smooth, epsilon, A, B > 0; B > epsilon/2; and (A.67) g(0)^2 > J(s0) at the base point,
+    decided with the upper ball of J (so a pass is proved; J <= s0^2/2 makes (A.58) sufficient).
+    """
+    for name in ("eps_smooth", "epsilon", "A", "B"):
+        value = getattr(params, name)
+        if not value > 0:
+            raise _fails(f"{name} > 0", value, 0)
+    if not params.B > params.epsilon / 2:
+        raise _fails("B > epsilon/2 (section 2: cross gates epsilon/2 - B < 0)", params.B, params.epsilon / 2)
+    _, J_upper = dead_zone_integral(params.epsilon, params.eps_smooth, prec)
+    with working_precision(prec):
+        if not certainly_positive(ball(params.gamma_in**2) - J_upper):
+            raise HypothesisError(f"(A.67) g(0)^2 > J(s0) fails: g(0)^2 = {format_rational(params.gamma_in**2)}, "
+                                  f"J(s0) <= {J_upper.str(10)}")
+
+
+def smooth_base_point(params: SmoothParameters) -> BasePoint:
+    """The base point (A.48)-(A.49) = (2.1) as exact two-level blocks."""
+    half = params.epsilon / 2
+    return BasePoint(u=TwoLevel(half, -params.B), v=TwoLevel(half, -params.B), w=TwoLevel(-params.A, fmpq(0)))
+
+
+@dataclass(frozen=True)
+class SmoothBoxBounds:
+    gate_margin: fmpq
+    J_lower: arb               # J(smax), lower ball
+    J_upper: arb               # J(smax), upper ball
+    g_condition: arb           # gmin^2 - J(smax) > 0 ((A.67) on the box)
+    g_star: arb                # sqrt(gmin^2 - J(smax)) <= g(t) for all t ((A.68))
+    displacement_upper: arb    # ||w_inf - w_0||_1 <= 2 Mmax
+    purity_gap_lower: arb
+
+
+def smooth_box_bounds(params: SmoothParameters, radius, prec: int) -> SmoothBoxBounds:
+    """Certify the box of sup-radius ``radius`` around (2.1) for the smooth flow; NotCertified names a failure.
+
+    For every point of the box (r, smax = epsilon + 2r, gmin = (p-1)(A - 2r)/p):
+      gates as in Theorem A.2: central >= epsilon - 2r > 0, others <= -min(B - epsilon/2, 2B) + 2r < 0,
+      and the central-only region is invariant (u(0), v(0) decrease together, section A.7);
+      J(s0) <= J(smax) (J increases), so gmin^2 > J(smax) gives (A.67) and g(t) >= g_* (A.68);
+      the limit exists and u_inf(0) = (u(0) - v(0))/2 (s -> 0, u(0) - v(0) constant);
+      w: the total increase M of w(0) satisfies M = g(0) - g_inf <= (p-1)(A+2r)/p - g_* and, by (A.69)
+      with 1 - q_0 <= 1, M <= int sigma(s) dt/p^2 <= J(smax)/(2 g_*); ||w_inf - w_0||_1 = 2M;
+      the activation is sigma(s) <= s <= smax. So :func:`terminal_purity_gap` applies with c_u = B.
+    """
+    p, eps, A, B = params.p, params.epsilon, params.A, params.B
+    r = fmpq(radius)
+    if not r > 0:
+        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
+    gates = {
+        "central gate epsilon - 2r > 0": eps - 2 * r,
+        "cross gates B - epsilon/2 - 2r > 0": B - eps / 2 - 2 * r,
+        "off-cross gates 2B - 2r > 0": 2 * B - 2 * r,
+    }
+    for inequality, value in gates.items():
+        if not value > 0:
+            raise NotCertified(f"single active gate on the box: {inequality} fails by {format_rational(-value)}",
+                               "single_active_gate")
+    if not A - 2 * r > 0:
+        raise NotCertified(f"(A.67) on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}", "g_condition")
+    gmin = fmpq(p - 1, p) * (A - 2 * r)
+    smax = eps + 2 * r
+    J_lower, J_upper = dead_zone_integral(smax, params.eps_smooth, prec)
+    with working_precision(prec):
+        condition = ball(gmin**2) - J_upper
+        if not certainly_positive(condition):
+            raise NotCertified(f"(A.67) on the box: ((p-1)(A-2r)/p)^2 - J(epsilon+2r) > 0 fails: {condition.str(10)}",
+                               "g_condition")
+        g_star = condition.sqrt()
+        transfer = (J_upper / (2 * g_star)).min(ball(fmpq(p - 1, p) * (A + 2 * r)) - g_star)
+        gap = terminal_purity_gap(p, r, ball(B), ball(B), A, smax, transfer)
+        if not certainly_positive(gap):
+            raise NotCertified("purity gap on the box: the lower bound on 1 - max F_zeta is not positive",
+                               "purity_gap_box")
+        return SmoothBoxBounds(min(gates.values()), J_lower, J_upper, condition, g_star, 2 * transfer, gap)
+
+
+def smooth_gaussian_centres(params: SmoothParameters) -> list[tuple[fmpq, int]]:
+    p = params.p
+    return [(params.epsilon / 2, 2), (-params.B, 2 * (p - 1)), (-params.A, 1), (fmpq(0), p - 1)]
+
+
+def smooth_claims(params: SmoothParameters, radius, prec: int) -> list[Claim]:
+    """Every claim of a ``smooth`` certificate, computed at ``prec`` bits."""
+    require_smooth_hypotheses(params, prec)
+    p = params.p
+    box = smooth_box_bounds(params, radius, prec)
+    zero = fmpq(0)
+    with working_precision(prec):
+        log_mass = box_log_mass(smooth_gaussian_centres(params), radius)
+        return [
+            claim("single_active_gate",
+                  "on the box the central gate u(0)+v(0) is >= lo and every other gate u(a)+v(b) is <= -lo, "
+                  "lo > 0 ((A.48)-(A.49))",
+                  "box", lower=box.gate_margin, lower_must_exceed=zero),
+            claim("dead_zone_integral",
+                  f"J(epsilon + 2r) = int_0^(epsilon+2r) sigma_eps/sigma_eps' ds lies in [lo, hi], {PSI} ((A.66))",
+                  "box", lower=box.J_lower, upper=box.J_upper),
+            claim("g_condition",
+                  "on the box g(0)^2 - J(s0) >= ((p-1)(A-2r)/p)^2 - J(epsilon+2r) >= lo > 0, g = mu - w(0) ((A.67))",
+                  "box", lower=box.g_condition, lower_must_exceed=zero),
+            claim("terminal_displacement_box",
+                  "from every point of the box the flow converges and ||w_inf - w_0||_1 <= hi ((A.68)-(A.69))",
+                  "box", upper=box.displacement_upper),
+            claim("purity_gap_box",
+                  "every limit from the box has max_zeta F_zeta <= 1 - lo, lo > 0 (Theorem A.3; purity-gap lemma)",
+                  "box", lower=box.purity_gap_lower, lower_must_exceed=zero),
+            claim("terminal_fourier_fraction",
+                  "from the base point the limit is two-level and F_zeta equals this value for every zeta != 0 "
+                  "(Theorem A.3)",
+                  "base_point", exact=two_level_fourier_fraction(p, [params.B**2, params.B**2])),
+            claim("gaussian_probability",
+                  "P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}); every point of the box "
+                  "is initially active (Theorem A.3)",
+                  "box", lower=log_mass.exp(), lower_must_exceed=zero, log10_lower=log_mass / arb(10).log()),
+        ]

@@ -1,0 +1,62 @@
+"""Builder for ``certify smooth`` (Theorem A.3): defaults, radius search, then the kernel certifies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flint import fmpq
+
+from ..certificate import build_certificate
+from ..errors import NotCertified
+from ..kernel import smooth as kernel
+from ..kernel.primes import require_prime
+from .radius import certify_with_radius, largest_certifiable_radius
+
+#: eps of sigma_eps: 2, so that with s0 = 1 the box stays below eps (the dead zone's smooth part).
+DEFAULT_EPS_SMOOTH = fmpq(2)
+DEFAULT_EPSILON = fmpq(1)
+DEFAULT_A = fmpq(2)
+DEFAULT_B = fmpq(1)
+DEFAULT_PRECISION = 128
+SEARCH_PRECISION = 53
+
+
+@dataclass(frozen=True)
+class SmoothResult:
+    certificate: dict
+    params: kernel.SmoothParameters
+    radius: fmpq
+
+
+def choose_radius(params: kernel.SmoothParameters) -> fmpq:
+    """99% of the largest radius the kernel certifies (the central gate caps it at epsilon/2)."""
+
+    def certifiable(radius: fmpq) -> bool:
+        try:
+            kernel.smooth_box_bounds(params, radius, SEARCH_PRECISION)
+            return True
+        except NotCertified:
+            return False
+
+    return largest_certifiable_radius(certifiable, params.epsilon / 2)
+
+
+def certify_smooth(p, eps_smooth=None, epsilon=None, A=None, B=None, radius=None,
+                   prec=DEFAULT_PRECISION) -> SmoothResult:
+    """Certificate of Theorem A.3 for the prime p."""
+    p = require_prime(p)
+    params = kernel.SmoothParameters(
+        p,
+        DEFAULT_EPS_SMOOTH if eps_smooth is None else fmpq(eps_smooth),
+        DEFAULT_EPSILON if epsilon is None else fmpq(epsilon),
+        DEFAULT_A if A is None else fmpq(A),
+        DEFAULT_B if B is None else fmpq(B),
+    )
+    kernel.require_smooth_hypotheses(params, prec)
+    radius, claims = certify_with_radius(lambda r: kernel.smooth_claims(params, r, prec), radius,
+                                         lambda: choose_radius(params))
+    certificate = build_certificate(
+        theorem="smooth", paper=kernel.PAPER, p=p,
+        parameters={"eps_smooth": params.eps_smooth, "epsilon": params.epsilon, "A": params.A, "B": params.B},
+        base_point=kernel.smooth_base_point(params), radius=radius, precision_bits=prec, claims=claims)
+    return SmoothResult(certificate, params, radius)
