@@ -13,6 +13,22 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def verdict(document):
+    """The checker's verdict on a certificate given as a dict (written canonically first)."""
+    from certify.certificate import dumps
+    from certify.check import check_bytes
+
+    return check_bytes(dumps(document).encode())
+
+
+def set_claim_path(document, path, value):
+    """document["claims"][path[0]][path[1]]... = value."""
+    node = document["claims"]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+
+
 def run_certify(*args, input=None, timeout=120):
     """Run ``python -m certify ARGS`` in a subprocess; returns the CompletedProcess (text mode)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -5,14 +5,12 @@ import json
 
 import pytest
 
+from conftest import verdict
+
 from certify.certificate import dumps, parse_certificate
 from certify.check import check_bytes
-from certify.errors import MalformedCertificate
-from certify.kernel.exact import format_decimal, parse_exact
+from certify.kernel.exact import format_decimal
 
-
-def verdict(document):
-    return check_bytes(dumps(document).encode())
 
 
 def shifted(text, relative):

@@ -4,19 +4,10 @@ import copy
 
 import pytest
 
-from certify.certificate import dumps
-from certify.check import check_bytes
+from conftest import set_claim_path, verdict
 
 
-def verdict(document):
-    return check_bytes(dumps(document).encode())
 
-
-def set_path(document, path, value):
-    node = document["claims"]
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
 
 
 def test_untouched_gd_certificates_are_verified(gd_certificates):
@@ -47,7 +38,7 @@ GD_FALSE = [
 @pytest.mark.parametrize("path, value", GD_FALSE)
 def test_each_false_gd_claim_is_rejected(gd_certificates, path, value):
     document = copy.deepcopy(gd_certificates[(13, (1, 1))])
-    set_path(document, path, value)
+    set_claim_path(document, path, value)
     result = verdict(document)
     assert result.status == "rejected" and result.message.startswith(path[0] + ":"), result.message
 
@@ -67,26 +58,26 @@ SMOOTH_FALSE = [
 @pytest.mark.parametrize("path, value", SMOOTH_FALSE)
 def test_each_false_smooth_claim_is_rejected(smooth_certificates, path, value):
     document = copy.deepcopy(smooth_certificates[13])
-    set_path(document, path, value)
+    set_claim_path(document, path, value)
     result = verdict(document)
     assert result.status == "rejected" and result.message.startswith(path[0] + ":"), result.message
 
 
 def test_widened_claims_are_accepted(gd_certificates, smooth_certificates):
     document = copy.deepcopy(gd_certificates[(13, (1, 1))])
-    set_path(document, ("one_step_death_box", "components", "central_gate", "hi"), "-0.0001")
-    set_path(document, ("purity_gap_box", "lo"), "0.5")
+    set_claim_path(document, ("one_step_death_box", "components", "central_gate", "hi"), "-0.0001")
+    set_claim_path(document, ("purity_gap_box", "lo"), "0.5")
     assert verdict(document).status == "verified"
     document = copy.deepcopy(smooth_certificates[13])
-    set_path(document, ("dead_zone_integral", "lo"), "0.3")
-    set_path(document, ("dead_zone_integral", "hi"), "0.4")
-    set_path(document, ("terminal_displacement_box", "hi"), "1")
+    set_claim_path(document, ("dead_zone_integral", "lo"), "0.3")
+    set_claim_path(document, ("dead_zone_integral", "hi"), "0.4")
+    set_claim_path(document, ("terminal_displacement_box", "hi"), "1")
     assert verdict(document).status == "verified"
 
 
 def test_death_at_zero_is_not_death(gd_certificates):
     document = copy.deepcopy(gd_certificates[(13, (1, 1))])
-    set_path(document, ("one_step_death_box", "components", "central_gate", "hi"), "0")
+    set_claim_path(document, ("one_step_death_box", "components", "central_gate", "hi"), "0")
     result = verdict(document)
     assert result.status == "rejected" and "must be below 0" in result.message
 

@@ -4,12 +4,9 @@ import copy
 
 import pytest
 
-from certify.certificate import dumps
-from certify.check import check_bytes
+from conftest import set_claim_path, verdict
 
 
-def verdict(document):
-    return check_bytes(dumps(document).encode())
 
 
 @pytest.mark.parametrize("p", [5, 13, 101])
@@ -17,12 +14,6 @@ def test_untouched_slide_certificate_is_verified(slide_certificates, p):
     result = verdict(slide_certificates[p])
     assert result.status == "verified", result.message
 
-
-def set_path(document, path, value):
-    node = document["claims"]
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
 
 
 FALSE_CLAIMS = [
@@ -46,24 +37,24 @@ FALSE_CLAIMS = [
 @pytest.mark.parametrize("path, value", FALSE_CLAIMS)
 def test_each_false_slide_claim_is_rejected(slide_certificates, path, value):
     document = copy.deepcopy(slide_certificates[13])
-    set_path(document, path, value)
+    set_claim_path(document, path, value)
     result = verdict(document)
     assert result.status == "rejected" and result.message.startswith(path[0] + ":"), result.message
 
 
 def test_widened_slide_claims_are_accepted(slide_certificates):
     document = copy.deepcopy(slide_certificates[13])
-    set_path(document, ("capture_time", "log10_lo"), "561")
-    set_path(document, ("capture_time", "lo"), "1e561")
-    set_path(document, ("kappa", "hi"), "3")
-    set_path(document, ("admissibility", "hi"), "0.99")
-    set_path(document, ("region_box", "components", "x_minus_X", "lo"), "1")
+    set_claim_path(document, ("capture_time", "log10_lo"), "561")
+    set_claim_path(document, ("capture_time", "lo"), "1e561")
+    set_claim_path(document, ("kappa", "hi"), "3")
+    set_claim_path(document, ("admissibility", "hi"), "0.99")
+    set_claim_path(document, ("region_box", "components", "x_minus_X", "lo"), "1")
     assert verdict(document).status == "verified"
 
 
 def test_admissibility_at_one_is_rejected(slide_certificates):
     document = copy.deepcopy(slide_certificates[13])
-    set_path(document, ("admissibility", "hi"), "1")
+    set_claim_path(document, ("admissibility", "hi"), "1")
     result = verdict(document)
     assert result.status == "rejected" and "must be below 1" in result.message
 

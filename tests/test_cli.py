@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_certify
+from conftest import run_certify
 
 
 def assert_one_line_error(result, *words):

@@ -20,11 +20,12 @@ from flint import acb, arb, fmpq
 
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, working_precision
-from .basepoint import BasePoint, TwoLevel
+from .basepoint import BasePoint
 from .claims import Claim, claim, enclosure
 from .fourier import two_level_fourier_fraction
-from .terminal import terminal_purity_gap
-from .gaussian import box_log_mass
+from .family import (family_base_point, family_gaussian_centres, single_active_gate_claim,
+                     single_active_gate_margin, terminal_purity_gap)
+from .gaussian import box_log_mass, gaussian_probability_claim
 from .exact import format_rational
 
 PAPER = ("Theorem 1.5 and Theorem A.2: base point (2.1) = (A.48)-(A.49), flow (2.2)-(2.5), "
@@ -80,10 +81,8 @@ def require_dead_hypotheses(params: DeadParameters) -> None:
 
 
 def dead_base_point(params: DeadParameters) -> BasePoint:
-    """The base point (2.1) as exact two-level blocks."""
-    half = params.epsilon / 2
-    return BasePoint(u=TwoLevel(half, -params.B), v=TwoLevel(half, -params.B),
-                     w=TwoLevel(-params.A, fmpq(0)))
+    """The base point (2.1) = (A.48)-(A.49) as exact two-level blocks."""
+    return family_base_point(params.epsilon, params.A, params.B)
 
 
 def terminal_balance_quantity(params: DeadParameters) -> fmpq:
@@ -185,18 +184,7 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
     require_dead_hypotheses(params)
     p, eps, A, B = params.p, params.epsilon, params.A, params.B
     r = fmpq(radius)
-    if not r > 0:
-        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
-    gates = {
-        "central gate epsilon - 2r > 0": eps - 2 * r,
-        "cross gates B - epsilon/2 - 2r > 0": B - eps / 2 - 2 * r,
-        "off-cross gates 2B - 2r > 0": 2 * B - 2 * r,
-    }
-    for inequality, value in gates.items():
-        if not value > 0:
-            raise NotCertified(f"single active gate on the box: {inequality} fails by {format_rational(-value)}",
-                               "single_active_gate")
-    gate_margin = min(gates.values())
+    gate_margin = single_active_gate_margin(eps, B, r)
     if not A - 2 * r > 0:
         raise NotCertified(f"(A.58) on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}",
                            "gamma_condition")
@@ -230,9 +218,8 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
 
 
 def dead_gaussian_centres(params: DeadParameters) -> list[tuple[fmpq, int]]:
-    """The 3p coordinates of (2.1) as (value, multiplicity): O(1) entries for any p."""
-    p = params.p
-    return [(params.epsilon / 2, 2), (-params.B, 2 * (p - 1)), (-params.A, 1), (fmpq(0), p - 1)]
+    """The 3p coordinates of (2.1) as (value, multiplicity)."""
+    return family_gaussian_centres(params.p, params.epsilon, params.A, params.B)
 
 
 def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
@@ -253,15 +240,10 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
     terminal_contrasts_squared = [params.B**2, params.B**2, params.Gamma]
     with working_precision(prec):
         log_mass = box_log_mass(dead_gaussian_centres(params), radius)
-        mass = log_mass.exp()
-        log10_mass = log_mass / arb(10).log()
         log_p = ball(p).log()
         zero = fmpq(0)
         return [
-            claim("single_active_gate",
-                  "on the box the central gate u(0)+v(0) is >= lo and every other gate u(a)+v(b) is <= -lo, "
-                  "lo > 0 ((2.1); section 2)",
-                  "box", lower=box.gate_margin, lower_must_exceed=zero),
+            single_active_gate_claim(box.gate_margin, "(2.1), section 2"),
             claim("gamma_condition",
                   "on the box gamma_in^2 - s0^2/2 >= lo > 0, gamma_in = mu - w(0), s0 = u(0)+v(0) ((A.58))",
                   "box", lower=box.gamma_condition, lower_must_exceed=zero),
@@ -298,8 +280,5 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
                       "every terminal state from the box has loss (1.1) equal to log p, in [lo, hi] "
                       "(all activations are 0)",
                       "box", log_p),
-            claim("gaussian_probability",
-                  "P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}); every point of the box "
-                  "is initially active (Theorem 1.5)",
-                  "box", lower=mass, lower_must_exceed=zero, log10_lower=log10_mass),
+            gaussian_probability_claim(log_mass, "is initially active (Theorem 1.5)"),
         ]

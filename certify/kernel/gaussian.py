@@ -6,6 +6,7 @@ from flint import arb, ctx, fmpq
 
 from ..errors import NotCertified
 from .balls import ball, certainly_positive
+from .claims import Claim, claim
 
 
 def coordinate_log_mass(centre, radius) -> arb:
@@ -57,3 +58,14 @@ def box_log_mass(centres_with_counts, radius) -> arb:
     for centre, count in centres_with_counts:
         total += count * coordinate_log_mass(centre, radius)
     return total
+
+
+def gaussian_probability_claim(log_mass: arb, why: str) -> Claim:
+    """The ``gaussian_probability`` claim of every theorem: P(theta(0) in box) >= lo = 10^log10_lo.
+
+    ``log_mass`` encloses log P (see :func:`box_log_mass`); ``why`` completes the statement with
+    what every point of the box satisfies (e.g. "is initially active (Theorem 1.5)").
+    """
+    return claim("gaussian_probability",
+                 f"P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{{3p}}); every point of the box {why}",
+                 "box", lower=log_mass.exp(), lower_must_exceed=fmpq(0), log10_lower=log_mass / arb(10).log())

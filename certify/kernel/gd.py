@@ -16,12 +16,13 @@ from flint import arb, fmpq
 
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, working_precision
-from .basepoint import BasePoint, TwoLevel
+from .basepoint import BasePoint
 from .claims import Claim, Quantity, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass
-from .terminal import terminal_purity_gap
+from .gaussian import box_log_mass, gaussian_probability_claim
+from .family import (family_base_point, family_gaussian_centres, single_active_gate_claim,
+                     single_active_gate_margin, terminal_purity_gap)
 
 PAPER = ("Theorem A.4: one full-batch gradient-descent step with ReLU'(0) = 0 from the base point "
          "(A.48)-(A.49) = (2.1); step (A.70), condition (A.71), convexity (A.53), purity (1.5)")
@@ -70,9 +71,8 @@ def require_gd_hypotheses(params: GDParameters) -> None:
 
 
 def gd_base_point(params: GDParameters) -> BasePoint:
-    """The base point (A.48)-(A.49) = (2.1) as exact two-level blocks."""
-    half = params.epsilon / 2
-    return BasePoint(u=TwoLevel(half, -params.B), v=TwoLevel(half, -params.B), w=TwoLevel(-params.A, fmpq(0)))
+    """The base point (2.1) = (A.48)-(A.49) as exact two-level blocks."""
+    return family_base_point(params.epsilon, params.A, params.B)
 
 
 @dataclass(frozen=True)
@@ -104,17 +104,7 @@ def gd_box_bounds(params: GDParameters, radius, prec: int) -> GDBoxBounds:
     require_gd_hypotheses(params)
     p, eta, eps, A, B = params.p, params.eta, params.epsilon, params.A, params.B
     r = fmpq(radius)
-    if not r > 0:
-        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
-    gates = {
-        "central gate epsilon - 2r > 0": eps - 2 * r,
-        "cross gates B - epsilon/2 - 2r > 0": B - eps / 2 - 2 * r,
-        "off-cross gates 2B - 2r > 0": 2 * B - 2 * r,
-    }
-    for inequality, value in gates.items():
-        if not value > 0:
-            raise NotCertified(f"single active gate on the box: {inequality} fails by {format_rational(-value)}",
-                               "single_active_gate")
+    gate_margin = single_active_gate_margin(eps, B, r)
     if not A - 2 * r > 0:
         raise NotCertified(f"convexity bound on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}",
                            "one_step_death_box")
@@ -133,7 +123,7 @@ def gd_box_bounds(params: GDParameters, radius, prec: int) -> GDBoxBounds:
             raise NotCertified("purity gap on the box: the lower bound on 1 - max F_zeta(theta_1) is not positive",
                                "purity_gap_box")
     return GDBoxBounds(
-        gate_margin=min(gates.values()),
+        gate_margin=gate_margin,
         central_after=central_after,
         cross_after=eps / 2 - B + 2 * r,
         off_cross_after=-2 * B + 2 * r,
@@ -159,8 +149,7 @@ def gd_base_step_contrasts_squared(params: GDParameters) -> list[arb]:
 
 def gd_gaussian_centres(params: GDParameters) -> list[tuple[fmpq, int]]:
     """The 3p coordinates of (2.1) as (value, multiplicity)."""
-    p = params.p
-    return [(params.epsilon / 2, 2), (-params.B, 2 * (p - 1)), (-params.A, 1), (fmpq(0), p - 1)]
+    return family_gaussian_centres(params.p, params.epsilon, params.A, params.B)
 
 
 def gd_claims(params: GDParameters, radius, prec: int) -> list[Claim]:
@@ -173,10 +162,7 @@ def gd_claims(params: GDParameters, radius, prec: int) -> list[Claim]:
         log_mass = box_log_mass(gd_gaussian_centres(params), radius)
         fraction = two_level_fourier_fraction(p, gd_base_step_contrasts_squared(params))
         return [
-            claim("single_active_gate",
-                  "on the box the central gate u(0)+v(0) is >= lo and every other gate u(a)+v(b) is <= -lo, "
-                  "lo > 0, before the step ((A.48)-(A.49))",
-                  "box", lower=box.gate_margin, lower_must_exceed=zero),
+            single_active_gate_claim(box.gate_margin, "before the step, (A.48)-(A.49)"),
             Claim("one_step_death_box",
                   "after one step theta_1 = theta_0 - eta grad L(theta_0) (ReLU'(0) = 0) every gate is <= the hi of "
                   "its component, all < 0, so grad L(theta_1) = 0 and theta_n = theta_1 for n >= 1 "
@@ -197,8 +183,5 @@ def gd_claims(params: GDParameters, radius, prec: int) -> list[Claim]:
                   "from the base point theta_1 is two-level and F_zeta(theta_1) equals this value for every "
                   "zeta != 0 (Theorem A.4)",
                   "base_point", exact=fraction),
-            claim("gaussian_probability",
-                  "P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}); every point of the box "
-                  "is initially active (Theorem A.4)",
-                  "box", lower=log_mass.exp(), lower_must_exceed=zero, log10_lower=log_mass / arb(10).log()),
+            gaussian_probability_claim(log_mass, "is initially active (Theorem A.4)"),
         ]

@@ -22,7 +22,7 @@ from .basepoint import BasePoint, TwoLevel
 from .claims import Claim, Quantity, claim, enclosure
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass
+from .gaussian import box_log_mass, gaussian_probability_claim
 
 PAPER = ("Theorem A.1: region (A.14)-(A.17), sliding selection (A.26)-(A.30), Lemmas A.9-A.11, "
          "full face (A.31)-(A.33), limits (A.39)-(A.46)")
@@ -238,8 +238,5 @@ def slide_claims(params: SlideParameters, radius, prec: int) -> list[Claim]:
             enclosure("limit_loss",
                       "along every trajectory from the box the loss (1.1) -> (p^2-1)/p^2 log p in [lo, hi] ((A.33))",
                       "box", ball(fmpq(p * p - 1, p * p)) * ball(p).log()),
-            claim("gaussian_probability",
-                  "P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}); every point of the box "
-                  "is initially active and slides (Theorem A.1)",
-                  "box", lower=log_mass.exp(), lower_must_exceed=zero, log10_lower=log_mass / ln10),
+            gaussian_probability_claim(log_mass, "is initially active and slides (Theorem A.1)"),
         ]

@@ -24,12 +24,13 @@ from flint import acb, arb, fmpq
 
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, working_precision
-from .basepoint import BasePoint, TwoLevel
+from .basepoint import BasePoint
 from .claims import Claim, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass
-from .terminal import terminal_purity_gap
+from .gaussian import box_log_mass, gaussian_probability_claim
+from .family import (family_base_point, family_gaussian_centres, single_active_gate_claim,
+                     single_active_gate_margin, terminal_purity_gap)
 
 PSI = "psi(t) = f(t)/(f(t) + f(1-t)), f(t) = exp(-1/t) (t > 0), 0 (t <= 0)"
 PAPER = (f"Theorem A.3 with sigma_eps(z) = z psi(z/eps), {PSI}: base point (A.48)-(A.49) = (2.1), "
@@ -132,9 +133,8 @@ def require_smooth_hypotheses(params: SmoothParameters, prec: int = 128) -> None
 
 
 def smooth_base_point(params: SmoothParameters) -> BasePoint:
-    """The base point (A.48)-(A.49) = (2.1) as exact two-level blocks."""
-    half = params.epsilon / 2
-    return BasePoint(u=TwoLevel(half, -params.B), v=TwoLevel(half, -params.B), w=TwoLevel(-params.A, fmpq(0)))
+    """The base point (2.1) = (A.48)-(A.49) as exact two-level blocks."""
+    return family_base_point(params.epsilon, params.A, params.B)
 
 
 @dataclass(frozen=True)
@@ -162,17 +162,7 @@ def smooth_box_bounds(params: SmoothParameters, radius, prec: int) -> SmoothBoxB
     """
     p, eps, A, B = params.p, params.epsilon, params.A, params.B
     r = fmpq(radius)
-    if not r > 0:
-        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
-    gates = {
-        "central gate epsilon - 2r > 0": eps - 2 * r,
-        "cross gates B - epsilon/2 - 2r > 0": B - eps / 2 - 2 * r,
-        "off-cross gates 2B - 2r > 0": 2 * B - 2 * r,
-    }
-    for inequality, value in gates.items():
-        if not value > 0:
-            raise NotCertified(f"single active gate on the box: {inequality} fails by {format_rational(-value)}",
-                               "single_active_gate")
+    gate_margin = single_active_gate_margin(eps, B, r)
     if not A - 2 * r > 0:
         raise NotCertified(f"(A.67) on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}", "g_condition")
     gmin = fmpq(p - 1, p) * (A - 2 * r)
@@ -189,12 +179,12 @@ def smooth_box_bounds(params: SmoothParameters, radius, prec: int) -> SmoothBoxB
         if not certainly_positive(gap):
             raise NotCertified("purity gap on the box: the lower bound on 1 - max F_zeta is not positive",
                                "purity_gap_box")
-        return SmoothBoxBounds(min(gates.values()), J_lower, J_upper, condition, g_star, 2 * transfer, gap)
+        return SmoothBoxBounds(gate_margin, J_lower, J_upper, condition, g_star, 2 * transfer, gap)
 
 
 def smooth_gaussian_centres(params: SmoothParameters) -> list[tuple[fmpq, int]]:
-    p = params.p
-    return [(params.epsilon / 2, 2), (-params.B, 2 * (p - 1)), (-params.A, 1), (fmpq(0), p - 1)]
+    """The 3p coordinates of (2.1) as (value, multiplicity)."""
+    return family_gaussian_centres(params.p, params.epsilon, params.A, params.B)
 
 
 def smooth_claims(params: SmoothParameters, radius, prec: int) -> list[Claim]:
@@ -206,10 +196,7 @@ def smooth_claims(params: SmoothParameters, radius, prec: int) -> list[Claim]:
     with working_precision(prec):
         log_mass = box_log_mass(smooth_gaussian_centres(params), radius)
         return [
-            claim("single_active_gate",
-                  "on the box the central gate u(0)+v(0) is >= lo and every other gate u(a)+v(b) is <= -lo, "
-                  "lo > 0 ((A.48)-(A.49))",
-                  "box", lower=box.gate_margin, lower_must_exceed=zero),
+            single_active_gate_claim(box.gate_margin, "(A.48)-(A.49)"),
             claim("dead_zone_integral",
                   f"J(epsilon + 2r) = int_0^(epsilon+2r) sigma_eps/sigma_eps' ds lies in [lo, hi], {PSI} ((A.66))",
                   "box", lower=box.J_lower, upper=box.J_upper),
@@ -226,8 +213,5 @@ def smooth_claims(params: SmoothParameters, radius, prec: int) -> list[Claim]:
                   "from the base point the limit is two-level and F_zeta equals this value for every zeta != 0 "
                   "(Theorem A.3)",
                   "base_point", exact=two_level_fourier_fraction(p, [params.B**2, params.B**2])),
-            claim("gaussian_probability",
-                  "P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}); every point of the box "
-                  "is initially active (Theorem A.3)",
-                  "box", lower=log_mass.exp(), lower_must_exceed=zero, log10_lower=log_mass / arb(10).log()),
+            gaussian_probability_claim(log_mass, "is initially active (Theorem A.3)"),
         ]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from certify.numeric.model import _check_convention, _params, gates, gradient
+from certify.numeric.model import _check_convention, _params, gates, gradient, require_central_only
 
 __all__ = [
     "DeathResult",
@@ -76,21 +76,6 @@ class DeathResult:
     states: np.ndarray | None = None
 
 
-def _require_central_only(u: np.ndarray, v: np.ndarray) -> None:
-    """Raise ValueError unless z[0, 0] > 0 and every other gate is < 0, naming the offending gate."""
-    z = gates(u, v)
-    if not z[0, 0] > 0:
-        raise ValueError(f"central gate (0, 0) must be active, got z[0, 0] = {z[0, 0]!r}")
-    others = z.copy()
-    others[0, 0] = -np.inf
-    if np.any(others >= 0):
-        a, b = np.unravel_index(np.argmax(others), others.shape)
-        raise ValueError(
-            f"gate ({int(a)}, {int(b)}) is not strictly inactive (z = {others[a, b]!r}); "
-            "only the central gate (0, 0) may be active"
-        )
-
-
 def _other_gates(theta: np.ndarray, p: int) -> np.ndarray:
     """Gate table of the state theta = (u, v, w), with the central entry masked to -inf."""
     z = theta[:p, None] + theta[None, p : 2 * p]
@@ -134,7 +119,7 @@ def simulate_until_death(
     t_max (default: ``default_t_max``) passes without death or the solver fails.
     """
     u, v, w = _params(u, v, w)
-    _require_central_only(u, v)
+    require_central_only(u, v)
     p = u.shape[0]
     if t_max is None:
         t_max = default_t_max(u, v, w)

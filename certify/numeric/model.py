@@ -108,3 +108,18 @@ def balance_quantity(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> float:
     """Du-Hu-Lee balance quantity ||u||^2 + ||v||^2 - ||w||^2, conserved by the flow (A.10)."""
     u, v, w = _params(u, v, w)
     return float(u @ u + v @ v - w @ w)
+
+
+def require_central_only(u: np.ndarray, v: np.ndarray) -> None:
+    """Raise ValueError unless z[0, 0] > 0 and every other gate is < 0, naming the offending gate."""
+    z = gates(u, v)
+    if not z[0, 0] > 0:
+        raise ValueError(f"central gate (0, 0) must be active, got z[0, 0] = {z[0, 0]!r}")
+    others = z.copy()
+    others[0, 0] = -np.inf
+    if np.any(others >= 0):
+        a, b = np.unravel_index(np.argmax(others), others.shape)
+        raise ValueError(
+            f"gate ({int(a)}, {int(b)}) is not strictly inactive (z = {others[a, b]!r}); "
+            "only the central gate (0, 0) may be active"
+        )

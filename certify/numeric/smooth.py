@@ -31,7 +31,7 @@ import numpy as np
 from scipy.integrate import quad, solve_ivp
 from scipy.special import expit, logsumexp, softmax
 
-from certify.numeric.model import _params, gates, labels
+from certify.numeric.model import _params, labels, require_central_only
 
 __all__ = [
     "psi",
@@ -310,21 +310,6 @@ class SmoothResult:
     w_path: np.ndarray | None = None
 
 
-def _require_central_only(u: np.ndarray, v: np.ndarray) -> None:
-    """ValueError unless z[0, 0] > 0 and every other gate is < 0, naming the offending gate."""
-    z = gates(u, v)
-    if not z[0, 0] > 0:
-        raise ValueError(f"central gate (0, 0) must be active, got z[0, 0] = {z[0, 0]!r}")
-    others = z.copy()
-    others[0, 0] = -np.inf
-    if np.any(others >= 0):
-        a, b = np.unravel_index(np.argmax(others), others.shape)
-        raise ValueError(
-            f"gate ({int(a)}, {int(b)}) is not strictly inactive (z = {others[a, b]!r}); "
-            "only the central gate (0, 0) may be active"
-        )
-
-
 def _central_D(s: float, w: np.ndarray, eps: float) -> tuple[np.ndarray, float]:
     """q = softmax(sigma(s) w) and D = q.w - w[0] of the central example (A.52)."""
     q = softmax(sigma(s, eps) * w)
@@ -406,7 +391,7 @@ def simulate_smooth(
     """
     u, v, w = _params(u, v, w)
     eps = _eps(eps)
-    _require_central_only(u, v)
+    require_central_only(u, v)
     p = u.shape[0]
     s0 = float(u[0] + v[0])
     if s_min is None:

@@ -6,15 +6,12 @@ proves (or refuses), and ``certify check`` recomputes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flint import fmpq
 
 from ..certificate import build_certificate
-from ..errors import NotCertified
 from ..kernel import dead as kernel
 from ..kernel.primes import require_prime
-from .radius import certify_with_radius, largest_certifiable_radius
+from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius
 
 #: Defaults that satisfy every hypothesis for every prime p >= 5:
 #: B = 1 > epsilon/2 = 1/2 and ((p-1)A/p)^2 >= (4/5 * 2)^2 = 2.56 > epsilon^2/2 = 1/2.
@@ -27,29 +24,14 @@ DEFAULT_PRECISION = 128
 SEARCH_PRECISION = 64
 
 
-@dataclass(frozen=True)
-class DeadResult:
-    """The certificate (a dict) and the kernel's parameters and radius behind it."""
-
-    certificate: dict
-    params: kernel.DeadParameters
-    radius: fmpq
-
 
 def choose_radius(params: kernel.DeadParameters) -> fmpq:
     """99% of the largest radius the kernel certifies (the central gate caps it at epsilon/2)."""
-
-    def certifiable(radius: fmpq) -> bool:
-        try:
-            kernel.dead_box_bounds(params, radius, SEARCH_PRECISION)
-            return True
-        except NotCertified:
-            return False
-
-    return largest_certifiable_radius(certifiable, params.epsilon / 2)
+    return largest_certifiable_radius(lambda radius: kernel.dead_box_bounds(params, radius, SEARCH_PRECISION),
+                                      params.epsilon / 2)
 
 
-def certify_dead(p, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_PRECISION) -> DeadResult:
+def certify_dead(p, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Theorem 1.5 / A.2 for the prime p (InputError, HypothesisError or NotCertified otherwise)."""
     p = require_prime(p)
     params = kernel.DeadParameters(
@@ -65,4 +47,4 @@ def certify_dead(p, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_PREC
         theorem="dead", paper=kernel.PAPER, p=p,
         parameters={"epsilon": params.epsilon, "A": params.A, "B": params.B},
         base_point=kernel.dead_base_point(params), radius=radius, precision_bits=prec, claims=claims)
-    return DeadResult(certificate, params, radius)
+    return CertifiedInstance(certificate, params, radius)

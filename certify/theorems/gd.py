@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flint import fmpq
 
 from ..certificate import build_certificate
-from ..errors import NotCertified
 from ..kernel import gd as kernel
 from ..kernel.primes import require_prime
-from .radius import certify_with_radius, largest_certifiable_radius, round_down
+from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius, round_down
 
 DEFAULT_A = fmpq(2)
 DEFAULT_B = fmpq(1)
@@ -26,27 +23,14 @@ def default_epsilon(p: int, eta: fmpq, A: fmpq) -> fmpq:
     return min(fmpq(1), round_down(threshold / 2))
 
 
-@dataclass(frozen=True)
-class GDResult:
-    certificate: dict
-    params: kernel.GDParameters
-    radius: fmpq
-
 
 def choose_radius(params: kernel.GDParameters, prec: int = 64) -> fmpq:
     """99% of the largest radius on which one step provably kills the neuron (central gate caps it at epsilon/2)."""
-
-    def certifiable(radius: fmpq) -> bool:
-        try:
-            kernel.gd_box_bounds(params, radius, prec)
-            return True
-        except NotCertified:
-            return False
-
-    return largest_certifiable_radius(certifiable, params.epsilon / 2)
+    return largest_certifiable_radius(lambda radius: kernel.gd_box_bounds(params, radius, prec),
+                                      params.epsilon / 2)
 
 
-def certify_gd(p, eta, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_PRECISION) -> GDResult:
+def certify_gd(p, eta, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Theorem A.4 for the prime p and step size eta."""
     p = require_prime(p)
     eta = fmpq(eta)
@@ -62,4 +46,4 @@ def certify_gd(p, eta, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_P
         theorem="gd", paper=kernel.PAPER, p=p,
         parameters={"eta": params.eta, "epsilon": params.epsilon, "A": params.A, "B": params.B},
         base_point=kernel.gd_base_point(params), radius=radius, precision_bits=prec, claims=claims)
-    return GDResult(certificate, params, radius)
+    return CertifiedInstance(certificate, params, radius)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from flint import fmpq
@@ -17,6 +18,15 @@ RADIUS_SAFETY = fmpq(99, 100)
 RETRIES = 5
 
 
+@dataclass(frozen=True)
+class CertifiedInstance:
+    """What a builder returns: the certificate (a dict), and the parameters and radius behind it."""
+
+    certificate: dict
+    params: object
+    radius: fmpq
+
+
 def round_down(value: fmpq, significant: int = 3) -> fmpq:
     """The largest decimal with ``significant`` digits that is <= value (value > 0)."""
     exponent = 0
@@ -28,21 +38,22 @@ def round_down(value: fmpq, significant: int = 3) -> fmpq:
     return fmpq(int((value * scale).floor()), 1) / scale
 
 
-def largest_certifiable_radius(certifiable: Callable[[fmpq], bool], upper: fmpq) -> fmpq:
+def largest_certifiable_radius(box_bounds: Callable[[fmpq], object], upper: fmpq) -> fmpq:
     """The radius that maximises a box's Gaussian probability, to 1% and 3 digits.
 
     P(theta(0) in box) is a product of P(|X - m| <= r) over the coordinates, each
     increasing in r, and every box condition only gets harder as r grows, so the
-    maximiser is the supremum of the radii for which ``certifiable(r)`` holds (all
-    below ``upper``). Bisection finds it; we return 0.99 of it rounded down to three
-    significant digits.
+    maximiser is the supremum of the radii r < ``upper`` for which ``box_bounds(r)``
+    (a kernel function, usually at low precision) does not raise NotCertified.
+    Bisection finds it; we return 0.99 of it rounded down to three significant digits.
     """
     low, high = fmpq(0), fmpq(upper)
     for _ in range(SEARCH_STEPS):
         middle = (low + high) / 2
-        if certifiable(middle):
+        try:
+            box_bounds(middle)
             low = middle
-        else:
+        except NotCertified:
             high = middle
     if low == 0:
         raise NotCertified("no certifiable radius found for these parameters")

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flint import fmpq
 
 from ..certificate import build_certificate
-from ..errors import NotCertified
 from ..kernel import slide as kernel
 from ..kernel.primes import require_prime
-from .radius import certify_with_radius, largest_certifiable_radius
+from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius
 
 DEFAULT_GAMMA_STAR = fmpq(1)
 DEFAULT_PRECISION = 128
@@ -21,27 +18,13 @@ def default_X(p: int, gamma_star: fmpq) -> fmpq:
     return fmpq(p - 1) / (2 * gamma_star)
 
 
-@dataclass(frozen=True)
-class SlideResult:
-    certificate: dict
-    params: kernel.SlideParameters
-    radius: fmpq
-
 
 def choose_radius(params: kernel.SlideParameters) -> fmpq:
     """99% of the largest radius whose box lies in U_slide (all margins are exact rationals)."""
-
-    def certifiable(radius: fmpq) -> bool:
-        try:
-            kernel.slide_box_margins(params, radius)
-            return True
-        except NotCertified:
-            return False
-
-    return largest_certifiable_radius(certifiable, params.X)
+    return largest_certifiable_radius(lambda radius: kernel.slide_box_margins(params, radius), params.X)
 
 
-def certify_slide(p, gamma_star=None, X=None, radius=None, prec=DEFAULT_PRECISION) -> SlideResult:
+def certify_slide(p, gamma_star=None, X=None, radius=None, prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Theorem A.1 for the prime p (InputError, HypothesisError or NotCertified otherwise)."""
     p = require_prime(p)
     gamma_star = DEFAULT_GAMMA_STAR if gamma_star is None else fmpq(gamma_star)
@@ -55,4 +38,4 @@ def certify_slide(p, gamma_star=None, X=None, radius=None, prec=DEFAULT_PRECISIO
         theorem="slide", paper=kernel.PAPER, p=p,
         parameters={"gamma_star": params.gamma_star, "X": params.X},
         base_point=kernel.slide_base_point(params), radius=radius, precision_bits=prec, claims=claims)
-    return SlideResult(certificate, params, radius)
+    return CertifiedInstance(certificate, params, radius)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flint import fmpq
 
 from ..certificate import build_certificate
-from ..errors import NotCertified
 from ..kernel import smooth as kernel
 from ..kernel.primes import require_prime
-from .radius import certify_with_radius, largest_certifiable_radius
+from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius
 
 #: eps of sigma_eps: 2, so that with s0 = 1 the box stays below eps (the dead zone's smooth part).
 DEFAULT_EPS_SMOOTH = fmpq(2)
@@ -21,28 +18,15 @@ DEFAULT_PRECISION = 128
 SEARCH_PRECISION = 53
 
 
-@dataclass(frozen=True)
-class SmoothResult:
-    certificate: dict
-    params: kernel.SmoothParameters
-    radius: fmpq
-
 
 def choose_radius(params: kernel.SmoothParameters) -> fmpq:
     """99% of the largest radius the kernel certifies (the central gate caps it at epsilon/2)."""
-
-    def certifiable(radius: fmpq) -> bool:
-        try:
-            kernel.smooth_box_bounds(params, radius, SEARCH_PRECISION)
-            return True
-        except NotCertified:
-            return False
-
-    return largest_certifiable_radius(certifiable, params.epsilon / 2)
+    return largest_certifiable_radius(lambda radius: kernel.smooth_box_bounds(params, radius, SEARCH_PRECISION),
+                                      params.epsilon / 2)
 
 
 def certify_smooth(p, eps_smooth=None, epsilon=None, A=None, B=None, radius=None,
-                   prec=DEFAULT_PRECISION) -> SmoothResult:
+                   prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Theorem A.3 for the prime p."""
     p = require_prime(p)
     params = kernel.SmoothParameters(
@@ -59,4 +43,4 @@ def certify_smooth(p, eps_smooth=None, epsilon=None, A=None, B=None, radius=None
         theorem="smooth", paper=kernel.PAPER, p=p,
         parameters={"eps_smooth": params.eps_smooth, "epsilon": params.epsilon, "A": params.A, "B": params.B},
         base_point=kernel.smooth_base_point(params), radius=radius, precision_bits=prec, claims=claims)
-    return SmoothResult(certificate, params, radius)
+    return CertifiedInstance(certificate, params, radius)
