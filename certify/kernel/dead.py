@@ -97,6 +97,21 @@ def terminal_balance_quantity(params: DeadParameters) -> fmpq:
     return 2 * (p - 1) * params.B**2 - (p * mu**2 + fmpq(p - 1, p) * params.Gamma)
 
 
+def hitting_time_integrand(params: DeadParameters):
+    """The integrand f(s, analytic) = (1 + e^{-s g(s)}/(p-1))/g(s), g(s) = sqrt(Gamma + c s^2), for acb.integral.
+
+    T = (p^2/2) int_0^epsilon f(s) ds (see :func:`hitting_time_enclosure`). The analytic flag is
+    forwarded to sqrt so that acb.integral is rigorous. Evaluates at the precision current when called.
+    """
+    p = params.p
+
+    def integrand(s, analytic):
+        g = (acb(ball(params.Gamma)) + acb(ball(params.c)) * s * s).sqrt(analytic=analytic)
+        return (1 + (-s * g).exp() / (p - 1)) / g
+
+    return integrand
+
+
 def hitting_time_enclosure(params: DeadParameters, prec: int) -> arb:
     """Encloses T, the time at which s = u(0) + v(0) reaches 0 from the base point (2.1).
 
@@ -111,15 +126,7 @@ def hitting_time_enclosure(params: DeadParameters, prec: int) -> arb:
     require_dead_hypotheses(params)
     p = params.p
     with working_precision(prec):
-        gamma = acb(ball(params.Gamma))
-        c = acb(ball(params.c))
-        wrong = acb(ball(fmpq(1, p - 1)))
-
-        def integrand(s, analytic):
-            g = (gamma + c * s * s).sqrt(analytic=analytic)
-            return (1 + (-s * g).exp() * wrong) / g
-
-        integral = acb.integral(integrand, acb(0), acb(ball(params.epsilon)))
+        integral = acb.integral(hitting_time_integrand(params), acb(0), acb(ball(params.epsilon)))
         if not (integral.real.is_finite() and integral.imag.contains(0)):
             raise NotCertified("hitting-time integral did not converge to a finite real ball", "hitting_time")
         T = ball(fmpq(p * p, 2)) * integral.real
