@@ -41,6 +41,26 @@ recomputed enclosure lies inside the stored interval. Exit 0 if every file is
 verified, 1 if any is rejected (naming the claim and why), 2 if any is
 malformed or unreadable."""
 
+DERIVE_HELP = """\
+Show how the paper's equations follow from its definitions (the loss (1.1),
+the gate, the softmax, the recentering (1.2), the projections (1.3)): each
+step with its one-line reason, then each derived equation beside the paper's
+printed form, checked by sympy. Some derivations are for symbolic p (--p then
+specialises them), some need a prime (the full 3p-variable loss, exact
+arithmetic in Q(e^(2 pi i/p))); those default to a small prime."""
+
+LATEX_HELP = """\
+Write a standalone LaTeX document for a theorem instance: the statement for
+this p, every claim of the certificate with its certified digits and equation
+references, and the derivations it rests on; compile it to PDF when pdflatex is
+installed. Either name a theorem and a prime (the certificate is computed now
+with the default parameters) or give --certificate FILE."""
+
+PROOFS_HELP = """\
+Regenerate the proof library: for the reference primes 5, 7, 11, 13, 17, 19,
+23, 29, 31, 97, 101, the certificate of every theorem (gd at eta = 1), checked
+before it is written, and its LaTeX document, under DIR/THEOREM/."""
+
 NUMBER_NOTE = "an exact number: integer, p/q or decimal (e.g. 1, 3/2, 0.25, 1e-3)"
 
 
@@ -170,6 +190,29 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="re-check certificates independently",
                                 description=CHECK_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("files", nargs="+", metavar="FILE", help="certificate files (certify/1 JSON)")
+
+    derive = commands.add_parser("derive", help="show a symbolic derivation of the paper's equations",
+                                 description=DERIVE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    derive.add_argument("name", nargs="?", metavar="NAME", help="a derivation (see --list)")
+    derive.add_argument("--list", action="store_true", help="list every derivation with its equation numbers")
+    derive.add_argument("--p", type=_prime_arg, metavar="P",
+                        help="the prime: required setting for per-prime derivations, a specialisation otherwise")
+    derive.add_argument("--latex", action="store_true", help="print LaTeX instead of text")
+
+    latex = commands.add_parser("latex", help="write a theorem instance as a LaTeX document (and PDF)",
+                                description=LATEX_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    latex.add_argument("theorem", nargs="?", choices=sorted(THEOREM_COMMANDS), metavar="THEOREM",
+                       help="dead, slide, smooth or gd (certified now, default parameters)")
+    latex.add_argument("--p", type=_prime_arg, metavar="P", help="the prime (with THEOREM)")
+    latex.add_argument("--eta", type=_exact_arg, metavar="ETA", help="the step size (with THEOREM gd)")
+    latex.add_argument("--certificate", metavar="FILE", help="render this certificate instead (it is checked first)")
+    latex.add_argument("--out", required=True, metavar="DIR", help="folder for THEOREM-P.tex and .pdf")
+    latex.add_argument("--no-pdf", action="store_true", help="do not run pdflatex even if it is installed")
+
+    proofs = commands.add_parser("proofs", help="regenerate the proof library (proofs/)",
+                                 description=PROOFS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    proofs.add_argument("--out", default="proofs", metavar="DIR", help="the library's folder (default proofs)")
+    proofs.add_argument("--pdf", action="store_true", help="also compile every document with pdflatex")
     return parser
 
 
@@ -211,7 +254,69 @@ def _run_check(args) -> int:
     return worst
 
 
-COMMANDS = {**{name: _run_theorem for name in THEOREM_COMMANDS}, "check": _run_check}
+def _run_derive(args) -> int:
+    from .symbolic import DERIVATIONS, derivation
+
+    if args.list:
+        width = max(len(name) for name in DERIVATIONS)
+        for name, entry in DERIVATIONS.items():
+            scope = f"per prime (default {entry.default_prime})" if entry.per_prime else "symbolic p"
+            print(f"{name:<{width}}  {', '.join(entry.equations):<40}  {scope}: {entry.summary}")
+        return EXIT_OK
+    if args.name is None:
+        raise InputError("name a derivation or use --list")
+    if args.name not in DERIVATIONS:
+        raise InputError(f"unknown derivation {args.name!r}; 'certify derive --list' lists them")
+    if args.p is not None:
+        from .kernel.primes import require_prime
+
+        require_prime(args.p)
+    built = derivation(args.name, args.p)
+    from .render.derivations import derivation_latex, derivation_text
+
+    sys.stdout.write(derivation_latex(built) if args.latex else derivation_text(built))
+    return EXIT_OK if built.holds() else EXIT_REJECTED
+
+
+def _run_latex(args) -> int:
+    from .render.document import write_document
+
+    if (args.theorem is None) == (args.certificate is None):
+        raise InputError("give either THEOREM (with --p) or --certificate FILE")
+    if args.certificate is not None:
+        from .certificate import parse_certificate
+        from .check import check_file
+
+        verdict = check_file(args.certificate)
+        if verdict.status != "verified":
+            raise InputError(f"will not render an unverified certificate: {verdict.line()}")
+        with open(args.certificate, "rb") as handle:
+            certificate = parse_certificate(handle.read())
+    else:
+        if args.p is None:
+            raise InputError("--p is required with THEOREM")
+        builder = __import__(f"{__package__}.theorems.{args.theorem}", fromlist=["_"])
+        extra = {}
+        if args.theorem == "gd":
+            if args.eta is None:
+                raise InputError("--eta is required for gd")
+            extra["eta"] = args.eta
+        certificate = getattr(builder, f"certify_{args.theorem}")(args.p, **extra).certificate
+    for path in write_document(certificate, args.out, pdf=not args.no_pdf):
+        print(path)
+    return EXIT_OK
+
+
+def _run_proofs(args) -> int:
+    from .proofs import build_proofs
+
+    written = build_proofs(args.out, pdf=args.pdf, progress=lambda line: print(line, file=sys.stderr))
+    print(f"wrote {len(written)} files under {args.out}")
+    return EXIT_OK
+
+
+COMMANDS = {**{name: _run_theorem for name in THEOREM_COMMANDS}, "check": _run_check, "derive": _run_derive,
+            "latex": _run_latex, "proofs": _run_proofs}
 
 
 def main(argv=None) -> int:

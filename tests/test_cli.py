@@ -157,3 +157,29 @@ def test_gd_and_smooth_write_verified_certificates(tmp_path):
 ])
 def test_gd_and_smooth_bad_parameters_are_one_line(args, words):
     assert_one_line_error(run_certify(*args), words)
+
+
+def test_derive_lists_and_prints_derivations():
+    listing = run_certify("derive", "--list")
+    assert listing.returncode == 0
+    for name in ("flow", "flow-full", "conserved", "fourier", "fourier-exact", "balance", "convexity",
+                 "sliding-selection", "sliding-limits", "gd-one-step"):
+        assert any(line.startswith(name + " ") for line in listing.stdout.splitlines()), name
+    text = run_certify("derive", "conserved")
+    assert text.returncode == 0 and "(2.6)" in text.stdout and "equals the paper's form" in text.stdout
+    latex = run_certify("derive", "fourier-exact", "--p", 7, "--latex")
+    assert latex.returncode == 0 and r"\begin{align*}" in latex.stdout and "p = 7" in latex.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["derive", "nonsense"], "unknown derivation"),
+    (["derive"], "--list"),
+    (["derive", "flow", "--p", "9"], "not prime"),
+    (["derive", "flow", "--p", "3"], "Remark 1.6"),
+    (["latex", "dead"], "--out"),
+    (["latex", "dead", "--out", "x"], "--p is required"),
+    (["latex", "gd", "--p", "5", "--out", "x"], "--eta is required"),
+    (["latex", "--out", "x"], "either THEOREM"),
+])
+def test_derive_and_latex_usage_errors_are_one_line(args, words):
+    assert_one_line_error(run_certify(*args), words)

@@ -1,0 +1,58 @@
+"""The committed proof library: certificates and LaTeX for the reference primes.
+
+`certify proofs --out proofs` regenerates it; tests re-check every committed certificate and
+regenerate some of them byte for byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flint import fmpq
+
+REFERENCE_PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 97, 101)
+THEOREMS = ("dead", "slide", "smooth", "gd")
+#: Theorem A.4 holds for every eta > 0; the library instantiates it at eta = 1.
+REFERENCE_ETA = fmpq(1)
+
+
+def reference_command(theorem: str, p: int, out) -> list[str]:
+    """The `certify` command (arguments) that writes the library's certificate of ``theorem`` at ``p``."""
+    extra = ["--eta", str(REFERENCE_ETA)] if theorem == "gd" else []
+    return [theorem, "--p", str(p), *extra, "--out", str(out)]
+
+
+def certificate_path(root, theorem: str, p: int) -> Path:
+    return Path(root) / theorem / f"{theorem}-{p}.json"
+
+
+def build_proofs(root, primes=REFERENCE_PRIMES, theorems=THEOREMS, pdf: bool = False, progress=None) -> list[Path]:
+    """Write every certificate and its .tex under ``root``/THEOREM/; each certificate is checked first.
+
+    Each certificate is made by its own `certify THEOREM --p P` process: Arb caches constants
+    (pi, logarithms, quadrature nodes) across calls, so balls computed late in a long process can
+    differ in their last bits from a fresh run, and the library must be what the single command gives.
+    """
+    import subprocess
+    import sys
+
+    from .certificate import parse_certificate
+    from .check import check_file
+    from .errors import NotCertified
+    from .render.document import write_document
+
+    written = []
+    for theorem in theorems:
+        for p in primes:
+            path = certificate_path(root, theorem, p)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run([sys.executable, "-m", "certify", *reference_command(theorem, p, path)], check=True,
+                           capture_output=True)
+            verdict = check_file(path)
+            if verdict.status != "verified":
+                raise NotCertified(f"the fresh certificate did not verify: {verdict.line()}")
+            written.append(path)
+            written.extend(write_document(parse_certificate(path.read_bytes()), path.parent, pdf=pdf))
+            if progress:
+                progress(f"{theorem} p = {p}: {verdict.message}")
+    return written

@@ -1,0 +1,101 @@
+"""Symbolic derivations (sympy) of the paper's equations from its definitions.
+
+``DERIVATIONS`` lists every derivation `certify derive` knows, with the equation numbers it
+establishes; :func:`derivation` builds one (cached: sympy work is done once per process).
+Importing this package imports sympy; `certify dead` and the checker never do.
+Derivations marked ``per_prime`` need a concrete prime (they work with the full 3p-variable
+loss or exact arithmetic in Q(e^{2 pi i/p})); the others are for symbolic p and may be
+specialised to a prime for display.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+from . import balance, convexity, flow, fourier, gd, sliding
+from .core import Derivation
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A derivation as `certify derive` lists it."""
+
+    name: str
+    equations: tuple[str, ...]
+    summary: str
+    build: Callable
+    per_prime: bool = False
+    default_prime: int = 5
+
+
+_TABLE = [
+    Entry("flow", ("(2.2)", "(2.3)", "(2.4)", "(2.5)"),
+          "the ODEs of the symmetric family from the reduced loss, symbolic p", flow.symmetric_flow),
+    Entry("flow-full", ("(2.2)", "(2.3)", "(2.4)", "(2.5)"),
+          "the same ODEs from the full 3p-variable loss (1.1) and the ansatz (2.1)", flow.full_loss_flow,
+          per_prime=True),
+    Entry("conserved", ("(2.6)",), "the conserved quantity g^2 - p s^2/(2(p-1))", flow.conserved_quantity),
+    Entry("transversality", ("(2.7)",), "the limit of ds/dt at the hitting time", flow.transversality),
+    Entry("hitting-time", ("T", "T bound"), "the hitting-time integral and T <= p^3 eps/(2(p-1) sqrt(Gamma))",
+          flow.hitting_time),
+    Entry("fourier", ("(A.46)", "section 2.1"), "||Pi_zeta q||^2/||q||^2 = 2/(p-1) by character sums, symbolic p",
+          fourier.fourier_fraction_symbolic),
+    Entry("fourier-exact", ("(A.46)", "(A.60)"), "the same fraction exactly in Q(e^(2 pi i/p)) for a given p",
+          fourier.fourier_fraction_exact, per_prime=True, default_prime=13),
+    Entry("balance", ("(A.10)",), "the balance invariant example by example (Lemma A.8)",
+          balance.balance_invariant, per_prime=True),
+    Entry("convexity", ("(A.53)", "(A.54)", "(A.55)", "(A.56)", "(A.57)"),
+          "convexity of the log-partition function, d gamma/ds <= s/(2 gamma), (A.57)",
+          convexity.log_partition_convexity, per_prime=True),
+    Entry("sliding-relations", ("(A.19)", "(A.20)", "(A.21)", "(A.22)", "(A.23)", "(A.24)", "(A.25)"),
+          "the central example's flow of w, mu, gamma_j, d_j", sliding.sliding_relations, per_prime=True),
+    Entry("sliding-selection", ("(A.26)", "(A.27)", "(A.28)", "(A.29)", "(A.30)"),
+          "the selected kink coefficients and the sliding velocities (Lemma A.9)", sliding.sliding_selection),
+    Entry("sliding-limits", ("(A.33)", "(A.37)", "(A.38)", "(A.39)", "(A.40)", "(A.45)"),
+          "kappa_p, the norm limit sqrt(p) and the limit loss", sliding.sliding_limits),
+    Entry("gd-one-step", ("(A.70)", "(A.71)"), "one full-batch gradient-descent step from the base point",
+          gd.one_step, per_prime=True),
+]
+DERIVATIONS = {entry.name: entry for entry in _TABLE}
+
+#: The derivations each theorem's certificate rests on (per-prime ones are built at the certificate's p,
+#: ``flow-full`` only for small p where the full symbolic loss is quick).
+FOR_THEOREM = {
+    "dead": ("flow", "flow-full", "conserved", "transversality", "hitting-time", "fourier", "fourier-exact",
+             "balance", "convexity"),
+    "slide": ("sliding-relations", "sliding-selection", "sliding-limits", "fourier", "fourier-exact", "balance"),
+    "smooth": ("convexity", "fourier", "fourier-exact"),
+    "gd": ("gd-one-step", "convexity", "fourier", "fourier-exact"),
+}
+#: Per-prime derivations cost grows with p; above this p the documents use their default prime instead.
+LARGEST_PRIME = {"flow-full": 7, "balance": 7, "convexity": 7, "sliding-relations": 7, "gd-one-step": 7,
+                 "fourier-exact": 101}
+
+
+@lru_cache(maxsize=None)
+def derivation(name: str, prime: int | None = None) -> Derivation:
+    """Build the derivation ``name`` (KeyError if unknown), at ``prime`` when given.
+
+    Per-prime derivations use ``prime`` (or their default); symbolic ones are specialised to
+    ``prime`` when it is given.
+    """
+    entry = DERIVATIONS[name]
+    if entry.per_prime:
+        return entry.build(prime or entry.default_prime)
+    built = entry.build()
+    return built if prime is None else built.specialised(prime)
+
+
+def derivations_for(theorem: str, prime: int) -> list[Derivation]:
+    """The derivations a certificate of ``theorem`` at ``prime`` rests on (see FOR_THEOREM)."""
+    out = []
+    for name in FOR_THEOREM[theorem]:
+        entry = DERIVATIONS[name]
+        if entry.per_prime:
+            at = prime if prime <= LARGEST_PRIME.get(name, prime) else entry.default_prime
+            out.append(derivation(name, at))
+        else:
+            out.append(derivation(name))
+    return out
