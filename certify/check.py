@@ -21,7 +21,7 @@ from .kernel.balls import exact_ge, exact_le
 from .kernel.claims import Claim, Quantity
 from .kernel.exact import exceeds, format_rational, parse_exact, parse_rational
 from .kernel.primes import require_prime
-from .kernel.registry import KERNELS
+from .kernel.registry import kernel_for
 
 EXIT_VERIFIED, EXIT_REJECTED, EXIT_MALFORMED = 0, 1, 2
 
@@ -55,7 +55,7 @@ def _rational(text: str, where: str):
 
 def verify_document(document: dict) -> str:
     """Verify a schema-valid certificate; return a one-line summary or raise Rejected/MalformedCertificate."""
-    kernel = KERNELS[document["theorem"]]
+    kernel = kernel_for(document["theorem"])
     try:
         p = require_prime(document["p"])
     except InputError as exc:

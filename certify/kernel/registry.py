@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Callable
 
-from . import dead, gd, slide, smooth
+#: theorem -> (kernel module, parameter names in the order of its Parameters class).
+THEOREMS = {
+    "dead": ("dead", "DeadParameters", ("epsilon", "A", "B")),
+    "slide": ("slide", "SlideParameters", ("gamma_star", "X")),
+    "smooth": ("smooth", "SmoothParameters", ("eps_smooth", "epsilon", "A", "B")),
+    "gd": ("gd", "GDParameters", ("eta", "epsilon", "A", "B")),
+}
 
 
 @dataclass(frozen=True)
@@ -25,38 +32,16 @@ class TheoremKernel:
     claims: Callable
 
 
-KERNELS = {
-    "dead": TheoremKernel(
-        paper=dead.PAPER,
-        parameter_names=("epsilon", "A", "B"),
-        make_parameters=lambda p, values: dead.DeadParameters(p, values["epsilon"], values["A"], values["B"]),
-        require_hypotheses=dead.require_dead_hypotheses,
-        base_point=dead.dead_base_point,
-        claims=dead.dead_claims,
-    ),
-    "slide": TheoremKernel(
-        paper=slide.PAPER,
-        parameter_names=("gamma_star", "X"),
-        make_parameters=lambda p, values: slide.SlideParameters(p, values["gamma_star"], values["X"]),
-        require_hypotheses=slide.require_slide_hypotheses,
-        base_point=slide.slide_base_point,
-        claims=slide.slide_claims,
-    ),
-    "smooth": TheoremKernel(
-        paper=smooth.PAPER,
-        parameter_names=("eps_smooth", "epsilon", "A", "B"),
-        make_parameters=lambda p, values: smooth.SmoothParameters(
-            p, values["eps_smooth"], values["epsilon"], values["A"], values["B"]),
-        require_hypotheses=smooth.require_smooth_hypotheses,
-        base_point=smooth.smooth_base_point,
-        claims=smooth.smooth_claims,
-    ),
-    "gd": TheoremKernel(
-        paper=gd.PAPER,
-        parameter_names=("eta", "epsilon", "A", "B"),
-        make_parameters=lambda p, values: gd.GDParameters(p, values["eta"], values["epsilon"], values["A"], values["B"]),
-        require_hypotheses=gd.require_gd_hypotheses,
-        base_point=gd.gd_base_point,
-        claims=gd.gd_claims,
-    ),
-}
+def kernel_for(theorem: str) -> TheoremKernel:
+    """The kernel of ``theorem`` (KeyError if unknown); only that theorem's module is imported."""
+    module_name, parameters_class, names = THEOREMS[theorem]
+    module = importlib.import_module(f"{__package__}.{module_name}")
+    make = getattr(module, parameters_class)
+    return TheoremKernel(
+        paper=module.PAPER,
+        parameter_names=names,
+        make_parameters=lambda p, values: make(p, *(values[name] for name in names)),
+        require_hypotheses=getattr(module, f"require_{module_name}_hypotheses"),
+        base_point=getattr(module, f"{module_name}_base_point"),
+        claims=getattr(module, f"{module_name}_claims"),
+    )
