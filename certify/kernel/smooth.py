@@ -19,6 +19,7 @@ and sigma/sigma' = s for s >= eps (sigma is the identity there).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from flint import acb, arb, fmpq
 
@@ -75,6 +76,7 @@ def _one_tail_deficit() -> arb:
     return (inverse_t1 + u1**2) * (inverse_t1 - u1).exp()
 
 
+@lru_cache(maxsize=4096)
 def dead_zone_integral(s0, eps_smooth, prec: int) -> tuple[arb, arb]:
     """Lower and upper balls for J(s0) = int_0^{s0} sigma_eps/sigma_eps' ds (A.66).
 
@@ -84,6 +86,7 @@ def dead_zone_integral(s0, eps_smooth, prec: int) -> tuple[arb, arb]:
         (meromorphic on a neighbourhood of the segment; no branch cuts);
       * on [1 - 2^-7, min(s0/eps, 1)]: t (1 - eta_1) <= t phi <= t (:func:`_one_tail_deficit`).
     The bounds are proved, not only J <= s0^2/2 of (A.61). Requires s0 > 0, eps > 0.
+    Cached: sweeps meet the same (s0, eps, prec) again and again (radii keep 3 digits).
     """
     s0, eps = fmpq(s0), fmpq(eps_smooth)
     if not (s0 > 0 and eps > 0):
@@ -148,7 +151,7 @@ class SmoothBoxBounds:
     purity_gap_lower: arb
 
 
-def smooth_box_bounds(params: SmoothParameters, radius, prec: int) -> SmoothBoxBounds:
+def smooth_box_bounds(params: SmoothParameters, radius, prec: int, dead_zone=None) -> SmoothBoxBounds:
     """Certify the box of sup-radius ``radius`` around (2.1) for the smooth flow; NotCertified names a failure.
 
     For every point of the box (r, smax = epsilon + 2r, gmin = (p-1)(A - 2r)/p):
@@ -159,6 +162,8 @@ def smooth_box_bounds(params: SmoothParameters, radius, prec: int) -> SmoothBoxB
       w: the total increase M of w(0) satisfies M = g(0) - g_inf <= (p-1)(A+2r)/p - g_* and, by (A.69)
       with 1 - q_0 <= 1, M <= int sigma(s) dt/p^2 <= J(smax)/(2 g_*); ||w_inf - w_0||_1 = 2M;
       the activation is sigma(s) <= s <= smax. So :func:`terminal_purity_gap` applies with c_u = B.
+    ``dead_zone(smax)`` returns a lower and an upper ball for J(smax) (default: :func:`dead_zone_integral`
+    at ``prec``); any rigorous bounds keep the result valid (the radius search passes coarser, cached ones).
     """
     p, eps, A, B = params.p, params.epsilon, params.A, params.B
     r = fmpq(radius)
@@ -167,7 +172,7 @@ def smooth_box_bounds(params: SmoothParameters, radius, prec: int) -> SmoothBoxB
         raise NotCertified(f"(A.67) on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}", "g_condition")
     gmin = fmpq(p - 1, p) * (A - 2 * r)
     smax = eps + 2 * r
-    J_lower, J_upper = dead_zone_integral(smax, params.eps_smooth, prec)
+    J_lower, J_upper = (dead_zone or (lambda x: dead_zone_integral(x, params.eps_smooth, prec)))(smax)
     with working_precision(prec):
         condition = ball(gmin**2) - J_upper
         if not certainly_positive(condition):

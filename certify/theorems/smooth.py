@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flint import fmpq
+from flint import arb, fmpq
 
 from ..certificate import build_certificate
 from ..kernel import smooth as kernel
@@ -19,10 +19,28 @@ SEARCH_PRECISION = 53
 
 
 
+#: The search evaluates J only on this grid of s (in units of eps): J increases with s, so J at the
+#: grid point above bounds J(smax) above (and the one below, below), and every grid value is computed once.
+SEARCH_GRID = 2**10
+
+
+def search_dead_zone(eps_smooth: fmpq):
+    """Rigorous but coarse bounds smax -> (J(floor_grid(smax)) lower, J(ceil_grid(smax)) upper), cached."""
+    step = eps_smooth / SEARCH_GRID
+
+    def bounds(smax):
+        below, above = (smax / step).floor() * step, (smax / step).ceil() * step
+        return (kernel.dead_zone_integral(below, eps_smooth, SEARCH_PRECISION)[0] if below > 0 else arb(0),
+                kernel.dead_zone_integral(above, eps_smooth, SEARCH_PRECISION)[1])
+
+    return bounds
+
+
 def choose_radius(params: kernel.SmoothParameters) -> fmpq:
     """99% of the largest radius the kernel certifies (the central gate caps it at epsilon/2)."""
-    return largest_certifiable_radius(lambda radius: kernel.smooth_box_bounds(params, radius, SEARCH_PRECISION),
-                                      params.epsilon / 2)
+    dead_zone = search_dead_zone(params.eps_smooth)
+    return largest_certifiable_radius(
+        lambda radius: kernel.smooth_box_bounds(params, radius, SEARCH_PRECISION, dead_zone), params.epsilon / 2)
 
 
 def certify_smooth(p, eps_smooth=None, epsilon=None, A=None, B=None, radius=None,
