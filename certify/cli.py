@@ -7,6 +7,7 @@ usage or a malformed certificate. Every expected failure is one line on stderr.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import __version__
@@ -56,6 +57,16 @@ references, and the derivations it rests on; compile it to PDF when pdflatex is
 installed. Either name a theorem and a prime (the certificate is computed now
 with the default parameters) or give --certificate FILE."""
 
+SWEEP_HELP = """\
+Certify every prime in a range for the chosen theorems, in K worker processes
+(python-flint's precision is process-wide, so not threads). Certificates go to
+DIR/THEOREM/THEOREM-P.json; a failure at one prime is recorded in
+DIR/failures.json and the sweep goes on; running the same sweep again skips the
+certificates already there, so an interrupted sweep resumes. DIR/summary.json
+and DIR/summary.csv give, per theorem, the primes certified, the failures and
+the smallest margins and probabilities (with the prime attaining each).
+`certify check DIR --jobs K` re-checks the whole folder."""
+
 PROOFS_HELP = """\
 Regenerate the proof library: for the reference primes 5, 7, 11, 13, 17, 19,
 23, 29, 31, 97, 101, the certificate of every theorem (gd at eta = 1), checked
@@ -85,6 +96,16 @@ def _prime_arg(text: str) -> int:
         return int(text, 10)
     except ValueError:
         raise argparse.ArgumentTypeError(f"p must be an integer, got {text!r}") from None
+
+
+def _jobs_arg(text: str) -> int:
+    try:
+        jobs = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"jobs must be a whole number, got {text!r}") from None
+    if not 1 <= jobs <= 256:
+        raise argparse.ArgumentTypeError(f"jobs must be between 1 and 256, got {jobs}")
+    return jobs
 
 
 def _precision_arg(text: str) -> int:
@@ -189,7 +210,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="re-check certificates independently",
                                 description=CHECK_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    check.add_argument("files", nargs="+", metavar="FILE", help="certificate files (certify/1 JSON)")
+    check.add_argument("files", nargs="+", metavar="FILE", help="certificate files, or folders of THEOREM-P.json")
+    check.add_argument("--jobs", type=_jobs_arg, default=1, metavar="K", help="check in K processes (default 1)")
+
+    sweep = commands.add_parser("sweep", help="certify many primes in parallel, resumably, with a summary",
+                                description=SWEEP_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sweep.add_argument("--primes", required=True, metavar="A..B", help="the primes p with A <= p <= B (p >= 5)")
+    sweep.add_argument("--theorems", default="dead,slide,smooth,gd", metavar="LIST",
+                       help="comma-separated: dead, slide, smooth, gd (default all four)")
+    sweep.add_argument("--jobs", type=_jobs_arg, default=os.cpu_count() or 1, metavar="K",
+                       help="worker processes (default: the number of CPUs)")
+    sweep.add_argument("--eta", type=_exact_arg, default=None, metavar="ETA", help="step size for gd (default 1)")
+    sweep.add_argument("--out", required=True, metavar="DIR", help="folder for DIR/THEOREM/THEOREM-P.json and the summary")
 
     derive = commands.add_parser("derive", help="show a symbolic derivation of the paper's equations",
                                  description=DERIVE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -243,15 +275,50 @@ def _run_theorem(args) -> int:
 
 
 def _run_check(args) -> int:
-    from .check import check_file
+    from .sweep import certificate_files, check_files
 
-    worst = EXIT_OK
-    for path in args.files:
-        verdict = check_file(path)
-        stream = sys.stdout if verdict.status == "verified" else sys.stderr
-        print(verdict.line(), file=stream)
-        worst = max(worst, verdict.exit_code)
-    return worst
+    folders = any(os.path.isdir(path) for path in args.files)
+    files = certificate_files(args.files)
+    if not files:
+        raise InputError("no certificate files (THEOREM-P.json) found")
+    verdicts = check_files(files, args.jobs)
+    for verdict in verdicts:
+        if verdict.status != "verified":
+            print(verdict.line(), file=sys.stderr)
+        elif not folders:
+            print(verdict.line())
+    if folders:
+        counts = {status: sum(v.status == status for v in verdicts) for status in ("verified", "rejected", "malformed")}
+        print(f"{len(verdicts)} certificates: {counts['verified']} verified, {counts['rejected']} rejected, "
+              f"{counts['malformed']} malformed")
+    return max(verdict.exit_code for verdict in verdicts)
+
+
+def _run_sweep(args) -> int:
+    from .kernel.exact import format_rational
+    from .sweep import THEOREMS, parse_prime_range, primes_between, progress_bar, run_sweep
+
+    try:
+        low, high = parse_prime_range(args.primes)
+        primes = primes_between(low, high)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    theorems = [name.strip() for name in args.theorems.split(",") if name.strip()]
+    unknown = [name for name in theorems if name not in THEOREMS]
+    if unknown or not theorems:
+        raise InputError(f"unknown theorem(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(THEOREMS)}")
+    if not primes:
+        raise InputError(f"no primes p >= 5 in {args.primes}")
+    eta = "1" if args.eta is None else format_rational(args.eta)
+    report = run_sweep(primes, theorems, args.jobs, args.out, eta=eta, progress=progress_bar())
+    for theorem in theorems:
+        print(f"{theorem}: {report.certified[theorem]} certified, {report.skipped[theorem]} already there, "
+              f"{len(report.failed[theorem])} failed")
+    made = sum(report.certified.values())
+    rate = made / report.seconds if report.seconds > 0 else 0.0
+    print(f"{made} certificates in {report.seconds:.1f} s ({rate:.1f}/s); summary in "
+          f"{os.path.join(args.out, 'summary.csv')}")
+    return EXIT_REJECTED if any(report.failed.values()) else EXIT_OK
 
 
 def _run_derive(args) -> int:
@@ -316,7 +383,7 @@ def _run_proofs(args) -> int:
 
 
 COMMANDS = {**{name: _run_theorem for name in THEOREM_COMMANDS}, "check": _run_check, "derive": _run_derive,
-            "latex": _run_latex, "proofs": _run_proofs}
+            "latex": _run_latex, "proofs": _run_proofs, "sweep": _run_sweep}
 
 
 def main(argv=None) -> int:
