@@ -70,3 +70,21 @@ def test_box_log_mass_far_tail_for_huge_multiplicity():
 def test_radius_must_be_positive():
     with pytest.raises(NotCertified):
         coordinate_mass(fmpq(0), fmpq(0))
+
+
+@pytest.mark.parametrize("m, r", [(1, Fraction(1, 10**30)), (Fraction(1, 2), Fraction(1, 10**40)), (0, Fraction(1, 10**35))])
+def test_tiny_boxes_keep_their_accuracy(m, r):
+    """For r = 1e-30 the difference erfc(a) - erfc(b) cancels completely at 128 bits; the mean-value
+    enclosure 2r phi([m - r, m + r]) keeps the mass to the last bits (gd at p near 10^18 needs it)."""
+    with working_precision(128):
+        total = box_log_mass([(as_fmpq(m), 1)], as_fmpq(r))
+    assert total.rel_accuracy_bits() > 100
+    with mpmath.workdps(60):  # the oracle needs ~40 digits just to see an interval 1e-40 wide
+        assert contains(total, mpmath.log(gaussian_coordinate_mass(Fraction(m), Fraction(r), dps=120)))
+
+
+def test_astronomical_log_mass_keeps_absolute_accuracy():
+    """slide at p near 10^18: log P ~ -2e54; its absolute error must stay below 1 so exp(log P) is usable."""
+    with working_precision(128):
+        total = box_log_mass([(fmpq(-3 * 5 * 10**17), 2 * 10**18), (fmpq(10**19), 1)], fmpq(1, 2))
+    assert total.rad() < 1 and total.is_finite()

@@ -48,12 +48,15 @@ def ball(value) -> arb:
     if isinstance(value, arb):
         return value
     if isinstance(value, ExactNumber):
-        x = arb(value.numerator)
-        if value.denominator != 1:
-            x = x / value.denominator
-        if value.exp10:
-            x = x * arb(10) ** fmpz(value.exp10)
-        return x
+        # 10^e loses about log2|e| bits to its exponent: carry them, so that 1e(10^36) keeps
+        # the relative accuracy of the current precision
+        with ctx.workprec(ctx.prec + abs(value.exp10).bit_length() + 8):
+            x = arb(value.numerator)
+            if value.denominator != 1:
+                x = x / value.denominator
+            if value.exp10:
+                x = x * arb(10) ** fmpz(value.exp10)
+            return x
     raise TypeError(f"cannot build a ball from {type(value).__name__}")
 
 

@@ -9,8 +9,10 @@ from flint import fmpq
 
 from ..errors import NotCertified
 
-#: Bisection steps: the supremum is located to 2^-24 of its bracket (we keep 3 digits).
-SEARCH_STEPS = 24
+#: Bisection steps inside [r, 2r]: the supremum is located to 2^-16 relative (we keep 3 digits).
+SEARCH_STEPS = 16
+#: Halvings of the upper bound before the search gives up (2^-400: far below any useful radius).
+MAX_HALVINGS = 400
 #: The chosen radius stays this far below the supremum of certifiable radii, so
 #: that every strict inequality of the box keeps a visible margin.
 RADIUS_SAFETY = fmpq(99, 100)
@@ -45,18 +47,32 @@ def largest_certifiable_radius(box_bounds: Callable[[fmpq], object], upper: fmpq
     increasing in r, and every box condition only gets harder as r grows, so the
     maximiser is the supremum of the radii r < ``upper`` for which ``box_bounds(r)``
     (a kernel function, usually at low precision) does not raise NotCertified.
-    Bisection finds it; we return 0.99 of it rounded down to three significant digits.
+    The search halves r from ``upper`` until a box certifies (radii span 30 orders of
+    magnitude across primes and step sizes), then bisects between r and 2r to 2^-16;
+    we return 0.99 of the supremum rounded down to three significant digits.
     """
-    low, high = fmpq(0), fmpq(upper)
+
+    def certifiable(radius: fmpq) -> bool:
+        try:
+            box_bounds(radius)
+            return True
+        except NotCertified:
+            return False
+
+    low = fmpq(upper) / 2
+    for _ in range(MAX_HALVINGS):
+        if certifiable(low):
+            break
+        low /= 2
+    else:
+        raise NotCertified("no certifiable radius found for these parameters")
+    high = min(2 * low, fmpq(upper))
     for _ in range(SEARCH_STEPS):
         middle = (low + high) / 2
-        try:
-            box_bounds(middle)
+        if certifiable(middle):
             low = middle
-        except NotCertified:
+        else:
             high = middle
-    if low == 0:
-        raise NotCertified("no certifiable radius found for these parameters")
     return round_down(low * RADIUS_SAFETY)
 
 
