@@ -1,0 +1,456 @@
+"""Float trajectories of a certificate's theorem, with the certificate's bounds beside them.
+
+``simulate_instance(certificate, source, seed)`` runs the existing float simulators of
+``certify.numeric`` from the certificate's base point (``source="base"``) or from one
+random point of its certified box (``source="box"``: the first point of
+``box_samples(certificate, numpy.random.default_rng(seed), 1)``, a uniform draw) and
+returns a *trajectory record*: a flat dict of
+
+  * metadata (str / int / float): ``record_format``, ``theorem``, ``p``, ``source``,
+    ``seed``, ``clock`` (the key of the record's clock array: "t" for dead, "x" for
+    slide, "s" for smooth, "n" for gd), ``radius`` and the theorem's parameters;
+  * the certificate's bounds as floats (nearest doubles to the exact numbers), named
+    ``<claim>_lo`` / ``<claim>_hi`` (``<claim>_<component>_hi`` for components) or
+    ``<claim>`` for an exact value;
+  * numpy arrays: the start point ``u0, v0, w0``, the terminal (or limit) state
+    ``u_end, v_end, w_end``, quantities along the clock and the terminal spectrum
+    ``fourier_fractions_end[zeta - 1] = F_zeta`` (1.5), zeta = 1 .. (p-1)/2.
+
+Keys per theorem (arrays along the clock unless marked scalar):
+
+  dead    t, s (central gate u(0) + v(0)), gamma = mean(w) - w(0) (A.50),
+          g = mean_{j != 0} w(j) - w(0) (= w(j) - w(0) of section 2 at the base point),
+          hyperbola = g^2 - p s^2/(2(p-1)) (left side of (2.6)), max_other_gate, max_fourier_fraction,
+          loss, balance; scalars t_death, death_slope (-ds/dt just before death, (2.7)),
+          w_displacement_end, Gamma = A^2 - p epsilon^2/(2(p-1)), epsilon, A, B and the bounds
+          hitting_time_lo/hi, hitting_time_box_lo/hi, transversality_margin_lo/hi,
+          transversality_margin_box_lo, purity_gap_box_lo, terminal_fourier_fraction,
+          terminal_w_displacement_box_hi, terminal_loss_lo/hi, single_active_gate_lo,
+          balance_invariant.  The last row is the death state (s = 0 up to rounding).
+  slide   x, log10_t, d_over_x (A.34), n_captured, min_gamma, max_kink_coefficient,
+          max_off_cross_gate, max_abs_captured_gate, wrong_class_spread, max_fourier_fraction,
+          balance (the start row, at t = 0, is left out: log10 t = -inf there); capture events
+          event_x, event_log10_t, event_rows, event_columns (counts of newly captured gates);
+          scalars x0, x_full_capture, log10_t_full_capture, loss_end, gamma_star, X and the bounds
+          kappa_lo/hi, capture_time_log10_lo/hi, limit_fourier_fraction, limit_loss_lo/hi,
+          admissibility_hi.
+  smooth  s (decreasing), displacement = ||w(s) - w(0)||_1, g = mean(w) - w(0), max_other_gate,
+          max_fourier_fraction, loss (with sigma_eps), balance; the *_end state is the limit
+          estimate; scalars s_end, displacement_limit, tail_bound (A.69), eps_smooth, epsilon,
+          A, B and the bounds terminal_displacement_box_hi, purity_gap_box_lo,
+          dead_zone_integral_lo/hi, g_condition_lo, terminal_fourier_fraction,
+          single_active_gate_lo.
+  gd      n = 0 .. 3, t = eta n, theta (rows (u, v, w) of theta_n), central_gate, max_cross_gate,
+          max_off_cross_gate, max_other_gate, max_fourier_fraction, w_displacement
+          = ||w_n - w_0||_1, loss, balance; the *_end state is theta_1; scalars eta, epsilon,
+          A, B and the bounds one_step_death_box_{central_gate,cross_gates,off_cross_gates}_hi,
+          w_step_box_hi, purity_gap_box_lo, terminal_fourier_fraction, single_active_gate_lo.
+
+Every record also has u0, v0, w0, u_end, v_end, w_end, fourier_fractions_start and
+fourier_fractions_end.
+
+Floats only (see ``certify.numeric``): a record illustrates and cross-checks a
+certificate, it proves nothing.  ``save_trajectory`` / ``load_trajectory`` write and read
+records as JSON or compressed NPZ.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "CLOCKS",
+    "RECORD_FORMAT",
+    "SOURCES",
+    "load_trajectory",
+    "save_trajectory",
+    "simulate_instance",
+]
+
+RECORD_FORMAT = "certify-trajectory/1"
+SOURCES = ("base", "box")
+#: The key of the clock array of each theorem's record.
+CLOCKS = {"dead": "t", "slide": "x", "smooth": "s", "gd": "n"}
+#: Iterates theta_0 .. theta_{GD_STEPS} recorded for Theorem A.4.
+GD_STEPS = 3
+#: The dead flow is sampled with a step cap of t_max / DEAD_SAMPLES (for p <= 13; see _dead_max_step).
+DEAD_SAMPLES = 400
+#: Number of s-segments the smooth flow is integrated in, for p <= 13 (a dense path; see _smooth).
+SMOOTH_SEGMENTS = 48
+_SUFFIXES = (".json", ".npz")
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading the certificate
+# ----------------------------------------------------------------------------------------------
+
+
+def _number(text) -> float:
+    """A certificate number (exact decimal or fraction string) as the nearest double."""
+    return float(Fraction(str(text)))
+
+
+def _claim(certificate: dict, name: str) -> dict:
+    try:
+        return certificate["claims"][name]
+    except KeyError:
+        raise ValueError(f"{certificate.get('theorem')} certificate has no claim {name!r}") from None
+
+
+def _bounds(certificate: dict, out: dict, name: str, *ends: str, key: str | None = None) -> None:
+    """out[key_end] = float(claim[end]) for each end ("lo", "hi", "log10_lo", ...); "exact" -> out[key]."""
+    claim = _claim(certificate, name)
+    key = name if key is None else key
+    for end in ends:
+        if end == "exact":
+            out[key] = _number(claim["exact"])
+        else:
+            out[f"{key}_{end}"] = _number(claim[end])
+
+
+def _component_bounds(certificate: dict, out: dict, name: str, end: str) -> None:
+    """out[name_component_end] for every component of a claim with components."""
+    for component, bound in sorted(_claim(certificate, name)["components"].items()):
+        out[f"{name}_{component}_{end}"] = _number(bound[end])
+
+
+def _parameters(certificate: dict, out: dict) -> None:
+    for name, value in sorted(certificate.get("parameters", {}).items()):
+        out[name] = _number(value)
+
+
+# ----------------------------------------------------------------------------------------------
+# Quantities along a path (rows of states)
+# ----------------------------------------------------------------------------------------------
+
+
+def _split(theta: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return theta[..., :p], theta[..., p : 2 * p], theta[..., 2 * p :]
+
+
+def _max_other_gate(U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """For rows of u and v: max over (a, b) != (0, 0) of u(a) + v(b)."""
+    z = U[:, :, None] + V[:, None, :]
+    z[:, 0, 0] = -np.inf
+    return z.reshape(len(U), -1).max(axis=1)
+
+
+def _path_quantities(U: np.ndarray, V: np.ndarray, W: np.ndarray, loss_fn=None) -> dict:
+    """max_zeta F_zeta, balance and (with loss_fn) the loss at every row.
+
+    The loss costs ~p^3 per row, so it is left out of the long sliding paths.
+    """
+    from certify.numeric.fourier import fourier_fractions
+    from certify.numeric.model import balance_quantity
+
+    out = {
+        "max_fourier_fraction": np.array([fourier_fractions(u, v, w).max() for u, v, w in zip(U, V, W)]),
+        "balance": np.array([balance_quantity(u, v, w) for u, v, w in zip(U, V, W)]),
+    }
+    if loss_fn is not None:
+        out["loss"] = np.array([loss_fn(u, v, w) for u, v, w in zip(U, V, W)])
+    return out
+
+
+def _ends(out: dict, start, end) -> None:
+    from certify.numeric.fourier import fourier_fractions
+
+    for name, x in zip(("u0", "v0", "w0"), start):
+        out[name] = np.array(x, dtype=np.float64)
+    for name, x in zip(("u_end", "v_end", "w_end"), end):
+        out[name] = np.array(x, dtype=np.float64)
+    out["fourier_fractions_start"] = fourier_fractions(*start)
+    out["fourier_fractions_end"] = fourier_fractions(*end)
+
+
+# ----------------------------------------------------------------------------------------------
+# The four theorems
+# ----------------------------------------------------------------------------------------------
+
+
+def _dense_budget(p: int, n: int) -> int:
+    """n for p <= 13, falling like (13/p)^3 beyond: the full-table vector field costs ~p^3."""
+    return int(n * min(1.0, (13.0 / p) ** 3))
+
+
+def _dead_max_step(u, v, w) -> float:
+    """A step cap giving ~400 samples for small p; the natural solver steps once fewer than 40 would be forced."""
+    from certify.numeric.flow import default_t_max
+
+    n = _dense_budget(len(u), DEAD_SAMPLES)
+    return default_t_max(u, v, w) / n if n >= 40 else np.inf
+
+
+def _dead(certificate: dict, start) -> dict:
+    from certify.numeric.flow import simulate_until_death
+    from certify.numeric.model import gradient, loss
+
+    u, v, w = start
+    p = len(u)
+    result = simulate_until_death(u, v, w, dense=True, max_step=_dead_max_step(u, v, w))
+    U, V, W = _split(result.states, p)
+    s = U[:, 0] + V[:, 0]
+    g = W[:, 1:].mean(axis=1) - W[:, 0]  # b - a of section 2 (mean over j != 0 off the base point)
+    out = {
+        "t": result.times.copy(),
+        "s": s,
+        "gamma": W.mean(axis=1) - W[:, 0],  # (A.50)
+        "g": g,
+        "hyperbola": g**2 - p * s**2 / (2 * (p - 1)),  # left side of (2.6)
+        "max_other_gate": _max_other_gate(U, V),
+    }
+    out.update(_path_quantities(U, V, W, loss))
+    _ends(out, start, (result.u, result.v, result.w))
+    out["t_death"] = float(result.t_death)
+    # -ds/dt just before death: the field at the death state moved back onto s = +1e-12 (cf. (2.7)).
+    before = result.u.copy()
+    before[0] -= result.u[0] + result.v[0] - 1e-12
+    gu, gv, _ = gradient(before, result.v, result.w)
+    out["death_slope"] = float(gu[0] + gv[0])
+    out["w_displacement_end"] = float(np.abs(result.w - np.asarray(w)).sum())
+    params = certificate["parameters"]
+    epsilon, A = _number(params["epsilon"]), _number(params["A"])
+    out["Gamma"] = A**2 - p * epsilon**2 / (2 * (p - 1))  # (2.6)
+    _bounds(certificate, out, "hitting_time", "lo", "hi")
+    _bounds(certificate, out, "hitting_time_box", "lo", "hi")
+    _bounds(certificate, out, "transversality_margin", "lo", "hi")
+    _bounds(certificate, out, "transversality_margin_box", "lo")
+    _bounds(certificate, out, "purity_gap_box", "lo")
+    _bounds(certificate, out, "terminal_fourier_fraction", "exact")
+    _bounds(certificate, out, "terminal_w_displacement_box", "hi")
+    _bounds(certificate, out, "terminal_loss", "lo", "hi")
+    _bounds(certificate, out, "single_active_gate", "lo")
+    _bounds(certificate, out, "balance_invariant", "exact")
+    return out
+
+
+def _slide(certificate: dict, start) -> dict:
+    from certify.numeric.model import loss
+    from certify.numeric.slide import simulate_slide
+
+    run = simulate_slide(*start)
+    if not run.fully_captured:
+        raise RuntimeError(f"the sliding trajectory was not fully captured by x = {run.x_end!r}")
+    sm = run.samples
+    keep = np.isfinite(sm.log10_t)  # the start row has t = 0 (log10 t = -inf); it is recorded as u0, v0, w0
+    out = {
+        "x": sm.x[keep],
+        "log10_t": sm.log10_t[keep],
+        "d_over_x": sm.d_over_x[keep],
+        "n_captured": sm.n_captured[keep].astype(np.int64),
+        "min_gamma": sm.min_gamma[keep],
+        "max_kink_coefficient": np.exp(sm.max_log_kink[keep]),  # 0 while nothing is captured
+        "max_off_cross_gate": sm.max_off_cross_gate[keep],
+        "max_abs_captured_gate": sm.max_abs_captured_gate[keep],
+        "wrong_class_spread": sm.wrong_class_spread[keep],
+        "event_x": np.array([e.x for e in run.events], dtype=np.float64),
+        "event_log10_t": np.array([e.log10_t for e in run.events], dtype=np.float64),
+        "event_rows": np.array([len(e.rows) for e in run.events], dtype=np.int64),
+        "event_columns": np.array([len(e.columns) for e in run.events], dtype=np.int64),
+    }
+    out.update(_path_quantities(sm.u[keep], sm.v[keep], sm.w[keep]))
+    _ends(out, start, (run.u, run.v, run.w))
+    out["loss_end"] = float(loss(run.u, run.v, run.w))
+    out["x0"] = float(start[0][0] + start[1][0])
+    out["x_full_capture"] = float(run.x_full_capture)
+    out["log10_t_full_capture"] = float(run.events[-1].log10_t)
+    _bounds(certificate, out, "kappa", "lo", "hi")
+    _bounds(certificate, out, "capture_time", "log10_lo", "log10_hi", key="capture_time")
+    _bounds(certificate, out, "limit_fourier_fraction", "exact")
+    _bounds(certificate, out, "limit_loss", "lo", "hi")
+    _bounds(certificate, out, "admissibility", "hi")
+    return out
+
+
+def _smooth(certificate: dict, start) -> dict:
+    """Integrate in SMOOTH_SEGMENTS pieces of s (fewer for large p) so that the recorded path is dense.
+
+    Each piece is a ``simulate_smooth`` call from the previous piece's end state (the
+    central-only chamber is invariant, so every piece starts where the simulator
+    requires); the last piece gives the limit estimate and its tail bound (A.69), which
+    is valid from any start on the trajectory.
+    """
+    from certify.numeric.smooth import default_s_min, loss, simulate_smooth
+
+    eps = _number(certificate["parameters"]["eps_smooth"])
+    u, v, w = (np.array(x, dtype=np.float64) for x in start)
+    p = len(u)
+    s0 = float(u[0] + v[0])
+    segments = max(1, _dense_budget(p, SMOOTH_SEGMENTS))
+    grid = np.linspace(s0, default_s_min(s0, eps), segments + 1)[1:]
+    S, rows = [np.array([s0])], [np.concatenate([u, v, w])[None, :]]
+    state = (u, v, w)
+    for s_min in grid:
+        piece = simulate_smooth(*state, eps, s_min=float(s_min), dense=True)
+        S.append(piece.s_path[1:])
+        rows.append(np.hstack([piece.u_path, piece.v_path, piece.w_path])[1:])
+        state = (piece.u, piece.v, piece.w)
+    s_path, states = np.concatenate(S), np.vstack(rows)
+    U, V, W = _split(states, p)
+    out = {
+        "s": s_path,
+        "displacement": np.abs(W - w).sum(axis=1),
+        "g": W.mean(axis=1) - W[:, 0],
+        "max_other_gate": _max_other_gate(U, V),
+    }
+    out.update(_path_quantities(U, V, W, lambda a, b, c: loss(a, b, c, eps)))
+    _ends(out, start, (piece.u_limit, piece.v_limit, piece.w_limit))
+    out["s_end"] = float(piece.s_end)
+    out["displacement_limit"] = float(np.abs(piece.w_limit - w).sum())
+    out["tail_bound"] = float(piece.tail_bound)
+    _bounds(certificate, out, "terminal_displacement_box", "hi")
+    _bounds(certificate, out, "purity_gap_box", "lo")
+    _bounds(certificate, out, "dead_zone_integral", "lo", "hi")
+    _bounds(certificate, out, "g_condition", "lo")
+    _bounds(certificate, out, "terminal_fourier_fraction", "exact")
+    _bounds(certificate, out, "single_active_gate", "lo")
+    return out
+
+
+def _gd(certificate: dict, start) -> dict:
+    from certify.numeric.flow import simulate_gd_step
+    from certify.numeric.model import loss
+
+    eta = _number(certificate["parameters"]["eta"])
+    iterates = [tuple(np.array(x, dtype=np.float64) for x in start)]
+    for _ in range(GD_STEPS):
+        iterates.append(simulate_gd_step(*iterates[-1], eta))
+    U, V, W = (np.vstack([it[k] for it in iterates]) for k in range(3))
+    z = U[:, :, None] + V[:, None, :]
+    cross = np.concatenate([z[:, 0, 1:], z[:, 1:, 0]], axis=1)
+    n = np.arange(GD_STEPS + 1, dtype=np.int64)
+    out = {
+        "n": n,
+        "t": eta * n,
+        "theta": np.hstack([U, V, W]),
+        "central_gate": z[:, 0, 0].copy(),
+        "max_cross_gate": cross.max(axis=1),
+        "max_off_cross_gate": z[:, 1:, 1:].reshape(len(n), -1).max(axis=1),
+        "max_other_gate": _max_other_gate(U, V),
+        "w_displacement": np.abs(W - W[0]).sum(axis=1),
+    }
+    out.update(_path_quantities(U, V, W, loss))
+    _ends(out, start, iterates[1])
+    _component_bounds(certificate, out, "one_step_death_box", "hi")
+    _bounds(certificate, out, "w_step_box", "hi")
+    _bounds(certificate, out, "purity_gap_box", "lo")
+    _bounds(certificate, out, "terminal_fourier_fraction", "exact")
+    _bounds(certificate, out, "single_active_gate", "lo")
+    return out
+
+
+_THEOREMS = {"dead": _dead, "slide": _slide, "smooth": _smooth, "gd": _gd}
+
+
+def simulate_instance(certificate: dict, source: str = "base", seed: int = 0) -> dict:
+    """The trajectory record of the certificate's theorem from its base point or a random box point.
+
+    ``source="base"``: the base point (nearest doubles); ``source="box"``: the first point
+    of ``box_samples(certificate, numpy.random.default_rng(seed), 1)``.  ValueError for
+    another source or an unknown theorem.  See the module docstring for the record.
+    """
+    from certify.numeric.points import base_point_from_certificate, box_samples
+
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r}: expected one of {', '.join(SOURCES)}")
+    theorem = certificate.get("theorem") if isinstance(certificate, dict) else None
+    if theorem not in _THEOREMS:
+        raise ValueError(f"unknown theorem {theorem!r}: expected one of {', '.join(_THEOREMS)}")
+    seed = int(seed)
+    if source == "base":
+        start = base_point_from_certificate(certificate)
+    else:
+        start = next(box_samples(certificate, np.random.default_rng(seed), 1))
+    start = tuple(np.array(x, dtype=np.float64) for x in start)
+    record = {
+        "record_format": RECORD_FORMAT,
+        "theorem": theorem,
+        "p": int(certificate["p"]),
+        "source": source,
+        "seed": seed,
+        "clock": CLOCKS[theorem],
+        "radius": _number(certificate["radius"]),
+    }
+    _parameters(certificate, record)
+    record.update(_THEOREMS[theorem](certificate, start))
+    return record
+
+
+# ----------------------------------------------------------------------------------------------
+# Files
+# ----------------------------------------------------------------------------------------------
+
+
+def _suffix(path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in _SUFFIXES:
+        raise ValueError(f"unsupported trajectory file suffix {Path(path).suffix!r}: use .json or .npz")
+    return suffix
+
+
+def _checked(record: dict) -> dict:
+    """Validate the record: str keys; str / bool / int / finite float or finite numeric arrays."""
+    out = {}
+    for key, value in record.items():
+        if not isinstance(key, str):
+            raise ValueError(f"record keys must be strings, got {key!r}")
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value.item()
+        elif isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, (str, bool, int)):
+            out[key] = value
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise ValueError(f"record entry {key!r} is not finite ({value!r})")
+            out[key] = value
+        elif isinstance(value, np.ndarray):
+            if value.dtype.kind not in "biuf":
+                raise ValueError(f"record entry {key!r} has unsupported dtype {value.dtype}")
+            if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
+                raise ValueError(f"record entry {key!r} contains NaN or infinity")
+            out[key] = value
+        else:
+            raise ValueError(f"record entry {key!r} has unsupported type {type(value).__name__}")
+    return out
+
+
+def save_trajectory(record: dict, path) -> Path:
+    """Write a trajectory record as ``.json`` (arrays as lists) or ``.npz`` (numpy.savez_compressed).
+
+    JSON: one ``"key": value`` per line, keys sorted.  NPZ: arrays as they are, scalars
+    as 0-d arrays.  ValueError for another suffix, a non-finite number or an entry that
+    is neither a string, number nor numeric array.  Returns the path.
+    """
+    path = Path(path)
+    suffix = _suffix(path)
+    record = _checked(record)
+    if suffix == ".json":
+        lines = []
+        for key in sorted(record):
+            value = record[key]
+            value = value.tolist() if isinstance(value, np.ndarray) else value
+            lines.append(f"{json.dumps(key)}: {json.dumps(value, allow_nan=False)}")
+        path.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")
+    else:
+        with open(path, "wb") as handle:
+            np.savez_compressed(handle, **{key: np.asarray(record[key]) for key in sorted(record)})
+    return path
+
+
+def load_trajectory(path) -> dict:
+    """Read a record written by ``save_trajectory``: lists / arrays become numpy arrays, scalars Python scalars."""
+    path = Path(path)
+    suffix = _suffix(path)
+    if suffix == ".json":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: not a trajectory record (expected a JSON object)")
+        return {key: np.asarray(value) if isinstance(value, list) else value for key, value in data.items()}
+    with np.load(path, allow_pickle=False) as data:
+        return {key: data[key].item() if data[key].ndim == 0 else data[key] for key in data.files}
