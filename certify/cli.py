@@ -57,6 +57,21 @@ references, and the derivations it rests on; compile it to PDF when pdflatex is
 installed. Either name a theorem and a prime (the certificate is computed now
 with the default parameters) or give --certificate FILE."""
 
+SIMULATE_HELP = """\
+Simulate the theorem's trajectory in floats (numpy/scipy; floats cross-check,
+they never bound) from the certified base point or from a random point of the
+certified box (--from box --seed N), with the certificate's bounds recorded
+beside it: times or clock, gates, s, gamma, Fourier fractions, loss, balance
+quantity. The certificate is computed with the default parameters (gd needs
+--eta). Writes JSON or NPZ (by the suffix of --out), or a summary to stdout."""
+
+PLOT_HELP = """\
+Plot the simulated trajectory with the certified bounds drawn on it (needs
+matplotlib: pip install 'certify[plot]'). dead: s(t) and gamma(t) with the
+certified hitting time and the transversal slope, the hyperbola (2.6), the
+terminal Fourier spectrum beside single-frequency alignment; slide: the capture
+events and d/x -> kappa_p; smooth and gd: the analogous pictures. PNG or PDF."""
+
 SWEEP_HELP = """\
 Certify every prime in a range for the chosen theorems, in K worker processes
 (python-flint's precision is process-wide, so not threads). Certificates go to
@@ -213,6 +228,22 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("files", nargs="+", metavar="FILE", help="certificate files, or folders of THEOREM-P.json")
     check.add_argument("--jobs", type=_jobs_arg, default=1, metavar="K", help="check in K processes (default 1)")
 
+    for name, summary_help, description, output in (
+            ("simulate", "simulate a theorem's trajectory in floats, beside its certified bounds", SIMULATE_HELP,
+             "FILE.json or FILE.npz"),
+            ("plot", "plot a theorem's trajectory with its certified bounds drawn on", PLOT_HELP,
+             "FILE.png or FILE.pdf")):
+        command = commands.add_parser(name, help=summary_help, description=description,
+                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+        command.add_argument("theorem", choices=sorted(THEOREM_COMMANDS), metavar="THEOREM",
+                             help="dead, slide, smooth or gd")
+        command.add_argument("--p", type=_prime_arg, required=True, metavar="P", help="a prime p >= 5")
+        command.add_argument("--eta", type=_exact_arg, metavar="ETA", help="the step size (gd only)")
+        command.add_argument("--from", dest="source", choices=("base", "box"), default="base",
+                             help="start at the base point (default) or at a random point of the certified box")
+        command.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the random box point")
+        command.add_argument("--out", required=name == "plot", metavar="FILE", help=f"write to {output}")
+
     sweep = commands.add_parser("sweep", help="certify many primes in parallel, resumably, with a summary",
                                 description=SWEEP_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     sweep.add_argument("--primes", required=True, metavar="A..B", help="the primes p with A <= p <= B (p >= 5)")
@@ -292,6 +323,61 @@ def _run_check(args) -> int:
         print(f"{len(verdicts)} certificates: {counts['verified']} verified, {counts['rejected']} rejected, "
               f"{counts['malformed']} malformed")
     return max(verdict.exit_code for verdict in verdicts)
+
+
+def _certificate_for(args) -> dict:
+    """The certificate of args.theorem at args.p with default parameters (gd takes args.eta)."""
+    import importlib
+
+    builder = importlib.import_module(f"{__package__}.theorems.{args.theorem}")
+    extra = {}
+    if args.theorem == "gd":
+        if args.eta is None:
+            raise InputError("--eta is required for gd")
+        extra["eta"] = args.eta
+    elif args.eta is not None:
+        raise InputError("--eta applies to gd only")
+    return getattr(builder, f"certify_{args.theorem}")(args.p, **extra).certificate
+
+
+def _trajectory(args) -> dict:
+    from .simulate import simulate_instance
+
+    try:
+        return simulate_instance(_certificate_for(args), source=args.source, seed=args.seed)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _run_simulate(args) -> int:
+    from .simulate import save_trajectory
+
+    record = _trajectory(args)
+    if args.out:
+        try:
+            print(save_trajectory(record, args.out))
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    else:
+        for key, value in sorted(record.items()):
+            shape = getattr(value, "shape", None)
+            print(f"{key}: array {shape}" if shape else f"{key}: {value}")
+    return EXIT_OK
+
+
+def _run_plot(args) -> int:
+    try:
+        from .render.plots import plot_instance
+    except ImportError as exc:
+        raise InputError(f"plotting needs matplotlib ({exc}); pip install 'certify[plot]'") from None
+    record = _trajectory(args)
+    try:
+        print(plot_instance(record, args.out))
+    except ImportError:
+        raise InputError("plotting needs matplotlib; pip install 'certify[plot]'") from None
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return EXIT_OK
 
 
 def _run_sweep(args) -> int:
@@ -383,7 +469,8 @@ def _run_proofs(args) -> int:
 
 
 COMMANDS = {**{name: _run_theorem for name in THEOREM_COMMANDS}, "check": _run_check, "derive": _run_derive,
-            "latex": _run_latex, "proofs": _run_proofs, "sweep": _run_sweep}
+            "latex": _run_latex, "proofs": _run_proofs, "sweep": _run_sweep, "simulate": _run_simulate,
+            "plot": _run_plot}
 
 
 def main(argv=None) -> int:
@@ -400,3 +487,6 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("certify: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `certify derive --list | head`: the reader left, nothing is wrong
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK

@@ -183,3 +183,30 @@ def test_derive_lists_and_prints_derivations():
 ])
 def test_derive_and_latex_usage_errors_are_one_line(args, words):
     assert_one_line_error(run_certify(*args), words)
+
+
+def test_simulate_and_plot_commands(tmp_path):
+    out = tmp_path / "dead-7.npz"
+    result = run_certify("simulate", "dead", "--p", 7, "--from", "box", "--seed", 3, "--out", out)
+    assert result.returncode == 0 and out.exists(), result.stderr
+    from certify.simulate import load_trajectory
+
+    record = load_trajectory(out)
+    assert record["theorem"] == "dead" and record["source"] == "box" and record["seed"] == 3
+    assert record["hitting_time_box_lo"] <= record["t_death"] <= record["hitting_time_box_hi"]
+    picture = tmp_path / "slide-5.png"
+    result = run_certify("plot", "slide", "--p", 5, "--out", picture)
+    assert result.returncode == 0 and picture.stat().st_size > 20000
+
+
+@pytest.mark.parametrize("args, words", [
+    (["simulate", "gd", "--p", "5"], "--eta is required"),
+    (["simulate", "dead", "--p", "5", "--eta", "1"], "gd only"),
+    (["simulate", "dead", "--p", "5", "--out", "x.csv"], "suffix"),
+    (["plot", "dead", "--p", "5", "--out", "x.gif"], "suffix"),
+    (["plot", "dead", "--p", "5"], "--out"),
+    (["simulate", "dead", "--p", "9"], "not prime"),
+    (["simulate", "dead", "--p", "5", "--from", "middle"], "invalid choice"),
+])
+def test_simulate_and_plot_bad_input_is_one_line(tmp_path, args, words):
+    assert_one_line_error(run_certify(*args), words)
