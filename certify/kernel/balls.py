@@ -28,6 +28,10 @@ __all__ = [
 
 _LOG10_2 = math.log10(2)
 
+#: Significant digits written at most (rounding outward keeps every enclosure valid; certify/1 numbers
+#: are at most 200 characters, and 80 digits are more than any reader or checker needs).
+MAX_DIGITS = 80
+
 
 def working_precision(bits: int):
     """Context manager for the process-wide Arb precision (restored on exit)."""
@@ -85,8 +89,8 @@ def _decimal_digits(x: arb) -> int:
     """
     if x.rad().is_zero():
         mantissa, _ = x.mid().man_exp()
-        return max(8, int(int(mantissa).bit_length() * _LOG10_2) + 3)
-    return max(8, int(x.rel_accuracy_bits() * _LOG10_2) + 3)
+        return min(MAX_DIGITS, max(8, int(int(mantissa).bit_length() * _LOG10_2) + 3))
+    return min(MAX_DIGITS, max(8, int(x.rel_accuracy_bits() * _LOG10_2) + 3))
 
 
 def _decimal_bounds(x: arb) -> tuple[int, int, int, bool]:

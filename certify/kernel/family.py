@@ -12,7 +12,7 @@ from __future__ import annotations
 from flint import arb, fmpq
 
 from ..errors import NotCertified
-from .balls import ball
+from .balls import ball, certainly_positive
 from .basepoint import BasePoint, TwoLevel
 from .claims import Claim, claim
 from .exact import format_rational
@@ -71,7 +71,8 @@ def terminal_purity_gap(p: int, radius: fmpq, uv_contrast_lower: arb, uv_contras
       weights w(j) starts <= 2r and never grows (the argument of Lemma A.13), and the
       activation is at most smax, so |delta_j| <= (e^{2 r smax} - 1)/(p-1).
     Then c_w lies in [-A + Mmin p/(p-1), -A + Mmax p/(p-1)] and the purity-gap lemma
-    (:func:`purity_gap_lower`) applies. Computed at the current precision.
+    (:func:`purity_gap_lower`) applies. Computed at the current precision; NotCertified (naming each
+    block's shortfall) if the bound is not certainly positive.
     """
     r = fmpq(radius)
     perturbation = ball(r) * ball(p).sqrt()
@@ -80,7 +81,13 @@ def terminal_purity_gap(p: int, radius: fmpq, uv_contrast_lower: arb, uv_contras
     w_lower, w_upper = (ball(-A) + ball(fmpq(p, p - 1)) * m for m in (transfer_min, transfer_max))
     uv_block = PerturbedBlock(*_abs_range(uv_contrast_lower, uv_contrast_upper), perturbation)
     w_block = PerturbedBlock(*_abs_range(w_lower, w_upper), perturbation + spread)
-    return purity_gap_lower(p, [uv_block, uv_block, w_block])
+    gap = purity_gap_lower(p, [uv_block, uv_block, w_block])
+    if not certainly_positive(gap):
+        outside = ball(fmpq(p - 3, p)).sqrt()
+        margins = [(block.contrast_abs_lower * outside - block.error_norm_upper).str(6) for block in (uv_block, w_block)]
+        raise NotCertified("purity gap on the box: not positive, every block's margin |c| sqrt((p-3)/p) - ||e|| is "
+                           f"<= 0 (u and v: {margins[0]}, w: {margins[1]}); shrink the radius", "purity_gap_box")
+    return gap
 
 
 def _abs_range(lower: arb, upper: arb) -> tuple[arb, arb]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from flint import arb, fmpq
 
 from ..errors import HypothesisError, NotCertified
-from .balls import ball, certainly_positive, working_precision
+from .balls import ball, working_precision
 from .basepoint import BasePoint
 from .claims import Claim, Quantity, claim
 from .exact import format_rational
@@ -119,9 +119,6 @@ def gd_box_bounds(params: GDParameters, radius, prec: int) -> GDBoxBounds:
         gap = terminal_purity_gap(
             p, r, ball(eps / 2 + B - eta * d_max / p**2), ball(eps / 2 + B - eta * gmin / p**2), A, smax,
             transfer_max=ball(eta * smax / p**2), transfer_min=ball(eta * (eps - 2 * r) * (p - 1) / p**3))
-        if not certainly_positive(gap):
-            raise NotCertified("purity gap on the box: the lower bound on 1 - max F_zeta(theta_1) is not positive",
-                               "purity_gap_box")
     return GDBoxBounds(
         gate_margin=gate_margin,
         central_after=central_after,
