@@ -452,13 +452,7 @@ def _run_latex(args) -> int:
     else:
         if args.p is None:
             raise InputError("--p is required with THEOREM")
-        builder = __import__(f"{__package__}.theorems.{args.theorem}", fromlist=["_"])
-        extra = {}
-        if args.theorem == "gd":
-            if args.eta is None:
-                raise InputError("--eta is required for gd")
-            extra["eta"] = args.eta
-        certificate = getattr(builder, f"certify_{args.theorem}")(args.p, **extra).certificate
+        certificate = _certificate_for(args)
     for path in write_document(certificate, args.out, pdf=not args.no_pdf):
         print(path)
     return EXIT_OK
