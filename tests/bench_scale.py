@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,16 +21,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 
 def median_seconds(function, repeats=7) -> float:
-    function()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    """Median wall time of an in-process call (after one warm-up call): bench_dead's timer."""
+    from bench_dead import call_seconds
+
+    return call_seconds(function, repeats)
 
 
 def reduced_simulation(p: int, eps=1.0, A=2.0):
