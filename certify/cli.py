@@ -41,10 +41,12 @@ certified Gaussian probability: the probability grows with R, so certify takes
 CHECK_HELP = """\
 Re-check certificates independently: validate against the closed certify/1
 JSON Schema, confirm the base point is the construction of the stated
-parameters, recompute every claim with the kernel, and accept only if each
-recomputed enclosure lies inside the stored interval. Exit 0 if every file is
-verified, 1 if any is rejected (naming the claim and why), 2 if any is
-malformed or unreadable."""
+parameters, recompute every claim with the kernel (at the stated precision plus
+64 bits), and accept only if each recomputed enclosure lies inside the stored
+interval; an undecidable comparison is a rejection. Give files, or folders
+(every THEOREM-P.json below them is checked, --jobs K processes; only failures
+and a count are printed). Exit 0 if every file is verified, 1 if any is
+rejected (naming the claim and why), 2 if any is malformed or unreadable."""
 
 DERIVE_HELP = """\
 Show how the paper's equations follow from its definitions (the loss (1.1),
