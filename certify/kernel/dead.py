@@ -23,8 +23,8 @@ from .balls import ball, certainly_positive, working_precision
 from .basepoint import BasePoint
 from .claims import Claim, claim, enclosure
 from .fourier import two_level_fourier_fraction
-from .family import (family_base_point, family_gaussian_centres, single_active_gate_claim,
-                     single_active_gate_margin, terminal_purity_gap)
+from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
+                     terminal_purity_gap)
 from .gaussian import box_log_mass, gaussian_probability_claim
 from .exact import format_rational
 
@@ -191,12 +191,7 @@ def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxB
     require_dead_hypotheses(params)
     p, eps, A, B = params.p, params.epsilon, params.A, params.B
     r = fmpq(radius)
-    gate_margin = single_active_gate_margin(eps, B, r)
-    if not A - 2 * r > 0:
-        raise NotCertified(f"(A.58) on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}",
-                           "gamma_condition")
-    gmin = fmpq(p - 1, p) * (A - 2 * r)
-    smax = eps + 2 * r
+    gate_margin, gmin, smax = family_box(p, eps, A, B, r, "(A.58)", "gamma_condition")
     condition = gmin**2 - smax**2 / 2
     if not condition > 0:
         raise NotCertified("(A.58) on the box: ((p-1)(A-2r)/p)^2 - (epsilon+2r)^2/2 > 0 fails by "

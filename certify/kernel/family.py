@@ -51,6 +51,20 @@ def single_active_gate_margin(epsilon: fmpq, B: fmpq, radius: fmpq) -> fmpq:
     return min(gates.values())
 
 
+def family_box(p: int, epsilon: fmpq, A: fmpq, B: fmpq, radius, condition: str, claim_id: str):
+    """(gate margin, gmin, smax) on the sup-norm box of radius r around (2.1); NotCertified names a failure.
+
+    The gate margin is :func:`single_active_gate_margin`; gamma_in = mu - w(0) >= gmin =
+    (p-1)(A - 2r)/p, which must be positive (``condition`` and ``claim_id`` name the theorem's
+    inequality that needs it), and s0 = u(0) + v(0) <= smax = epsilon + 2r.
+    """
+    r = fmpq(radius)
+    gate_margin = single_active_gate_margin(epsilon, B, r)
+    if not A - 2 * r > 0:
+        raise NotCertified(f"{condition} on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}", claim_id)
+    return gate_margin, fmpq(p - 1, p) * (A - 2 * r), epsilon + 2 * r
+
+
 def single_active_gate_claim(margin: fmpq, where: str) -> Claim:
     """The ``single_active_gate`` claim: central gate >= lo > 0 >= -lo >= every other gate on the box."""
     return claim("single_active_gate",
@@ -84,7 +98,8 @@ def terminal_purity_gap(p: int, radius: fmpq, uv_contrast_lower: arb, uv_contras
     gap = purity_gap_lower(p, [uv_block, uv_block, w_block])
     if not certainly_positive(gap):
         outside = ball(fmpq(p - 3, p)).sqrt()
-        margins = [(block.contrast_abs_lower * outside - block.error_norm_upper).str(6) for block in (uv_block, w_block)]
+        margins = [(block.contrast_abs_lower * outside - block.error_norm_upper).str(6)
+                   for block in (uv_block, w_block)]
         raise NotCertified("purity gap on the box: not positive, every block's margin |c| sqrt((p-3)/p) - ||e|| is "
                            f"<= 0 (u and v: {margins[0]}, w: {margins[1]}); shrink the radius", "purity_gap_box")
     return gap

@@ -21,8 +21,8 @@ from .claims import Claim, Quantity, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
 from .gaussian import box_log_mass, gaussian_probability_claim
-from .family import (family_base_point, family_gaussian_centres, single_active_gate_claim,
-                     single_active_gate_margin, terminal_purity_gap)
+from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
+                     terminal_purity_gap)
 
 PAPER = ("Theorem A.4: one full-batch gradient-descent step with ReLU'(0) = 0 from the base point "
          "(A.48)-(A.49) = (2.1); step (A.70), condition (A.71), convexity (A.53), purity (1.5)")
@@ -104,12 +104,7 @@ def gd_box_bounds(params: GDParameters, radius, prec: int) -> GDBoxBounds:
     require_gd_hypotheses(params)
     p, eta, eps, A, B = params.p, params.eta, params.epsilon, params.A, params.B
     r = fmpq(radius)
-    gate_margin = single_active_gate_margin(eps, B, r)
-    if not A - 2 * r > 0:
-        raise NotCertified(f"convexity bound on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}",
-                           "one_step_death_box")
-    gmin = fmpq(p - 1, p) * (A - 2 * r)
-    smax = eps + 2 * r
+    gate_margin, gmin, smax = family_box(p, eps, A, B, r, "convexity bound", "one_step_death_box")
     central_after = smax - 2 * eta * gmin / p**2
     if not central_after < 0:
         raise NotCertified("(A.71) on the box: epsilon + 2r < 2 eta (p-1)(A - 2r)/p^3 fails by "

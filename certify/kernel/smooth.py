@@ -30,8 +30,8 @@ from .claims import Claim, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
 from .gaussian import box_log_mass, gaussian_probability_claim
-from .family import (family_base_point, family_gaussian_centres, single_active_gate_claim,
-                     single_active_gate_margin, terminal_purity_gap)
+from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
+                     terminal_purity_gap)
 
 PSI = "psi(t) = f(t)/(f(t) + f(1-t)), f(t) = exp(-1/t) (t > 0), 0 (t <= 0)"
 PAPER = (f"Theorem A.3 with sigma_eps(z) = z psi(z/eps), {PSI}: base point (A.48)-(A.49) = (2.1), "
@@ -167,11 +167,7 @@ def smooth_box_bounds(params: SmoothParameters, radius, prec: int, dead_zone=Non
     """
     p, eps, A, B = params.p, params.epsilon, params.A, params.B
     r = fmpq(radius)
-    gate_margin = single_active_gate_margin(eps, B, r)
-    if not A - 2 * r > 0:
-        raise NotCertified(f"(A.67) on the box: A - 2r > 0 fails by {format_rational(2 * r - A)}", "g_condition")
-    gmin = fmpq(p - 1, p) * (A - 2 * r)
-    smax = eps + 2 * r
+    gate_margin, gmin, smax = family_box(p, eps, A, B, r, "(A.67)", "g_condition")
     J_lower, J_upper = (dead_zone or (lambda x: dead_zone_integral(x, params.eps_smooth, prec)))(smax)
     with working_precision(prec):
         condition = ball(gmin**2) - J_upper
