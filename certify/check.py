@@ -10,8 +10,9 @@ comparison that balls cannot decide is a rejection.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
-from pathlib import Path
 
 from flint import fmpq
 
@@ -174,14 +175,57 @@ def check_bytes(data: bytes, source: str = "<input>") -> Verdict:
         return Verdict(source, "malformed", str(exc))
 
 
-def check_file(path) -> Verdict:
-    """Check the certificate in the file at ``path`` (read at most 1 MiB + 1 bytes)."""
+def read_certificate_file(path) -> bytes:
+    """The bytes of the regular file at ``path``, at most MAX_CERTIFICATE_BYTES + 1 of them.
+
+    Raises MalformedCertificate (one line) for anything that is not a regular file
+    (folders, FIFOs, devices, sockets are refused from ``stat``, before any open),
+    for unreadable files and for files larger than a certificate may be. The file is
+    opened non-blocking and checked again with ``fstat``, so a FIFO swapped in after
+    the ``stat`` is refused too, never read. Read the file once with this and pass the
+    bytes on: a second read could see other bytes.
+    """
     from .certificate import MAX_CERTIFICATE_BYTES
 
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise MalformedCertificate(f"not a regular file ({_file_kind(info.st_mode)})")
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        try:
+            info = os.fstat(descriptor)
+            if not stat.S_ISREG(info.st_mode):
+                raise MalformedCertificate(f"not a regular file ({_file_kind(info.st_mode)})")
+            chunks, size = [], 0
+            while size <= MAX_CERTIFICATE_BYTES:
+                chunk = os.read(descriptor, MAX_CERTIFICATE_BYTES + 1 - size)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        finally:
+            os.close(descriptor)
+    except OSError as exc:
+        raise MalformedCertificate(f"cannot read: {exc.strerror or exc}") from None
+    data = b"".join(chunks)
+    if len(data) > MAX_CERTIFICATE_BYTES:
+        raise MalformedCertificate(f"file is over {MAX_CERTIFICATE_BYTES} bytes; a certificate is at most that")
+    return data
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_file(path) -> Verdict:
+    """Check the certificate in the file at ``path`` (read once, capped; see :func:`read_certificate_file`)."""
     source = str(path)
     try:
-        with open(Path(path), "rb") as handle:
-            data = handle.read(MAX_CERTIFICATE_BYTES + 1)
-    except OSError as exc:
-        return Verdict(source, "malformed", f"cannot read: {exc.strerror or exc}")
+        data = read_certificate_file(path)
+    except MalformedCertificate as exc:
+        return Verdict(source, "malformed", str(exc))
     return check_bytes(data, source)
