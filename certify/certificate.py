@@ -20,7 +20,9 @@ from .errors import MalformedCertificate, NotCertified
 from .kernel.balls import lower_decimal, upper_decimal
 from .kernel.basepoint import BasePoint
 from .kernel.claims import Claim, Quantity
-from .kernel.exact import ExactNumber, exceeds, format_decimal, format_rational, parse_exact
+from .kernel.exact import (ExactNumber, decimal_digits, exceeds, format_decimal, format_rational, parse_exact,
+                           show_number)
+from .kernel.log10 import log10_lower_twin, log10_upper_twin
 
 FORMAT = "certify/1"
 
@@ -50,26 +52,49 @@ def claim_to_json(claim: Claim) -> dict:
 
 
 def quantity_to_json(quantity: Quantity, where: str) -> dict:
-    """Exact value, or outward-rounded bounds, of one quantity (checked against its strict bounds)."""
+    """Exact value, or outward-rounded bounds, of one quantity (checked against its strict bounds).
+
+    Every number written is canonical. Where a quantity has an end and its log10
+    (``lo``/``log10_lo``, ``hi``/``log10_hi``), the log10 field is written from the
+    written end (:mod:`certify.kernel.log10`), so that the pair states one number.
+    """
     if quantity.exact is not None:
         return {"exact": format_rational(quantity.exact)}
     out = {}
-    for key, bound, upward in (("lo", quantity.lower, False), ("hi", quantity.upper, True),
-                               ("log10_lo", quantity.log10_lower, False), ("log10_hi", quantity.log10_upper, True)):
-        if bound is not None:
+    if quantity.lower is not None:
+        out["lo"] = _bound_text(quantity.lower, upward=False)
+    if quantity.upper is not None:
+        out["hi"] = _bound_text(quantity.upper, upward=True)
+    for key, end_key, bound, upward in (("log10_lo", "lo", quantity.log10_lower, False),
+                                        ("log10_hi", "hi", quantity.log10_upper, True)):
+        if bound is None:
+            continue
+        if end_key in out:
+            end = parse_exact(out[end_key])
+            if end.sign() <= 0:
+                raise NotCertified(f"{where}: {end_key} = {out[end_key]} is not positive, so it has no log10",
+                                   where.split("/")[0])
+            twin = log10_upper_twin if upward else log10_lower_twin
+            out[key] = format_exact(twin(end, bound, _twin_bits(end)))
+        else:
             out[key] = _bound_text(bound, upward)
     if quantity.lower_must_exceed is not None and not exceeds(parse_exact(out["lo"]), quantity.lower_must_exceed):
         raise NotCertified(f"{where}: lower bound {out['lo']} is not above "
-                           f"{format_rational(quantity.lower_must_exceed)}", where.split("/")[0])
+                           f"{show_number(quantity.lower_must_exceed)}", where.split("/")[0])
     if quantity.upper_must_be_below is not None and \
             not exceeds(-parse_exact(out["hi"]), -quantity.upper_must_be_below):
         raise NotCertified(f"{where}: upper bound {out['hi']} is not below "
-                           f"{format_rational(quantity.upper_must_be_below)}", where.split("/")[0])
+                           f"{show_number(quantity.upper_must_be_below)}", where.split("/")[0])
     return out
 
 
+def _twin_bits(end: ExactNumber) -> int:
+    """Working bits for the log10 of a written end: a function of the end alone, so writing is deterministic."""
+    return int((decimal_digits(end.numerator) + len(str(abs(end.exp10))) + 4) * 3.33) + 64
+
+
 def _bound_text(bound, upward: bool) -> str:
-    """An exact rational bound as it is; a ball's endpoint rounded outward to a short decimal."""
+    """An exact rational bound as it is; a ball's endpoint rounded outward to a short decimal (canonical either way)."""
     if isinstance(bound, fmpq):
         return format_rational(bound)
     return format_exact(upper_decimal(bound) if upward else lower_decimal(bound))

@@ -20,7 +20,8 @@ from .certificate import parse_certificate
 from .errors import HypothesisError, InputError, MalformedCertificate, NotCertified, Rejected
 from .kernel.balls import exact_ge, exact_le
 from .kernel.claims import Claim, Quantity
-from .kernel.exact import exceeds, format_rational, parse_exact, parse_rational
+from .kernel.exact import compare, exceeds, parse_exact, parse_rational, show_number
+from .kernel.log10 import pair_agrees
 from .kernel.primes import require_prime
 from .kernel.registry import kernel_for
 
@@ -32,7 +33,11 @@ CHECK_EXTRA_BITS = 64
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome for one certificate: ``status`` is verified, rejected or malformed."""
+    """The outcome for one certificate: ``status`` is verified, rejected, malformed or error.
+
+    Exit codes: 0 verified, 1 rejected, 2 malformed (or unreadable) and 2 for an
+    internal error (a crash is never a rejection and never an acceptance).
+    """
 
     source: str
     status: str
@@ -48,10 +53,11 @@ class Verdict:
 
 
 def _rational(text: str, where: str):
+    """An exact input of the certificate: canonical and of bounded size, else MalformedCertificate."""
     try:
-        return parse_rational(text)
-    except ValueError as exc:
-        raise MalformedCertificate(f"{where}: {exc}") from None
+        return parse_rational(text, where)
+    except ValueError as exc:  # the message names the place already
+        raise MalformedCertificate(str(exc)) from None
 
 
 def verify_document(document: dict) -> str:
@@ -97,8 +103,8 @@ def _verify_base_point(stored: dict, construction) -> None:
             value = _rational(stored[name][level], f"base_point/{name}/{level}")
             expected = getattr(block, level)
             if value != expected:
-                raise Rejected("base_point", f"{name}.{level} is {format_rational(value)} but the construction "
-                                             f"of the stated parameters gives {format_rational(expected)}")
+                raise Rejected("base_point", f"{name}.{level} is {show_number(value)} but the construction "
+                                             f"of the stated parameters gives {show_number(expected)}")
 
 
 def _number(stored: dict, key: str, where: str):
@@ -120,6 +126,8 @@ def verify_claim(stored: dict, claim: Claim) -> None:
         raise Rejected(cid, f"states {', '.join(sorted(top))}, which this claim does not prove")
     if claim.quantity is not None:
         verify_quantity(top, claim.quantity, cid, cid)
+    if "components" in stored and not claim.components:
+        raise Rejected(cid, "states components, but this claim has none")
     components = stored.get("components", {})
     if set(components) != set(claim.components):
         missing, extra = set(claim.components) - set(components), set(components) - set(claim.components)
@@ -137,9 +145,9 @@ def verify_quantity(stored: dict, quantity: Quantity, claim_id: str, where: str)
         raise Rejected(claim_id, f"{where} is missing {', '.join(sorted(allowed - present))}")
     if quantity.exact is not None:
         value = _number(stored, "exact", where)
-        if not value.is_expandable() or value.fmpq() != quantity.exact:
+        if compare(value, quantity.exact) != 0:
             raise Rejected(claim_id, f"{where}: exact value {stored['exact']} but the kernel computes "
-                                     f"{format_rational(quantity.exact)}")
+                                     f"{show_number(quantity.exact)}")
         return
     for key, bound, below in (("lo", quantity.lower, True), ("hi", quantity.upper, False),
                               ("log10_lo", quantity.log10_lower, True), ("log10_hi", quantity.log10_upper, False)):
@@ -151,17 +159,23 @@ def verify_quantity(stored: dict, quantity: Quantity, claim_id: str, where: str)
             side = "below" if below else "above"
             raise Rejected(claim_id, f"{where}: {key} = {stored[key]} is not {side} the recomputed "
                                      f"enclosure {_show(bound)}")
+    for end_key, log_key, upper in (("lo", "log10_lo", False), ("hi", "log10_hi", True)):
+        if end_key in stored and log_key in stored:
+            end, log10_field = _number(stored, end_key, where), _number(stored, log_key, where)
+            if not pair_agrees(end, log10_field, upper):
+                raise Rejected(claim_id, f"{where}: {end_key} = {stored[end_key]} and {log_key} = {stored[log_key]} "
+                                         f"do not state the same number to the written digits of {log_key}")
     if quantity.lower_must_exceed is not None and not exceeds(_number(stored, "lo", where),
                                                               quantity.lower_must_exceed):
-        raise Rejected(claim_id, f"{where}: lo = {stored['lo']} must exceed {format_rational(quantity.lower_must_exceed)}")
+        raise Rejected(claim_id, f"{where}: lo = {stored['lo']} must exceed {show_number(quantity.lower_must_exceed)}")
     if quantity.upper_must_be_below is not None and \
             not exceeds(-_number(stored, "hi", where), -quantity.upper_must_be_below):
         raise Rejected(claim_id, f"{where}: hi = {stored['hi']} must be below "
-                                 f"{format_rational(quantity.upper_must_be_below)}")
+                                 f"{show_number(quantity.upper_must_be_below)}")
 
 
 def _show(bound) -> str:
-    return format_rational(bound) if isinstance(bound, fmpq) else bound.str(12)
+    return show_number(bound) if isinstance(bound, fmpq) else bound.str(12)
 
 
 def check_bytes(data: bytes, source: str = "<input>") -> Verdict:
@@ -173,6 +187,13 @@ def check_bytes(data: bytes, source: str = "<input>") -> Verdict:
         return Verdict(source, "rejected", str(exc))
     except MalformedCertificate as exc:
         return Verdict(source, "malformed", str(exc))
+    except RecursionError:
+        return Verdict(source, "malformed", "nested too deeply to check")
+    except MemoryError:
+        return Verdict(source, "error", "out of memory while checking (exit 2)")
+    except Exception as exc:  # a bug of ours, never the certificate's acceptance: one line, exit 2
+        return Verdict(source, "error", f"internal error while checking: {type(exc).__name__}: "
+                                        f"{str(exc).splitlines()[0][:200] if str(exc) else ''}")
 
 
 def read_certificate_file(path) -> bytes:

@@ -18,7 +18,7 @@ from functools import lru_cache
 ANNOTATIONS = frozenset({"$schema", "$id", "title", "description", "$defs"})
 SUPPORTED = ANNOTATIONS | frozenset({
     "type", "const", "enum", "properties", "required", "additionalProperties", "propertyNames",
-    "maxProperties", "maxLength", "pattern", "minimum", "maximum", "allOf", "anyOf", "oneOf", "not",
+    "maxProperties", "minProperties", "maxLength", "pattern", "minimum", "maximum", "allOf", "anyOf", "oneOf", "not",
     "if", "then", "$ref",
 })
 
@@ -116,6 +116,8 @@ class SchemaValidator:
                 yield where, f"{key!r} is a required property"
         if "maxProperties" in schema and len(x) > schema["maxProperties"]:
             yield where, f"more than {schema['maxProperties']} properties"
+        if "minProperties" in schema and len(x) < schema["minProperties"]:
+            yield where, f"fewer than {schema['minProperties']} properties"
         properties = schema.get("properties", {})
         for key, value in x.items():
             if "propertyNames" in schema and not self.is_valid(key, schema["propertyNames"]):
@@ -137,9 +139,23 @@ def _same(a, b) -> bool:
 
 @lru_cache(maxsize=None)
 def _pattern(text: str) -> re.Pattern:
-    return re.compile(text)
+    """The schema's ECMA-262 pattern as a Python regex: ``$`` is the end of the input.
+
+    In Python ``$`` also matches before a final newline, so ``"1\\n"`` would pass
+    ``^1$``; ECMA-262 (JSON Schema's dialect) has no such exception, hence ``\\Z``.
+    """
+    return re.compile(re.sub(r"(?<!\\)\$", r"\\Z", text))
 
 
 def _show(x) -> str:
-    text = repr(x)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """A short description of a JSON value for one-line messages (containers by kind: repr could recurse deeply)."""
+    if isinstance(x, dict):
+        return f"an object with {len(x)} properties"
+    if isinstance(x, list):
+        return f"an array of {len(x)} items"
+    if isinstance(x, str):
+        text = repr(x if len(x) <= 60 else x[:57])
+        return text if len(x) <= 60 else text[:-1] + "...'"
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x) > 10 ** 60:
+        return "a very large integer"
+    return repr(x)

@@ -34,6 +34,8 @@ def test_interval_widened_outward_is_accepted(dead_certificates):
     claim = document["claims"]["hitting_time"]
     claim["lo"], claim["hi"] = "45.9", "46.1"
     document["claims"]["purity_gap_box"]["lo"] = "1e-9"
+    # the pair lo / log10_lo must state one number: widen both together
+    document["claims"]["gaussian_probability"]["lo"] = "1e-40"
     document["claims"]["gaussian_probability"]["log10_lo"] = "-40"
     document["claims"]["hitting_time_box"]["hi"] = "1000"
     assert verdict(document).status == "verified"
@@ -98,7 +100,7 @@ def test_changed_parameters_are_rejected(dead_certificates):
 
 
 @pytest.mark.parametrize("claim, key, value", [
-    ("terminal_fourier_fraction", "exact", "1/5"),
+    ("terminal_fourier_fraction", "exact", "0.2"),
     ("balance_invariant", "exact", "20"),
     ("purity_gap_box", "lo", "0.5"),
     ("gaussian_probability", "lo", "1e-10"),

@@ -28,7 +28,7 @@ FALSE_CLAIMS = [
     (("kappa", "hi"), "2.65"),
     (("limit_direction", "components", "w_at_0", "lo"), "0.7"),
     (("limit_direction", "components", "u_elsewhere", "hi"), "-0.2"),
-    (("limit_fourier_fraction", "exact"), "1/5"),
+    (("limit_fourier_fraction", "exact"), "0.2"),
     (("limit_loss", "lo"), "2.6"),
     (("gaussian_probability", "log10_lo"), "-1000"),
 ]

@@ -109,17 +109,49 @@ def outward(text: str, down: bool, limit=None) -> str:
 
 
 def true_mutations(certificate):
-    """(description, mutated certificate) for every end moved outward, staying on the right side of its bound."""
+    """(description, mutated certificate) for every end moved outward, staying on the right side of its bound.
+
+    An end with a log10 twin moves together with it (the pair must state one number): both go to a
+    power of ten beyond them. A log10 field alone is rounded outward to ten fewer digits, which keeps
+    the pair's agreement at the coarser last digit.
+    """
     for claim_id, claim in recomputed(certificate).items():
         for path, quantity in quantities(claim):
             stored = certificate["claims"][claim_id]
             for part in path:
                 stored = stored[part]
-            for key, down, limit in (("lo", True, quantity.lower_must_exceed), ("log10_lo", True, None),
-                                     ("hi", False, quantity.upper_must_be_below), ("log10_hi", False, None)):
-                if key in stored:
+            for key, down, limit, twin in (("lo", True, quantity.lower_must_exceed, "log10_lo"),
+                                           ("log10_lo", True, None, "lo"),
+                                           ("hi", False, quantity.upper_must_be_below, "log10_hi"),
+                                           ("log10_hi", False, None, "hi")):
+                if key not in stored:
+                    continue
+                if twin not in stored:
                     yield f"{claim_id}.{key} outward", \
                         mutated(certificate, (claim_id, *path, key), outward(stored[key], down, limit))
+                elif key.startswith("log10"):
+                    yield f"{claim_id}.{key} rounded outward", \
+                        mutated(certificate, (claim_id, *path, key), coarser(stored[key], down))
+                else:
+                    exponent = integer_beyond(stored[twin], down)
+                    document = mutated(certificate, (claim_id, *path, key), format_decimal(1, exponent))
+                    yield f"{claim_id}.{key} and {twin} outward to 10^{exponent}", \
+                        mutated(document, (claim_id, *path, twin), str(exponent))
+
+
+def integer_beyond(text: str, down: bool) -> int:
+    """An integer strictly below (above, if not ``down``) the decimal ``text``, by integer arithmetic."""
+    number = parse_exact(text)
+    scale = 10 ** max(0, -number.exp10)
+    whole = number.numerator * 10 ** max(0, number.exp10)
+    return (whole // scale) - 1 if down else -((-whole) // scale) + 1
+
+
+def coarser(text: str, down: bool) -> str:
+    """The decimal ``text`` rounded outward to ten fewer significant digits."""
+    number = parse_exact(text)
+    digits = max(1, len(str(abs(number.numerator))) - 10)
+    return decimal_text(round_decimal(number, digits, upward=not down))
 
 
 def mutated(certificate, path, value):

@@ -89,4 +89,32 @@ def test_added_keys_agree(dead_certificates):
 
 def test_unknown_keywords_are_refused():
     with pytest.raises(ValueError, match="not implemented"):
-        SchemaValidator({"type": "object", "minProperties": 1})
+        SchemaValidator({"type": "object", "patternProperties": {"^a": True}})
+
+
+def test_dollar_is_the_end_of_input_as_in_ecma_262():
+    # Python's $ matches before a final newline; JSON Schema's does not: "0.247\n" is not a number
+    validator = SchemaValidator({"type": "string", "pattern": "^[0-9.]+$"})
+    assert validator.first_error("0.247") is None
+    assert validator.first_error("0.247\n") is not None
+
+
+def test_messages_survive_deep_nesting(dead_certificates):
+    # nested just below the JSON parser's limit, the message must not recurse through repr
+    deep = 0
+    for _ in range(990):
+        deep = [deep]
+    certificate = copy.deepcopy(dead_certificates[5])
+    certificate["p"] = deep
+    error = OURS.first_error(certificate)
+    assert error == ("p", "an array of 1 items is not of type 'integer'")
+
+
+def test_empty_components_and_odd_versions_are_refused(dead_certificates):
+    certificate = copy.deepcopy(dead_certificates[5])
+    certificate["claims"]["hitting_time"]["components"] = {}
+    assert OURS.first_error(certificate) is not None
+    for version in ("0.1.0\n", "\\input{x}", "", "a" * 65, "1 2"):
+        certificate = copy.deepcopy(dead_certificates[5])
+        certificate["software"]["certify"] = version
+        assert OURS.first_error(certificate) is not None, version

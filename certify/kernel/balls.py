@@ -18,12 +18,13 @@ import math
 
 from flint import arb, ctx, fmpq, fmpz
 
-from .exact import ExactNumber, exceeds
+from .exact import ExactNumber, compare, decimal_digits
 
 __all__ = [
     "ball", "working_precision", "lower_endpoint", "upper_endpoint",
     "lower_decimal", "upper_decimal", "certainly_positive", "certainly_negative",
     "certainly_lt", "certainly_le", "exact_le", "exact_ge", "exact_le_ball", "ball_le_exact",
+    "exact_lt_ball", "ball_lt_exact",
 ]
 
 _LOG10_2 = math.log10(2)
@@ -118,16 +119,16 @@ def upper_decimal(x: arb) -> ExactNumber:
 
 
 def exact_le(number: ExactNumber, bound) -> bool:
-    """True only if ``number`` <= every point of ``bound`` (an exact fmpq or a ball)."""
+    """True only if ``number`` <= every point of ``bound`` (an exact fmpq, decided exactly, or a ball)."""
     if isinstance(bound, fmpq):
-        return number.fmpq() <= bound if number.is_expandable() else not exceeds(number, bound)
+        return compare(number, bound) <= 0
     return exact_le_ball(number, bound)
 
 
 def exact_ge(number: ExactNumber, bound) -> bool:
-    """True only if ``number`` >= every point of ``bound`` (an exact fmpq or a ball)."""
+    """True only if ``number`` >= every point of ``bound`` (an exact fmpq, decided exactly, or a ball)."""
     if isinstance(bound, fmpq):
-        return number.fmpq() >= bound if number.is_expandable() else not exceeds(-number, -bound)
+        return compare(number, bound) >= 0
     return ball_le_exact(bound, number)
 
 
@@ -153,15 +154,18 @@ def certainly_le(x: arb, y: arb) -> bool:
 
 def _comparison_precision(number: ExactNumber) -> int:
     """Bits that separate ``number`` from anything one unit away in its last digit."""
-    digits = len(str(abs(number.numerator))) + len(str(number.denominator))
+    digits = decimal_digits(number.numerator) + decimal_digits(number.denominator)
     return max(ctx.prec, int(digits / _LOG10_2) + 64)
 
 
-def _is_cheap_to_expand(number: ExactNumber, x: arb) -> bool:
-    """True when ``number`` and the endpoints of ``x`` are rationals of moderate size."""
-    if not number.is_expandable():
-        return False
-    return all(abs(int(part.man_exp()[1])) <= 100_000 for part in (x.mid(), x.rad()) if not part.is_zero())
+#: Binary exponents of ball endpoints up to which an undecided comparison is settled by exact rationals.
+#: A work bound only: beyond it the comparison stays undecided, which the caller treats as "not proved".
+MAX_ENDPOINT_EXPONENT_BITS = 1 << 20
+
+
+def _endpoint_is_affordable(x: arb) -> bool:
+    return all(abs(int(part.man_exp()[1])) <= MAX_ENDPOINT_EXPONENT_BITS for part in (x.mid(), x.rad())
+               if not part.is_zero())
 
 
 def exact_le_ball(number: ExactNumber, x: arb) -> bool:
@@ -169,13 +173,15 @@ def exact_le_ball(number: ExactNumber, x: arb) -> bool:
 
     Decided with a ball of ``number`` at a precision fine enough to see its last
     digit; when balls cannot separate the two (equal or very close), decided
-    exactly with rationals if they are of moderate size, else False (undecided).
+    exactly by :func:`~certify.kernel.exact.compare` against the exact endpoint
+    mid - rad when that endpoint's size is affordable, else False (undecided,
+    i.e. not proved). Never True unless the relation holds.
     """
     _require_finite(x)
     with ctx.workprec(_comparison_precision(number)):
         if ball(number) <= x:
             return True
-    return _is_cheap_to_expand(number, x) and number.fmpq() <= lower_endpoint(x)
+    return _endpoint_is_affordable(x) and compare(number, lower_endpoint(x)) <= 0
 
 
 def ball_le_exact(x: arb, number: ExactNumber) -> bool:
@@ -184,4 +190,22 @@ def ball_le_exact(x: arb, number: ExactNumber) -> bool:
     with ctx.workprec(_comparison_precision(number)):
         if x <= ball(number):
             return True
-    return _is_cheap_to_expand(number, x) and upper_endpoint(x) <= number.fmpq()
+    return _endpoint_is_affordable(x) and compare(upper_endpoint(x), number) <= 0
+
+
+def exact_lt_ball(number: ExactNumber, x: arb) -> bool:
+    """True only if the exact ``number`` is < every point of ``x`` (balls, then exact endpoints; else False)."""
+    _require_finite(x)
+    with ctx.workprec(_comparison_precision(number)):
+        if ball(number) < x:
+            return True
+    return _endpoint_is_affordable(x) and compare(number, lower_endpoint(x)) < 0
+
+
+def ball_lt_exact(x: arb, number: ExactNumber) -> bool:
+    """True only if every point of ``x`` is < the exact ``number`` (balls, then exact endpoints; else False)."""
+    _require_finite(x)
+    with ctx.workprec(_comparison_precision(number)):
+        if x < ball(number):
+            return True
+    return _endpoint_is_affordable(x) and compare(upper_endpoint(x), number) < 0

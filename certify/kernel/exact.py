@@ -1,16 +1,24 @@
-"""Exact numbers as certify/1 writes them: strict parsing and canonical printing.
+"""Exact numbers as certify/1 writes them: strict, canonical parsing; exact comparison; canonical printing.
 
-Every number in a certificate that is not a small integer is a string that
-Python's ``fractions.Fraction`` parses to the exact value. We accept a strict
-subset of what ``Fraction`` accepts, so that a checker never guesses:
+Every number in a certificate that is not a small integer is a string whose
+value is what Python's ``fractions.Fraction`` makes of it. The grammar is a
+strict subset of what ``Fraction`` accepts:
 
 * an integer ``-12``, a fraction ``-3/4`` (positive denominator, no sign), or
 * a decimal ``-0.125``, optionally with an exponent: ``1.25e-7`` (a power of ten,
   the exponent at most 60 digits long: probabilities for p near 10^18 reach 10^-(10^54)).
 
-Decimals with huge exponents (Gaussian probabilities for large p are below
-10^-1000000) stay O(1) in size as text and as :class:`ExactNumber`; they are
-only turned into a rational (:meth:`ExactNumber.fmpq`) when that is cheap.
+**One number, one spelling.** A certificate admits only the canonical spelling
+of each value (:func:`canonical_text`): ``0`` for zero; a terminating value
+(integers included) as a decimal, positional when its leading digit is at
+10^-7 .. 10^21 and ``d.ddde<k>`` otherwise, never with leading or trailing zeros;
+any other value as a reduced fraction ``n/d``. So ``-0``, ``0e5``, ``0.10``,
+``1e2``, ``2/2``, ``1/2`` and ``0.1e1`` are all malformed.
+
+**Comparisons are exact.** :func:`compare` decides the order of any two
+numbers the grammar admits, and of kernel rationals, with sign first and then
+integer arithmetic on digit counts and exponents: ``10^(10^59)`` is never
+expanded and no threshold stands in for a comparison.
 
 This module builds no balls; :mod:`certify.kernel.balls` does that.
 """
@@ -25,17 +33,31 @@ from flint import fmpq, fmpz
 #: The longest exact-number string certify/1 accepts (schema ``maxLength`` too).
 MAX_NUMBER_LENGTH = 200
 
-#: Decimal exponents beyond this are kept symbolic (never expanded to integers).
-MAX_EXPANDED_EXP10 = 10_000
+#: Exact *inputs* (parameters, radius, base-point levels) are bounded: as reduced
+#: fractions their numerator and denominator have at most this many digits. A bound
+#: on the size of inputs bounds the bits every kernel computation carries, and so
+#: the time of every check (issue "No false acceptance", bounded work); values like
+#: epsilon = 1e9999 describe no experiment anyway.
+MAX_INPUT_DIGITS = 100
+
+#: :meth:`ExactNumber.fmpq` expands at most this many decimal exponent digits'
+#: worth of 10^e (a work bound only: nothing is decided by it, see :func:`compare`).
+MAX_EXPANDED_EXP10 = 100_000
 
 _FRACTION = re.compile(r"(0|-?[1-9][0-9]*)(?:/([1-9][0-9]*))?")
 _DECIMAL = re.compile(r"(-?)(0|[1-9][0-9]*)\.([0-9]+)(?:e(-?(?:0|[1-9][0-9]{0,59})))?"
                       r"|(-?)(0|[1-9][0-9]*)e(-?(?:0|[1-9][0-9]{0,59}))")
 
-#: The same grammar as a JSON Schema pattern (kept beside the regexes it mirrors).
+#: The syntax as a JSON Schema pattern (kept beside the regexes it mirrors). Canonical
+#: form is checked after the schema, by :func:`parse_exact`.
 JSON_PATTERN = (r"^(0|-?[1-9][0-9]*)(/[1-9][0-9]*)?$"
                 r"|^-?(0|[1-9][0-9]*)\.[0-9]+(e-?(0|[1-9][0-9]{0,59}))?$"
                 r"|^-?(0|[1-9][0-9]*)e-?(0|[1-9][0-9]{0,59})$")
+
+#: log10 fields are decimals (their last written digit fixes the precision they state).
+JSON_DECIMAL_PATTERN = (r"^(0|-?[1-9][0-9]*)$"
+                        r"|^-?(0|[1-9][0-9]*)\.[0-9]+(e-?(0|[1-9][0-9]{0,59}))?$"
+                        r"|^-?(0|[1-9][0-9]*)e-?(0|[1-9][0-9]{0,59})$")
 
 
 @dataclass(frozen=True)
@@ -43,12 +65,17 @@ class ExactNumber:
     """The exact value ``numerator / denominator * 10**exp10`` (denominator > 0).
 
     Kept in this form so that ``1e-4000000`` costs a few bytes, not a
-    13-million-bit integer.
+    13-million-bit integer. Parsed numbers have ``denominator == 1`` (decimals)
+    or ``exp10 == 0`` (fractions).
     """
 
     numerator: int
     denominator: int = 1
     exp10: int = 0
+
+    def __post_init__(self):
+        if self.denominator <= 0:
+            raise ValueError("the denominator of an ExactNumber is positive")
 
     def sign(self) -> int:
         """-1, 0 or 1: the sign of the value (exact)."""
@@ -58,11 +85,11 @@ class ExactNumber:
         return ExactNumber(-self.numerator, self.denominator, self.exp10)
 
     def is_expandable(self) -> bool:
-        """True when :meth:`fmpq` is cheap (|exp10| <= MAX_EXPANDED_EXP10)."""
+        """True when :meth:`fmpq` is affordable (|exp10| <= MAX_EXPANDED_EXP10): a work bound, not a test."""
         return abs(self.exp10) <= MAX_EXPANDED_EXP10
 
     def fmpq(self) -> fmpq:
-        """The value as an exact rational. Requires :meth:`is_expandable`."""
+        """The value as an exact rational. Requires :meth:`is_expandable` (ValueError otherwise)."""
         if not self.is_expandable():
             raise ValueError(f"exponent 10^{self.exp10} is too large to expand exactly")
         value = fmpq(self.numerator, self.denominator)
@@ -70,12 +97,80 @@ class ExactNumber:
             return value * fmpz(10) ** self.exp10
         return value / fmpz(10) ** (-self.exp10)
 
+    @classmethod
+    def from_rational(cls, value) -> "ExactNumber":
+        """The ExactNumber of an int, fmpz, fmpq or ``fractions.Fraction`` (exact)."""
+        if isinstance(value, ExactNumber):
+            return value
+        if isinstance(value, (int, fmpz)) and not isinstance(value, bool):
+            return cls(int(value))
+        if isinstance(value, fmpq):
+            return cls(int(value.p), int(value.q))
+        numerator, denominator = getattr(value, "numerator", None), getattr(value, "denominator", None)
+        if isinstance(numerator, int) and isinstance(denominator, int) and not isinstance(value, bool):
+            return cls(numerator, denominator) if denominator > 0 else cls(-numerator, -denominator)
+        raise TypeError(f"not an exact rational: {type(value).__name__}")
 
-def parse_exact(text: str) -> ExactNumber:
-    """Parse a certify/1 exact-number string; ValueError (one line) if it is not one.
 
-    Guarantee: the result equals ``fractions.Fraction(text)`` exactly whenever
-    this function accepts ``text``.
+# --- exact comparison ------------------------------------------------------------------------------------
+
+def decimal_digits(n: int) -> int:
+    """The number of decimal digits of |n| (0 for 0), exactly: an estimate from the bit length, corrected."""
+    n = abs(int(n))
+    if n == 0:
+        return 0
+    digits = max(1, (n.bit_length() - 1) * 30103 // 100000)  # a guess; the loops below make it exact
+    while digits > 1 and fmpz(10) ** (digits - 1) > n:
+        digits -= 1
+    while fmpz(10) ** digits <= n:
+        digits += 1
+    return digits
+
+
+def compare(a, b) -> int:
+    """-1, 0 or 1 as ``a < b``, ``a == b``, ``a > b``; exact for ExactNumber, int, fmpz, fmpq, Fraction.
+
+    Sign first (zero is zero whatever its exponent); then |a| = X 10^k / D and
+    |b| = Y / D with integers X, Y (the denominators cross-multiplied): when the
+    digit counts of X 10^k and Y differ the order follows from them, and only
+    when they are equal -- so |k| is at most the digits of the operands -- is
+    10^|k| expanded. Work is polynomial in the length of the operands' digits,
+    whatever their exponents.
+    """
+    a, b = ExactNumber.from_rational(a), ExactNumber.from_rational(b)
+    sa, sb = a.sign(), b.sign()
+    if sa != sb:
+        return (sa > sb) - (sa < sb)
+    if sa == 0:
+        return 0
+    x = abs(a.numerator) * b.denominator
+    y = abs(b.numerator) * a.denominator
+    k = a.exp10 - b.exp10
+    dx, dy = decimal_digits(x), decimal_digits(y)
+    # 10^(dx-1) <= x < 10^dx, so x 10^k lies in [10^(dx-1+k), 10^(dx+k)); likewise y in [10^(dy-1), 10^dy)
+    if dx + k > dy:
+        order = 1
+    elif dx + k < dy:
+        order = -1
+    else:  # dx + k == dy: |k| < max(dx, dy), so the expansion is as long as the operands
+        left, right = (x * 10 ** k, y) if k >= 0 else (x, y * 10 ** (-k))
+        order = (left > right) - (left < right)
+    return order * sa
+
+
+def exceeds(number, threshold) -> bool:
+    """Exactly decide ``number > threshold`` (both exact: ExactNumber, int, fmpz, fmpq)."""
+    return compare(number, threshold) > 0
+
+
+# --- parsing ---------------------------------------------------------------------------------------------
+
+def parse_syntax(text: str) -> ExactNumber:
+    """The exact value of ``text`` in the certify/1 grammar, canonical or not; ValueError (one line) if not one.
+
+    Guarantee: the result equals ``fractions.Fraction(text)``. Certificates use
+    :func:`parse_exact`, which also demands the canonical spelling; the command
+    line uses this one, so that a person may type ``1/2`` or ``0.50``.
     """
     if not isinstance(text, str):
         raise ValueError(f"expected an exact number as a string, got {type(text).__name__}")
@@ -92,50 +187,113 @@ def parse_exact(text: str) -> ExactNumber:
             sign, whole, frac, exp = match.group(5), match.group(6), "", match.group(7)
         mantissa = int(whole + frac)
         return ExactNumber(-mantissa if sign else mantissa, 1, int(exp or 0) - len(frac))
-    raise ValueError(f"{text[:40]!r} is not an exact number (integer, p/q, or decimal like 1.25e-7)")
+    raise ValueError(f"{_clip(text)} is not an exact number (integer, p/q, or decimal like 1.25e-7)")
 
 
-def parse_rational(text: str) -> fmpq:
-    """Parse an exact-number string that must be a modest rational (parameters, radii)."""
-    number = parse_exact(text)
-    if not number.is_expandable():
-        raise ValueError(f"{text[:40]!r}: exponent out of range for a parameter")
-    return number.fmpq()
+def parse_exact(text: str) -> ExactNumber:
+    """Parse a certify/1 exact number, which must be spelled canonically; ValueError (one line) otherwise.
+
+    Guarantee: the result equals ``fractions.Fraction(text)`` exactly, and
+    ``canonical_text(result) == text``.
+    """
+    number = parse_syntax(text)
+    canonical = canonical_text(number)
+    if canonical != text:
+        raise ValueError(f"{_clip(text)} is not canonical: certify/1 spells this number {_clip(canonical)}")
+    return number
 
 
-def _decimal_places(den: int) -> int | None:
-    """Digits after the point of n/den if it terminates, else None."""
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    return max(twos, fives) if den == 1 else None
+def require_bounded_input(number: ExactNumber, what: str = "input") -> fmpq:
+    """The exact rational of an input (parameter, radius, base-point level), if it is of bounded size.
+
+    ValueError (one line) unless, as a reduced fraction, its numerator and
+    denominator have at most MAX_INPUT_DIGITS digits each.
+    """
+    if number.numerator == 0:
+        return fmpq(0)
+    # digits of the reduced value, bounded before anything is expanded: a decimal m 10^e with
+    # |e| > MAX_INPUT_DIGITS has a numerator or denominator of more than that many digits
+    if abs(number.exp10) > MAX_INPUT_DIGITS + MAX_NUMBER_LENGTH:
+        raise ValueError(_input_size_message(what))
+    value = number.fmpq()
+    if max(decimal_digits(int(value.p)), decimal_digits(int(value.q))) > MAX_INPUT_DIGITS:
+        raise ValueError(_input_size_message(what))
+    return value
+
+
+def _input_size_message(what: str) -> str:
+    return (f"{what} is too large an exact number: inputs have at most {MAX_INPUT_DIGITS} digits "
+            f"in numerator and denominator")
+
+
+def parse_rational(text: str, what: str = "input", canonical: bool = True) -> fmpq:
+    """Parse an exact input (parameters, radii): canonical unless ``canonical=False``, and bounded in size."""
+    number = parse_exact(text) if canonical else parse_syntax(text)
+    return require_bounded_input(number, f"{what} {_clip(text)}")
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    """``repr`` of at most ``limit`` characters of ``text`` (for one-line messages)."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+# --- canonical printing ----------------------------------------------------------------------------------
+
+def _strip_power(n: int, factor: int) -> tuple[int, int]:
+    count = 0
+    while n % factor == 0:
+        n //= factor
+        count += 1
+    return n, count
+
+
+def canonical_text(number) -> str:
+    """The canonical certify/1 spelling of the exact value of ``number`` (ExactNumber, int, fmpz, fmpq).
+
+    Zero is ``0``; a terminating value is a decimal (:func:`format_decimal`); any
+    other value is the reduced fraction ``n/d``. No exponent is expanded for
+    decimals; a non-terminating value with an exponent must be expandable.
+    """
+    number = ExactNumber.from_rational(number)
+    if number.numerator == 0:
+        return "0"
+    numerator, denominator, exp10 = number.numerator, number.denominator, number.exp10
+    if denominator != 1:
+        from math import gcd
+
+        common = gcd(numerator, denominator)
+        numerator, denominator = numerator // common, denominator // common
+        rest, twos = _strip_power(denominator, 2)
+        rest, fives = _strip_power(rest, 5)
+        if rest == 1:  # terminating: n / (2^a 5^b) = n 2^(c-a) 5^(c-b) / 10^c
+            places = max(twos, fives)
+            return format_decimal(numerator * 2 ** (places - twos) * 5 ** (places - fives), exp10 - places)
+        if exp10 != 0:
+            value = number.fmpq()
+            numerator, denominator = int(value.p), int(value.q)
+        return f"{_digits(numerator)}/{_digits(denominator)}"
+    return format_decimal(numerator, exp10)
+
+
+def _digits(n: int) -> str:
+    """Decimal text of an integer of any size (python-flint's conversion has no 4300-digit limit)."""
+    return str(fmpz(n))
 
 
 def format_rational(value) -> str:
-    """Canonical text of an exact rational: ``"3"``, ``"0.125"`` (terminating, short) or ``"1/3"``."""
-    value = fmpq(value)
-    num, den = int(value.p), int(value.q)
-    if den == 1:
-        return str(num)
-    places = _decimal_places(den)
-    if places is not None and places <= 30:
-        return format_decimal(num * 10**places // den, -places)
-    return f"{num}/{den}"
+    """Canonical text of an exact rational: ``"3"``, ``"0.125"``, ``"1.25e-40"`` or ``"1/3"``."""
+    return canonical_text(fmpq(value))
 
 
 def format_decimal(mantissa: int, exp10: int) -> str:
-    """Canonical text of ``mantissa * 10**exp10``: plain when short, else ``d.ddde-k``."""
+    """Canonical text of ``mantissa * 10**exp10``: positional when the leading digit is at 10^-7..10^21, else ``d.ddde-k``."""
+    mantissa = int(mantissa)
     if mantissa == 0:
         return "0"
-    while mantissa % 10 == 0:
-        mantissa //= 10
-        exp10 += 1
     sign = "-" if mantissa < 0 else ""
-    digits = str(abs(mantissa))
+    full = _digits(abs(mantissa))
+    digits = full.rstrip("0")
+    exp10 += len(full) - len(digits)
     leading = len(digits) - 1 + exp10  # decimal exponent of the leading digit
     if -7 <= leading <= 21:
         if exp10 >= 0:
@@ -148,20 +306,24 @@ def format_decimal(mantissa: int, exp10: int) -> str:
     return f"{sign}{body}e{leading}"
 
 
-def exceeds(number: ExactNumber, threshold) -> bool:
-    """Exactly decide ``number > threshold`` for a modest rational ``threshold`` (kernel constants).
+def last_digit_exponent(text: str) -> int:
+    """The decimal exponent of the last written digit of a decimal's text (``"-33.74"`` -> -2, ``"9.5e54"`` -> 53)."""
+    number = parse_syntax(text)
+    if number.denominator != 1:
+        raise ValueError(f"{_clip(text)} is not a decimal")
+    body, _, exponent = text.partition("e")
+    places = len(body.partition(".")[2])
+    return (int(exponent) if exponent else 0) - places
 
-    Needs no expansion when the threshold is 0 or when ``number`` is astronomically
-    large or small (|exp10| > MAX_EXPANDED_EXP10, while |numerator| < 10^200).
-    """
-    threshold = fmpq(threshold)
-    if threshold == 0:
-        return number.sign() > 0
-    if number.is_expandable():
-        return number.fmpq() > threshold
-    if number.exp10 > 0:  # |number| >= 10^9999 dwarfs any kernel threshold
-        return number.sign() > 0
-    return threshold < 0  # |number| < 10^-9800: above a negative threshold, below a positive one
+
+def show_number(value, digits: int = 12) -> str:
+    """A short, human-readable approximation of an exact value for messages (never expands huge exponents)."""
+    number = ExactNumber.from_rational(value) if not isinstance(value, ExactNumber) else value
+    text = canonical_text(number) if number.denominator == 1 or number.exp10 == 0 else None
+    if text is not None and len(text) <= 2 * digits + 8:
+        return text
+    rounded = round_decimal(number, digits, upward=False)
+    return "~" + format_decimal(rounded.numerator, rounded.exp10)
 
 
 def round_decimal(number: ExactNumber, digits: int, upward: bool) -> ExactNumber:
@@ -172,12 +334,12 @@ def round_decimal(number: ExactNumber, digits: int, upward: bool) -> ExactNumber
     """
     if number.denominator != 1:
         # scale a fraction to a decimal with enough digits first
-        scale = digits + len(str(number.denominator)) + 1
+        scale = digits + decimal_digits(number.denominator) + 1
         numerator = number.numerator * 10**scale
         quotient = -((-numerator) // number.denominator) if upward else numerator // number.denominator
         number = ExactNumber(quotient, 1, number.exp10 - scale)
     mantissa, exp10 = number.numerator, number.exp10
-    excess = len(str(abs(mantissa))) - digits
+    excess = decimal_digits(mantissa) - digits
     if excess <= 0:
         return ExactNumber(mantissa, 1, exp10)
     unit = 10**excess
