@@ -45,8 +45,11 @@ parameters, recompute every claim with the kernel (at the stated precision plus
 64 bits), and accept only if each recomputed enclosure lies inside the stored
 interval; an undecidable comparison is a rejection. Give files, or folders
 (every THEOREM-P.json below them is checked, --jobs K processes; only failures
-and a count are printed). Exit 0 if every file is verified, 1 if any is
-rejected (naming the claim and why), 2 if any is malformed or unreadable."""
+and a count are printed). A file named THEOREM-P.json must hold that theorem at
+that p, else it is rejected. Each file's verdict is its own: a check that
+crashes (even its worker process dying) is that file's verdict. Exit 0 if every
+file is verified, 1 if any is rejected (naming the claim and why), 2 if any is
+malformed, unreadable or could not be checked."""
 
 DERIVE_HELP = """\
 Show how the paper's equations follow from its definitions (the loss (1.1),
@@ -82,8 +85,11 @@ SWEEP_HELP = """\
 Certify every prime in a range for the chosen theorems, in K worker processes
 (python-flint's precision is process-wide, so not threads). Certificates go to
 DIR/THEOREM/THEOREM-P.json; a failure at one prime is recorded in
-DIR/failures.json and the sweep goes on; running the same sweep again skips the
-certificates already there, so an interrupted sweep resumes. DIR/summary.json
+DIR/failures.json and the sweep goes on. Running the same sweep again resumes
+it and trusts nothing: every certificate already there is fully checked (in the
+same K processes) and must hold the theorem and p of its name (and gd the
+sweep's eta); any other file is certified again and reported as redone (if
+that fails, it is recorded and the file renamed *.rejected). DIR/summary.json
 and DIR/summary.csv give, per theorem, the primes certified, the failures and
 the smallest margins and probabilities (with the prime attaining each).
 `certify check DIR --jobs K` re-checks the whole folder."""
@@ -106,8 +112,8 @@ class _Parser(argparse.ArgumentParser):
 def _exact_arg(text: str):
     from .kernel.exact import parse_rational
 
-    try:
-        return parse_rational(text)
+    try:  # a person may type any spelling (1/2, 0.50); certificates are written canonically
+        return parse_rational(text, "the value", canonical=False)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -312,7 +318,10 @@ def _run_theorem(args) -> int:
 
 
 def _run_check(args) -> int:
-    from .sweep import certificate_files, check_files
+    """Check files and folders; one line per file that is not verified (stderr), and in folder or
+    --jobs mode a count line. Exit: the worst verdict's (0 verified, 1 rejected, 2 malformed or a
+    check that crashed; see certify.sweep.check_files)."""
+    from .sweep import ERROR, certificate_files, check_files, exit_code, one_line
 
     folders = any(os.path.isdir(path) for path in args.files)
     files = certificate_files(args.files)
@@ -321,14 +330,15 @@ def _run_check(args) -> int:
     verdicts = check_files(files, args.jobs)
     for verdict in verdicts:
         if verdict.status != "verified":
-            print(verdict.line(), file=sys.stderr)
+            print(one_line(verdict.line(), 2000), file=sys.stderr)
         elif not folders:
-            print(verdict.line())
-    if folders:
-        counts = {status: sum(v.status == status for v in verdicts) for status in ("verified", "rejected", "malformed")}
+            print(one_line(verdict.line(), 2000))
+    if folders or args.jobs > 1:
+        counts = {status: sum(v.status == status for v in verdicts)
+                  for status in ("verified", "rejected", "malformed", ERROR)}
         print(f"{len(verdicts)} certificates: {counts['verified']} verified, {counts['rejected']} rejected, "
-              f"{counts['malformed']} malformed")
-    return max(verdict.exit_code for verdict in verdicts)
+              f"{counts['malformed']} malformed, {counts[ERROR]} could not be checked")
+    return max(exit_code(verdict) for verdict in verdicts)
 
 
 def _certificate_for(args) -> dict:
@@ -388,7 +398,8 @@ def _run_plot(args) -> int:
 
 def _run_sweep(args) -> int:
     from .kernel.exact import format_rational
-    from .sweep import THEOREMS, parse_prime_range, primes_between, progress_bar, run_sweep
+    from .sweep import (THEOREMS, certificate_file, one_line, parse_prime_range, primes_between, progress_bar,
+                        run_sweep)
 
     try:
         low, high = parse_prime_range(args.primes)
@@ -404,12 +415,17 @@ def _run_sweep(args) -> int:
     eta = "1" if args.eta is None else format_rational(args.eta)
     report = run_sweep(primes, theorems, args.jobs, args.out, eta=eta, progress=progress_bar())
     for theorem in theorems:
-        print(f"{theorem}: {report.certified[theorem]} certified, {report.skipped[theorem]} already there, "
-              f"{len(report.failed[theorem])} failed")
-    made = sum(report.certified.values())
-    rate = made / report.seconds if report.seconds > 0 else 0.0
-    print(f"{made} certificates in {report.seconds:.1f} s ({rate:.1f}/s); summary in "
-          f"{os.path.join(args.out, 'summary.csv')}")
+        for p, reason in sorted(report.redone[theorem].items()):
+            print(one_line(f"redone {certificate_file(args.out, theorem, p)}: it was {reason}", 2000),
+                  file=sys.stderr)
+    for theorem in theorems:
+        print(f"{theorem}: {report.certified[theorem]} certified, {report.skipped[theorem]} already there "
+              f"and verified, {len(report.redone[theorem])} redone, {len(report.failed[theorem])} failed")
+    made = sum(report.certified.values()) + sum(map(len, report.redone.values()))
+    checked = sum(report.checked.values())
+    rate = (made + checked) / report.seconds if report.seconds > 0 else 0.0
+    print(f"{made} certificates made and {checked} already there checked in {report.seconds:.1f} s "
+          f"({rate:.1f}/s); summary in {os.path.join(args.out, 'summary.csv')}")
     return EXIT_REJECTED if any(report.failed.values()) else EXIT_OK
 
 
@@ -438,19 +454,27 @@ def _run_derive(args) -> int:
 
 
 def _run_latex(args) -> int:
+    """Render a theorem instance computed now, or a certificate file: that file is read once (regular
+    files only, capped), those bytes are checked, and the same bytes are parsed and rendered."""
     from .render.document import write_document
 
     if (args.theorem is None) == (args.certificate is None):
         raise InputError("give either THEOREM (with --p) or --certificate FILE")
     if args.certificate is not None:
         from .certificate import parse_certificate
-        from .check import check_file
+        from .check import Verdict, check_bytes, read_certificate_file
+        from .errors import MalformedCertificate
 
-        verdict = check_file(args.certificate)
+        source = str(args.certificate)
+        try:
+            data = read_certificate_file(args.certificate)
+        except MalformedCertificate as exc:
+            data, verdict = None, Verdict(source, "malformed", str(exc))
+        else:
+            verdict = check_bytes(data, source)
         if verdict.status != "verified":
             raise InputError(f"will not render an unverified certificate: {verdict.line()}")
-        with open(args.certificate, "rb") as handle:
-            certificate = parse_certificate(handle.read())
+        certificate = parse_certificate(data)  # the very bytes just verified
     else:
         if args.p is None:
             raise InputError("--p is required with THEOREM")

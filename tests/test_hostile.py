@@ -82,6 +82,18 @@ def hostile_cases(dead_certificates):
         honest(dead_certificates), ["parameters", "A"], "__import__('os').system('touch PWNED')")).encode(), 2
     yield "statement changed", json.dumps(with_field(
         honest(dead_certificates), ["claims", "terminal_loss", "statement"], "the loss is 0")).encode(), 1
+    # issue "No false acceptance": huge integers in messages, nesting just below the parser's limit
+    yield "base point level -1e5000", json.dumps(with_field(
+        honest(dead_certificates), ["base_point", "u", "elsewhere"], "-1e5000")).encode(), 2
+    yield "epsilon 1e5000", json.dumps(with_field(honest(dead_certificates), ["parameters", "epsilon"], "1e5000")).encode(), 2
+    yield "p nested 985 deep", base.replace('"p": 13', '"p": ' + "[" * 985 + "0" + "]" * 985).encode(), 2
+    yield "radius with a trailing newline", json.dumps(with_field(honest(dead_certificates), ["radius"], "0.247\n")).encode(), 2
+    yield "empty components", json.dumps(with_field(
+        honest(dead_certificates), ["claims", "hitting_time", "components"], {})).encode(), 2
+    yield "lo 1e-999999999 beside its log10", json.dumps(with_field(
+        honest(dead_certificates), ["claims", "gaussian_probability", "lo"], "1e-999999999")).encode(), 1
+    yield "non-canonical zero as hi", json.dumps(with_field(
+        honest(dead_certificates), ["claims", "hitting_time", "hi"], "0e10001")).encode(), 2
 
 
 def test_hostile_inputs(tmp_path, dead_certificates):
@@ -124,3 +136,48 @@ def test_the_size_limit_is_exact(tmp_path, size):
     verdict = check_bytes(data)
     assert verdict.status == "malformed"
     assert ("bytes" in verdict.message) == (size > 1 << 20)
+
+
+@pytest.mark.parametrize("value", ["0e10001", "-0e10001", "0e999999999999999999"])
+def test_reported_zero_edits_are_refused(gd_certificates, value):
+    """The outside review's edit: gd p = 13, eta = 1, w_step_box.hi set to a zero with a huge exponent."""
+    from conftest import verdict
+
+    document = copy.deepcopy(gd_certificates[(13, (1, 1))])
+    assert verdict(document).status == "verified"
+    document["claims"]["w_step_box"]["hi"] = value
+    result = verdict(document)
+    assert result.status == "malformed" and "not canonical" in result.message
+    document["claims"]["w_step_box"]["hi"] = "0"  # the canonical zero is well-formed, and false
+    result = verdict(document)
+    assert result.status == "rejected" and result.message.startswith("w_step_box:")
+
+
+def test_huge_eta_is_refused_not_compared(gd_certificates):
+    """eta = 150 nines e10000 with hi = 1e10001 (the true value exceeds 1e10148): never accepted."""
+    from conftest import verdict
+    from certify.kernel.exact import canonical_text, parse_syntax
+
+    document = copy.deepcopy(gd_certificates[(13, (1, 1))])
+    document["parameters"]["eta"] = canonical_text(parse_syntax("9" * 150 + "e10000"))
+    document["claims"]["w_step_box"]["hi"] = "1e10001"
+    result = verdict(document)
+    assert result.status == "malformed" and "too large" in result.message
+
+
+def test_a_fifo_is_refused_without_hanging(tmp_path):
+    import os
+
+    fifo = tmp_path / "dead-13.json"
+    os.mkfifo(fifo)
+    result, seconds = check_in_subprocess(fifo)  # a read would block forever: the 20 s timeout would fire
+    assert result.returncode == 2 and "not a regular file (a FIFO)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_devices_and_folders_are_refused_before_reading():
+    from certify.check import check_file
+
+    for path in ("/dev/zero", "/dev/null", "/"):
+        verdict = check_file(path)
+        assert verdict.status == "malformed" and "not a regular file" in verdict.message, (path, verdict.message)
