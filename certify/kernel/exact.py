@@ -222,8 +222,8 @@ def require_bounded_input(number: ExactNumber, what: str = "input") -> fmpq:
 
 
 def _input_size_message(what: str) -> str:
-    return (f"{what} is too large an exact number: inputs have at most {MAX_INPUT_DIGITS} digits "
-            f"in numerator and denominator")
+    return (f"{what} has too many digits: exact inputs have at most {MAX_INPUT_DIGITS} digits "
+            f"in numerator and denominator (as a reduced fraction), which bounds the work of every check")
 
 
 def parse_rational(text: str, what: str = "input", canonical: bool = True) -> fmpq:
