@@ -3,30 +3,58 @@
 Processes, not threads: python-flint's precision is one process-wide setting. Each worker
 certifies a chunk of primes for one theorem and writes each certificate atomically as
 ``OUT/THEOREM/THEOREM-P.json``; a failure at one prime is recorded and the sweep goes on.
-Running the same sweep again skips every prime whose certificate is already there (so an
-interrupted sweep resumes), and rewrites the summary (``OUT/summary.json``, ``OUT/summary.csv``)
-from the certificates and failures on disk.
+
+A resumed sweep trusts nothing on disk. Every certificate already in the folder is checked
+by the full checker (:func:`certify.check.check_bytes`, which recomputes every claim), in the
+same worker pool as the certifying, and must also hold the theorem and the prime its name
+promises (and, for gd, the sweep's eta); only then does it count. Any other file there
+(rejected, malformed, truncated, a FIFO, the certificate of another prime) is certified
+again, written atomically over it, and reported (:attr:`SweepReport.redone`); if certifying
+again fails, the failure is recorded in ``OUT/failures.json`` and the bad file is set aside
+as ``THEOREM-P.json.rejected``. The summary (``OUT/summary.json``, ``OUT/summary.csv``) is
+then written from the certificates that count, read again and used only if their bytes are
+the bytes that were checked or written.
+
+:func:`check_files` is ``certify check`` for many files: one bad file (an exception, even a
+worker process dying) is that file's verdict, never the others'.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
 import re
+import stat
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 
 THEOREMS = ("dead", "slide", "smooth", "gd")
 CHUNK = 48
-CERTIFICATE_NAME = re.compile(r"^(dead|slide|smooth|gd)-(\d+)\.json$")
+#: The library's file name of a certificate, THEOREM-P.json (gd too: its eta is not in the name).
+#: Matched with ``fullmatch``; P is compared as text with the certificate's p, so ``dead-013.json``
+#: does not name p = 13 (certify never writes leading zeros).
+CERTIFICATE_NAME = re.compile(r"(dead|slide|smooth|gd)-([0-9]+)\.json")
+
+#: The verdict status of a file whose check crashed (an exception, a worker process dying).
+#: Its exit code is 2, like a malformed certificate's: a crash is never a rejection.
+ERROR = "error"
+
+#: failures.json is read back at most this large (a sweep of 10^6 failing primes writes ~150 MB;
+#: an oversized or unreadable file is ignored: this run's failures are still written).
+MAX_FAILURES_BYTES = 256 << 20
+_FAILURE_KEY = re.compile(r"(dead|slide|smooth|gd)-([1-9][0-9]{0,17})")
 
 #: The numbers a summary reports per theorem: (claim, component or None, key, "min" or "max", label).
+#: Each is an end as the certificate states it: a "min" of lower ends is a lower bound at every
+#: prime of the sweep, a "max" of upper ends an upper bound. Probabilities are reported by their
+#: log10 field (``log10_lo``), never by ``lo``, which for large p is 10^-(10^k).
 KEY_NUMBERS = {
     "dead": [("single_active_gate", None, "lo", "min", "gate margin"),
              ("transversality_margin_box", None, "lo", "min", "transversality margin"),
@@ -70,30 +98,234 @@ def parse_prime_range(text: str) -> tuple[int, int]:
 
 
 def certificate_file(out, theorem: str, p: int) -> Path:
+    """Where a sweep (and the proof library) keeps the certificate of ``theorem`` at ``p``."""
     return Path(out) / theorem / f"{theorem}-{p}.json"
 
 
-def _already_certified(path: Path) -> bool:
-    """A resumed sweep keeps certificates that are there and are well-formed certify/1."""
+def certificate_name(name: str) -> tuple[str, str] | None:
+    """(theorem, p as written) that a file name of the pattern THEOREM-P.json promises; None for other names."""
+    match = CERTIFICATE_NAME.fullmatch(name)
+    return (match.group(1), match.group(2)) if match else None
+
+
+# --- checking one file -----------------------------------------------------------------------------------
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` as one printable line of at most ``limit`` characters."""
+    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _describe(exc: BaseException) -> str:
+    """``TypeName: message`` of an exception, one line (its str() may itself fail or be huge)."""
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - e.g. an int too large to print
+        message = ""
+    return one_line(f"{type(exc).__name__}: {message}" if message else type(exc).__name__)
+
+
+def _mismatch(path, document: dict, eta: str | None) -> str | None:
+    """Why ``document`` is not what its file name (and the sweep's eta) promise, in one line; None if it is.
+
+    The name THEOREM-P.json promises that theorem and p written the same way; ``eta`` (canonical
+    text, gd only) promises that parameter, compared exactly (:func:`certify.kernel.exact.compare`).
+    """
+    from .kernel.exact import compare, parse_exact
+
+    name = Path(path).name
+    promised = certificate_name(name)
+    held = f"{document['theorem']} at p = {document['p']}"
+    if promised is not None and (promised[0], promised[1]) != (document["theorem"], str(document["p"])):
+        return (f"the name {one_line(name)} promises {promised[0]} at p = {one_line(promised[1], 40)} "
+                f"but the file holds {held}")
+    if eta is not None and document["theorem"] == "gd":
+        stated = document["parameters"].get("eta")
+        try:
+            same = stated is not None and compare(parse_exact(stated), parse_exact(eta)) == 0
+        except ValueError:
+            same = False  # not a canonical number: the checker calls the file malformed anyway
+        if not same:
+            return (f"the file holds {held} with eta = {one_line(str(stated), 60)} but the sweep's eta is "
+                    f"{one_line(eta, 60)}")
+    return None
+
+
+def _check_path(path, eta: str | None = None):
+    """(Verdict, sha256 of the bytes checked or None): the bytes read once, tied to the name, checked."""
+    from . import check as checker
     from .certificate import parse_certificate
     from .errors import MalformedCertificate
 
+    source = str(path)
     try:
-        parse_certificate(path.read_bytes())
-        return True
-    except (OSError, MalformedCertificate):
-        return False
+        data = checker.read_certificate_file(path)
+    except MalformedCertificate as exc:
+        return checker.Verdict(source, "malformed", str(exc)), None
+    digest = hashlib.sha256(data).hexdigest()
+    if certificate_name(Path(path).name) is not None or eta is not None:
+        try:
+            document = parse_certificate(data)
+        except MalformedCertificate as exc:
+            return checker.Verdict(source, "malformed", str(exc)), digest
+        reason = _mismatch(path, document, eta)
+        if reason is not None:
+            return checker.Verdict(source, "rejected", reason), digest
+    return checker.check_bytes(data, source), digest
 
+
+def check_certificate(path, eta: str | None = None):
+    """The verdict on the file at ``path``: :func:`certify.check.check_file` plus the tie to its name.
+
+    A file named THEOREM-P.json (the library's pattern) is rejected, with a one-line reason
+    naming both, unless it holds that theorem at that p; with ``eta`` (canonical text) a gd
+    certificate must also state that eta. Other names are checked without the tie. Raises
+    only for what the checker itself raises; :func:`check_files` turns that into a verdict.
+    """
+    return _check_path(path, eta)[0]
+
+
+def _guarded_check(path, eta: str | None = None):
+    """((source, status, message), digest): :func:`_check_path`, with any exception as an ``error`` verdict.
+
+    ``Exception`` includes MemoryError and RecursionError; KeyboardInterrupt and SystemExit pass.
+    """
+    try:
+        verdict, digest = _check_path(path, eta)
+        return (verdict.source, verdict.status, verdict.message), digest
+    except Exception as exc:  # noqa: BLE001 - one bad file is that file's verdict
+        return (str(path), ERROR, f"the checker failed on this file: {_describe(exc)}"), None
+
+
+def exit_code(verdict) -> int:
+    """0 verified, 1 rejected, 2 malformed or ``error`` (a crash is never exit 1)."""
+    from .check import EXIT_MALFORMED
+
+    return EXIT_MALFORMED if verdict.status == ERROR else verdict.exit_code
+
+
+# --- checking many files -----------------------------------------------------------------------------------
+
+def certificate_files(paths) -> list[Path]:
+    """Expand folders into the files below them named THEOREM-P.json (any kind: a FIFO is listed, and
+    its check refuses it in one line); keep other paths as given.
+
+    Folders are walked without following symbolic links to folders (no cycles); files come
+    sorted by folder, theorem and p.
+    """
+    files = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found = []
+            for folder, subfolders, names in os.walk(path):
+                subfolders.sort()
+                found += [Path(folder) / name for name in names if certificate_name(name)]
+            files += sorted(found, key=_file_order)
+        else:
+            files.append(path)
+    return files
+
+
+def _file_order(path: Path):
+    theorem, digits = certificate_name(path.name)
+    return str(path.parent), theorem, len(digits), digits
+
+
+def _check_many(paths: list[str]) -> list[tuple[str, str, str]]:
+    """Worker: the verdict rows of ``paths``; never raises for a file (see :func:`_guarded_check`)."""
+    return [_guarded_check(path)[0] for path in paths]
+
+
+def _chunk_size(count: int, jobs: int) -> int:
+    """Files per task: about four tasks per process, at most CHUNK."""
+    return max(1, min(CHUNK, -(-count // (4 * max(1, jobs)))))
+
+
+def _pool_rows(paths: list[str], indexes: list[int], jobs: int, size: int) -> dict:
+    """{index: verdict row} for the files of ``indexes`` checked in a fresh pool, ``size`` per task.
+
+    Files whose task failed (a worker died: every pending task of the pool fails) are left out.
+    """
+    rows = {}
+    chunks = [indexes[i:i + size] for i in range(0, len(indexes), size)]
+    try:
+        with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(chunks)))) as pool:
+            futures = {}
+            for chunk in chunks:
+                try:
+                    futures[pool.submit(_check_many, [paths[i] for i in chunk])] = chunk
+                except RuntimeError:  # BrokenProcessPool: the rest are checked in isolation
+                    break
+            for future in as_completed(futures):
+                try:
+                    rows.update(zip(futures[future], future.result()))
+                except Exception:  # noqa: BLE001 - that task's files stay unresolved
+                    pass
+    except OSError:  # no process could start: every file stays unresolved
+        pass
+    return rows
+
+
+def _check_alone(path: str) -> tuple[str, str, str]:
+    """The verdict row of one file checked in a process of its own (here, if no process can start)."""
+    try:
+        with ProcessPoolExecutor(max_workers=1) as one:
+            return one.submit(_check_many, [path]).result()[0]
+    except BrokenProcessPool:
+        return path, ERROR, "the process checking this file died without a verdict"
+    except OSError:
+        return _guarded_check(path)[0]
+    except Exception as exc:  # noqa: BLE001
+        return path, ERROR, f"checking this file failed: {_describe(exc)}"
+
+
+def check_files(paths, jobs: int) -> list:
+    """Verdicts for many certificate files (in the order given), checked in ``jobs`` processes.
+
+    Each file's verdict is its own: an exception while checking it (MemoryError and
+    RecursionError included) is an ``error`` verdict for it (exit 2, :func:`exit_code`); a
+    worker process dying fails the tasks of its pool, whose files are then checked again,
+    one at a time in a process of its own for the first unresolved one and the rest in a fresh
+    pool, until every file has a verdict (each round gives at least one file its verdict). Names
+    of the pattern THEOREM-P.json are tied to the content (:func:`check_certificate`).
+    """
+    from .check import Verdict
+
+    paths = [str(p) for p in paths]
+    if jobs <= 1 or len(paths) < 2:
+        return [Verdict(*_guarded_check(p)[0]) for p in paths]
+    everything = list(range(len(paths)))
+    rows = _pool_rows(paths, everything, jobs, _chunk_size(len(paths), jobs))
+    suspects = [i for i in everything if i not in rows]
+    while suspects:
+        first, suspects = suspects[0], suspects[1:]
+        rows[first] = _check_alone(paths[first])
+        if suspects:
+            rows.update(_pool_rows(paths, suspects, jobs, 1))
+            suspects = [i for i in suspects if i not in rows]
+    return [Verdict(*rows[i]) for i in everything]
+
+
+# --- sweeping ----------------------------------------------------------------------------------------------
 
 def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace`` (readers see old or new)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(f".json.tmp{os.getpid()}")
-    temporary.write_text(text, encoding="ascii")
-    os.replace(temporary, path)
+    temporary = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    try:
+        temporary.write_text(text, encoding="ascii")
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
-def certify_chunk(theorem: str, primes: list[int], out: str, eta: str) -> list[tuple[int, str]]:
-    """Worker: certify ``theorem`` at each prime, writing certificates; returns [(p, failure message or "")]."""
+def certify_chunk(theorem: str, primes: list[int], out: str, eta: str) -> list[tuple[int, str, str]]:
+    """Worker: certify ``theorem`` at each prime, writing certificates atomically.
+
+    Returns [(p, failure message or "", sha256 of the bytes written or "")]; a failure at one
+    prime (not certified, cannot write, any other exception) is that prime's message.
+    """
     from .certificate import dumps
     from .errors import CertifyError
     from .kernel.exact import parse_rational
@@ -105,102 +337,286 @@ def certify_chunk(theorem: str, primes: list[int], out: str, eta: str) -> list[t
     for p in primes:
         path = certificate_file(out, theorem, p)
         try:
-            certificate = builders[theorem](p).certificate
-            _write_atomically(path, dumps(certificate))
-            results.append((p, ""))
+            text = dumps(builders[theorem](p).certificate)
+            _write_atomically(path, text)
+            results.append((p, "", hashlib.sha256(text.encode("ascii")).hexdigest()))
         except CertifyError as exc:
-            results.append((p, str(exc)))
+            results.append((p, one_line(str(exc), 1000), ""))
+        except OSError as exc:
+            results.append((p, f"cannot write {path}: {exc.strerror or exc}", ""))
+        except Exception as exc:  # noqa: BLE001 - recorded, and the sweep goes on
+            results.append((p, f"internal error: {_describe(exc)}", ""))
+    return results
+
+
+def check_chunk(theorem: str, primes: list[int], out: str, eta: str) -> list[tuple[int, str, str, str]]:
+    """Worker: check the certificate already at each prime's place (:func:`check_certificate`, tied to
+    its name, gd also to ``eta``); returns [(p, status, message, sha256 of the bytes checked or "")]."""
+    results = []
+    for p in primes:
+        (_, status, message), digest = _guarded_check(certificate_file(out, theorem, p),
+                                                      eta if theorem == "gd" else None)
+        results.append((p, status, message, digest or ""))
     return results
 
 
 @dataclass
 class SweepReport:
-    """What a sweep did: per theorem the primes certified now, skipped (already there) and failed."""
+    """What a sweep did, per theorem.
+
+    ``certified``: primes that had no certificate and were certified now. ``skipped``: primes
+    whose certificate was already there and passed the full check (kept as it is). ``redone``:
+    primes whose file there did not pass (why: its verdict) and that were certified again.
+    ``failed``: primes not certified (why), including a redo that failed. ``checked`` counts
+    the files already there that were checked.
+    """
 
     certified: dict[str, int] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
+    redone: dict[str, dict[int, str]] = field(default_factory=dict)
     failed: dict[str, dict[int, str]] = field(default_factory=dict)
+    checked: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
 
+def _set_aside(path: Path) -> None:
+    """Rename a certificate that failed its check to THEOREM-P.json.rejected (kept, but no longer counted)."""
+    try:
+        os.replace(path, path.with_name(path.name + ".rejected"))
+    except OSError:
+        pass  # it still fails every check; the summary counts only files that passed
+
+
 def run_sweep(primes, theorems, jobs: int, out, eta: str = "1", progress=None) -> SweepReport:
-    """Certify every (theorem, prime) not yet on disk, in ``jobs`` processes; write the summary."""
+    """Certify every (theorem, prime) without a certificate that passes the checker, in ``jobs`` processes.
+
+    Files already there are checked in the same pool (:func:`check_chunk`) and count only if
+    verified and tied to their name (and gd to ``eta``, canonical text); the others are
+    certified again. Writes ``failures.json`` and the summary of the certificates that count.
+    Raises InputError (one line) if ``eta`` is not an exact number or the folder cannot be written.
+    """
+    from .errors import InputError
+    from .kernel.exact import parse_exact
+
+    try:
+        parse_exact(eta)
+    except ValueError as exc:
+        raise InputError(f"eta: {exc}") from None
     out = Path(out)
     report = SweepReport()
-    work = []
+    counted = {theorem: {} for theorem in theorems}
+    present, missing = {}, {}
     for theorem in theorems:
-        (out / theorem).mkdir(parents=True, exist_ok=True)
-        todo = [p for p in primes if not _already_certified(certificate_file(out, theorem, p))]
-        report.skipped[theorem] = len(primes) - len(todo)
-        report.certified[theorem] = 0
-        report.failed[theorem] = {}
-        work += [(theorem, todo[i:i + CHUNK]) for i in range(0, len(todo), CHUNK)]
-    total, done = sum(len(chunk) for _, chunk in work), 0
-    start = time.perf_counter()
+        folder = out / theorem
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            names = set(os.listdir(folder))
+        except OSError as exc:
+            raise InputError(f"cannot use {folder}: {exc.strerror or exc}") from None
+        present[theorem] = [p for p in primes if f"{theorem}-{p}.json" in names]
+        missing[theorem] = [p for p in primes if f"{theorem}-{p}.json" not in names]
+        report.certified[theorem] = report.skipped[theorem] = 0
+        report.checked[theorem] = len(present[theorem])
+        report.redone[theorem], report.failed[theorem] = {}, {}
     failures = _load_failures(out)
-    if work:
+    redo_reason = {}
+    total, done = sum(map(len, present.values())) + sum(map(len, missing.values())), 0
+    size = _chunk_size(max(1, total), jobs)
+    start = time.perf_counter()
+
+    def fail(theorem, p, message):
+        report.failed[theorem][p] = message
+        failures[f"{theorem}-{p}"] = message
+        if (theorem, p) in redo_reason:
+            _set_aside(certificate_file(out, theorem, p))
+
+    if total:
         with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = {pool.submit(certify_chunk, theorem, chunk, str(out), eta): theorem for theorem, chunk in work}
-            for future in as_completed(futures):
-                theorem = futures[future]
-                for p, message in future.result():
-                    done += 1
-                    key = f"{theorem}-{p}"
-                    if message:
-                        report.failed[theorem][p] = message
-                        failures[key] = message
+            pending = {}
+
+            def submit(kind, theorem, chunk):
+                worker = check_chunk if kind == "check" else certify_chunk
+                try:
+                    pending[pool.submit(worker, theorem, chunk, str(out), eta)] = (kind, theorem, chunk)
+                except RuntimeError as exc:  # BrokenProcessPool: recorded; a rerun resumes
+                    lost(kind, theorem, chunk, exc)
+
+            def lost(kind, theorem, chunk, exc):
+                what = "checking the certificate there" if kind == "check" else "certifying"
+                for p in chunk:
+                    fail(theorem, p, f"{what} did not finish: {_describe(exc)}; run the sweep again to resume")
+
+            for theorem in theorems:
+                for kind, todo in (("check", present[theorem]), ("certify", missing[theorem])):
+                    for i in range(0, len(todo), size):
+                        submit(kind, theorem, todo[i:i + size])
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    kind, theorem, chunk = pending.pop(future)
+                    try:
+                        rows = future.result()
+                    except Exception as exc:  # noqa: BLE001 - a worker died: that chunk fails, the sweep goes on
+                        lost(kind, theorem, chunk, exc)
+                        done += len(chunk)
+                        continue
+                    if kind == "check":
+                        redo = []
+                        for p, status, message, digest in rows:
+                            if status == "verified":
+                                report.skipped[theorem] += 1
+                                counted[theorem][p] = digest
+                                failures.pop(f"{theorem}-{p}", None)
+                            else:
+                                redo_reason[(theorem, p)] = f"{status}: {message}"
+                                redo.append(p)
+                        total += len(redo)
+                        for i in range(0, len(redo), size):
+                            submit("certify", theorem, redo[i:i + size])
                     else:
-                        report.certified[theorem] += 1
-                        failures.pop(key, None)
-                if progress:
-                    progress(done, total, time.perf_counter() - start)
+                        for p, message, digest in rows:
+                            reason = redo_reason.get((theorem, p))
+                            if message:
+                                fail(theorem, p, message if reason is None else
+                                     f"the certificate there was {reason}; certifying again failed: {message}")
+                            else:
+                                counted[theorem][p] = digest
+                                failures.pop(f"{theorem}-{p}", None)
+                                if reason is None:
+                                    report.certified[theorem] += 1
+                                else:
+                                    report.redone[theorem][p] = reason
+                    done += len(rows)
+                    if progress:
+                        progress(done, total, time.perf_counter() - start)
     report.seconds = time.perf_counter() - start
-    _write_atomically(out / "failures.json", json.dumps(failures, indent=2, sort_keys=True) + "\n")
-    write_summary(out, theorems, primes)
+    try:
+        _write_atomically(out / "failures.json", json.dumps(failures, indent=2, sort_keys=True) + "\n")
+        write_summary(out, theorems, primes, counted)
+    except OSError as exc:
+        raise InputError(f"cannot write the summary in {out}: {exc.strerror or exc}") from None
     return report
 
 
-def _load_failures(out: Path) -> dict:
+# --- summaries ---------------------------------------------------------------------------------------------
+
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of the regular file at ``path`` if it has at most ``limit`` of them, else None.
+
+    Never opens a FIFO, device or socket for reading (refused from ``stat`` and again from ``fstat``).
+    """
     try:
-        return json.loads((out / "failures.json").read_text())
-    except (OSError, ValueError):
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return None
+            chunks, size = [], 0
+            while size <= limit:
+                chunk = os.read(descriptor, limit + 1 - size)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        finally:
+            os.close(descriptor)
+    except OSError:
+        return None
+    data = b"".join(chunks)
+    return data if len(data) <= limit else None
+
+
+def _load_failures(out: Path) -> dict:
+    """The entries of OUT/failures.json that are THEOREM-P -> one-line message; {} if it is unreadable."""
+    data = _read_regular(out / "failures.json", MAX_FAILURES_BYTES)
+    try:
+        loaded = json.loads(data) if data is not None else {}
+    except (ValueError, RecursionError):
         return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {key: one_line(value, 2000) for key, value in loaded.items()
+            if isinstance(key, str) and _FAILURE_KEY.fullmatch(key) and isinstance(value, str)}
 
 
-def summarize(out, theorems, primes) -> dict:
-    """Per theorem: primes certified, failures, and each key number's extreme with the prime attaining it."""
+def _key_numbers(path: Path, theorem: str, digest: str):
+    """[(label, extreme, text, ExactNumber)] of the certificate at ``path``, or None.
+
+    None unless the file's bytes hash to ``digest`` (those that were checked or written) and
+    every key number is there and an exact number. Never raises: a file is data, whatever it holds.
+    """
+    from .certificate import MAX_CERTIFICATE_BYTES, parse_certificate
+    from .kernel.exact import parse_exact
+
+    data = _read_regular(path, MAX_CERTIFICATE_BYTES)
+    if data is None or hashlib.sha256(data).hexdigest() != digest:
+        return None
+    try:
+        claims = parse_certificate(data)["claims"]
+        numbers = []
+        for claim_id, component, key, extreme, label in KEY_NUMBERS[theorem]:
+            stored = claims[claim_id]
+            text = (stored["components"][component] if component else stored)[key]
+            numbers.append((label, extreme, text, parse_exact(text)))
+        return numbers
+    except Exception:  # noqa: BLE001 - the bytes were checked, so this is unreachable but never a crash
+        return None
+
+
+def summarize(out, theorems, primes, counted) -> dict:
+    """Per theorem: primes, certificates counted, failures, and each key number's extreme.
+
+    ``counted`` maps a theorem to {p: sha256} of the certificates that count (checked or
+    written by this sweep); a file is read again and used only if its bytes still hash to
+    that (else its p is listed under ``changed``). Extremes are decided exactly by
+    :func:`certify.kernel.exact.compare` on the numbers as parsed (no exponent is expanded);
+    ``value`` is the end exactly as the certificate writes it (not rounded), ``p`` the first
+    prime attaining it. Reads only regular files, capped; never hangs or raises on a file.
+    """
+    from .kernel.exact import compare
+
     out = Path(out)
     failures = _load_failures(out)
+    wanted = set(primes)
     summary = {}
     for theorem in theorems:
-        extremes, certified = {}, 0
+        extremes, certified, changed = {}, 0, []
         for p in primes:
-            path = certificate_file(out, theorem, p)
-            if not path.exists():
+            digest = counted.get(theorem, {}).get(p)
+            if digest is None:
                 continue
-            certificate = json.loads(path.read_text())
+            numbers = _key_numbers(certificate_file(out, theorem, p), theorem, digest)
+            if numbers is None:
+                changed.append(p)
+                continue
             certified += 1
-            for claim_id, component, key, extreme, label in KEY_NUMBERS[theorem]:
-                stored = certificate["claims"][claim_id]
-                text = (stored["components"][component] if component else stored)[key]
-                value = Fraction(text)
+            for label, extreme, text, value in numbers:
                 best = extremes.get(label)
-                if best is None or (value < best[0] if extreme == "min" else value > best[0]):
+                if best is None or compare(value, best[0]) == (-1 if extreme == "min" else 1):
                     extremes[label] = (value, text, p, extreme)
+        failed = []
+        for key, message in failures.items():
+            name, digits = _FAILURE_KEY.fullmatch(key).groups()
+            if name == theorem and int(digits) in wanted:
+                failed.append((int(digits), message))
         summary[theorem] = {
             "primes": len(primes),
             "certified": certified,
-            "failed": sorted((int(key.split("-")[1]), message) for key, message in failures.items()
-                             if key.startswith(theorem + "-") and int(key.split("-")[1]) in set(primes)),
+            "changed": changed,
+            "failed": sorted(failed),
             "extremes": {label: {"extreme": extreme, "value": text, "p": p}
                          for label, (_, text, p, extreme) in extremes.items()},
         }
     return summary
 
 
-def write_summary(out, theorems, primes) -> dict:
-    """Write OUT/summary.json and OUT/summary.csv; return the summary."""
-    summary = summarize(out, theorems, primes)
+def write_summary(out, theorems, primes, counted) -> dict:
+    """Write OUT/summary.json and OUT/summary.csv (atomically) from :func:`summarize`; return the summary.
+
+    The CSV's ``value`` column is the stated end exactly as written in the certificate.
+    """
+    summary = summarize(out, theorems, primes, counted)
     _write_atomically(Path(out) / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -210,7 +626,7 @@ def write_summary(out, theorems, primes) -> dict:
         for label, data in rows:
             writer.writerow([theorem, entry["primes"], entry["certified"], len(entry["failed"]), label,
                              data["extreme"], data["value"], data["p"]])
-    (Path(out) / "summary.csv").write_text(buffer.getvalue(), encoding="ascii")
+    _write_atomically(Path(out) / "summary.csv", buffer.getvalue())
     return summary
 
 
@@ -229,36 +645,3 @@ def progress_bar(stream=sys.stderr):
         stream.flush()
 
     return draw
-
-
-def certificate_files(paths) -> list[Path]:
-    """Expand folders into the certificate files below them (named THEOREM-P.json); keep files as given."""
-    files = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            files += sorted((f for f in path.rglob("*.json") if CERTIFICATE_NAME.match(f.name)),
-                            key=lambda f: (f.parent.name, int(CERTIFICATE_NAME.match(f.name).group(2))))
-        else:
-            files.append(path)
-    return files
-
-
-def _check_many(paths: list[str]) -> list[tuple[str, str, str]]:
-    from .check import check_file
-
-    return [(v.source, v.status, v.message) for v in map(check_file, paths)]
-
-
-def check_files(paths, jobs: int) -> list:
-    """Verdicts for many certificate files, checked in ``jobs`` processes (in the order given)."""
-    from .check import Verdict, check_file
-
-    paths = [str(p) for p in paths]
-    if jobs <= 1 or len(paths) < 2 * CHUNK:
-        return [check_file(p) for p in paths]
-    chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(_check_many, chunks))
-    return [Verdict(*row) for chunk in results for row in chunk]
-
-
