@@ -16,6 +16,7 @@ import time
 from fractions import Fraction
 
 from certify.check import check_bytes
+from certify.kernel.exact import canonical_text, parse_syntax
 
 SECONDS = float(os.environ.get("FUZZ_SECONDS", "60"))
 LOWER, UPPER = ("lo", "log10_lo"), ("hi", "log10_hi")
@@ -49,9 +50,17 @@ def random_number_near(rng, text):
         value = Fraction(rng.randint(-10**6, 10**6), rng.randint(1, 1000))
     scale = Fraction(rng.choice([1, 10, 10**6, 10**20, 10**40])) ** rng.choice([1, -1])
     changed = value + Fraction(rng.randint(-1000, 1000), 1000) * scale * (abs(value) + Fraction(1, 10**45))
-    if rng.random() < 0.5:
+    choice = rng.random()
+    if choice < 0.25:
         return f"{changed.numerator}/{changed.denominator}" if changed.denominator != 1 else str(changed.numerator)
-    return f"{float(changed):.{rng.randint(1, 17)}e}".replace("e+", "e")
+    text = f"{float(changed):.{rng.randint(1, 17)}e}".replace("e+", "e").replace("e-0", "e-").replace("e0", "e")
+    if choice < 0.5:
+        return text  # usually not canonical: must be malformed
+    # the canonical spelling (certify/1 admits only that), so that the edit reaches the comparisons
+    try:
+        return canonical_text(parse_syntax(text))
+    except ValueError:  # inf or nan from float(): keep the odd text
+        return text
 
 
 def mutate(rng, original: dict, text: str):

@@ -26,6 +26,11 @@ from flint import arb, ctx, fmpq, fmpz
 from .balls import ball, ball_lt_exact, exact_le_ball, exact_lt_ball, ball_le_exact, lower_endpoint, upper_endpoint
 from .exact import ExactNumber, _digits, compare, decimal_digits
 
+#: Precision at which an undecided pair is given up (not proved). A work bound: a field of at most 200
+#: characters needs far fewer bits unless it is a tiny number with a huge negative exponent, whose
+#: last digit no enclosure of the end's log10 could mean.
+MAX_PAIR_BITS = 8192
+
 #: The log10 field carries at most this many significant digits (certify/1 numbers are at most 200 characters).
 MAX_LOG10_DIGITS = 60
 
@@ -86,13 +91,26 @@ def pair_agrees(end: ExactNumber, log10_field: ExactNumber, upper: bool) -> bool
             return compare(two_units, exact) < 0 <= compare(log10_field, exact)
         return compare(log10_field, exact) <= 0 < compare(two_units, exact)
     # otherwise log10(end) is irrational (log10 of a rational is rational only for powers of ten),
-    # so it never equals a decimal and balls at enough precision separate the two
-    bits = _precision_for(log10_field)
-    value = log10_enclosure(end, bits)
-    with ctx.workprec(bits):
-        if upper:  # log10_hi - 2u < log10(hi) <= log10_hi
-            return exact_lt_ball(two_units, value) and ball_le_exact(value, log10_field)
-        return exact_le_ball(log10_field, value) and ball_lt_exact(value, two_units)
+    # so it never equals a decimal, and balls of growing precision separate the two; stop as soon as
+    # the relation is proved or refuted, and at the bits that resolve the field's last digit
+    needed = _precision_for(log10_field)
+    bits = 64
+    while True:
+        bits = min(2 * bits, needed, MAX_PAIR_BITS)
+        value = log10_enclosure(end, bits)
+        with ctx.workprec(bits):
+            if upper:  # log10_hi - 2u < log10(hi) <= log10_hi
+                if exact_lt_ball(two_units, value) and ball_le_exact(value, log10_field):
+                    return True
+                if ball_lt_exact(value, two_units) or exact_lt_ball(log10_field, value):
+                    return False
+            else:
+                if exact_le_ball(log10_field, value) and ball_lt_exact(value, two_units):
+                    return True
+                if ball_lt_exact(value, log10_field) or exact_le_ball(two_units, value):
+                    return False
+        if bits >= min(needed, MAX_PAIR_BITS):
+            return False  # undecided at the finest precision the field can mean: not proved
 
 
 def _unit_exponent(gap: fmpq, reference: fmpq) -> int:
