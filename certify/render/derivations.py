@@ -38,13 +38,32 @@ def _latex(expression) -> str:
     return r"\text{" + latex_escape(str(expression)) + "}"
 
 
+#: Running-text replacements of LaTeX's special characters (and of the three OT1 sets as other glyphs).
+_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+            # ligatures (!` and ?` are inverted marks, `` and '' quotes, -- dashes): set each character alone
+            "`": r"{`}", "'": r"{'}", "-": r"{-}", "!": r"{!}", "?": r"{?}"}
+
+
 def latex_escape(text: str) -> str:
-    """Escape LaTeX's special characters in running text."""
-    replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                    # OT1 fonts set these three as other glyphs in text mode
-                    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
-    return "".join(replacements.get(ch, ch) for ch in text)
+    """Running text that LaTeX sets literally, whatever ``text`` holds.
+
+    Guarantee: the result contains no LaTeX command except the fixed ones of _ESCAPES, every brace it
+    has is balanced and comes from _ESCAPES, and it has only printable ASCII: any other character
+    (newline, tab, control, non-ASCII) is shown as ``<U+XXXX>``. So no string can end a group, start
+    a comment, a parameter, a superscript, a paragraph or math, or run a command (``\\input``,
+    ``\\write18``).
+    """
+    out = []
+    for ch in str(text):
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif " " <= ch <= "~":
+            out.append(ch)
+        else:
+            out.append(rf"\textless{{}}U+{ord(ch):04X}\textgreater{{}}")
+    return "".join(out)
 
 
 def derivation_text(derivation: Derivation) -> str:

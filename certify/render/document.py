@@ -7,15 +7,21 @@ import subprocess
 from pathlib import Path
 
 from ..errors import InputError
-from .latex import certificate_document
+from .latex import THEOREMS, RenderError, certificate_document
 
 #: Seconds pdflatex may take for one document.
 PDFLATEX_TIMEOUT = 120
 
 
 def document_for(certificate: dict) -> str:
-    """The LaTeX source for a certificate, with the derivations its theorem rests on (imports sympy)."""
+    """The LaTeX source for a certificate, with the derivations its theorem rests on (imports sympy).
+
+    RenderError (one line) for a certificate that names no known theorem or no integer p."""
     from ..symbolic import derivations_for
+
+    if not isinstance(certificate, dict) or certificate.get("theorem") not in THEOREMS \
+            or type(certificate.get("p")) is not int:
+        raise RenderError("the certificate names no theorem this renderer knows, or no integer p")
 
     return certificate_document(certificate, derivations_for(certificate["theorem"], certificate["p"]))
 

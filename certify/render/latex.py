@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..errors import InputError
 from .derivations import derivation_latex, latex_escape
-from .numbers import certified_digits, latex_bound, latex_enclosure, latex_exact
+from .numbers import LOG10_BOUND_DIGITS, latex_bound, latex_enclosure, latex_exact
 
 #: Steps (and comparisons) of one derivation printed in a document; `certify derive` prints them all.
 DOCUMENT_STEPS = 14
@@ -49,44 +50,113 @@ THEOREMS = {
 }
 
 
-def quantity_latex(stored: dict) -> str:
-    """The LaTeX of one stored quantity: exact value, certified digits of an enclosure, or a bound."""
-    if "exact" in stored:
-        return "= " + latex_exact(stored["exact"])
+class RenderError(InputError):
+    """A certificate the renderer cannot typeset faithfully (a field missing or of the wrong kind)."""
+
+
+#: Number fields of a stored quantity, in the order they are printed.
+_VALUE_KEYS = ("exact", "lo", "hi")
+_LOG10_KEYS = ("log10_lo", "log10_hi")
+
+
+def quantity_latex(stored: dict, subject: str = r"\text{value}") -> str:
+    """Math-mode LaTeX for one stored quantity, about ``subject``: its exact value, its enclosure (certified
+    digits or the two ends, see :mod:`certify.render.numbers`) or its one-sided bound, then the same for
+    its log10 fields as powers of ten. Guarantee: every statement printed is implied by the stored numbers.
+    """
     parts = []
-    if "lo" in stored and "hi" in stored:
+    if "exact" in stored:
+        parts.append("= " + latex_exact(stored["exact"]))
+    elif "lo" in stored and "hi" in stored:
         parts.append(latex_enclosure(stored["lo"], stored["hi"]))
     elif "lo" in stored:
         parts.append(r"\ge " + latex_bound(stored["lo"], False))
     elif "hi" in stored:
         parts.append(r"\le " + latex_bound(stored["hi"], True))
     if "log10_lo" in stored and "log10_hi" in stored:
-        digits, exponent = certified_digits(stored["log10_lo"], stored["log10_hi"])
-        parts.append(rf"= 10^{{{digits}\ldots}}" if digits and not exponent else "")
+        parts.append(_power_of_ten(latex_enclosure(stored["log10_lo"], stored["log10_hi"])))
     elif "log10_lo" in stored:
-        parts.append(rf"\ge 10^{{{latex_bound(stored['log10_lo'], False, 8)}}}")
-    return ",\\ ".join(part for part in parts if part)
+        parts.append(r"\ge 10^{" + latex_bound(stored["log10_lo"], False, LOG10_BOUND_DIGITS) + "}")
+    elif "log10_hi" in stored:
+        parts.append(r"\le 10^{" + latex_bound(stored["log10_hi"], True, LOG10_BOUND_DIGITS) + "}")
+    return ",\\ ".join(rf"{subject}\ {part}" for part in parts)
+
+
+def _power_of_ten(enclosure: str) -> str:
+    """``= t`` as ``= 10^{t}`` and ``\\in [a, b]`` as ``\\in [10^{a}, 10^{b}]`` (10^x is increasing)."""
+    if enclosure.startswith("= "):
+        return "= 10^{" + enclosure[2:] + "}"
+    low, high = enclosure[len(r"\in ["):-1].split(", ")
+    return rf"\in [10^{{{low}}}, 10^{{{high}}}]"
 
 
 def claim_latex(claim_id: str, stored: dict) -> str:
     """One \\item: the claim id, its statement (as stored, escaped), and its numbers."""
-    lines = [rf"\item \texttt{{{latex_escape(claim_id)}}} ({latex_escape(stored['scope'].replace('_', ' '))}): "
-             rf"{latex_escape(stored['statement'])}."]
-    quantity = {key: value for key, value in stored.items() if key not in ("statement", "scope", "components")}
+    lines = [rf"\item \texttt{{{latex_escape(claim_id)}}} ({latex_escape(_text(stored, 'scope').replace('_', ' '))}): "
+             rf"{latex_escape(_text(stored, 'statement'))}."]
+    quantity = {key: stored[key] for key in (*_VALUE_KEYS, *_LOG10_KEYS) if key in stored}
     if quantity:
-        lines.append(rf"\\ \quad $\text{{value}}\ {quantity_latex(quantity)}$")
-    for name, part in stored.get("components", {}).items():
-        lines.append(rf"\\ \quad $\text{{{latex_escape(name)}}}\ {quantity_latex(part)}$")
+        lines.append(rf"\\ \quad ${_numbers(quantity, claim_id)}$")
+    components = stored.get("components", {})
+    if not isinstance(components, dict):
+        raise RenderError(f"claims/{claim_id}/components is not an object")
+    for name, part in components.items():
+        if not isinstance(part, dict):
+            raise RenderError(f"claims/{claim_id}/components/{str(name)[:40]} is not an object")
+        lines.append(rf"\\ \quad ${_numbers(part, claim_id, latex_escape(name))}$")
     return "\n".join(lines)
 
 
+def _numbers(stored: dict, claim_id: str, name: str = "value") -> str:
+    try:
+        return quantity_latex(stored, rf"\text{{{name}}}")
+    except (ValueError, TypeError) as exc:
+        raise RenderError(f"claims/{claim_id}: {exc}") from None
+
+
+def _text(node: dict, key: str) -> str:
+    value = node.get(key) if isinstance(node, dict) else None
+    if not isinstance(value, str):
+        raise RenderError(f"{key} is missing or not a string")
+    return value
+
+
+def _integer(value, where: str) -> int:
+    if type(value) is not int:
+        raise RenderError(f"{where} is not an integer")
+    return value
+
+
+def _exact(text, where: str) -> str:
+    try:
+        return latex_exact(text)
+    except ValueError as exc:
+        raise RenderError(f"{where}: {exc}") from None
+
+
 def certificate_document(certificate: dict, derivations) -> str:
-    """A standalone LaTeX document for the certificate, with the given derivations (Derivation objects)."""
+    """A standalone LaTeX document for the certificate, with the given derivations (Derivation objects).
+
+    Guarantee: every number of the certificate appears as the module :mod:`certify.render.numbers`
+    prints it (parameters and radius with every digit), every string is escaped by ``latex_escape``
+    (no certificate string can inject LaTeX), and the reproduce commands hold only validated numbers
+    and names. A certificate it cannot typeset raises RenderError (one line).
+    """
+    if not isinstance(certificate, dict) or certificate.get("theorem") not in THEOREMS:
+        raise RenderError("the certificate names no theorem this renderer knows")
     theorem = THEOREMS[certificate["theorem"]]
-    p = certificate["p"]
-    parameters = ", ".join(rf"{symbol} = {latex_exact(certificate['parameters'][name])}"
+    p = _integer(certificate.get("p"), "p")
+    bits = _integer(certificate.get("precision_bits"), "precision_bits")
+    values = certificate.get("parameters")
+    if not isinstance(values, dict):
+        raise RenderError("parameters is not an object")
+    parameters = ", ".join(rf"{symbol} = {_exact(values.get(name), f'parameters/{name}')}"
                            for name, symbol in theorem["parameters"])
-    radius = latex_exact(certificate["radius"])
+    radius = _exact(certificate.get("radius"), "radius")
+    software = certificate.get("software")
+    claims = certificate.get("claims")
+    if not isinstance(claims, dict):
+        raise RenderError("claims is not an object")
     body = [
         r"\documentclass[11pt]{article}",
         r"\usepackage[margin=2cm]{geometry}",
@@ -94,7 +164,7 @@ def certificate_document(certificate: dict, derivations) -> str:
         r"\allowdisplaybreaks",
         r"\sloppy",
         rf"\title{{{theorem['title']}: a certified instance for $p = {p}$}}",
-        r"\author{certify " + latex_escape(certificate["software"]["certify"]) + "}",
+        r"\author{certify " + latex_escape(_text(software, "certify")) + "}",
         r"\date{}",
         r"\begin{document}",
         r"\maketitle",
@@ -105,12 +175,14 @@ def certificate_document(certificate: dict, derivations) -> str:
         rf"Then {theorem['statement']}",
         "",
         r"Every number below is an exact bound obtained with Arb ball arithmetic (python-flint "
-        + latex_escape(certificate["software"]["python-flint"])
-        + rf", {certificate['precision_bits']} bits); only certified digits are printed. "
-          r"The certificate behind it is re-checked by \texttt{certify check}.",
+        + latex_escape(_text(software, "python-flint"))
+        + rf", {bits} bits). An enclosure is printed as its certified digits, $d.ddd\ldots$ meaning that "
+          r"the value lies in $[d.ddd, d.ddd + u)$ for $u$ one unit of the last digit shown (its magnitude, "
+          r"for $-d.ddd\ldots$), or as an interval with its ends rounded outward; one-sided bounds are rounded "
+          r"outward. The certificate behind it is re-checked by \texttt{certify check}.",
         r"\section*{Certified claims}",
         r"\begin{itemize}",
-        *(claim_latex(claim_id, certificate["claims"][claim_id]) for claim_id in claim_order(certificate)),
+        *(claim_latex(claim_id, claims[claim_id]) for claim_id in claim_order(certificate)),
         r"\end{itemize}",
         r"\section*{Derivations}",
         r"Each derivation starts from the definitions (the loss (1.1), the gate, the softmax, the recentering "
@@ -134,9 +206,20 @@ def claim_order(certificate: dict) -> list[str]:
 
 
 def reproduce_command(certificate: dict) -> str:
-    """The commands that regenerate and re-check this certificate."""
-    theorem, p = certificate["theorem"], certificate["p"]
-    options = " ".join(f"--{name.replace('_', '-')} {value}" for name, value in sorted(certificate["parameters"].items()))
+    """The commands that regenerate and re-check this certificate.
+
+    Only the theorem's own parameter names, numbers that pass the number grammar and integers are
+    written (the text goes into a verbatim block, where nothing may be escaped); RenderError otherwise.
+    """
+    theorem = certificate["theorem"]
+    if theorem not in THEOREMS:
+        raise RenderError("the certificate names no theorem this renderer knows")
+    p, bits = _integer(certificate["p"], "p"), _integer(certificate["precision_bits"], "precision_bits")
+    names = sorted(name for name, _ in THEOREMS[theorem]["parameters"])
+    for name in names:
+        _exact(certificate["parameters"].get(name), f"parameters/{name}")
+    _exact(certificate["radius"], "radius")
+    options = " ".join(f"--{name.replace('_', '-')} {certificate['parameters'][name]}" for name in names)
     name = f"{theorem}-{p}.json"
     return (f"certify {theorem} --p {p} {options} --radius {certificate['radius']} "
-            f"--prec {certificate['precision_bits']} --out {name}\ncertify check {name}")
+            f"--prec {bits} --out {name}\ncertify check {name}")
