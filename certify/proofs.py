@@ -27,7 +27,8 @@ def certificate_path(root, theorem: str, p: int) -> Path:
 
 
 def build_proofs(root, primes=REFERENCE_PRIMES, theorems=THEOREMS, pdf: bool = False, progress=None) -> list[Path]:
-    """Write every certificate and its .tex under ``root``/THEOREM/; each certificate is checked first.
+    """Write every certificate and its .tex under ``root``/THEOREM/; each certificate is checked first,
+    and the document is rendered from the bytes that were checked (one read of the file).
 
     Each certificate is made by its own `certify THEOREM --p P` process: Arb caches constants
     (pi, logarithms, quadrature nodes) across calls, so balls computed late in a long process can
@@ -37,7 +38,7 @@ def build_proofs(root, primes=REFERENCE_PRIMES, theorems=THEOREMS, pdf: bool = F
     import sys
 
     from .certificate import parse_certificate
-    from .check import check_file
+    from .check import check_bytes, read_certificate_file
     from .errors import NotCertified
     from .render.document import write_document
 
@@ -48,11 +49,12 @@ def build_proofs(root, primes=REFERENCE_PRIMES, theorems=THEOREMS, pdf: bool = F
             path.parent.mkdir(parents=True, exist_ok=True)
             subprocess.run([sys.executable, "-m", "certify", *reference_command(theorem, p, path)], check=True,
                            capture_output=True)
-            verdict = check_file(path)
+            data = read_certificate_file(path)  # read once: the bytes checked are the bytes rendered
+            verdict = check_bytes(data, str(path))
             if verdict.status != "verified":
                 raise NotCertified(f"the fresh certificate did not verify: {verdict.line()}")
             written.append(path)
-            written.extend(write_document(parse_certificate(path.read_bytes()), path.parent, pdf=pdf))
+            written.extend(write_document(parse_certificate(data), path.parent, pdf=pdf))
             if progress:
                 progress(f"{theorem} p = {p}: {verdict.message}")
     return written
