@@ -54,3 +54,76 @@ def test_latex_from_a_certificate_file_checks_it_first(tmp_path, dead_certificat
     tampered.write_text(json.dumps(bad))
     result = run_certify("latex", "--certificate", tampered, "--out", tmp_path / "out2")
     assert result.returncode == 2 and "unverified" in result.stderr and "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- every printed number is implied by its claim
+
+def _power(statement: str) -> str | None:
+    """``= 10^{t}`` -> ``= t``, ``\\in [10^{a}, 10^{b}]`` -> ``\\in [a, b]``, ``\\ge 10^{a}`` -> ``\\ge a``; else None."""
+    import re
+
+    match = re.fullmatch(r"(= |\\ge |\\le )10\^\{(.*)\}", statement)
+    if match:
+        return match.group(1) + match.group(2)
+    match = re.fullmatch(r"\\in \[10\^\{(.*)\}, 10\^\{(.*)\}\]", statement)
+    return rf"\in [{match.group(1)}, {match.group(2)}]" if match else None
+
+
+def check_document_numbers(certificate: dict, source: str) -> int:
+    """Every statement printed about a claim's numbers is implied by its stored fields, and every stored
+    quantity is printed. Returns the number of statements checked."""
+    import re
+
+    from certify.render.derivations import latex_escape
+    from render_oracle import implied, value
+
+    checked = 0
+    for claim_id, stored in certificate["claims"].items():
+        start = source.index(rf"\item \texttt{{{latex_escape(claim_id)}}}")
+        end = min(i for i in (source.find(r"\item ", start + 1), source.find(r"\end{itemize}", start)) if i > 0)
+        lines = re.findall(r"^\\\\ \\quad \$(.*)\$$", source[start:end], re.M)
+        quantities = {"value": {k: v for k, v in stored.items() if k not in ("statement", "scope", "components")},
+                      **stored.get("components", {})}
+        quantities = {name: fields for name, fields in quantities.items() if fields}
+        assert len(lines) == len(quantities), (claim_id, lines)
+        for line, (name, fields) in zip(lines, quantities.items()):
+            subject = rf"\text{{{latex_escape(name)}}}\ "
+            parts = line.split(r",\ ")
+            assert all(part.startswith(subject) for part in parts), (claim_id, line)
+            ends = {key: value(fields[key]) if key in fields else None
+                    for key in ("lo", "hi", "log10_lo", "log10_hi")}
+            if "exact" in fields:
+                ends["lo"] = ends["hi"] = value(fields["exact"])
+            for part in parts:
+                statement = part[len(subject):]
+                logarithm = _power(statement)
+                if logarithm is not None:
+                    assert implied(logarithm, ends["log10_lo"], ends["log10_hi"]), (claim_id, name, part)
+                else:
+                    assert implied(statement, ends["lo"], ends["hi"]), (claim_id, name, part)
+                checked += 1
+            assert len(parts) == 1 + (fields.keys() >= {"log10_lo"} or fields.keys() >= {"log10_hi"})
+    return checked
+
+
+def test_every_number_in_every_document_is_implied_by_its_claim(dead_certificates, slide_certificates,
+                                                                 smooth_certificates, gd_certificates):
+    from certify.render.latex import certificate_document
+
+    certificates = [*dead_certificates.values(), *slide_certificates.values(), *smooth_certificates.values(),
+                    *gd_certificates.values()]
+    checked = sum(check_document_numbers(c, certificate_document(c, [])) for c in certificates)
+    assert checked > 200, checked
+
+
+def test_the_box_hitting_time_of_dead_13_is_its_two_ends(dead_certificates):
+    """proofs/dead/dead-13.tex printed [17.14, 139.71] as "value = 1..." (i.e. in [1, 2): false)."""
+    import re
+
+    from certify.render.latex import certificate_document
+    from render_oracle import implied, value
+
+    source = certificate_document(dead_certificates[13], [])
+    line = re.search(r"\\texttt\{hitting\\_time\\_box\}.*\n\\\\ \\quad \$\\text\{value\}\\ (.*)\$", source).group(1)
+    stored = dead_certificates[13]["claims"]["hitting_time_box"]
+    assert line.startswith(r"\in [") and implied(line, value(stored["lo"]), value(stored["hi"]))
