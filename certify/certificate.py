@@ -22,7 +22,7 @@ from .kernel.basepoint import BasePoint
 from .kernel.claims import Claim, Quantity
 from .kernel.exact import (ExactNumber, decimal_digits, exceeds, format_decimal, format_rational, parse_exact,
                            show_number)
-from .kernel.log10 import log10_lower_twin, log10_upper_twin
+from .kernel.log10 import log10_lower_twin, log10_upper_twin, pair_agrees
 
 FORMAT = "certify/1"
 
@@ -76,6 +76,9 @@ def quantity_to_json(quantity: Quantity, where: str) -> dict:
                                    where.split("/")[0])
             twin = log10_upper_twin if upward else log10_lower_twin
             out[key] = format_exact(twin(end, bound, _twin_bits(end)))
+            if not pair_agrees(end, parse_exact(out[key]), upper=upward):  # verify what we write (CAPD style)
+                raise NotCertified(f"{where}: {end_key} = {out[end_key]} and {key} = {out[key]} do not agree",
+                                   where.split("/")[0])
         else:
             out[key] = _bound_text(bound, upward)
     if quantity.lower_must_exceed is not None and not exceeds(parse_exact(out["lo"]), quantity.lower_must_exceed):

@@ -3,8 +3,9 @@
 Probabilities near 10^-(10^54) and capture times near 10^561 are read by their
 exponent, so such claims carry both an end and its log10. Each is checked
 against the recomputation on its own; this module makes the *pair* a true
-statement too. With u = 10^k, k the exponent of the last written digit of the
-log10 field (``"-33.7448"`` -> 10^-4, ``"-34"`` -> 1, ``"-9.5e54"`` -> 10^53):
+statement too. With u = 10^k, k the exponent of the last nonzero written digit of the
+log10 field (``"-33.7448"`` -> 10^-4, ``"-34"`` -> 1, ``"-9.5e54"`` -> 10^53,
+``"-560"`` -> 10: an integer's trailing zeros are not digits it states):
 
 * a lower pair states  ``log10_lo <= log10(lo) < log10_lo + 2u``;
 * an upper pair states ``log10_hi - 2u < log10(hi) <= log10_hi``.
@@ -48,6 +49,15 @@ def log10_enclosure(number: ExactNumber, bits: int) -> arb:
         return ball(number).log() / arb(10).log()
 
 
+def _unit_form(field: ExactNumber) -> ExactNumber:
+    """The decimal ``field`` as m 10^k with m not divisible by 10 (0 stays 0 10^0): k fixes u = 10^k."""
+    numerator, exp10 = field.numerator, field.exp10
+    while numerator and numerator % 10 == 0:
+        numerator //= 10
+        exp10 += 1
+    return ExactNumber(numerator, 1, exp10)
+
+
 def exact_log10(number: ExactNumber) -> int | None:
     """log10(``number``) if ``number`` is an integral power of ten (then it is that integer), else None."""
     if number.numerator <= 0:
@@ -67,11 +77,17 @@ def exact_log10(number: ExactNumber) -> int | None:
     return number.exp10 + up - down
 
 
-def _precision_for(log10_field: ExactNumber) -> int:
-    """Bits that resolve one unit of the last digit of ``log10_field`` at its magnitude."""
+def _precision_for(end: ExactNumber, log10_field: ExactNumber) -> int:
+    """Bits that resolve one unit of the last digit of ``log10_field`` at its magnitude, plus the end's digits.
+
+    The end's digits count because log10 of an end close to a power of ten
+    (10^45 - 2) is that close to an integer: 45 digits of it are needed to see on
+    which side of 45 it lies.
+    """
     digits = decimal_digits(log10_field.numerator)
     last = max(0, -log10_field.exp10)
-    return int((digits + last + 2) * math.log2(10)) + 64
+    end_digits = decimal_digits(end.numerator) + decimal_digits(end.denominator) + len(str(abs(end.exp10)))
+    return int((digits + last + end_digits + 4) * math.log2(10)) + 64
 
 
 def pair_agrees(end: ExactNumber, log10_field: ExactNumber, upper: bool) -> bool:
@@ -84,6 +100,7 @@ def pair_agrees(end: ExactNumber, log10_field: ExactNumber, upper: bool) -> bool
     """
     if log10_field.denominator != 1 or end.sign() <= 0:
         return False
+    log10_field = _unit_form(log10_field)
     two_units = ExactNumber(log10_field.numerator + (-2 if upper else 2), 1, log10_field.exp10)
     exact = exact_log10(end)
     if exact is not None:  # a power of ten: log10 is an integer, so decide exactly (a ball could not)
@@ -93,7 +110,7 @@ def pair_agrees(end: ExactNumber, log10_field: ExactNumber, upper: bool) -> bool
     # otherwise log10(end) is irrational (log10 of a rational is rational only for powers of ten),
     # so it never equals a decimal, and balls of growing precision separate the two; stop as soon as
     # the relation is proved or refuted, and at the bits that resolve the field's last digit
-    needed = _precision_for(log10_field)
+    needed = _precision_for(end, log10_field)
     bits = 64
     while True:
         bits = min(2 * bits, needed, MAX_PAIR_BITS)

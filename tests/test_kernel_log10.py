@@ -1,0 +1,94 @@
+"""certify.kernel.log10: an end and its log10 state one number; decided against mpmath at high precision."""
+
+import mpmath
+import pytest
+from flint import arb, ctx
+from hypothesis import given, settings, strategies as st
+
+from certify.kernel.balls import ball_le_exact, exact_le_ball
+from certify.kernel.exact import ExactNumber, canonical_text, parse_exact
+from certify.kernel.log10 import exact_log10, log10_enclosure, log10_lower_twin, log10_upper_twin, pair_agrees
+
+
+def oracle_log10(number: ExactNumber) -> mpmath.mpf:
+    """log10 of m / d * 10^e as e + log10(m) - log10(d), at 120 digits (independent of Arb)."""
+    with mpmath.workdps(120):
+        return mpmath.mpf(number.exp10) + mpmath.log10(number.numerator) - mpmath.log10(number.denominator)
+
+
+def oracle_agrees(end: ExactNumber, field: ExactNumber, upper: bool):
+    """The pair relation by mpmath; None when the margin is too thin for 120 digits to be sure."""
+    with mpmath.workdps(120):
+        value = oracle_log10(end)
+        low = mpmath.mpf(field.numerator) * mpmath.mpf(10) ** field.exp10
+        mantissa, exponent = field.numerator, field.exp10
+        while mantissa and mantissa % 10 == 0:  # u is the unit of the last nonzero digit
+            mantissa, exponent = mantissa // 10, exponent + 1
+        unit = mpmath.mpf(10) ** exponent
+        edges = (low - 2 * unit, low) if upper else (low, low + 2 * unit)
+        if min(abs(value - edge) for edge in edges) < mpmath.mpf(10) ** -100 * max(1, abs(value)):
+            return None
+        return edges[0] < value <= edges[1] if upper else edges[0] <= value < edges[1]
+
+
+@pytest.mark.parametrize("text, expected", [("1e-40", -40), ("100", 2), ("1e561", 561), ("0.001", -3), ("3", None),
+                                            ("1/3", None), ("1e" + "9" * 60, int("9" * 60))])
+def test_exact_log10(text, expected):
+    assert exact_log10(parse_exact(text)) == expected
+
+
+@pytest.mark.parametrize("end, field, upper, expected", [
+    ("1e-40", "-40", False, True),           # exact: -40 <= -40 < -38
+    ("1e-40", "-41", False, True),
+    ("1e-40", "-42", False, False),          # -40 is not below -42 + 2
+    ("1e-40", "-39", False, False),
+    ("1e561", "561", True, True),
+    ("1e561", "560", True, False),
+    ("1e559", "560", True, True),             # 560 states u = 10 (trailing zeros are not stated digits)
+    ("1e-555", "-560", False, True),          # -560 <= -555 < -540
+    ("1e-555", "-56", False, False),
+
+    ("1.79932090977349313326311672434873302927010754e-34", "-33.7448913731109342982514193900374421", False, True),
+    ("1.79932090977349313326311672434873302927010754e-34", "-33.75", False, True),
+    ("1.79932090977349313326311672434873302927010754e-34", "-33.74", False, False),
+    ("1e-999999999", "-33.7448913731109342982514193900374421", False, False),
+    ("1.8e561", "-1e-999999999", False, False),   # a tiny field with a huge negative exponent: refuted quickly
+    ("0", "-3", False, False),
+    ("-1", "0", True, False),
+])
+def test_pair_agrees_examples(end, field, upper, expected):
+    assert pair_agrees(parse_exact(end), parse_exact(field), upper) is expected
+
+
+mantissas = st.integers(1, 10 ** 45)
+exponents = st.one_of(st.integers(-400, 400), st.integers(-10 ** 30, 10 ** 30))
+
+
+@settings(max_examples=300, deadline=None)
+@given(mantissas, exponents, st.integers(0, 44), st.integers(-3, 3), st.booleans())
+def test_pair_agrees_matches_mpmath(mantissa, exponent, places, nudge, upper):
+    end = ExactNumber(mantissa, 1, exponent)
+    with mpmath.workdps(120):
+        value = oracle_log10(end)
+        field_mantissa = int(mpmath.floor(value * mpmath.mpf(10) ** places)) + nudge
+    field = parse_exact(canonical_text(ExactNumber(field_mantissa, 1, -places)))
+    expected = oracle_agrees(end, field, upper)
+    if expected is not None:
+        assert pair_agrees(end, field, upper) is expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(mantissas, exponents, st.integers(64, 512))
+def test_written_twins_agree_and_bound_the_log(mantissa, exponent, prec):
+    """The writer's log10 fields make a pair that agrees and lie outside the kernel's log10 enclosure."""
+    end = ExactNumber(mantissa, 1, exponent)
+    with ctx.workprec(prec):
+        kernel_log = log10_enclosure(end, prec) + arb(f"[0 +/- 1e-{prec // 8}]")  # wider, as a kernel ball may be
+        lower = log10_lower_twin(end, kernel_log, prec + 64)
+        upper = log10_upper_twin(end, kernel_log, prec + 64)
+        assert exact_le_ball(lower, kernel_log) and ball_le_exact(kernel_log, upper)
+    for field, is_upper in ((lower, False), (upper, True)):
+        field = parse_exact(canonical_text(field))
+        assert pair_agrees(end, field, is_upper)
+        expected = oracle_agrees(end, field, is_upper)
+        assert expected in (True, None)
