@@ -19,7 +19,7 @@ import re
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from certify.render.numbers import certified_digits, latex_bound, latex_enclosure, latex_exact
 
@@ -169,19 +169,19 @@ FAST = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthC
 @FAST
 @given(enclosures())
 def test_enclosures_of_every_magnitude_and_width(pair):
-    check_enclosure(*pair)
+    event(check_enclosure(*pair))
 
 
 @FAST
 @given(far_apart())
 def test_enclosures_with_unrelated_ends(pair):
-    check_enclosure(*pair)
+    event(check_enclosure(*pair))
 
 
 @settings(max_examples=800, deadline=None)
 @given(fraction_enclosures())
 def test_enclosures_with_fraction_ends(pair):
-    check_enclosure(*pair)
+    event(check_enclosure(*pair))
 
 
 def test_every_small_enclosure_exhaustively():
@@ -333,3 +333,21 @@ def test_certified_digits_mean_what_they_say():
         a, b = value(lo), value(hi)
         magnitudes = ((-b[0], b[1]), (-a[0], a[1])) if digits.startswith("-") else (a, b)
         assert cmp(d, magnitudes[0]) <= 0 and cmp(magnitudes[1], add(d, u)) < 0, (lo, hi, digits, exponent)
+
+
+# ---------------------------------------------------------------- the terminal summary's numbers
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(-10 ** 45, 10 ** 45), EXPONENTS, st.booleans(), st.integers(0, 8), st.booleans())
+def test_summary_numbers_are_outward(mantissa, exponent, upward, places, plain):
+    from certify.render.summary import short, short_fixed
+
+    text = decimal_text(mantissa, exponent, plain)
+    for shown_text in (short(text, upward, places + 1), short_fixed(text, places, upward)):
+        shown, exact = value(shown_text), value(text)
+        assert cmp(shown, exact) >= 0 if upward else cmp(shown, exact) <= 0
+        for landmark in LANDMARKS:
+            if upward and cmp(exact, landmark) < 0:
+                assert cmp(shown, landmark) < 0
+            if not upward and cmp(exact, landmark) > 0:
+                assert cmp(shown, landmark) > 0

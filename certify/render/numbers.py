@@ -246,6 +246,20 @@ def latex_decimal(x: Number) -> str:
     return sign + _scientific(digits, x.exponent)
 
 
+def text_decimal(x: Number) -> str:
+    """Plain text of a terminating decimal (every digit): positional for leading exponents -7..21,
+    ``d.ddde<k>`` otherwise (the spelling certify/1 uses)."""
+    if x.sign == 0:
+        return "0"
+    digits = _terminating_digits(x)
+    if digits is None:
+        raise ValueError("not a terminating decimal")
+    sign = "-" if x.sign < 0 else ""
+    if -7 <= x.exponent <= 21:
+        return sign + _fixed(digits, x.exponent)
+    return f"{sign}{digits[0]}{'.' + digits[1:] if len(digits) > 1 else ''}e{x.exponent}"
+
+
 def certified_digits(lo: str, hi: str) -> tuple[str, int]:
     """(digits, exponent): the significant digits lo and hi share, with the sign, in the scale 10^exponent.
 

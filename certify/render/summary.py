@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from ..kernel.exact import format_decimal, parse_exact, round_decimal
+from .numbers import parse_number, round_keeping_landmarks, text_decimal
+
+#: The most significant digits a fixed-point summary number is rounded to (log10 of 10^(10^54) has 55
+#: digits before the point; fewer digits are still an outward bound).
+MAX_SHORT_DIGITS = 40
 
 
 def short(text: str, upward: bool, digits: int = 12) -> str:
-    """A stored exact number shown with ``digits`` significant digits, rounded outward."""
-    number = round_decimal(parse_exact(text), digits, upward)
-    return format_decimal(number.numerator, number.exp10)
+    """A stored exact number shown with ``digits`` significant digits, rounded outward (up if ``upward``),
+    with more digits where needed to stay strictly on its side of 0 and +-1 (see certify.render.numbers)."""
+    return text_decimal(round_keeping_landmarks(parse_number(text), digits, upward))
 
 
 def short_fixed(text: str, places: int, upward: bool) -> str:
-    """A stored exact number shown with ``places`` digits after the point, rounded outward."""
-    number = parse_exact(text)
-    integer_digits = max(1, len(str(abs(number.numerator))) + number.exp10 if number.denominator == 1 else 1)
-    return short(text, upward, integer_digits + places)
+    """A stored exact number shown with ``places`` digits after the point (at most MAX_SHORT_DIGITS
+    significant digits), rounded outward; no power of ten is expanded."""
+    exponent = parse_number(text).exponent
+    return short(text, upward, max(1, min(MAX_SHORT_DIGITS, exponent + 1 + places)))
 
 
 def interval(claim: dict, digits: int = 12) -> str:
