@@ -473,7 +473,9 @@ def _run_latex(args) -> int:
         else:
             verdict = check_bytes(data, source)
         if verdict.status != "verified":
-            raise InputError(f"will not render an unverified certificate: {verdict.line()}")
+            from .sweep import one_line
+
+            raise InputError(one_line(f"will not render an unverified certificate: {verdict.line()}", 2000))
         certificate = parse_certificate(data)  # the very bytes just verified
     else:
         if args.p is None:

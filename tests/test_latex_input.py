@@ -260,3 +260,18 @@ def test_a_number_field_that_is_not_a_number_raises(dead13):
     document["claims"]["hitting_time"]["lo"] = "1}\\input{x}"
     with pytest.raises(RenderError, match="hitting_time"):
         certificate_document(document, [])
+
+
+def test_unwritable_output_and_odd_file_names_give_one_line(tmp_path, dead13):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    good = tmp_path / "dead-13.json"
+    good.write_text(dumps(dead13))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    odd = tmp_path / "two\nlines.json"
+    odd.write_text("{")
+    for certificate, out in ((good, blocker / "out"), (odd, tmp_path / "out")):
+        result = subprocess.run([sys.executable, "-m", "certify", "latex", "--certificate", str(certificate), "--out",
+                                 str(out), "--no-pdf"], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert "Traceback" not in result.stderr

@@ -27,12 +27,17 @@ def document_for(certificate: dict) -> str:
 
 
 def write_document(certificate: dict, out_dir, pdf: bool = True) -> list[Path]:
-    """Write ``THEOREM-P.tex`` (and ``.pdf`` when asked and pdflatex exists) into ``out_dir``; return the paths."""
+    """Write ``THEOREM-P.tex`` (and ``.pdf`` when asked and pdflatex exists) into ``out_dir``; return the paths.
+
+    InputError (one line) if the document cannot be rendered or written."""
+    source = document_for(certificate)  # RenderError before anything is written
     folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = f"{certificate['theorem']}-{certificate['p']}"
-    tex = folder / f"{stem}.tex"
-    tex.write_text(document_for(certificate), encoding="utf-8")
+    tex = folder / f"{certificate['theorem']}-{certificate['p']}.tex"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tex.write_text(source, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {tex}: {exc.strerror or exc}") from None
     written = [tex]
     if pdf and shutil.which("pdflatex"):
         written.append(compile_pdf(tex))
