@@ -6,6 +6,7 @@ T = (p^2/2) int_0^eps (1 + e^{-s g(s)}/(p-1)) / g(s) ds (from (2.2) and (2.6)),
 evaluated with mpmath at 30 digits, and the terminal state of section 2.1.
 """
 
+import inspect
 import math
 
 import mpmath
@@ -22,9 +23,42 @@ from certify.numeric.flow import (
 )
 from certify.numeric.fourier import fourier_fractions
 from certify.numeric.points import two_level
+from certify.numeric import flow
 from certify.numeric.model import balance_quantity, gradient
+from tolerances import (
+    EPS as MACHINE_EPS,
+    assert_close,
+    fourier_fraction_tolerance,
+    integration_tolerance,
+    relative_rounding,
+    rounding,
+)
 
 EPS, A, B = 1.0, 2.0, 1.0
+_DEFAULTS = inspect.signature(simulate_until_death).parameters
+RTOL, ATOL = _DEFAULTS["rtol"].default, _DEFAULTS["atol"].default
+
+
+def _state_error(theta_rows, nfev):
+    """Global-error estimate of each component (tests/tolerances.py): nfev (>= the number of
+    DOP853 steps) local errors rtol |theta_i| + atol, |theta_i| its running maximum."""
+    rows = np.atleast_2d(np.abs(theta_rows))
+    return integration_tolerance(np.maximum.accumulate(rows, axis=0), nfev, RTOL, ATOL)
+
+
+def _balance_tolerance(theta, err, theta0):
+    """|B(theta) - B(theta0)|: B moves by 2 sum |theta_i| err_i + err_i^2 through the state error,
+    and each B rounds 3p squares that cancel (3p roundings of ||theta||^2)."""
+    p3 = theta.shape[-1]
+    return ((2 * np.abs(theta) * err + err**2).sum(-1) + rounding((theta**2).sum(-1), p3)
+            + rounding(theta0 @ theta0, p3))
+
+
+def _event_residual(slope, t, size):
+    """|gate| at a located event: brentq stops within 4 EPS (1 + t) of the root (solve_ivp's
+    xtol and rtol), where the gate moves at ``slope``; the dense-output polynomial rounds
+    ~40 operations of size ``size``."""
+    return slope * 8 * MACHINE_EPS * (1 + t) + rounding(size, 40)
 
 
 def _base_point(p, eps=EPS, A=A, B=B):
@@ -65,8 +99,14 @@ def test_death_time_matches_closed_form(base_death):
         Gamma = mpmath.mpf(A) ** 2 - p * mpmath.mpf(EPS) ** 2 / (2 * (p - 1))
         gs = lambda s: mpmath.sqrt(Gamma + p * s**2 / (2 * (p - 1)))
         T2 = float(p**2 / mpmath.mpf(2) * mpmath.quad(lambda s: (1 + mpmath.exp(-s * gs(s)) / (p - 1)) / gs(s), [0, EPS]))
-    assert T == pytest.approx(T2, rel=1e-14)
-    assert result.t_death == pytest.approx(T, rel=1e-7)
+    # Two 30-digit quadratures, each rounded once to a double (and accurate far beyond it).
+    assert T == pytest.approx(T2, rel=relative_rounding(2), abs=0)
+    # The event time is off by the integration error of s = u(0) + v(0) (two components) at
+    # death divided by the speed -ds/dt there, (2.7): 2 (p - 1) sqrt(Gamma) / p^3.
+    theta = np.concatenate([result.u, result.v, result.w])
+    s_err = 2 * _state_error(result.states, result.nfev)[:, [0, p]].max()
+    margin = 2 * (p - 1) * math.sqrt(float(Gamma)) / p**3
+    assert result.t_death == pytest.approx(T, rel=0, abs=s_err / margin + _event_residual(1.0, T, 1.0) / margin)
     # Upper bound of section 2: T <= p^3 eps / (2 (p-1) sqrt(Gamma)).
     assert result.t_death <= p**3 * EPS / (2 * (p - 1) * math.sqrt(float(Gamma)))
 
@@ -77,27 +117,43 @@ def test_terminal_state_matches_section_2_1(base_death):
     mu = -A / p  # sum(w) is conserved: the w-gradient of each example sums to 0
     expected_w = np.full(p, mu + math.sqrt(Gamma) / p)
     expected_w[0] = mu - (p - 1) * math.sqrt(Gamma) / p
-    np.testing.assert_allclose(result.w, expected_w, rtol=0, atol=1e-8)
-    assert abs(result.u[0]) < 1e-8 and abs(result.v[0]) < 1e-8  # (2.8)
-    assert abs(result.s_at_death) < 1e-8
+    err = _state_error(result.states, result.nfev)[-1]
+    # w: its integration error, plus the closed form's rounding (a few operations on terms <= A).
+    assert_close(result.w, expected_w, err[2 * p:] + rounding(A + math.sqrt(Gamma), 8), "w(T)")
+    # The death event: s = u(0) + v(0) vanishes up to the event residual (-ds/dt <= 4 max|w| / p^2
+    # by (2.2)); u(0) - v(0) = 0 is a linear invariant (gu[0] = gv[0] while only (0, 0) is
+    # active), kept by every Runge-Kutta step up to one rounding of size |u(0)| <= EPS/2 per step.
+    s_tol = _event_residual(4 * A / p**2, result.t_death, EPS)
+    assert abs(result.s_at_death) <= s_tol
+    half_tol = s_tol / 2 + rounding(EPS / 2, result.nfev + 10)
+    assert abs(result.u[0]) <= half_tol and abs(result.v[0]) <= half_tol  # (2.8)
     # Coordinates with only inactive gates never move, not even by rounding.
     np.testing.assert_array_equal(result.u[1:], u0[1:])
     np.testing.assert_array_equal(result.v[1:], v0[1:])
 
 
 def test_balance_quantity_conserved(base_death):
-    _, (u0, v0, w0), result = base_death
-    assert balance_quantity(result.u, result.v, result.w) == pytest.approx(balance_quantity(u0, v0, w0), abs=1e-8)
-    for row in result.states:
-        p = len(u0)
+    p, (u0, v0, w0), result = base_death
+    theta0 = np.concatenate([u0, v0, w0])
+    err = _state_error(np.vstack([result.states, np.concatenate([result.u, result.v, result.w])]), result.nfev)
+    final = np.concatenate([result.u, result.v, result.w])
+    assert balance_quantity(result.u, result.v, result.w) == pytest.approx(
+        balance_quantity(u0, v0, w0), rel=0, abs=_balance_tolerance(final, err[-1], theta0))
+    for row, row_err in zip(result.states, err):
         assert balance_quantity(row[:p], row[p : 2 * p], row[2 * p :]) == pytest.approx(
-            balance_quantity(u0, v0, w0), abs=1e-8
+            balance_quantity(u0, v0, w0), rel=0, abs=_balance_tolerance(row, row_err, theta0)
         )
 
 
 def test_terminal_fourier_fractions_are_flat(base_death):
     p, _, result = base_death
-    np.testing.assert_allclose(fourier_fractions(result.u, result.v, result.w), 2.0 / (p - 1), atol=1e-8)
+    # The true terminal state is two-level (u(j), v(j) never move; the w(j), j != 0, follow the
+    # same equation), flat by section 2.1: the integrated one is within the integration
+    # error of the w(j) (the u(0), v(0) entries are free in a two-level block).
+    err = _state_error(result.states, result.nfev)[-1]
+    off = float(np.linalg.norm(err[2 * p + 1:]))
+    tol = fourier_fraction_tolerance(result.u, result.v, result.w, off)
+    assert_close(fourier_fractions(result.u, result.v, result.w), 2.0 / (p - 1), tol, "F_zeta")
 
 
 def test_terminal_state_is_stationary_only_under_zero_convention(base_death):
@@ -109,17 +165,21 @@ def test_terminal_state_is_stationary_only_under_zero_convention(base_death):
     u[0], v[0] = m, -m
     gu, gv, gw = gradient(u, v, result.w, relu_prime_at_zero=1.0)
     gamma = result.w.mean() - result.w[0]
-    assert gu[0] == pytest.approx(gamma / p**2, rel=1e-12) and gamma > 0
+    # gamma = mean(w) - w(0) from two routes (uniform softmax against mean): each cancels
+    # terms of size max|w| in about p + 5 operations.
+    gamma_tol = 2 * rounding(np.abs(result.w).max(), p + 5) / p**2
+    assert gu[0] == pytest.approx(gamma / p**2, rel=0, abs=gamma_tol) and gamma > 0
     np.testing.assert_array_equal(gw, 0.0)
 
 
 def test_max_other_gate_and_dense_series(base_death):
     p, _, result = base_death
     # Cross gates s/2 - B only decrease and off-cross gates stay at -2B: the max is at t = 0.
-    assert result.max_other_gate == pytest.approx(EPS / 2 - B, abs=1e-12)
+    # ... so it is the start's 0.5 - 1, exact in floats.
+    assert result.max_other_gate == EPS / 2 - B
     assert result.max_other_gate < 0
     assert np.all(np.diff(result.times) > 0)
-    assert result.times[-1] == pytest.approx(result.t_death, rel=1e-14)
+    assert result.times[-1] == result.t_death  # solve_ivp ends a terminal event at the event time
     assert np.all(np.diff(result.central_gate) < 0)  # (2.2): s strictly decreases
     assert result.states.shape == (len(result.times), 3 * p)
     assert result.nfev > 0
@@ -135,13 +195,19 @@ def test_perturbed_start_dies_within_a6_bound_and_is_not_pure():
     rng = np.random.default_rng(3)
     p = 7
     u, v, w = (x + 0.05 * rng.normal(size=p) for x in _base_point(p))
-    result = simulate_until_death(u, v, w)
+    result = simulate_until_death(u, v, w, dense=True)
     s0 = u[0] + v[0]
     gamma_in = w.mean() - w[0]
     gamma_star = math.sqrt(gamma_in**2 - s0**2 / 2)
     assert 0 < result.t_death <= p**2 * s0 / (2 * gamma_star)
-    assert balance_quantity(result.u, result.v, result.w) == pytest.approx(balance_quantity(u, v, w), abs=1e-8)
-    assert result.u[0] - result.v[0] == pytest.approx(u[0] - v[0], abs=1e-9)
+    theta0, final = np.concatenate([u, v, w]), np.concatenate([result.u, result.v, result.w])
+    err = _state_error(np.vstack([result.states, final]), result.nfev)[-1]
+    assert balance_quantity(result.u, result.v, result.w) == pytest.approx(
+        balance_quantity(u, v, w), rel=0, abs=_balance_tolerance(final, err, theta0))
+    # u(0) - v(0): a linear invariant (gu[0] = gv[0] while only (0, 0) is active), kept up to
+    # one rounding of each coordinate per step.
+    assert result.u[0] - result.v[0] == pytest.approx(
+        u[0] - v[0], rel=0, abs=2 * rounding(max(abs(u[0]), abs(v[0])), result.nfev + 10))
     assert max(fourier_fractions(result.u, result.v, result.w)) < 1 - 0.1
     assert is_stationary(result.u, result.v, result.w)
 
@@ -162,7 +228,7 @@ def test_second_active_gate_rejected():
         simulate_until_death(u, v, w)
 
 
-def test_cross_gate_activates_when_correct_logit_is_largest():
+def test_cross_gate_activates_when_correct_logit_is_largest(monkeypatch):
     # With w(0) = +A the correct class already wins, g = w(j) - w(0) < 0, and (2.2) makes
     # s grow, so u(0) = v(0) = s/2 rise and the cross gate (0, 2) = s/2 + v(2) reaches 0
     # at s = -2 v(2).  Its time follows from (2.2) and (2.6) with negative g.
@@ -172,12 +238,29 @@ def test_cross_gate_activates_when_correct_logit_is_largest():
     # t_max well past the expected ~0.84 but short: should the event ever be missed, the
     # integration would run on into the multi-gate sliding regime, where DOP853 chatters
     # for minutes; this way the failure is a quick RuntimeError instead.
+    calls = []  # the exception carries no nfev: count the vector-field evaluations here
+    monkeypatch.setattr(flow, "gradient", lambda *a, **k: calls.append(1) or gradient(*a, **k))
     with pytest.raises(OtherGateActivated, match=r"\(0, 2\)") as info:
         simulate_until_death(u, v, w, t_max=1.5)
     assert info.value.gate == (0, 2)
-    assert info.value.u[0] + info.value.v[0] == pytest.approx(1.04, abs=1e-8)
+    # The true flow has u(0) = v(0) = s/2 (equal rates from equal starts) and v(2) = -0.52 (its
+    # gates are inactive), so the event u(0) + v(2) = 0 means s = 1.04.  The integrated state
+    # is off by the integration error of u(0), v(0), v(2) (the step that crosses the event
+    # already feels the opening gate, whose error it controls like any other), plus the
+    # event residual (the gate moves at |ds/dt|/2 <= 2 max|w|/p^2).
+    t = info.value.t
+    theta = np.concatenate([info.value.u, info.value.v, info.value.w])
+    err = _state_error(np.maximum(np.abs(theta), np.abs(np.concatenate([u, v, w]))), len(calls))[0]
+    residual = _event_residual(2 * abs(w).max() / p**2, t, 1.0)
+    assert info.value.u[0] + info.value.v[0] == pytest.approx(
+        1.04, rel=0, abs=err[0] + err[p] + 2 * err[p + 2] + 2 * residual)
+    # The event time is off by the integration error of the gate (u(0) and v(2)) over its speed.
     expected_t = _reduced_time(p, 1.0, 1.04, 1.0, 1.0)
-    assert info.value.t == pytest.approx(expected_t, rel=1e-7)
+    g = info.value.w
+    pi0 = 1 / (1 + (p - 1) * math.exp(1.04 * (g[1] - g[0])))
+    speed = (1 - pi0) * abs(g[1] - g[0]) / p**2  # d u(0)/dt = -(ds/dt)/2, (2.2)
+    gate_err = err[0] + err[p + 2]
+    assert t == pytest.approx(expected_t, rel=0, abs=(gate_err + residual) / speed)
 
 
 def test_t_max_exhausted_raises():
@@ -191,7 +274,8 @@ def test_default_t_max_covers_death():
     u, v, w = _base_point(p)
     gamma_in = w.mean() - w[0]
     gamma_star = math.sqrt(gamma_in**2 - EPS**2 / 2)
-    assert default_t_max(u, v, w) == pytest.approx(p**2 * EPS / gamma_star)
+    # The same expression (2 p^2 s0 / (2 gamma_*)) up to exact factors of 2: a few roundings.
+    assert default_t_max(u, v, w) == pytest.approx(p**2 * EPS / gamma_star, rel=relative_rounding(4), abs=0)
     assert default_t_max(u, v, w) > _reduced_time(p, EPS, 0.0, -A, EPS)
 
 
@@ -232,9 +316,15 @@ def test_gd_one_step_death(p):
     q /= q.sum()
     D = float(q @ w - w[0])  # (A.52)
     u1, v1, w1 = simulate_gd_step(u, v, w, eta)
-    assert u1[0] + v1[0] == pytest.approx(s0 - 2 * eta * D / p**2, rel=1e-12)
+    # s1 = s0 - eta (gu[0] + gv[0]): D cancels terms of size max|w| (softmax and dot product,
+    # 2p + 10 operations, in both routes), then is scaled by 2 eta / p^2 and subtracted from s0.
+    D_tol = 2 * rounding(np.abs(w).max(), 2 * p + 10)
+    s1_tol = 2 * eta / p**2 * D_tol + rounding(abs(s0) + 2 * eta * abs(D) / p**2, 6)
+    assert u1[0] + v1[0] == pytest.approx(s0 - 2 * eta * D / p**2, rel=0, abs=s1_tol)
     assert np.all(u1[:, None] + v1[None, :] < 0)
     u2, v2, w2 = simulate_gd_step(u1, v1, w1, eta)
     for a, b in ((u1, u2), (v1, v2), (w1, w2)):
         np.testing.assert_array_equal(a, b)
-    np.testing.assert_allclose(fourier_fractions(u1, v1, w1), 2.0 / (p - 1), rtol=1e-12)
+    # theta_1 is two-level (every j != 0 gets the same update from the same numbers): flat,
+    # up to the rounding of the fractions.
+    assert_close(fourier_fractions(u1, v1, w1), 2.0 / (p - 1), fourier_fraction_tolerance(u1, v1, w1), "F_zeta")

@@ -8,6 +8,18 @@ import numpy as np
 import pytest
 
 from certify.numeric.fourier import centered, class_energies, fourier_fractions
+from tolerances import assert_close, fourier_fraction_tolerance, relative_rounding, rounding
+
+
+def _projection_tolerance(*blocks):
+    """Rounding of the second route: building cos/sin (argument 2 pi zeta a / p, error ~p EPS
+    in the angle, so ~p EPS in each basis entry), a least-squares solve of a p x 2 system
+    (backward stable: ~p EPS relative) and the energies: 10 p + 20 roundings of the energy,
+    scaled like fourier_fraction_tolerance for the centring."""
+    p = len(blocks[0])
+    n2 = sum(float((x - x.mean()) @ (x - x.mean())) for x in blocks)
+    top = max(float(np.abs(x).max()) for x in blocks)
+    return float(rounding(1.0 + top / np.sqrt(n2), 10 * p + 20))
 
 
 def _projection_energy(x, zeta):
@@ -31,7 +43,7 @@ def _fractions_by_projection(u, v, w):
 
 def test_centered_has_zero_mean():
     x = np.array([1.0, 2.0, 6.0])
-    np.testing.assert_allclose(centered(x), [-2.0, -1.0, 3.0])
+    np.testing.assert_array_equal(centered(x), [-2.0, -1.0, 3.0])  # mean 3, every operation exact
 
 
 @pytest.mark.parametrize("p", [5, 7, 13, 101])
@@ -42,16 +54,16 @@ def test_centred_point_mass_is_flat(p):
     q -= 1.0 / p
     zeros = np.zeros(p)
     expected = 2.0 / (p - 1)
-    np.testing.assert_allclose(fourier_fractions(q, zeros, zeros), expected, rtol=1e-12)
-    np.testing.assert_allclose(_fractions_by_projection(q, zeros, zeros), expected, rtol=1e-12)
+    assert_close(fourier_fractions(q, zeros, zeros), expected, fourier_fraction_tolerance(q, zeros, zeros))
+    assert_close(_fractions_by_projection(q, zeros, zeros), expected, _projection_tolerance(q, zeros, zeros))
     # Frozen state of section 2.1: u_0 = v_0 = B q, w_0 = -g q, uncentred inputs.
     B, g = 1.0, 1.7
     u = np.full(p, -B)
     u[0] = 0.0
     w = np.full(p, 0.3)
     w[0] = 0.3 - g
-    np.testing.assert_allclose(fourier_fractions(u, u, w), expected, rtol=1e-12)
-    np.testing.assert_allclose(_fractions_by_projection(u, u, w), expected, rtol=1e-12)
+    assert_close(fourier_fractions(u, u, w), expected, fourier_fraction_tolerance(u, u, w))
+    assert_close(_fractions_by_projection(u, u, w), expected, _projection_tolerance(u, u, w))
 
 
 @pytest.mark.parametrize("p", [5, 7, 13])
@@ -59,7 +71,11 @@ def test_class_energies_match_projection(p):
     rng = np.random.default_rng(p)
     x = rng.normal(size=p) + 3.0
     expected = [_projection_energy(x, zeta) for zeta in range(1, (p - 1) // 2 + 1)]
-    np.testing.assert_allclose(class_energies(x), expected, rtol=1e-12, atol=1e-14)
+    # Energies (not fractions): both tolerances are relative to the centred energy.
+    energy = float((x - x.mean()) @ (x - x.mean()))
+    zeros = np.zeros(p)
+    tol = energy * (fourier_fraction_tolerance(x, zeros, zeros) + _projection_tolerance(x, zeros, zeros))
+    assert_close(class_energies(x), expected, tol)
 
 
 @pytest.mark.parametrize("p", [5, 7, 13, 101])
@@ -71,7 +87,10 @@ def test_fractions_sum_to_one(p):
         F = fourier_fractions(u, v, w)
         assert F.shape == ((p - 1) // 2,)
         assert np.all(F >= 0)
-        assert F.sum() == pytest.approx(1.0, rel=1e-12)
+        # Parseval is exact; the computed fractions each carry fourier_fraction_tolerance,
+        # and their sum (p - 1)/2 of them, plus (p - 1)/2 additions.
+        tol = (p - 1) / 2 * fourier_fraction_tolerance(u, v, w) + relative_rounding((p - 1) // 2)
+        assert F.sum() == pytest.approx(1.0, rel=0, abs=tol)
 
 
 @pytest.mark.parametrize("p", [7, 13])
@@ -82,9 +101,13 @@ def test_pure_frequency_two(p):
     zeros = np.zeros(p)
     for triple in ((u, zeros, zeros), (u, u, w)):
         F = fourier_fractions(*triple)
-        assert F[2 - 1] == pytest.approx(1.0, rel=1e-12)
-        np.testing.assert_allclose(np.delete(F, 1), 0.0, atol=1e-14)
-        np.testing.assert_allclose(F, _fractions_by_projection(*triple), atol=1e-12)
+        # u and w are pure frequency 2 up to the rounding of cos/sin (argument error ~p EPS):
+        # a perturbation of relative size 4 p EPS on top of the rounding of the fractions.
+        n = np.sqrt(sum(float((x - x.mean()) @ (x - x.mean())) for x in triple))
+        tol = fourier_fraction_tolerance(*triple, perturbation=float(rounding(n, 4 * p)))
+        assert F[2 - 1] == pytest.approx(1.0, rel=0, abs=tol)
+        assert_close(np.delete(F, 1), 0.0, tol)
+        assert_close(F, _fractions_by_projection(*triple), tol + _projection_tolerance(*triple))
 
 
 def test_zero_centred_norm_rejected():

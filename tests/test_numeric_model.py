@@ -12,6 +12,16 @@ import pytest
 
 from certify.numeric.points import two_level
 from certify.numeric.model import balance_quantity, gates, gradient, labels, loss
+from tolerances import assert_close, cancellation_tolerance, rounding
+
+
+def _loss_rounding(u, v, w, extra=1.0):
+    """Rounding of loss (1.1): each example's log-sum-exp (p exps of a few ulps, p additions,
+    a log) minus its correct logit cancels terms of size log p + extra h max|w| (h = ReLU(z));
+    then p^2 examples are summed: 2p + 10 + p^2 roundings of the total, / p^2."""
+    p = len(u)
+    h = np.maximum(u[:, None] + v[None, :], 0.0)
+    return float(rounding((np.log(p) + extra * h * np.abs(w).max()).sum(), 2 * p + 10 + p**2)) / p**2
 
 
 def _random_point(rng, p, margin=0.05):
@@ -53,7 +63,9 @@ def test_loss_matches_per_example_sum():
         for b in range(p):
             h = max(u[a] + v[b], 0.0)
             total += math.log(sum(math.exp(h * w[c]) for c in range(p))) - h * w[(a + b) % p]
-    assert loss(u, v, w) == pytest.approx(total / p**2, rel=1e-13)
+    # Two evaluations, each within _loss_rounding (the logits h w(c) are at most h max|w|,
+    # the correct one cancels against the log-sum-exp: factor 2).
+    assert loss(u, v, w) == pytest.approx(total / p**2, rel=0, abs=2 * _loss_rounding(u, v, w, extra=2))
 
 
 def test_loss_is_stable_for_large_logits():
@@ -73,7 +85,8 @@ def test_loss_is_stable_for_large_logits():
             expected += m + math.log(sum(math.exp(x - m) for x in logits)) - h * w[(a + b) % p]
     value = loss(u, v, w)
     assert math.isfinite(value)
-    assert value == pytest.approx(expected / p**2, rel=1e-13)
+    # As above; logits up to h max|w| = 2000 cancel against the shift and the correct logit.
+    assert value == pytest.approx(expected / p**2, rel=0, abs=2 * _loss_rounding(u, v, w, extra=3))
 
 
 @pytest.mark.parametrize("p", [5, 7])
@@ -84,14 +97,23 @@ def test_gradient_matches_central_differences(p, seed):
     assert np.any(gates(u, v) > 0) and np.any(gates(u, v) < 0)  # both branches exercised
     gu, gv, gw = gradient(u, v, w)
     h = 1e-6
+    # Central differences: truncation h^2 |L^(3)| / 6 and rounding 2 delta_L / (2h), delta_L
+    # = _loss_rounding.  Along a coordinate each example's loss is a log-sum-exp whose
+    # arguments move with slopes |z| or |w| <= m = 2 max(1, max|w|, max|z|); its third
+    # derivative is at most m^3 / (6 sqrt 3) < m^3 / 10, summed over the examples the
+    # coordinate touches (2p - 1 for u, v; p^2 for w) and divided by p^2.
+    z = np.abs(u[:, None] + v[None, :])
+    m = 2 * max(1.0, np.abs(w).max(), z.max())
+    touched = {0: 2 * p - 1, 1: 2 * p - 1, 2: p**2}
     for analytic, which in ((gu, 0), (gv, 1), (gw, 2)):
+        fd_tol = h**2 / 6 * touched[which] * m**3 / 10 / p**2 + 2 * _loss_rounding(u, v, w) / (2 * h)
         for i in range(p):
             plus = [u.copy(), v.copy(), w.copy()]
             minus = [u.copy(), v.copy(), w.copy()]
             plus[which][i] += h
             minus[which][i] -= h
             fd = (loss(*plus) - loss(*minus)) / (2 * h)
-            assert analytic[i] == pytest.approx(fd, abs=1e-8), (which, i)
+            assert analytic[i] == pytest.approx(fd, rel=0, abs=fd_tol), (which, i)
 
 
 @pytest.mark.parametrize("p", [5, 7, 11])
@@ -112,13 +134,18 @@ def test_gradient_matches_reduced_ode(p, s_scale):
     g_dot = -(s / (p * (p - 1))) * (1 - pi0)
 
     gu, gv, gw = gradient(u, v, w)
-    assert -(gu[0] + gv[0]) == pytest.approx(s_dot, rel=1e-12)
-    assert -gw[0] == pytest.approx(a_dot, rel=1e-12)
+    # Both sides are short expressions in s, a, b (an exp, a softmax of p terms, a few
+    # products, 2p + 10 operations), but the gradient forms g_y = q @ w - w(y) and
+    # q_c - 1{c = y} by cancelling terms of size max|w| and 1, and the closed forms carry
+    # 1 - pi0: errors relative to (max|w| + 1)(s + 1) / p^2, not to the result; both sides.
+    tol = 2 * rounding((np.abs(w).max() + 1) * (s + 1) / p**2, 2 * p + 10)
+    assert -(gu[0] + gv[0]) == pytest.approx(s_dot, rel=0, abs=2 * tol)
+    assert -gw[0] == pytest.approx(a_dot, rel=0, abs=tol)
     for j in range(1, p):
-        assert -gw[j] == pytest.approx(b_dot, rel=1e-12)
+        assert -gw[j] == pytest.approx(b_dot, rel=0, abs=tol)
         # Coordinates whose gates are all inactive do not move.
         assert gu[j] == 0.0 and gv[j] == 0.0
-    assert -(gw[1] - gw[0]) == pytest.approx(g_dot, rel=1e-12)
+    assert -(gw[1] - gw[0]) == pytest.approx(g_dot, rel=0, abs=2 * tol)
     # u(0) - v(0) is conserved (used for (2.8)).
     assert gu[0] == gv[0]
 
@@ -149,8 +176,11 @@ def test_relu_prime_at_zero_convention(p, a, b):
         shift_u[a] = alpha * gamma / p**2
         shift_v = np.zeros(p)
         shift_v[b] = alpha * gamma / p**2
-        np.testing.assert_allclose(gu - base[0], shift_u, rtol=0, atol=1e-15)
-        np.testing.assert_allclose(gv - base[1], shift_v, rtol=0, atol=1e-15)
+        # Row/column sums of p per-example terms |g_y| / p^2 <= 2 max|w| / p^2, with and without
+        # the kink term: each sum rounds p additions, g_y itself ~2p + 10 operations.
+        tol = 2 * rounding(p * 2 * np.abs(w).max() / p**2, 3 * p + 10)
+        assert_close(gu - base[0], shift_u, tol)
+        assert_close(gv - base[1], shift_v, tol)
         assert abs(gu[a] - base[0][a]) > 1e-3  # the convention genuinely matters here
 
     # Second route: one-sided differences in u[a].  Increasing u[a] opens the kink
@@ -162,8 +192,14 @@ def test_relu_prime_at_zero_convention(p, a, b):
     down[a] -= h
     right = (loss(up, v, w) - loss(u, v, w)) / h
     left = (loss(u, v, w) - loss(down, v, w)) / h
-    assert gradient(u, v, w, relu_prime_at_zero=1.0)[0][a] == pytest.approx(right, abs=1e-6)
-    assert gradient(u, v, w, relu_prime_at_zero=0.0)[0][a] == pytest.approx(left, abs=1e-6)
+    # One-sided differences on the smooth side of the kink: truncation h |L^(2)| / 2, each
+    # touched example's log-sum-exp having curvature <= m^2 / 4 (m as in the central-difference
+    # test; 2p - 1 examples, / p^2), and rounding 2 delta_L / h.
+    z = np.abs(u[:, None] + v[None, :])
+    m = 2 * max(1.0, np.abs(w).max(), z.max())
+    one_sided = h / 2 * (2 * p - 1) * m**2 / 4 / p**2 + 2 * _loss_rounding(u, v, w) / h
+    assert gradient(u, v, w, relu_prime_at_zero=1.0)[0][a] == pytest.approx(right, rel=0, abs=one_sided)
+    assert gradient(u, v, w, relu_prime_at_zero=0.0)[0][a] == pytest.approx(left, rel=0, abs=one_sided)
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), float("inf"), "x", None])
@@ -198,7 +234,19 @@ def test_balance_quantity_is_conserved_by_the_flow(p, seed):
     gu, gv, gw = gradient(u, v, w)
     terms = np.array([u @ gu, v @ gv, w @ gw])
     assert np.max(np.abs(terms)) > 1e-3  # not trivially zero
-    assert u @ gu + v @ gv - w @ gw == pytest.approx(0.0, abs=1e-13 * np.max(np.abs(terms)) + 1e-15)
+    assert u @ gu + v @ gv - w @ gw == pytest.approx(0.0, rel=0, abs=_balance_identity_tolerance(u, v, w, gu, gv, gw))
+
+
+def _balance_identity_tolerance(u, v, w, gu, gv, gw):
+    """<u, gu> + <v, gv> - <w, gw> = 0 exactly; in floats it cancels the 3p products (3p + 2
+    operations), and each gradient entry is itself a sum of at most p^2 per-example terms of
+    size <= (max ReLU(z) + 2 max|w|) / p^2 (~2p + 10 operations each), weighted by |theta_i|."""
+    p = len(u)
+    z = u[:, None] + v[None, :]
+    entry = (np.maximum(z, 0).max() + 2 * np.abs(w).max()) / p**2
+    products = cancellation_tolerance(u * gu, v * gv, w * gw)
+    weight = np.abs(u).sum() + np.abs(v).sum() + np.abs(w).sum()
+    return float(products + rounding(entry * p**2 * weight, 3 * p + 10 + p**2))
 
 
 def test_balance_identity_holds_at_a_kink_for_any_convention():
@@ -207,4 +255,5 @@ def test_balance_identity_holds_at_a_kink_for_any_convention():
     u, v, w = _point_with_one_kink(rng, 7, 2, 3)
     for alpha in (0.0, 0.5, 1.0):
         gu, gv, gw = gradient(u, v, w, relu_prime_at_zero=alpha)
-        assert u @ gu + v @ gv - w @ gw == pytest.approx(0.0, abs=1e-14)
+        assert u @ gu + v @ gv - w @ gw == pytest.approx(
+            0.0, rel=0, abs=_balance_identity_tolerance(u, v, w, gu, gv, gw))
