@@ -94,9 +94,9 @@ class SchemaValidator:
                 yield where, f"{_show(x)} does not match the required form"
         if _TYPES["number"](x):
             if "minimum" in schema and x < schema["minimum"]:
-                yield where, f"{x} is less than the minimum of {schema['minimum']}"
+                yield where, f"{_show(x)} is less than the minimum of {schema['minimum']}"
             if "maximum" in schema and x > schema["maximum"]:
-                yield where, f"{x} is greater than the maximum of {schema['maximum']}"
+                yield where, f"{_show(x)} is greater than the maximum of {schema['maximum']}"
         if isinstance(x, dict):
             yield from self._object_errors(x, schema, path, where)
         for sub in schema.get("allOf", []):

@@ -118,3 +118,11 @@ def test_empty_components_and_odd_versions_are_refused(dead_certificates):
         certificate = copy.deepcopy(dead_certificates[5])
         certificate["software"]["certify"] = version
         assert OURS.first_error(certificate) is not None, version
+
+
+def test_out_of_range_integers_are_not_printed_whole(dead_certificates):
+    for p in (-int("9" * 4299), int("9" * 4299)):
+        certificate = copy.deepcopy(dead_certificates[5])
+        certificate["p"] = p
+        where, message = OURS.first_error(certificate)
+        assert where == "p" and "a very large integer" in message and len(message) < 100
