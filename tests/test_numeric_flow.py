@@ -26,8 +26,8 @@ from certify.numeric.points import two_level
 from certify.numeric import flow
 from certify.numeric.model import balance_quantity, gradient
 from tolerances import (
-    EPS as MACHINE_EPS,
     assert_close,
+    event_residual,
     fourier_fraction_tolerance,
     integration_tolerance,
     relative_rounding,
@@ -53,12 +53,6 @@ def _balance_tolerance(theta, err, theta0):
     return ((2 * np.abs(theta) * err + err**2).sum(-1) + rounding((theta**2).sum(-1), p3)
             + rounding(theta0 @ theta0, p3))
 
-
-def _event_residual(slope, t, size):
-    """|gate| at a located event: brentq stops within 4 EPS (1 + t) of the root (solve_ivp's
-    xtol and rtol), where the gate moves at ``slope``; the dense-output polynomial rounds
-    ~40 operations of size ``size``."""
-    return slope * 8 * MACHINE_EPS * (1 + t) + rounding(size, 40)
 
 
 def _base_point(p, eps=EPS, A=A, B=B):
@@ -106,7 +100,7 @@ def test_death_time_matches_closed_form(base_death):
     theta = np.concatenate([result.u, result.v, result.w])
     s_err = 2 * _state_error(result.states, result.nfev)[:, [0, p]].max()
     margin = 2 * (p - 1) * math.sqrt(float(Gamma)) / p**3
-    assert result.t_death == pytest.approx(T, rel=0, abs=s_err / margin + _event_residual(1.0, T, 1.0) / margin)
+    assert result.t_death == pytest.approx(T, rel=0, abs=s_err / margin + event_residual(1.0, T, 1.0) / margin)
     # Upper bound of section 2: T <= p^3 eps / (2 (p-1) sqrt(Gamma)).
     assert result.t_death <= p**3 * EPS / (2 * (p - 1) * math.sqrt(float(Gamma)))
 
@@ -123,7 +117,7 @@ def test_terminal_state_matches_section_2_1(base_death):
     # The death event: s = u(0) + v(0) vanishes up to the event residual (-ds/dt <= 4 max|w| / p^2
     # by (2.2)); u(0) - v(0) = 0 is a linear invariant (gu[0] = gv[0] while only (0, 0) is
     # active), kept by every Runge-Kutta step up to one rounding of size |u(0)| <= EPS/2 per step.
-    s_tol = _event_residual(4 * A / p**2, result.t_death, EPS)
+    s_tol = event_residual(4 * A / p**2, result.t_death, EPS)
     assert abs(result.s_at_death) <= s_tol
     half_tol = s_tol / 2 + rounding(EPS / 2, result.nfev + 10)
     assert abs(result.u[0]) <= half_tol and abs(result.v[0]) <= half_tol  # (2.8)
@@ -251,7 +245,7 @@ def test_cross_gate_activates_when_correct_logit_is_largest(monkeypatch):
     t = info.value.t
     theta = np.concatenate([info.value.u, info.value.v, info.value.w])
     err = _state_error(np.maximum(np.abs(theta), np.abs(np.concatenate([u, v, w]))), len(calls))[0]
-    residual = _event_residual(2 * abs(w).max() / p**2, t, 1.0)
+    residual = event_residual(2 * abs(w).max() / p**2, t, 1.0)
     assert info.value.u[0] + info.value.v[0] == pytest.approx(
         1.04, rel=0, abs=err[0] + err[p] + 2 * err[p + 2] + 2 * residual)
     # The event time is off by the integration error of the gate (u(0) and v(2)) over its speed.

@@ -8,18 +8,8 @@ import numpy as np
 import pytest
 
 from certify.numeric.fourier import centered, class_energies, fourier_fractions
-from tolerances import assert_close, fourier_fraction_tolerance, relative_rounding, rounding
+from tolerances import assert_close, fourier_fraction_tolerance, projection_tolerance, relative_rounding, rounding
 
-
-def _projection_tolerance(*blocks):
-    """Rounding of the second route: building cos/sin (argument 2 pi zeta a / p, error ~p EPS
-    in the angle, so ~p EPS in each basis entry), a least-squares solve of a p x 2 system
-    (backward stable: ~p EPS relative) and the energies: 10 p + 20 roundings of the energy,
-    scaled like fourier_fraction_tolerance for the centring."""
-    p = len(blocks[0])
-    n2 = sum(float((x - x.mean()) @ (x - x.mean())) for x in blocks)
-    top = max(float(np.abs(x).max()) for x in blocks)
-    return float(rounding(1.0 + top / np.sqrt(n2), 10 * p + 20))
 
 
 def _projection_energy(x, zeta):
@@ -55,7 +45,7 @@ def test_centred_point_mass_is_flat(p):
     zeros = np.zeros(p)
     expected = 2.0 / (p - 1)
     assert_close(fourier_fractions(q, zeros, zeros), expected, fourier_fraction_tolerance(q, zeros, zeros))
-    assert_close(_fractions_by_projection(q, zeros, zeros), expected, _projection_tolerance(q, zeros, zeros))
+    assert_close(_fractions_by_projection(q, zeros, zeros), expected, projection_tolerance(q, zeros, zeros))
     # Frozen state of section 2.1: u_0 = v_0 = B q, w_0 = -g q, uncentred inputs.
     B, g = 1.0, 1.7
     u = np.full(p, -B)
@@ -63,7 +53,7 @@ def test_centred_point_mass_is_flat(p):
     w = np.full(p, 0.3)
     w[0] = 0.3 - g
     assert_close(fourier_fractions(u, u, w), expected, fourier_fraction_tolerance(u, u, w))
-    assert_close(_fractions_by_projection(u, u, w), expected, _projection_tolerance(u, u, w))
+    assert_close(_fractions_by_projection(u, u, w), expected, projection_tolerance(u, u, w))
 
 
 @pytest.mark.parametrize("p", [5, 7, 13])
@@ -74,7 +64,7 @@ def test_class_energies_match_projection(p):
     # Energies (not fractions): both tolerances are relative to the centred energy.
     energy = float((x - x.mean()) @ (x - x.mean()))
     zeros = np.zeros(p)
-    tol = energy * (fourier_fraction_tolerance(x, zeros, zeros) + _projection_tolerance(x, zeros, zeros))
+    tol = energy * (fourier_fraction_tolerance(x, zeros, zeros) + projection_tolerance(x, zeros, zeros))
     assert_close(class_energies(x), expected, tol)
 
 
@@ -107,7 +97,7 @@ def test_pure_frequency_two(p):
         tol = fourier_fraction_tolerance(*triple, perturbation=float(rounding(n, 4 * p)))
         assert F[2 - 1] == pytest.approx(1.0, rel=0, abs=tol)
         assert_close(np.delete(F, 1), 0.0, tol)
-        assert_close(F, _fractions_by_projection(*triple), tol + _projection_tolerance(*triple))
+        assert_close(F, _fractions_by_projection(*triple), tol + projection_tolerance(*triple))
 
 
 def test_zero_centred_norm_rejected():

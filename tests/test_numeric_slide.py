@@ -43,6 +43,7 @@ from tolerances import (
     cancellation_tolerance,
     fourier_fraction_tolerance,
     integration_tolerance,
+    log_integral_tolerance,
     relative_rounding,
     rounding,
 )
@@ -219,23 +220,14 @@ def test_base_point_balance_invariants(base_run):
 
 
 def _log10_time_tolerance(tr, x_end):
-    """Error estimate of log10 t(x_end) = log10 int e^G dx, G = log dt/dx (the module docstring).
-
-    G = ... + x dmin - log(sum_j d_j om_j) + ... moves by about 2 x |delta w| when w is off by
-    delta w (through x dmin and the sum), so log t -- a log of an integral of e^G -- moves by
-    at most the largest such shift on [x0, x_end]: 2 x_end times the integration error of w.
-    Rounding: G adds terms of size up to x_end |w| (a few operations each) and the
-    log-sum-exp over the quadrature nodes adds log t itself once per node (50 pieces x 24).
-    The 24-point Gauss-Legendre rule on pieces where G varies by O(1) is exact to far below
-    these (its error is ~ (variation)^48 / 48!).
-    """
+    """Error estimate of log10 t(x_end): tests/tolerances.py log_integral_tolerance with the
+    integration error and size of w on [x0, x_end]."""
     s = tr.samples
     upto = s.x <= x_end
-    w_err = _state_error(tr, s.w)[upto].max()
-    w_abs = np.abs(s.w[upto]).max()
-    log_t = tr.events[0].log10_t * math.log(10) if tr.events else tr.log10_t_end * math.log(10)
-    err = 2 * x_end * w_err + rounding(x_end * w_abs, 10) + rounding(abs(log_t), 50 * 24)
-    return float(err / math.log(10))
+    w_err = float(_state_error(tr, s.w)[upto].max())
+    w_abs = float(np.abs(s.w[upto]).max())
+    log_t = (tr.events[0].log10_t if tr.events else tr.log10_t_end) * math.log(10)
+    return log_integral_tolerance(x_end, w_err, w_abs, log_t) / math.log(10)
 
 
 def test_base_point_capture_time_matches_closed_form(base_run):

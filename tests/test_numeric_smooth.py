@@ -18,7 +18,6 @@ import mpmath
 import numpy as np
 import pytest
 from scipy.integrate import quad
-from scipy.special import expit
 
 from certify.numeric import smooth
 from certify.numeric.fourier import fourier_fractions
@@ -39,7 +38,15 @@ from certify.numeric.smooth import (
     simulate_smooth,
 )
 from tolerances import EPS as MACHINE_EPS
-from tolerances import assert_close, fourier_fraction_tolerance, integration_tolerance, relative_rounding, rounding
+from tolerances import (
+    assert_close,
+    dead_zone_integral_tolerance,
+    fourier_fraction_tolerance,
+    integration_tolerance,
+    relative_rounding,
+    rounding,
+    smooth_activation_errors,
+)
 
 # overflow / underflow / invalid-value warnings are failures (the functions must be quiet)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -53,34 +60,6 @@ RTOL, ATOL = _DEFAULTS["rtol"].default, _DEFAULTS["atol"].default
 # ---------------------------------------------------------------------------------------------
 # error estimates of the float activation (tests/tolerances.py for the rules)
 # ---------------------------------------------------------------------------------------------
-
-
-def _relative_errors(t):
-    """Relative rounding-error estimates of psi, psi', sigma, sigma' and sigma/sigma' at s = eps t, 0 < t < 1.
-
-    Everything goes through x = 1/t - 1/(1-t) (or its negative in R = e^{-x}): two reciprocals
-    and a difference, error dx <= 3 EPS (1/t + 1/(1-t)), plus the rounding of t = z/eps itself,
-    EPS t |dx/dt| = EPS (1/t + t/(1-t)^2).  Then
-      psi = expit(-x):        d log psi/dx = -(1 - psi)              -> dx (1 - psi) + 4 EPS,
-      psi' = e^{-|x| + F}/(1 + e^{-|x|})^2, F = -2 log a + log1p((a/b)^2), a = min(t, 1-t):
-                              the exponent rounds terms of size |x| + |F| -> dx + 3 EPS (|x| + |F| + 1) + 8 EPS,
-      sigma = z psi:          one more rounding,
-      sigma' = psi + t psi':  weights psi/sigma' = phi and 1 - phi on the two relative errors,
-      phi (the ratio):        1/(1 + K/(1 + R)), d log phi / d log R <= 1 - phi -> dx (1 - phi) + 8 EPS.
-    """
-    t = np.asarray(t, dtype=np.float64)
-    dx = MACHINE_EPS * (3 * (1 / t + 1 / (1 - t)) + 1 / t + t / (1 - t) ** 2)
-    x = 1 / t - 1 / (1 - t)
-    a, b = np.minimum(t, 1 - t), np.maximum(t, 1 - t)
-    F = -2 * np.log(a) + np.log1p((a / b) ** 2)
-    with np.errstate(over="ignore"):
-        ps = expit(-x)
-        phi = 1 / (1 + (1 / t + t / (1 - t) ** 2) / (1 + np.exp(np.minimum(-x, 700))))
-    psi = dx * (1 - ps) + relative_rounding(4)
-    psi_p = dx + rounding(np.abs(x) + F + 1, 3) + relative_rounding(8)
-    sig_p = phi * psi + (1 - phi) * (psi_p + relative_rounding(1)) + relative_rounding(2)
-    return dict(psi=psi, psi_prime=psi_p, sigma=psi + relative_rounding(1), sigma_prime=sig_p,
-                ratio=dx * (1 - phi) + relative_rounding(8))
 
 
 # An mpmath reference at DPS digits, rounded once to a double: half an ulp (one EPS allowed).
@@ -163,7 +142,7 @@ def test_psi_symmetry():
     t = np.arange(1, 1024) / 1024.0
     # psi(t) + psi(1 - t) = 1 exactly; each value carries its relative error (psi <= 1), the
     # sum and the comparison with 1 two roundings more.
-    err = _relative_errors(t)
+    err = smooth_activation_errors(t)
     assert_close(psi(t) + psi(1.0 - t), 1.0, err["psi"] + err["psi"][::-1] + relative_rounding(2))
     assert psi(0.5) == 0.5
     assert_close(psi_prime(t), psi_prime(1.0 - t), (err["psi_prime"] + err["psi_prime"][::-1]) * psi_prime(t))
@@ -181,7 +160,7 @@ def test_psi_and_psi_prime_match_mpmath():
     points = [0.002, 0.01, 0.1, 0.25, 0.3, 0.5, 0.61, 0.77, 0.9, 0.99, 0.998]
     with mpmath.workdps(DPS):
         for t in points:
-            err = _relative_errors(t)
+            err = smooth_activation_errors(t)
             assert psi(t) == pytest.approx(float(_mp_psi(t)), rel=float(err["psi"]) + MP_REL, abs=0)
             expected = _mp_psi_prime(t)
             assert psi_prime(t) == pytest.approx(float(expected), rel=float(err["psi_prime"]) + MP_REL, abs=0)
@@ -204,7 +183,7 @@ def test_psi_prime_finite_differences():
     # rounds by EPS, moving psi by EPS psi') over 2h, and psi' itself.
     with mpmath.workdps(DPS):
         third = np.array([abs(float(mpmath.diff(_mp_psi, mpmath.mpf(x), 3))) for x in t])
-    err = _relative_errors(t)
+    err = smooth_activation_errors(t)
     tol = (2 * third * h**2 / 6 + 2 * (err["psi"] + MACHINE_EPS * psi_prime(t)) / (2 * h)
            + err["psi_prime"] * psi_prime(t))
     assert_close(psi_prime(t), fd, tol)
@@ -225,7 +204,7 @@ def test_sigma_and_sigma_prime_match_mpmath():
     eps = 2.0
     with mpmath.workdps(DPS):
         for s in (eps / 300, 0.01, 0.3, 1.0, 1.7, 1.99):
-            err = _relative_errors(s / eps)
+            err = smooth_activation_errors(s / eps)
             assert sigma(s, eps) == pytest.approx(
                 float(_mp_sigma(s, eps)), rel=float(err["sigma"]) + MP_REL, abs=0)
             assert sigma_prime(s, eps) == pytest.approx(
@@ -250,7 +229,7 @@ def test_sigma_ratio_equals_direct_quotient_in_floats():
         s = np.geomspace(eps / 500, eps * (1 - 1e-9), 3000)
         direct = sigma(s, eps) / sigma_prime(s, eps)
         assert np.all(sigma(s, eps) > 1e-250)
-        err = _relative_errors(s / eps)
+        err = smooth_activation_errors(s / eps)
         rel = err["ratio"] + err["sigma"] + err["sigma_prime"] + relative_rounding(1)
         assert_close(sigma_ratio(s, eps), direct, rel * direct)
 
@@ -260,22 +239,9 @@ def test_sigma_ratio_matches_mpmath():
     with mpmath.workdps(DPS):
         # eps/5000: sigma and sigma' underflow in doubles, their quotient must not
         for s in (eps / 5000, eps / 300, 0.05, 0.5, 1.0, 1.5, 1.9, eps * (1 - 1e-3)):
-            rel = float(_relative_errors(s / eps)["ratio"]) + relative_rounding(1) + MP_REL
+            rel = float(smooth_activation_errors(s / eps)["ratio"]) + relative_rounding(1) + MP_REL
             assert sigma_ratio(s, eps) == pytest.approx(float(_mp_ratio(s, eps)), rel=rel, abs=0)
     assert sigma(eps / 5000, eps) == 0.0 and sigma_ratio(eps / 5000, eps) > 0
-
-
-def _J_tolerance(s0, eps, expected):
-    """|float J(s0) - J(s0)|: quad's target epsrel = 1e-13 (its own error estimate; a factor 10
-    for its optimism), the integrand's relative error (the largest over the interval, sampled
-    densely), the closed-form part above eps (three roundings of terms of size s0^2) and the
-    rounding of the DPS-digit reference."""
-    expected = float(expected)
-    top = min(s0, eps)
-    grid = np.linspace(top / 2000, top * (1 - 1e-6), 2000)
-    integrand_rel = float(np.max(_relative_errors(grid / eps)["ratio"])) + relative_rounding(1)
-    return ((10 * 1e-13 + integrand_rel + relative_rounding(1)) * expected
-            + float(rounding(s0 * s0 + eps * eps, 3)) * (s0 > eps))
 
 
 @pytest.mark.parametrize("s0, eps", [(1.0, 2.0), (3.0, 2.0), (0.005, 2.0)])
@@ -287,7 +253,7 @@ def test_J_matches_mpmath(s0, eps):
     # quad's target epsrel = 1e-13 (its error estimate; allow a factor 10 for its optimism),
     # the integrand's relative error (largest over the interval, sampled densely), and the
     # closed-form part: three roundings of terms of size s0^2.
-    tol = _J_tolerance(s0, eps, expected)
+    tol = dead_zone_integral_tolerance(s0, eps, expected)
     assert by_quad == pytest.approx(float(expected), rel=0, abs=tol)
     assert ratio_integral(s0, eps) == pytest.approx(float(expected), rel=0, abs=tol)
     assert float(expected) <= s0**2 / 2
@@ -403,7 +369,7 @@ def test_factored_rates_match_full_gradient():
             # sum of |terms| over the result, here ~1 as only the central example is active)
             # by gu(0) + gv(0) (sigma'(s) D / p^2, relative error of sigma' plus the sums); the
             # factored route multiplies sigma/sigma' (its relative error) by (q - e_0)/(2 D).
-            err = _relative_errors(s / eps) if s < eps else None
+            err = smooth_activation_errors(s / eps) if s < eps else None
             rel_act = 0.0 if err is None else float(err["ratio"] + err["sigma"] + err["sigma_prime"])
             rel = rel_act + 2 * relative_rounding(2 * p + 10 + p**2)
             assert_close(factored, full, rel * np.abs(full))
@@ -520,7 +486,7 @@ def test_base_run_paper_bounds(base_run):
     J_s0 = float(_mp_J(S0, EPS))
     g0 = w0.mean() - w0[0]
     g_star = math.sqrt(g0**2 - J_s0)
-    J_tol = _J_tolerance(S0, EPS, J_s0)
+    J_tol = dead_zone_integral_tolerance(S0, EPS, J_s0)
     # g_* = sqrt(g0^2 - J): d g_* = (dJ + rounding of g0^2 - J) / (2 g_*), then the square root.
     g_tol = (J_tol + float(rounding(g0**2 + J_s0, 3))) / (2 * g_star) + float(rounding(g_star, 1))
     assert r.J_s0 == pytest.approx(J_s0, rel=0, abs=J_tol) and r.g_star == pytest.approx(g_star, rel=0, abs=g_tol)
@@ -533,7 +499,7 @@ def test_base_run_paper_bounds(base_run):
     # the tail bound is J(s_min)/g_*, with J(s_min) ~ s_min^3/(3 eps) (1 + O(s/eps), as in
     # test_J_small_s_asymptotics)
     J_end = float(_mp_J(r.s_end, EPS))
-    rel = _J_tolerance(r.s_end, EPS, J_end) / J_end + g_tol / g_star + relative_rounding(1)
+    rel = dead_zone_integral_tolerance(r.s_end, EPS, J_end) / J_end + g_tol / g_star + relative_rounding(1)
     assert r.tail_bound == pytest.approx(J_end / g_star, rel=rel, abs=0)
     assert r.tail_bound == pytest.approx(r.s_end**3 / (3 * EPS * g_star), rel=3 * r.s_end / EPS, abs=0)
 
@@ -575,7 +541,7 @@ def test_box_points(p):
         g_star = math.sqrt(g0**2 - J_s0)
         # as in test_base_run_paper_bounds, g0 = mean(w) - w(0) rounding p + 2 times on terms <= max|w|
         g0_tol = float(rounding(np.abs(w).max(), p + 2))
-        g_tol = (_J_tolerance(s0, EPS, J_s0) + 2 * abs(g0) * g0_tol + float(rounding(g0**2 + J_s0, 3))) / (2 * g_star)
+        g_tol = (dead_zone_integral_tolerance(s0, EPS, J_s0) + 2 * abs(g0) * g0_tol + float(rounding(g0**2 + J_s0, 3))) / (2 * g_star)
         assert r.g_star == pytest.approx(g_star, rel=0, abs=g_tol + float(rounding(g_star, 1)))
         assert np.sum(np.abs(r.w - w)) <= (J_s0 - float(_mp_J(r.s_end, EPS))) / g_star
         assert np.sum(np.abs(r.w_limit - w)) <= J_s0 / g_star

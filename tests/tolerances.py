@@ -108,6 +108,85 @@ def fourier_fraction_tolerance(u, v, w, perturbation: float = 0.0) -> float:
     return float(rounding(1.0 + top / n, ops)) + 4 * perturbation * (n + perturbation) / (n - perturbation) ** 2
 
 
+def event_residual(slope, t, size) -> float:
+    """|g| at an event located by solve_ivp: brentq stops within 4 EPS (1 + |t|) of the root
+    (solve_ivp's xtol and rtol), where the event function g moves at ``slope``; evaluating
+    the dense-output polynomial rounds ~40 operations of size ``size``."""
+    return float(slope * 8 * EPS * (1 + abs(t)) + rounding(size, 40))
+
+
+def projection_tolerance(*blocks) -> float:
+    """Rounding of Fourier fractions computed by explicit projection onto cos/sin pairs (a test's
+    second route): the basis (argument 2 pi zeta a / p, error ~p EPS in the angle, hence in
+    each entry), the projections or a p x 2 least-squares solve (backward stable, ~p EPS) and
+    the energies: 10 p + 20 roundings of the energy, scaled for the centring as in
+    fourier_fraction_tolerance."""
+    blocks = [np.asarray(x, dtype=np.float64) for x in blocks]
+    p = blocks[0].shape[0]
+    n = float(np.sqrt(sum(((x - x.mean()) ** 2).sum() for x in blocks)))
+    top = max(float(np.abs(x).max()) for x in blocks)
+    return float(rounding(1.0 + top / n, 10 * p + 20))
+
+
+def log_integral_tolerance(x_end, w_err, w_abs, log_value, nodes: int = 50 * 24) -> float:
+    """Natural-log error of t(x_end) = int e^G dx for the sliding clock (certify.numeric.slide).
+
+    G = log dt/dx = ... + x dmin - log(sum_j d_j om_j) + ... moves by about 2 x |delta w| when
+    w is off by delta w (through x dmin and the sum), so log t -- the log of an integral of
+    e^G -- moves by at most the largest such shift on [x0, x_end]: 2 x_end w_err.  Rounding:
+    G adds terms of size up to x_end |w| (10 operations), and the log-sum-exp over the
+    quadrature nodes adds log t once per node.  The 24-point Gauss-Legendre rule on pieces
+    where G varies by O(1) is exact far below these (its error ~ variation^48 / 48!).
+    """
+    return float(2 * x_end * w_err + rounding(x_end * w_abs, 10) + rounding(abs(log_value), nodes))
+
+
+def smooth_activation_errors(t):
+    """Relative rounding-error estimates of psi, psi', sigma, sigma' and sigma/sigma' at s = eps t, 0 < t < 1
+    (certify.numeric.smooth), as a dict of arrays.
+
+    Everything goes through x = 1/t - 1/(1-t) (or -x in R = e^{-x}): two reciprocals and a
+    difference, error dx <= 3 EPS (1/t + 1/(1-t)), plus the rounding of t = z/eps itself,
+    EPS t |dx/dt| = EPS (1/t + t/(1-t)^2).  Then
+      psi = expit(-x):        d log psi / dx = -(1 - psi)               -> dx (1 - psi) + 4 EPS,
+      psi' = e^{-|x| + F} / (1 + e^{-|x|})^2, F = -2 log a + log1p((a/b)^2), a = min(t, 1-t):
+                              the exponent rounds terms of size |x| + |F| -> dx + 3 EPS (|x| + |F| + 1) + 8 EPS,
+      sigma = z psi:          one more rounding,
+      sigma' = psi + t psi':  weights psi/sigma' = phi and 1 - phi on the two relative errors,
+      phi = sigma/(s sigma') = 1/(1 + K/(1 + R)):  d log phi / d log R <= 1 - phi -> dx (1 - phi) + 8 EPS.
+    """
+    from scipy.special import expit
+
+    t = np.asarray(t, dtype=np.float64)
+    dx = EPS * (3 * (1 / t + 1 / (1 - t)) + 1 / t + t / (1 - t) ** 2)
+    x = 1 / t - 1 / (1 - t)
+    a, b = np.minimum(t, 1 - t), np.maximum(t, 1 - t)
+    F = -2 * np.log(a) + np.log1p((a / b) ** 2)
+    with np.errstate(over="ignore"):
+        ps = expit(-x)
+        phi = 1 / (1 + (1 / t + t / (1 - t) ** 2) / (1 + np.exp(np.minimum(-x, 700))))
+    psi = dx * (1 - ps) + relative_rounding(4)
+    psi_p = dx + rounding(np.abs(x) + F + 1, 3) + relative_rounding(8)
+    sig_p = phi * psi + (1 - phi) * (psi_p + relative_rounding(1)) + relative_rounding(2)
+    return dict(psi=psi, psi_prime=psi_p, sigma=psi + relative_rounding(1), sigma_prime=sig_p,
+                ratio=dx * (1 - phi) + relative_rounding(8))
+
+
+def dead_zone_integral_tolerance(s0: float, eps: float, value: float) -> float:
+    """|float J(s0) - J(s0)| for J(s) = int_0^s sigma/sigma' computed by scipy quad (ratio_integral).
+
+    quad's target epsrel = 1e-13 (its own error estimate; a factor 10 for its optimism), the
+    integrand's relative error (smooth_activation_errors, the largest over the interval,
+    sampled densely), the closed-form part above eps (three roundings of terms of size
+    s0^2) and the rounding of a reference value to a double.
+    """
+    top = min(s0, eps)
+    grid = np.linspace(top / 2000, top * (1 - 1e-6), 2000)
+    integrand_rel = float(np.max(smooth_activation_errors(grid / eps)["ratio"])) + relative_rounding(1)
+    return float((10 * 1e-13 + integrand_rel + relative_rounding(1)) * abs(value)
+                 + rounding(s0 * s0 + eps * eps, 3) * (s0 > eps))
+
+
 def assert_close(actual, expected, tol, what: str = "") -> None:
     """Assert |actual - expected| <= tol elementwise (broadcasting), naming the worst element.
 
