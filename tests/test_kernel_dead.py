@@ -39,6 +39,8 @@ def test_hitting_time_contains_the_ode_solution(p):
         T_ode, _, _, _ = hitting_time_ode(p, Fraction(1), Fraction(2))
         assert encloses(T, T_ode)
         width = mp(upper_endpoint(T)) - mp(lower_endpoint(T))
+        # sharpness, not a tolerance: 128-bit balls start at 2^-128 ~ 3e-39 relative; the
+        # integration and its ~1e3 operations may widen them by 13 orders before this fails
         assert width / T_ode < mpmath.mpf("1e-25")
 
 
@@ -59,6 +61,8 @@ def test_transversality_margin_is_2_7(p):
         formula = 2 * (p - 1) * mpmath.sqrt(mp(P.Gamma)) / mpmath.mpf(p) ** 3
         assert encloses(margin, formula)
         _, a, b, ode_margin = hitting_time_ode(p, Fraction(1), Fraction(2))
+        # mpmath.odefun at 50 digits (Taylor steps to the working precision): allow 10 digits for
+        # the accumulation over its steps; the quantities here are O(1)
         assert abs(ode_margin - formula) < mpmath.mpf("1e-40")
         # the ODE also lands on the terminal state used for the purity claim: g(T) = sqrt(Gamma)
         assert abs((b - a) - mpmath.sqrt(mp(P.Gamma))) < mpmath.mpf("1e-40")

@@ -57,6 +57,7 @@ def test_J_encloses_the_mpmath_quadrature(s0, eps):
     with mpmath.workdps(50):
         expected = J_mpmath(s0, eps)
         assert mp(lower_endpoint(lower)) <= expected <= mp(upper_endpoint(upper))
+        # sharpness, not a tolerance: 128 bits ~ 38 digits, 8 of them allowed for acb.integral
         assert mp(upper_endpoint(upper)) - mp(lower_endpoint(lower)) < mpmath.mpf(10) ** -30
         assert expected < mpmath.mpf(s0.numerator) ** 2 / s0.denominator**2 / 2  # (A.61): strictly below s0^2/2
 
@@ -72,6 +73,8 @@ def test_closed_form_equals_the_direct_quotient(t):
         value = _phi_integrand(acb(arb(t)), False).real
     with mpmath.workdps(45):
         tt = mpmath.mpf(t)
+        # both at ~45 digits (160-bit ball printed to 45 digits, mpmath at 45): 5 digits for the
+        # printing and mpmath's evaluation of an O(1) quantity
         assert abs(mpmath.mpf(value.mid().str(45, radius=False)) - ratio(tt, 1)) < mpmath.mpf(10) ** -40
 
 
