@@ -25,14 +25,16 @@ import csv
 import hashlib
 import io
 import json
+import multiprocessing
 import os
 import re
+import signal
 import stat
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections import deque
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from pathlib import Path
 
 THEOREMS = ("dead", "slide", "smooth", "gd")
@@ -136,7 +138,7 @@ def _mismatch(path, document: dict, eta: str | None) -> str | None:
     name = Path(path).name
     promised = certificate_name(name)
     held = f"{document['theorem']} at p = {document['p']}"
-    if promised is not None and (promised[0], promised[1]) != (document["theorem"], str(document["p"])):
+    if promised is not None and promised != (document["theorem"], str(document["p"])):
         return (f"the name {one_line(name)} promises {promised[0]} at p = {one_line(promised[1], 40)} "
                 f"but the file holds {held}")
     if eta is not None and document["theorem"] == "gd":
@@ -241,69 +243,175 @@ def _chunk_size(count: int, jobs: int) -> int:
     return max(1, min(CHUNK, -(-count // (4 * max(1, jobs)))))
 
 
-def _pool_rows(paths: list[str], indexes: list[int], jobs: int, size: int) -> dict:
-    """{index: verdict row} for the files of ``indexes`` checked in a fresh pool, ``size`` per task.
+def _serve(connection) -> None:
+    """Worker loop: receive (function, args), send (True, result) or (False, 'TypeName: message')."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it ends the workers
+    while True:
+        try:
+            task = connection.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        function, args = task
+        try:
+            outcome = (True, function(*args))
+        except Exception as exc:  # noqa: BLE001 - reported to the parent as that task's failure
+            outcome = (False, f"raised {_describe(exc)}")
+        connection.send(outcome)
 
-    Files whose task failed (a worker died: every pending task of the pool fails) are left out.
+
+class WorkerPool:
+    """Worker processes that each run one task at a time; a worker dying fails exactly its task.
+
+    ``concurrent.futures.ProcessPoolExecutor`` marks the whole pool broken when one worker
+    dies (every pending task fails with it), and in CPython 3.11 can even hang then (seen
+    here; cf. python/cpython#94777). Here the parent knows which task each worker holds: when
+    a worker dies (its pipe closes), that task's outcome is (False, 'the worker process died
+    ...'), the worker is replaced, and every other task goes on. Workers are forked where the
+    platform can (they share the parent's loaded modules, and python-flint's process-wide
+    precision is per worker). If no worker process can be started at all, tasks run here.
+
+    Use: ``submit(key, function, *args)`` (also while iterating), then ``for key, ok, value in
+    pool.results()``: ``value`` is the task's return value if ``ok``, else a one-line reason.
     """
-    rows = {}
-    chunks = [indexes[i:i + size] for i in range(0, len(indexes), size)]
-    try:
-        with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(chunks)))) as pool:
-            futures = {}
-            for chunk in chunks:
+
+    def __init__(self, processes: int):
+        methods = multiprocessing.get_all_start_methods()
+        self._context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        self._size = max(1, processes)
+        self._tasks = deque()
+        self._idle, self._busy = [], {}  # idle [(process, connection)]; busy {connection: (process, key)}
+        self._lost_sends = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def submit(self, key, function, *args) -> None:
+        self._tasks.append((key, function, args))
+
+    def _start(self):
+        parent_end, child_end = self._context.Pipe()
+        process = self._context.Process(target=_serve, args=(child_end,), daemon=True)
+        try:
+            process.start()
+        finally:
+            child_end.close()  # only the child holds its end: the parent sees EOF when the child dies
+        return process, parent_end
+
+    def results(self):
+        """Yield (key, ok, value) for every task submitted, as each finishes, until none is left."""
+        while self._tasks or self._busy:
+            while self._tasks and (self._idle or len(self._busy) < self._size):
+                if not self._idle:
+                    try:
+                        self._idle.append(self._start())
+                    except OSError:
+                        if not self._busy:  # no process at all: run the task here
+                            key, function, args = self._tasks.popleft()
+                            yield (key, *_run_here(function, args))
+                            continue
+                        break
+                process, connection = self._idle.pop()
+                key, function, args = self._tasks[0]
                 try:
-                    futures[pool.submit(_check_many, [paths[i] for i in chunk])] = chunk
-                except RuntimeError:  # BrokenProcessPool: the rest are checked in isolation
-                    break
-            for future in as_completed(futures):
+                    connection.send((function, args))
+                except (OSError, ValueError):  # that worker died after its last result: replace it, same task
+                    self._bury(process, connection)
+                    self._lost_sends += 1
+                    if self._lost_sends > 3 * self._size:  # new workers die before any task: give the task up
+                        self._tasks.popleft()
+                        yield key, False, "no worker process could take the task (each died at once)"
+                    continue
+                self._tasks.popleft()
+                self._lost_sends = 0
+                self._busy[connection] = (process, key)
+            if not self._busy:
+                continue
+            ready = set(wait([*self._busy, *(process.sentinel for process, _ in self._busy.values())]))
+            for connection, (process, key) in list(self._busy.items()):
+                if connection not in ready and process.sentinel not in ready:
+                    continue
+                del self._busy[connection]
                 try:
-                    rows.update(zip(futures[future], future.result()))
-                except Exception:  # noqa: BLE001 - that task's files stay unresolved
-                    pass
-    except OSError:  # no process could start: every file stays unresolved
-        pass
-    return rows
+                    ok, value = connection.recv()
+                except Exception:  # noqa: BLE001 - EOF: the worker died with this task
+                    yield key, False, self._bury(process, connection)
+                    continue
+                if process.is_alive():
+                    self._idle.append((process, connection))
+                else:  # it sent its result and then died: not given another task
+                    self._bury(process, connection)
+                yield key, ok, value
+
+    def _bury(self, process, connection) -> str:
+        """End a worker whose pipe failed; how it died, one line."""
+        connection.close()
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join()
+        code = process.exitcode
+        return f"the worker process died ({f'killed by signal {-code}' if code < 0 else f'exit code {code}'})"
+
+    def close(self) -> None:
+        """Stop every worker: idle ones are asked to finish (killed if they do not within 5 s), busy ones killed."""
+        busy = [(process, connection) for connection, (process, _) in self._busy.items()]
+        for process, connection in self._idle:
+            try:
+                connection.send(None)
+            except (OSError, ValueError):
+                pass
+        for process, _ in busy:
+            process.kill()
+        for process, connection in [*self._idle, *busy]:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
+                process.join()
+            connection.close()
+        self._idle, self._busy = [], {}
 
 
-def _check_alone(path: str) -> tuple[str, str, str]:
-    """The verdict row of one file checked in a process of its own (here, if no process can start)."""
+def _run_here(function, args):
+    """(ok, value) of a task run in this process (when no worker process can be started)."""
     try:
-        with ProcessPoolExecutor(max_workers=1) as one:
-            return one.submit(_check_many, [path]).result()[0]
-    except BrokenProcessPool:
-        return path, ERROR, "the process checking this file died without a verdict"
-    except OSError:
-        return _guarded_check(path)[0]
+        return True, function(*args)
     except Exception as exc:  # noqa: BLE001
-        return path, ERROR, f"checking this file failed: {_describe(exc)}"
+        return False, f"raised {_describe(exc)}"
 
 
 def check_files(paths, jobs: int) -> list:
     """Verdicts for many certificate files (in the order given), checked in ``jobs`` processes.
 
     Each file's verdict is its own: an exception while checking it (MemoryError and
-    RecursionError included) is an ``error`` verdict for it (exit 2, :func:`exit_code`); a
-    worker process dying fails the tasks of its pool, whose files are then checked again,
-    one at a time in a process of its own for the first unresolved one and the rest in a fresh
-    pool, until every file has a verdict (each round gives at least one file its verdict). Names
-    of the pattern THEOREM-P.json are tied to the content (:func:`check_certificate`).
+    RecursionError included) is an ``error`` verdict for it (exit 2, :func:`exit_code`). A
+    worker process dying fails only its task (:class:`WorkerPool`); the files of that task are
+    checked again one per task, so a file whose check kills its worker gets an ``error``
+    verdict naming that, and every other file its own verdict. Names of the pattern
+    THEOREM-P.json are tied to the content (:func:`check_certificate`).
     """
     from .check import Verdict
 
     paths = [str(p) for p in paths]
     if jobs <= 1 or len(paths) < 2:
         return [Verdict(*_guarded_check(p)[0]) for p in paths]
-    everything = list(range(len(paths)))
-    rows = _pool_rows(paths, everything, jobs, _chunk_size(len(paths), jobs))
-    suspects = [i for i in everything if i not in rows]
-    while suspects:
-        first, suspects = suspects[0], suspects[1:]
-        rows[first] = _check_alone(paths[first])
-        if suspects:
-            rows.update(_pool_rows(paths, suspects, jobs, 1))
-            suspects = [i for i in suspects if i not in rows]
-    return [Verdict(*rows[i]) for i in everything]
+    rows, size = {}, _chunk_size(len(paths), jobs)
+    with WorkerPool(min(jobs, len(paths))) as pool:
+        for start in range(0, len(paths), size):
+            pool.submit((start, min(size, len(paths) - start)), _check_many, paths[start:start + size])
+        for (start, count), ok, value in pool.results():
+            if ok:
+                rows.update(zip(range(start, start + count), value))
+            elif count > 1:  # which file? each again on its own
+                for i in range(start, start + count):
+                    pool.submit((i, 1), _check_many, [paths[i]])
+            else:
+                rows[start] = (paths[start], ERROR, f"checking this file failed: {value}")
+    return [Verdict(*rows[i]) for i in range(len(paths))]
 
 
 # --- sweeping ----------------------------------------------------------------------------------------------
@@ -393,13 +501,17 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str = "1", progress=None) -
     Files already there are checked in the same pool (:func:`check_chunk`) and count only if
     verified and tied to their name (and gd to ``eta``, canonical text); the others are
     certified again. Writes ``failures.json`` and the summary of the certificates that count.
-    Raises InputError (one line) if ``eta`` is not an exact number or the folder cannot be written.
+    Tasks run in a :class:`WorkerPool`: a worker dying fails its chunk, whose primes are then
+    tried one per task, so only the prime whose check or certifying kills a worker is affected
+    (a file whose check kills its worker is certified again; a certifying that does is a failure).
+    Raises InputError (one line) if ``eta`` is not a canonical exact number of bounded size or
+    the folder cannot be written.
     """
     from .errors import InputError
-    from .kernel.exact import parse_exact
+    from .kernel.exact import parse_rational
 
     try:
-        parse_exact(eta)
+        parse_rational(eta)  # what the gd workers will parse: canonical and bounded, or one line now
     except ValueError as exc:
         raise InputError(f"eta: {exc}") from None
     out = Path(out)
@@ -430,65 +542,58 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str = "1", progress=None) -
         if (theorem, p) in redo_reason:
             _set_aside(certificate_file(out, theorem, p))
 
-    if total:
-        with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-            pending = {}
+    def checked(theorem, rows):
+        """Verified files count; the others are certified again (a crash while checking is not a pass)."""
+        redo = []
+        for p, status, message, digest in rows:
+            if status == "verified":
+                report.skipped[theorem] += 1
+                counted[theorem][p] = digest
+                failures.pop(f"{theorem}-{p}", None)
+            else:
+                redo_reason[(theorem, p)] = f"{status}: {message}"
+                redo.append(p)
+        for i in range(0, len(redo), size):
+            pool.submit(("certify", theorem, tuple(redo[i:i + size])), certify_chunk, theorem, redo[i:i + size],
+                        str(out), eta)
+        return len(redo)
 
-            def submit(kind, theorem, chunk):
-                worker = check_chunk if kind == "check" else certify_chunk
-                try:
-                    pending[pool.submit(worker, theorem, chunk, str(out), eta)] = (kind, theorem, chunk)
-                except RuntimeError as exc:  # BrokenProcessPool: recorded; a rerun resumes
-                    lost(kind, theorem, chunk, exc)
+    def certified(theorem, rows):
+        for p, message, digest in rows:
+            reason = redo_reason.get((theorem, p))
+            if message:
+                fail(theorem, p, message if reason is None else
+                     f"the certificate there was {reason}; certifying again failed: {message}")
+            else:
+                counted[theorem][p] = digest
+                failures.pop(f"{theorem}-{p}", None)
+                if reason is None:
+                    report.certified[theorem] += 1
+                else:
+                    report.redone[theorem][p] = reason
 
-            def lost(kind, theorem, chunk, exc):
-                what = "checking the certificate there" if kind == "check" else "certifying"
+    workers = {"check": check_chunk, "certify": certify_chunk}
+    with WorkerPool(jobs) as pool:
+        for theorem in theorems:
+            for kind, todo in (("check", present[theorem]), ("certify", missing[theorem])):
+                for i in range(0, len(todo), size):
+                    chunk = todo[i:i + size]
+                    pool.submit((kind, theorem, tuple(chunk)), workers[kind], theorem, chunk, str(out), eta)
+        for (kind, theorem, chunk), ok, value in pool.results():
+            if not ok and len(chunk) > 1:  # a worker died (or the task raised): each prime again on its own
                 for p in chunk:
-                    fail(theorem, p, f"{what} did not finish: {_describe(exc)}; run the sweep again to resume")
-
-            for theorem in theorems:
-                for kind, todo in (("check", present[theorem]), ("certify", missing[theorem])):
-                    for i in range(0, len(todo), size):
-                        submit(kind, theorem, todo[i:i + size])
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    kind, theorem, chunk = pending.pop(future)
-                    try:
-                        rows = future.result()
-                    except Exception as exc:  # noqa: BLE001 - a worker died: that chunk fails, the sweep goes on
-                        lost(kind, theorem, chunk, exc)
-                        done += len(chunk)
-                        continue
-                    if kind == "check":
-                        redo = []
-                        for p, status, message, digest in rows:
-                            if status == "verified":
-                                report.skipped[theorem] += 1
-                                counted[theorem][p] = digest
-                                failures.pop(f"{theorem}-{p}", None)
-                            else:
-                                redo_reason[(theorem, p)] = f"{status}: {message}"
-                                redo.append(p)
-                        total += len(redo)
-                        for i in range(0, len(redo), size):
-                            submit("certify", theorem, redo[i:i + size])
-                    else:
-                        for p, message, digest in rows:
-                            reason = redo_reason.get((theorem, p))
-                            if message:
-                                fail(theorem, p, message if reason is None else
-                                     f"the certificate there was {reason}; certifying again failed: {message}")
-                            else:
-                                counted[theorem][p] = digest
-                                failures.pop(f"{theorem}-{p}", None)
-                                if reason is None:
-                                    report.certified[theorem] += 1
-                                else:
-                                    report.redone[theorem][p] = reason
-                    done += len(rows)
-                    if progress:
-                        progress(done, total, time.perf_counter() - start)
+                    pool.submit((kind, theorem, (p,)), workers[kind], theorem, [p], str(out), eta)
+                continue
+            if not ok:  # this prime's own task failed
+                value = [(chunk[0], ERROR, f"checking it failed: {value}", "")] if kind == "check" else \
+                        [(chunk[0], f"certifying failed: {value}", "")]
+            if kind == "check":
+                total += checked(theorem, value)
+            else:
+                certified(theorem, value)
+            done += len(chunk)
+            if progress:
+                progress(done, total, time.perf_counter() - start)
     report.seconds = time.perf_counter() - start
     try:
         _write_atomically(out / "failures.json", json.dumps(failures, indent=2, sort_keys=True) + "\n")

@@ -210,28 +210,39 @@ def test_a_redo_that_fails_is_recorded_and_the_bad_file_set_aside(tmp_path, monk
     assert all(entry["p"] != 13 for entry in summary["extremes"].values())
 
 
-def test_a_worker_dying_during_a_sweep_is_recorded_and_a_rerun_resumes(tmp_path, monkeypatch):
+def test_a_worker_dying_during_a_sweep_fails_only_its_prime(tmp_path, monkeypatch):
     import certify.check
+    from certify.theorems import dead
 
-    out, primes = tmp_path / "s", [5, 7, 11, 13]
+    out, primes = tmp_path / "s", [5, 7, 11, 13, 17, 19]
     run_sweep(primes, ["dead"], 2, out)
-    parent, real = os.getpid(), certify.check.check_bytes
+    certificate_file(out, "dead", 17).unlink()
+    certificate_file(out, "dead", 19).unlink()
+    parent, real_check, real_certify = os.getpid(), certify.check.check_bytes, dead.certify_dead
 
-    def dying(data, source="<input>"):
+    def dying_check(data, source="<input>"):
         if source.endswith("dead-7.json") and os.getpid() != parent:
             os._exit(3)  # a worker process killed mid-check (the OOM killer, a segfault in a library)
-        return real(data, source)
+        return real_check(data, source)
 
-    monkeypatch.setattr(certify.check, "check_bytes", dying)
+    def dying_certify(p, **kwargs):
+        if p == 19 and os.getpid() != parent:
+            os._exit(4)
+        return real_certify(p, **kwargs)
+
+    monkeypatch.setattr(certify.check, "check_bytes", dying_check)
+    monkeypatch.setattr(dead, "certify_dead", dying_certify)
     report = run_sweep(primes, ["dead"], 2, out)
-    assert 7 in report.failed["dead"] and "did not finish" in report.failed["dead"][7]
-    assert report.skipped["dead"] + len(report.failed["dead"]) == len(primes)
-    recorded = json.loads((out / "failures.json").read_text())
-    assert set(recorded) == {f"dead-{p}" for p in report.failed["dead"]}
-    assert read(out / "summary.json")["dead"]["certified"] == report.skipped["dead"]
-    monkeypatch.setattr(certify.check, "check_bytes", real)
+    # a check that kills its worker is no pass: that file is certified again; a certifying that does fails
+    assert report.redone["dead"] == {7: "error: checking it failed: the worker process died (exit code 3)"}
+    assert report.failed["dead"] == {19: "certifying failed: the worker process died (exit code 4)"}
+    assert report.skipped["dead"] == 3 and report.certified["dead"] == 1  # 5, 11, 13 kept; 17 made
+    assert json.loads((out / "failures.json").read_text()) == {"dead-19": report.failed["dead"][19]}
+    assert read(out / "summary.json")["dead"]["certified"] == 5
+    monkeypatch.setattr(certify.check, "check_bytes", real_check)
+    monkeypatch.setattr(dead, "certify_dead", real_certify)
     again = run_sweep(primes, ["dead"], 2, out)
-    assert again.skipped["dead"] == len(primes) and again.failed["dead"] == {}
+    assert again.skipped["dead"] == 5 and again.certified["dead"] == 1 and again.failed["dead"] == {}
     assert json.loads((out / "failures.json").read_text()) == {}
 
 
