@@ -57,7 +57,8 @@ the gate, the softmax, the recentering (1.2), the projections (1.3)): each
 step with its one-line reason, then each derived equation beside the paper's
 printed form, checked by sympy. Some derivations are for symbolic p (--p then
 specialises them), some need a prime (the full 3p-variable loss, exact
-arithmetic in Q(e^(2 pi i/p))); those default to a small prime."""
+arithmetic in Q(e^(2 pi i/p))); those default to a small prime and refuse a
+prime above the largest they build in a few seconds (--list shows it)."""
 
 LATEX_HELP = """\
 Write a standalone LaTeX document for a theorem instance: the statement for
@@ -271,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     derive.add_argument("name", nargs="?", metavar="NAME", help="a derivation (see --list)")
     derive.add_argument("--list", action="store_true", help="list every derivation with its equation numbers")
     derive.add_argument("--p", type=_prime_arg, metavar="P",
-                        help="the prime: required setting for per-prime derivations, a specialisation otherwise")
+                        help="the prime: the setting of a per-prime derivation (at most its limit, see --list), "
+                             "a specialisation otherwise")
     derive.add_argument("--latex", action="store_true", help="print LaTeX instead of text")
 
     latex = commands.add_parser("latex", help="write a theorem instance as a LaTeX document (and PDF)",
@@ -435,7 +437,8 @@ def _run_derive(args) -> int:
     if args.list:
         width = max(len(name) for name in DERIVATIONS)
         for name, entry in DERIVATIONS.items():
-            scope = f"per prime (default {entry.default_prime})" if entry.per_prime else "symbolic p"
+            scope = (f"per prime (default {entry.default_prime}, p <= {entry.largest_prime})" if entry.per_prime
+                     else "symbolic p")
             print(f"{name:<{width}}  {', '.join(entry.equations):<40}  {scope}: {entry.summary}")
         return EXIT_OK
     if args.name is None:
@@ -444,7 +447,9 @@ def _run_derive(args) -> int:
         raise InputError(f"unknown derivation {args.name!r}; 'certify derive --list' lists them")
     if args.p is not None:
         from .kernel.primes import require_prime
+        from .symbolic import require_practical_prime
 
+        require_practical_prime(args.name, args.p)  # before building anything, and before proving p prime
         require_prime(args.p)
     built = derivation(args.name, args.p)
     from .render.derivations import derivation_latex, derivation_text
