@@ -140,18 +140,31 @@ def true_mutations(certificate):
 
 
 def integer_beyond(text: str, down: bool) -> int:
-    """An integer strictly below (above, if not ``down``) the decimal ``text``, by integer arithmetic."""
+    """An integer strictly below (above, if not ``down``) the decimal ``text``, by integer arithmetic,
+    with a significant digit besides a leading 1 (so not +-10^j: the pair rule wants 2u <= |field|)."""
     number = parse_exact(text)
     scale = 10 ** max(0, -number.exp10)
     whole = number.numerator * 10 ** max(0, number.exp10)
-    return (whole // scale) - 1 if down else -((-whole) // scale) + 1
+    exponent = (whole // scale) - 1 if down else -((-whole) // scale) + 1
+    while str(abs(exponent)).rstrip("0") in ("", "1"):
+        exponent += -1 if down else 1
+    return exponent
 
 
 def coarser(text: str, down: bool) -> str:
-    """The decimal ``text`` rounded outward to ten fewer significant digits."""
+    """The decimal ``text`` rounded outward to ten fewer significant digits.
+
+    The pair stays true: log10 of the end lies within one unit u of ``text``, and rounding ``text`` and
+    log10 of the end outward at the coarser unit U = 10^10 u lands both on the same multiple unless a
+    multiple of U lies within u of ``text`` (asserted not to happen here, so the mutation is true).
+    """
     number = parse_exact(text)
     digits = max(1, len(str(abs(number.numerator))) - 10)
-    return decimal_text(round_decimal(number, digits, upward=not down))
+    rounded = round_decimal(number, digits, upward=not down)
+    # one unit of the original last digit towards the end's log10 rounds to the same coarser value
+    beyond = ExactNumber(number.numerator + (1 if down else -1), 1, number.exp10)
+    assert round_decimal(beyond, digits, upward=not down) == rounded, text
+    return decimal_text(rounded)
 
 
 def mutated(certificate, path, value):

@@ -3,19 +3,24 @@
 Probabilities near 10^-(10^54) and capture times near 10^561 are read by their
 exponent, so such claims carry both an end and its log10. Each is checked
 against the recomputation on its own; this module makes the *pair* a true
-statement too. With u = 10^k, k the exponent of the last nonzero written digit of the
-log10 field (``"-33.7448"`` -> 10^-4, ``"-34"`` -> 1, ``"-9.5e54"`` -> 10^53,
-``"-560"`` -> 10: an integer's trailing zeros are not digits it states):
+statement too: the log10 field is log10 of the end, rounded outward at the
+field's last nonzero digit. With u = 10^k, k the exponent of that digit
+(``"-33.7448"`` -> 10^-4, ``"-34"`` -> 1, ``"-9.5e54"`` -> 10^53, ``"-560"`` -> 10:
+a canonical integer's trailing zeros are not digits it states):
 
-* a lower pair states  ``log10_lo <= log10(lo) < log10_lo + 2u``;
-* an upper pair states ``log10_hi - 2u < log10(hi) <= log10_hi``.
+* a lower pair states  ``log10_lo <= log10(lo) < log10_lo + u``;
+* an upper pair states ``log10_hi - u < log10(hi) <= log10_hi``;
+* and in both, ``2u <= |field|``: the field has a significant digit besides a
+  leading 1, so that it locates log10 of the end within a factor of two. (Without
+  it, ``log10_lo = "-1e999999999"`` would "agree" with every lo < 1: rounding down
+  at that unit takes any small negative number there.)
 
 So ``lo = "1e-999999999"`` beside ``log10_lo = "-33.74"`` is a false statement,
 though each number alone is a valid (weak) lower bound. The checker decides the
-pair with proved enclosures (:func:`pair_agrees`); the writer
-(:func:`log10_lower_twin`, :func:`log10_upper_twin`) chooses k so that the pair
-agrees with margin and the log10 field is also a valid bound for the kernel's
-own log10 enclosure.
+pair exactly for powers of ten and otherwise with proved enclosures
+(:func:`pair_agrees`); the writer (:func:`log10_lower_twin`,
+:func:`log10_upper_twin`) picks the finest unit at which the rounding is certain
+and checks the result.
 """
 
 from __future__ import annotations
@@ -94,19 +99,21 @@ def pair_agrees(end: ExactNumber, log10_field: ExactNumber, upper: bool) -> bool
     """True only if the pair states one number: see the module docstring (``upper`` for a hi pair).
 
     Requires ``log10_field`` to be a decimal (denominator 1), as certify/1 writes
-    it; its ``exp10`` is then the exponent k of its last written digit. False if
-    ``end`` is not positive or if the enclosures cannot decide (never True unless
-    the relation holds).
+    it. False if ``end`` is not positive, if the field's unit is more than half
+    its magnitude, or if the enclosures cannot decide (never True unless the
+    relation holds).
     """
     if log10_field.denominator != 1 or end.sign() <= 0:
         return False
     log10_field = _unit_form(log10_field)
-    two_units = ExactNumber(log10_field.numerator + (-2 if upper else 2), 1, log10_field.exp10)
+    if abs(log10_field.numerator) < 2:  # |field| = |m| u with |m| >= 2 is the condition 2u <= |field|
+        return False
+    one_unit = ExactNumber(log10_field.numerator + (-1 if upper else 1), 1, log10_field.exp10)
     exact = exact_log10(end)
     if exact is not None:  # a power of ten: log10 is an integer, so decide exactly (a ball could not)
         if upper:
-            return compare(two_units, exact) < 0 <= compare(log10_field, exact)
-        return compare(log10_field, exact) <= 0 < compare(two_units, exact)
+            return compare(one_unit, exact) < 0 <= compare(log10_field, exact)
+        return compare(log10_field, exact) <= 0 < compare(one_unit, exact)
     # otherwise log10(end) is irrational (log10 of a rational is rational only for powers of ten),
     # so it never equals a decimal, and balls of growing precision separate the two; stop as soon as
     # the relation is proved or refuted, and at the bits that resolve the field's last digit
@@ -116,35 +123,54 @@ def pair_agrees(end: ExactNumber, log10_field: ExactNumber, upper: bool) -> bool
         bits = min(2 * bits, needed, MAX_PAIR_BITS)
         value = log10_enclosure(end, bits)
         with ctx.workprec(bits):
-            if upper:  # log10_hi - 2u < log10(hi) <= log10_hi
-                if exact_lt_ball(two_units, value) and ball_le_exact(value, log10_field):
+            if upper:  # log10_hi - u < log10(hi) <= log10_hi
+                if exact_lt_ball(one_unit, value) and ball_le_exact(value, log10_field):
                     return True
-                if ball_lt_exact(value, two_units) or exact_lt_ball(log10_field, value):
+                if ball_le_exact(value, one_unit) or exact_lt_ball(log10_field, value):
                     return False
-            else:
-                if exact_le_ball(log10_field, value) and ball_lt_exact(value, two_units):
+            else:  # log10_lo <= log10(lo) < log10_lo + u
+                if exact_le_ball(log10_field, value) and ball_lt_exact(value, one_unit):
                     return True
-                if ball_lt_exact(value, log10_field) or exact_le_ball(two_units, value):
+                if ball_lt_exact(value, log10_field) or exact_le_ball(one_unit, value):
                     return False
         if bits >= min(needed, MAX_PAIR_BITS):
             return False  # undecided at the finest precision the field can mean: not proved
 
 
-def _unit_exponent(gap: fmpq, reference: fmpq) -> int:
-    """The least k with gap < 10^k, and at least the k that keeps MAX_LOG10_DIGITS digits of ``reference``."""
+def _first_exponent(reference: fmpq) -> int:
+    """The finest unit exponent tried: MAX_LOG10_DIGITS significant digits of ``reference``."""
     magnitude = abs(reference)
-    k = (decimal_digits(int(magnitude.p)) - decimal_digits(int(magnitude.q)) + 1 - MAX_LOG10_DIGITS) \
-        if magnitude != 0 else -MAX_LOG10_DIGITS
-    while compare(gap, ExactNumber(1, 1, k)) >= 0:
-        k += 1
-    return k
+    if magnitude == 0:
+        return -MAX_LOG10_DIGITS
+    return decimal_digits(int(magnitude.p)) - decimal_digits(int(magnitude.q)) + 1 - MAX_LOG10_DIGITS
 
 
-def _floor_to(value: fmpq, k: int, upward: bool) -> ExactNumber:
-    """The multiple of 10^k just below (above, if ``upward``) the exact ``value``."""
+def _multiple(value: fmpq, k: int, upward: bool) -> int:
+    """floor(value / 10^k), or the ceiling if ``upward``, exactly."""
     scaled = value / fmpz(10) ** k if k >= 0 else value * fmpz(10) ** (-k)
-    integer = -((-scaled.p) // scaled.q) if upward else scaled.p // scaled.q
-    return ExactNumber(int(integer), 1, k)
+    return int(-((-scaled.p) // scaled.q) if upward else scaled.p // scaled.q)
+
+
+def _round_pair(inner: fmpq, outer: fmpq, upward: bool) -> ExactNumber:
+    """The field: ``outer`` rounded outward at the finest unit 10^k that rounds ``inner`` to the same multiple.
+
+    For a lower pair ``outer <= inner`` are the ends of what must lie at or above
+    the field (the kernel's log10 lower end, widened, and log10 of the written end);
+    rounding both down to the same multiple m 10^k gives field = m 10^k <= outer
+    and log10(end) <= inner < field + 10^k. Mirror for an upper pair. Raises
+    NotCertified if no unit works or the result would be a lone leading 1.
+    """
+    from ..errors import NotCertified
+
+    k = _first_exponent(outer)
+    for _ in range(400):
+        multiple = _multiple(outer, k, upward)
+        if multiple == _multiple(inner, k, upward) and multiple != 0:
+            field = _unit_form(ExactNumber(multiple, 1, k))
+            if abs(field.numerator) >= 2:
+                return field
+        k += 1
+    raise NotCertified("no decimal states log10 of this end to a significant digit")
 
 
 def log10_lower_twin(lo: ExactNumber, log10_lower: arb, bits: int) -> ExactNumber:
@@ -152,18 +178,16 @@ def log10_lower_twin(lo: ExactNumber, log10_lower: arb, bits: int) -> ExactNumbe
 
     Requires lo > 0. ``log10_lower`` is the kernel's enclosure of log10 of the
     quantity; its width is subtracted once more so that a checker's recomputation
-    (a different, tighter ball) still lies above. Guarantee: ``pair_agrees(lo,
-    result, upper=False)`` holds, decided with margin (the gap is below u).
+    (a different, tighter ball) still lies above. The caller verifies the result
+    with :func:`pair_agrees` before writing it.
     """
     own = log10_enclosure(lo, bits)
-    floor = min(lower_endpoint(own), lower_endpoint(log10_lower) - 2 * log10_lower.rad().fmpq())
-    k = _unit_exponent(upper_endpoint(own) - floor, floor)
-    return _floor_to(floor, k, upward=False)
+    outer = min(lower_endpoint(own), lower_endpoint(log10_lower) - 2 * log10_lower.rad().fmpq())
+    return _round_pair(upper_endpoint(own), outer, upward=False)
 
 
 def log10_upper_twin(hi: ExactNumber, log10_upper: arb, bits: int) -> ExactNumber:
     """The log10_hi written beside ``hi``: >= log10(hi) and >= every point of ``log10_upper`` (mirror of the lower twin)."""
     own = log10_enclosure(hi, bits)
-    ceiling = max(upper_endpoint(own), upper_endpoint(log10_upper) + 2 * log10_upper.rad().fmpq())
-    k = _unit_exponent(ceiling - lower_endpoint(own), ceiling)
-    return _floor_to(ceiling, k, upward=True)
+    outer = max(upper_endpoint(own), upper_endpoint(log10_upper) + 2 * log10_upper.rad().fmpq())
+    return _round_pair(lower_endpoint(own), outer, upward=True)
