@@ -45,7 +45,8 @@ class Verdict:
 
     @property
     def exit_code(self) -> int:
-        return {"verified": EXIT_VERIFIED, "rejected": EXIT_REJECTED}.get(self.status, EXIT_MALFORMED)
+        return {"verified": EXIT_VERIFIED, "rejected": EXIT_REJECTED, "malformed": EXIT_MALFORMED,
+                "error": EXIT_MALFORMED}[self.status]
 
     def line(self) -> str:
         return f"{self.source}: {self.status}: {self.message}" if self.status != "verified" \
