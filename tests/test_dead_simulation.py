@@ -7,7 +7,6 @@ w moves at most the certified l1 distance, and max F_zeta <= 1 - delta_p at the 
 """
 
 import inspect
-import math
 from fractions import Fraction
 
 import numpy as np
