@@ -9,7 +9,7 @@
 * ``certainly_*`` predicates are True only when the relation holds for every
   point of the balls involved. False means "not proved", never "disproved".
   Outside this module no code compares balls with ``<``; ``bool(arb)`` is
-  always True and ``x == x`` is False for an inexact ball (DESIGN.md, pitfalls).
+  always True and ``x == x`` is False for an inexact ball (docs/mathematics.md, section 'Arb balls').
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ p gamma/(p-1). Every function here works with exact rationals and Arb balls,
 takes the precision it computes at, and raises NotCertified rather than return
 a bound it could not prove. The box is the sup-norm box of radius r around the
 base point; the bounds on it follow the A.6 argument, valid for every point of
-the box (symmetric or not), as derived in DESIGN.md.
+the box (symmetric or not), as derived in docs/mathematics.md, section 'Box bounds of section A.6'.
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ class DeadBoxBounds:
 def dead_box_bounds(params: DeadParameters, radius: fmpq, prec: int) -> DeadBoxBounds:
     """Certify the box of sup-radius ``radius`` around (2.1); NotCertified names a failed inequality.
 
-    For every point of the box (A.6, DESIGN.md):
+    For every point of the box (A.6; docs/mathematics.md, section 'Box bounds of section A.6'):
       gates: central >= epsilon - 2r, cross <= epsilon/2 - B + 2r, off-cross <= -2B + 2r;
       gamma_in >= gmin = (p-1)(A - 2r)/p, s0 <= smax = epsilon + 2r, and if
       gmin > 0 and gmin^2 > smax^2/2 then gamma(t) >= gamma_* = sqrt(gmin^2 - smax^2/2) (A.57);
@@ -221,7 +221,7 @@ def dead_gaussian_centres(params: DeadParameters) -> list[tuple[fmpq, int]]:
 
 
 def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
-    """Every claim of a ``dead`` certificate (DESIGN.md, claim ids), computed at ``prec`` bits.
+    """Every claim of a ``dead`` certificate (docs/mathematics.md, section 'Claims by theorem'), at ``prec`` bits.
 
     Raises HypothesisError for parameters that break (A.58) or B > epsilon/2,
     NotCertified if any inequality on the box cannot be proved.

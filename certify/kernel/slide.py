@@ -192,7 +192,7 @@ def slide_gaussian_centres(params: SlideParameters) -> list[tuple[fmpq, int]]:
 
 
 def slide_claims(params: SlideParameters, radius, prec: int) -> list[Claim]:
-    """Every claim of a ``slide`` certificate (DESIGN.md claim ids), at ``prec`` bits."""
+    """Every claim of a ``slide`` certificate (docs/mathematics.md, section 'Claims by theorem'), at ``prec`` bits."""
     require_slide_hypotheses(params)
     p = params.p
     margins = slide_box_margins(params, radius)
