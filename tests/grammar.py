@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from math import gcd
 
 MAX_LENGTH = 200
@@ -200,6 +201,13 @@ def raw_syntax(text) -> tuple[int, int, int] | None:
 
 def parse_syntax(text) -> Num | None:
     """The value of ``text`` if it is in the grammar (canonical or not; see :func:`raw_syntax`), else None."""
+    if isinstance(text, str):
+        return _parse_cached(text)
+    return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _parse_cached(text: str) -> Num | None:
     raw = raw_syntax(text)
     return None if raw is None else Num.make(*raw)
 
@@ -259,6 +267,11 @@ def canonical_text(number: Num) -> str:
 
 def canonical(text) -> str | None:
     """The canonical spelling of the value of ``text``, or None if ``text`` is not in the grammar."""
+    return _canonical_cached(text) if isinstance(text, str) else None
+
+
+@lru_cache(maxsize=1 << 16)
+def _canonical_cached(text: str) -> str | None:
     number = parse_syntax(text)
     return None if number is None else canonical_text(number)
 
