@@ -20,7 +20,10 @@ allow is a **soundness** failure when the certificate, spelled canonically, is f
 **accepted-malformed** finding when only its spelling or structure is wrong; a rejection of a
 certificate the oracle finds true, canonical and exactly implied is a **completeness**
 failure; a malformed / rejected mix-up is a **verdict** finding; an exception out of
-``check_bytes`` or a message of more than one line is a **crash**.
+``check_bytes`` or a message of more than one line is a **crash**. Within a few ulps of an end
+(where Arb's history may move the checker's ball) either verdict is allowed, but the verdict is
+judged again by the rule itself against a fresh recomputation in the same Arb state (a
+**near-end** finding if they differ): a checker comparing with mid instead of mid - rad is caught.
 
 Bounded time: a fixed-seed deterministic part (every edit of the catalogue on every
 certificate) and a random part that runs until ``GRAMMAR_FUZZ_SECONDS`` (default 60,
@@ -56,7 +59,7 @@ SIZE_REFUSAL_DIGITS = 100
 
 ENDS = ("exact", "lo", "hi", "log10_lo", "log10_hi")
 OK, REJECTED, MALFORMED = 0, 1, 2
-CLASSES = ("soundness", "accepted-malformed", "completeness", "verdict", "crash", "oracle")
+CLASSES = ("soundness", "accepted-malformed", "completeness", "verdict", "near-end", "crash", "oracle")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -111,6 +114,8 @@ def check(document) -> tuple[int, str]:
 # ---------------------------------------------------------------------------------------------------------
 # the oracle
 
+
+GREY = "within the last bits of the recomputed end"
 
 #: Dyadic ends with binary exponents beyond this are compared through log10 (never expanded).
 HUGE_BITS = 200_000
@@ -219,8 +224,19 @@ class End:
         sign = 1 if value > 0 else -1
         return [canonical_text(Num.make(sign * (m + delta), 1, k)) for delta in (-2, -1, 0, 1, 2)]
 
-    def verdict(self, number: Num, key: str) -> str:
-        """'implied', 'not implied' or 'grey' for a stored lower (lo, log10_lo) or upper (hi, log10_hi) end."""
+    def verdict(self, number: Num, key: str, strict: bool = False) -> str:
+        """'implied', 'not implied' or 'grey' for a stored lower (lo, log10_lo) or upper (hi, log10_hi) end.
+
+        ``strict``: no grey zone, the rule itself against this very ball (lo <= mid - rad, hi >= mid + rad).
+        """
+        if strict:
+            if self.exact is not None or not self.finite:
+                return self._verdict(number, key)
+            lower = key in ("lo", "log10_lo")
+            order = compare_dyadic(number, self.lower if lower else self.upper, self.base)
+            if order is None:
+                return "grey"
+            return "implied" if (order <= 0 if lower else order >= 0) else "not implied"
         if self.exact is None and self.finite:
             if (number, key) not in self.cache:
                 self.cache[(number, key)] = self._verdict(number, key)
@@ -345,15 +361,20 @@ def _digits_of_input(number: Num) -> int:
 class Oracle:
     """Predicts check_bytes' verdict on a certificate from the rules, with exact arithmetic of its own."""
 
-    def __init__(self):
+    def __init__(self, strict: bool = False):
         self.cache: dict = {}
         self.log_cache: dict = {}
         self.recomputations = 0
+        #: strict: the rule against this oracle's own balls, recomputed afresh for every certificate (so in the
+        #: same Arb state as the check just made); used to judge verdicts in the grey zone
+        self.strict = strict
 
     # -- the kernel's construction and claims at given inputs, once per inputs -----------------------------
     def recompute(self, theorem: str, p: int, values: dict, radius: Fraction | None, prec: int | None) -> Recomputed:
         """The base point of the parameters (radius None), or also the claims at radius and precision."""
         key = (theorem, p, tuple(sorted(values.items())), radius, prec)
+        if self.strict and radius is not None:
+            return self._recompute(theorem, p, values, radius, prec)
         if key not in self.cache:
             self.cache[key] = self._recompute(theorem, p, values, radius, prec)
         return self.cache[key]
@@ -512,11 +533,11 @@ class Oracle:
         for key in ("lo", "log10_lo", "hi", "log10_hi"):
             if key not in numbers:
                 continue
-            verdict = quantity.ends[key].verdict(numbers[key], key)
+            verdict = quantity.ends[key].verdict(numbers[key], key, self.strict)
             if verdict == "not implied":
                 return _allow(REJECTED, reason=f"{where}: {key} is not implied by the recomputed end", false=True)
             if verdict == "grey":
-                grey = _allow(OK, REJECTED, reason=f"{where}: {key} within the last bits of the recomputed end")
+                grey = _allow(OK, REJECTED, reason=f"{where}: {key} {GREY}")
         if quantity.lower_must_exceed is not None and compare(numbers["lo"], Num.of(quantity.lower_must_exceed)) <= 0:
             return _allow(REJECTED, reason=f"{where}: lo does not exceed the strict margin", false=True)
         if quantity.upper_must_be_below is not None and \
@@ -885,13 +906,15 @@ class Stats:
     slowest: tuple = (0.0, "")
     seconds: float = 0.0
     by_label: dict = field(default_factory=dict)    # (class, edit label) -> count
+    grey: int = 0                                    # verdicts judged again by a fresh, strict recomputation
 
     def lines(self, title: str) -> list[str]:
         counts = ", ".join(f"{name} {len(items)}" for name, items in self.findings.items())
         out = [f"{title}: {self.executions} executions in {self.seconds:.1f} s; verdicts 0/1/2 = "
                f"{self.verdicts[0]}/{self.verdicts[1]}/{self.verdicts[2]}; findings: {counts}; "
                f"slowest check {self.slowest[0] * 1000:.0f} ms ({self.slowest[1][:100]})",
-               "  oracle allowed: " + ", ".join(f"{list(key)} x {count}" for key, count in sorted(self.predicted.items()))]
+               "  oracle allowed: " + ", ".join(f"{list(key)} x {count}" for key, count in sorted(self.predicted.items()))
+               + f"; {self.grey} near an end judged again against a fresh recomputation"]
         for (name, label), count in sorted(self.by_label.items()):
             out.append(f"  {name} x {count}: {label}")
         for name, items in self.findings.items():
@@ -926,6 +949,9 @@ def _register_summary(request):
     yield
 
 
+STRICT = Oracle(strict=True)
+
+
 def run_one(stats: Stats, oracle: Oracle, name: str, document: dict, edit: Edit) -> None:
     edited = edit.apply(document)
     try:
@@ -957,6 +983,12 @@ def run_one(stats: Stats, oracle: Oracle, name: str, document: dict, edit: Edit)
         stats.add("completeness", edit, where)
     elif code not in prediction.allowed:
         stats.add("verdict", edit, where)
+    elif GREY in prediction.reason:  # allowed either way; the rule against a fresh ball of the same state decides
+        stats.grey += 1
+        strict = STRICT.predict(edited)
+        if code not in strict.allowed and GREY not in strict.reason:
+            stats.add("near-end", edit, f"{where}; against a fresh recomputation: {sorted(strict.allowed)} "
+                                        f"({strict.reason[:120]})")
 
 
 @pytest.fixture(scope="module")
