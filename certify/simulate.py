@@ -56,6 +56,7 @@ records as JSON or compressed NPZ.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from fractions import Fraction
@@ -134,16 +135,17 @@ def _split(theta: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def _max_other_gate(U: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """For rows of u and v: max over (a, b) != (0, 0) of u(a) + v(b)."""
-    z = U[:, :, None] + V[:, None, :]
-    z[:, 0, 0] = -np.inf
-    return z.reshape(len(U), -1).max(axis=1)
+    """For rows of u and v: max over (a, b) != (0, 0) of u(a) + v(b) (O(p) per row, see model.max_other_gate)."""
+    from certify.numeric.model import max_other_gate
+
+    return max_other_gate(U, V)
 
 
 def _path_quantities(U: np.ndarray, V: np.ndarray, W: np.ndarray, loss_fn=None) -> dict:
     """max_zeta F_zeta, balance and (with loss_fn) the loss at every row.
 
-    The loss costs ~p^3 per row, so it is left out of the long sliding paths.
+    The full-table loss costs ~p^3 per row, so it is left out of the long sliding paths
+    (dead and gd pass ``active_loss``, O(p) per row in their single-gate chambers).
     """
     from certify.numeric.fourier import fourier_fractions
     from certify.numeric.model import balance_quantity
@@ -186,13 +188,14 @@ def _dead_max_step(u, v, w) -> float:
     return default_t_max(u, v, w) / n if n >= 40 else np.inf
 
 
-def _dead(certificate: dict, start) -> dict:
+def _dead(certificate: dict, start, progress=None) -> dict:
     from certify.numeric.flow import simulate_until_death
-    from certify.numeric.model import gradient, loss
+    from certify.numeric.model import active_gradient as gradient
+    from certify.numeric.model import active_loss as loss
 
     u, v, w = start
     p = len(u)
-    result = simulate_until_death(u, v, w, dense=True, max_step=_dead_max_step(u, v, w))
+    result = simulate_until_death(u, v, w, dense=True, max_step=_dead_max_step(u, v, w), progress=progress)
     U, V, W = _split(result.states, p)
     s = U[:, 0] + V[:, 0]
     g = W[:, 1:].mean(axis=1) - W[:, 0]  # b - a of section 2 (mean over j != 0 off the base point)
@@ -314,7 +317,7 @@ def _smooth(certificate: dict, start) -> dict:
 
 def _gd(certificate: dict, start) -> dict:
     from certify.numeric.flow import simulate_gd_step
-    from certify.numeric.model import loss
+    from certify.numeric.model import active_loss as loss
 
     eta = _number(certificate["parameters"]["eta"])
     iterates = [tuple(np.array(x, dtype=np.float64) for x in start)]
@@ -347,12 +350,17 @@ def _gd(certificate: dict, start) -> dict:
 _THEOREMS = {"dead": _dead, "slide": _slide, "smooth": _smooth, "gd": _gd}
 
 
-def simulate_instance(certificate: dict, source: str = "base", seed: int = 0) -> dict:
+def simulate_instance(certificate: dict, source: str = "base", seed: int = 0, progress=None) -> dict:
     """The trajectory record of the certificate's theorem from its base point or a random box point.
 
     ``source="base"``: the base point (nearest doubles); ``source="box"``: the first point
     of ``box_samples(certificate, numpy.random.default_rng(seed), 1)``.  ValueError for
     another source or an unknown theorem.  See the module docstring for the record.
+
+    ``progress``: None, or a callable taking a float in [0, 1] (the fraction done), called
+    with strictly increasing values and last with 1.0 when the record is complete.  For
+    dead the fraction is that of the central gate consumed (``simulate_until_death``);
+    the other theorems report only 1.0 at the end.  It does not change the record.
     """
     from certify.numeric.points import base_point_from_certificate, box_samples
 
@@ -377,7 +385,20 @@ def simulate_instance(certificate: dict, source: str = "base", seed: int = 0) ->
         "radius": _number(certificate["radius"]),
     }
     _parameters(certificate, record)
-    record.update(_THEOREMS[theorem](certificate, start))
+    simulator = _THEOREMS[theorem]
+    reported = [0.0]
+
+    def report(fraction: float) -> None:
+        fraction = min(1.0, float(fraction))
+        if progress is not None and fraction > reported[0]:
+            reported[0] = fraction
+            progress(fraction)
+
+    if "progress" in inspect.signature(simulator).parameters:
+        record.update(simulator(certificate, start, progress=report))
+    else:
+        record.update(simulator(certificate, start))
+    report(1.0)
     return record
 
 

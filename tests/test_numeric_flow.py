@@ -233,7 +233,8 @@ def test_cross_gate_activates_when_correct_logit_is_largest(monkeypatch):
     # integration would run on into the multi-gate sliding regime, where DOP853 chatters
     # for minutes; this way the failure is a quick RuntimeError instead.
     calls = []  # the exception carries no nfev: count the vector-field evaluations here
-    monkeypatch.setattr(flow, "gradient", lambda *a, **k: calls.append(1) or gradient(*a, **k))
+    field = flow._active_gradient
+    monkeypatch.setattr(flow, "_active_gradient", lambda *a, **k: calls.append(1) or field(*a, **k))
     with pytest.raises(OtherGateActivated, match=r"\(0, 2\)") as info:
         simulate_until_death(u, v, w, t_max=1.5)
     assert info.value.gate == (0, 2)
@@ -322,3 +323,105 @@ def test_gd_one_step_death(p):
     # theta_1 is two-level (every j != 0 gets the same update from the same numbers): flat,
     # up to the rounding of the fractions.
     assert_close(fourier_fractions(u1, v1, w1), 2.0 / (p - 1), fourier_fraction_tolerance(u1, v1, w1), "F_zeta")
+
+
+# ----------------------------------------------------------------------------------------------
+# The O(p) vector field, loss and other-gate maximum against the full-table ones
+# ----------------------------------------------------------------------------------------------
+
+
+def _mixed_states():
+    """States with one active gate (the chamber), several, none, and gates exactly at 0."""
+    rng = np.random.default_rng(17)
+    p = 7
+    chamber = _base_point(p)
+    several = tuple(rng.normal(size=(3, p)))
+    none = (-np.ones(p), -np.ones(p), rng.normal(size=p))
+    kink = (np.array([0.5, -0.5, 1.0, -2.0, 0.25, -1.0, 0.0]),
+            np.array([-0.5, 0.5, -1.0, 0.0, -0.25, 1.5, -3.0]), rng.normal(size=p))
+    return [chamber, several, none, kink]
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_active_gradient_is_the_zero_convention_gradient(index):
+    from certify.numeric.model import active_gradient
+
+    u, v, w = _mixed_states()[index]
+    p = len(u)
+    full = gradient(u, v, w, relu_prime_at_zero=0.0)
+    fast = active_gradient(u, v, w)
+    # Both sum the same nonzero terms (inactive examples give exact zeros) in different orders.
+    # gu[a], gv[b]: at most p terms g = q.w - w(y), |g| <= 2 max|w|, each from a softmax and a dot
+    # product of p terms (~3p + 10 roundings); gw[c]: p^2 terms h (q_c - 1{c=y}), |.| <= 2 h.
+    W = np.abs(w).max()
+    h = np.maximum(np.add.outer(u, v), 0.0)
+    tol_uv = rounding(2 * W * p, 3 * p + 10) / p**2
+    tol_w = rounding(2 * h.sum() * (1 + W), p**2 + 3 * p + 10) / p**2
+    for a, b, tol in zip(full, fast, (tol_uv, tol_uv, tol_w)):
+        np.testing.assert_allclose(b, a, rtol=0, atol=float(tol))
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_active_loss_is_the_loss(index):
+    from certify.numeric.model import active_loss, loss
+
+    u, v, w = _mixed_states()[index]
+    p = len(u)
+    h = np.maximum(np.add.outer(u, v), 0.0)
+    # p^2 terms of size <= log p + 2 h max|w|, each a log-sum-exp of p terms (~2p + 10 roundings).
+    terms = p**2 * math.log(p) + 2 * h.sum() * np.abs(w).max()
+    assert active_loss(u, v, w) == pytest.approx(loss(u, v, w), rel=0,
+                                                 abs=float(rounding(terms, p**2 + 2 * p + 10)) / p**2)
+
+
+def test_max_other_gate_equals_the_table_maximum_exactly():
+    from certify.numeric.model import max_other_gate
+
+    rng = np.random.default_rng(5)
+    U, V = rng.normal(size=(2, 40, 9))
+    U[3, 0] = 50.0  # the central gate largest: it must be left out
+    V[3, 0] = 50.0
+    z = U[:, :, None] + V[:, None, :]
+    z[:, 0, 0] = -np.inf
+    expected = z.reshape(40, -1).max(axis=1)
+    np.testing.assert_array_equal(max_other_gate(U, V), expected)  # float addition is monotone
+    assert max_other_gate(U[3], V[3]) == expected[3]
+
+
+def test_fast_flow_matches_a_full_table_integration():
+    """The flow with the full p^3 gradient (as before the O(p) field) ends where the fast one does."""
+    from scipy.integrate import solve_ivp
+
+    rng = np.random.default_rng(8)
+    p = 13
+    u, v, w = (x + 0.05 * rng.uniform(-1, 1, p) for x in _base_point(p))
+    fast = simulate_until_death(u, v, w)
+
+    def rhs(_t, theta):
+        return -np.concatenate(gradient(theta[:p], theta[p:2 * p], theta[2 * p:], relu_prime_at_zero=0.0))
+
+    def death(_t, theta):
+        return theta[0] + theta[p]
+
+    death.terminal, death.direction = True, -1
+    sol = solve_ivp(rhs, (0, default_t_max(u, v, w)), np.concatenate([u, v, w]), method="DOP853",
+                    rtol=RTOL, atol=ATOL, events=death)
+    full = sol.y_events[0][0]
+    # Both runs are off the true flow by their integration errors (nfev local errors each); the
+    # death times by the error of s over its speed at death (-ds/dt = 2 |g_0| / p^2 there).
+    err = _state_error(np.vstack([np.concatenate([u, v, w]), full]), max(fast.nfev, sol.nfev))[-1]
+    assert np.all(np.abs(np.concatenate([fast.u, fast.v, fast.w]) - full) <= 2 * err)
+    gu, gv, _ = gradient(fast.u, fast.v, fast.w, relu_prime_at_zero=1.0)
+    speed = abs(gu[0] + gv[0])
+    assert fast.t_death == pytest.approx(float(sol.t_events[0][0]), rel=0, abs=2 * (err[0] + err[p]) / speed)
+
+
+def test_progress_is_increasing_ends_at_one_and_changes_nothing():
+    u, v, w = _base_point(7)
+    seen = []
+    with_progress = simulate_until_death(u, v, w, dense=True, progress=seen.append)
+    plain = simulate_until_death(u, v, w, dense=True)
+    assert len(seen) >= 3 and seen[-1] == 1.0
+    assert all(0 < x <= 1 for x in seen) and np.all(np.diff(seen) > 0)
+    assert with_progress.t_death == plain.t_death
+    np.testing.assert_array_equal(with_progress.states, plain.states)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp, softmax
 
-__all__ = ["gates", "labels", "loss", "gradient", "balance_quantity"]
+__all__ = ["active_gradient", "active_loss", "balance_quantity", "gates", "gradient", "labels", "loss",
+           "max_other_gate"]
 
 
 def _params(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -102,6 +103,73 @@ def gradient(
     # sum_{a,b} h (q_c - 1{c=y}): the indicator part is a label histogram weighted by h.
     gw = (np.einsum("ab,abc->c", h, q) - np.bincount(y.ravel(), weights=h.ravel(), minlength=p)) / p**2
     return gu, gv, gw
+
+
+def _active_examples(u: np.ndarray, v: np.ndarray):
+    """Indices (a, b) and gates z = u[a] + v[b] of every example with z > 0, in O(p + k p) for k of them.
+
+    Only rows a with u[a] + max(v) > 0 can hold one: float addition is monotone, so
+    u[a] + max(v) <= 0 implies u[a] + v[b] <= 0 for every b; those rows are never formed.
+    """
+    rows = np.flatnonzero(u + v.max() > 0)
+    z = u[rows, None] + v[None, :]
+    ia, b = np.nonzero(z > 0)
+    return rows[ia], b, z[ia, b]
+
+
+def active_gradient(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``gradient(u, v, w, relu_prime_at_zero=0.0)``, summed over the active examples (z > 0) only.
+
+    Under the convention ReLU'(0) = 0 an example with z <= 0 has slope 0 and activation
+    h = 0, so it contributes exactly 0 to gu, gv and gw (see ``gradient``); leaving those
+    examples out gives the same vector field, the floats differing only in the order of
+    the (nonzero) terms' summation.  Cost O(p + k p) for k active examples instead of
+    O(p^3): in the central-only chamber of section 2 (k = 1) it is O(p).
+    """
+    u, v, w = _params(u, v, w)
+    return _active_gradient(u, v, w)
+
+
+def _active_gradient(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """active_gradient without the validation of its arguments (for vector fields called per solver stage)."""
+    p = u.shape[0]
+    a, b, z = _active_examples(u, v)
+    y = (a + b) % p
+    q = softmax(z[:, None] * w[None, :], axis=1)
+    g = q @ w - w[y]  # g_y(z, w) of (A.3)-(A.6)
+    gu = np.bincount(a, weights=g, minlength=p) / p**2
+    gv = np.bincount(b, weights=g, minlength=p) / p**2
+    gw = (z @ q - np.bincount(y, weights=z, minlength=p)) / p**2
+    return gu, gv, gw
+
+
+def active_loss(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> float:
+    """The loss (1.1) in O(p + k p) for k active examples (z > 0): the same value as ``loss``.
+
+    An example with z <= 0 has h = 0, all logits 0 and so contributes exactly
+    log(sum_c e^0) - 0 = log p; the (p^2 - k) of them are added as one product
+    (p^2 - k) log p, the active ones by their stable log-sum-exp.  Differs from ``loss``
+    only by the summation's rounding (``loss`` adds p^2 terms of size ~log p).
+    """
+    u, v, w = _params(u, v, w)
+    p = u.shape[0]
+    a, b, z = _active_examples(u, v)
+    y = (a + b) % p
+    active = float(np.sum(logsumexp(z[:, None] * w[None, :], axis=1) - z * w[y]))
+    return ((p * p - len(z)) * float(np.log(p)) + active) / p**2
+
+
+def max_other_gate(U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """For rows of u and v (shape (n, p), or one vector each): max over (a, b) != (0, 0) of u(a) + v(b).
+
+    Computed as max(max_{a != 0} u(a) + max_b v(b), u(0) + max_{b != 0} v(b)) in O(p) per row,
+    which equals the maximum over the p x p float gate table exactly (float addition is
+    monotone in each argument, so the largest rounded sum is the rounded sum of the largest).
+    """
+    U, V = np.asarray(U, dtype=np.float64), np.asarray(V, dtype=np.float64)
+    rest = U[..., 1:].max(axis=-1) + V.max(axis=-1)
+    central_row = U[..., 0] + V[..., 1:].max(axis=-1)
+    return np.maximum(rest, central_row)
 
 
 def balance_quantity(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> float:
