@@ -64,6 +64,8 @@ from pathlib import Path
 
 import numpy as np
 
+from certify.theorems.registry import RegistryView, resolve
+
 __all__ = [
     "CLOCKS",
     "RECORD_FORMAT",
@@ -71,12 +73,13 @@ __all__ = [
     "load_trajectory",
     "save_trajectory",
     "simulate_instance",
+    "summary_lines",
 ]
 
 RECORD_FORMAT = "certify-trajectory/1"
 SOURCES = ("base", "box")
-#: The key of the clock array of each theorem's record.
-CLOCKS = {"dead": "t", "slide": "x", "smooth": "s", "gd": "n"}
+#: The key of the clock array of each theorem's record: the records' ``clock`` (certify.theorems.registry).
+CLOCKS = RegistryView(lambda theorem: theorem.clock)
 #: Iterates theta_0 .. theta_{GD_STEPS} recorded for Theorem A.4.
 GD_STEPS = 3
 #: The dead flow is sampled with a step cap of t_max / DEAD_SAMPLES (for p <= 13; see _dead_max_step).
@@ -347,7 +350,8 @@ def _gd(certificate: dict, start) -> dict:
     return out
 
 
-_THEOREMS = {"dead": _dead, "slide": _slide, "smooth": _smooth, "gd": _gd}
+#: theorem -> its simulator: the records' ``simulator`` (certify.theorems.registry), resolved when used.
+_THEOREMS = RegistryView(lambda theorem: resolve(theorem.simulator), where=lambda theorem: bool(theorem.simulator))
 
 
 def simulate_instance(certificate: dict, source: str = "base", seed: int = 0, progress=None) -> dict:
@@ -400,6 +404,193 @@ def simulate_instance(certificate: dict, source: str = "base", seed: int = 0, pr
         record.update(simulator(certificate, start))
     report(1.0)
     return record
+
+
+# ----------------------------------------------------------------------------------------------
+# A readable summary: the record's simulated quantities beside the certificate's bounds
+# ----------------------------------------------------------------------------------------------
+
+#: Significant digits of the summary's numbers (more where a bound's interval is narrower).
+SUMMARY_DIGITS = 4
+#: An interval narrower than this (relative) is finer than a float trajectory resolves: the summary
+#: reports the distance to it rather than "OUTSIDE" (integration and rounding errors are larger).
+NARROW = 1e-8
+
+
+def _comparison(label, value, kind, bound, claim, near=None):
+    """One comparison: kind "in" (bound = (lo, hi)), "le" / "ge" (bound = hi / lo), "exact" (bound = value).
+
+    near="near" marks an interval the simulated value only approximates (a base-point
+    enclosure far narrower than the integration error, or a limit seen at a finite time):
+    its distance is reported instead of "OUTSIDE"."""
+    return label, float(value), "near" if near == "near" else kind, bound, claim
+
+
+def _dead_comparisons(r: dict) -> list:
+    base = r["source"] == "base"
+    out = [_comparison("T (death time)", r["t_death"], "in", (r["hitting_time_box_lo"], r["hitting_time_box_hi"]),
+                       "hitting_time_box")]
+    if base:
+        out.append(_comparison("T (death time)", r["t_death"], "in", (r["hitting_time_lo"], r["hitting_time_hi"]),
+                               "hitting_time", "near"))
+    out.append(_comparison("-ds/dt at death", r["death_slope"], "ge", r["transversality_margin_box_lo"],
+                           "transversality_margin_box"))
+    if base:
+        out.append(_comparison("-ds/dt at death", r["death_slope"], "in",
+                               (r["transversality_margin_lo"], r["transversality_margin_hi"]), "transversality_margin",
+                               "near"))
+    out.append(_comparison("max other gate along the path", float(np.max(r["max_other_gate"])), "le", 0.0,
+                           "hitting_time_box"))
+    out.append(_comparison("||w(T) - w(0)||_1", r["w_displacement_end"], "le", r["terminal_w_displacement_box_hi"],
+                           "terminal_w_displacement_box"))
+    out += _spectrum_comparisons(r, "at death")
+    out.append(_comparison("loss at death", r["loss"][-1], "in", (r["terminal_loss_lo"], r["terminal_loss_hi"]),
+                           "terminal_loss"))
+    if base:
+        out.append(_comparison("balance at death", r["balance"][-1], "exact", r["balance_invariant"],
+                               "balance_invariant"))
+    return _start_comparisons(r, r["s"][0], r["max_other_gate"][0]) + out
+
+
+def _slide_comparisons(r: dict) -> list:
+    out = [_comparison("d/x at the last sample (-> kappa_p)", r["d_over_x"][-1], "in", (r["kappa_lo"], r["kappa_hi"]),
+                       "kappa", "near")]
+    if r["source"] == "base":
+        out.append(_comparison("log10 of the full-capture time", r["log10_t_full_capture"], "in",
+                               (r["capture_time_log10_lo"], r["capture_time_log10_hi"]), "capture_time", "near"))
+    out.append(_comparison("largest kink coefficient along the path", float(np.max(r["max_kink_coefficient"])), "le",
+                           r["admissibility_hi"], "admissibility"))
+    out.append(_comparison("max_zeta F_zeta at the last sample (-> limit)", r["fourier_fractions_end"].max(), "exact",
+                           r["limit_fourier_fraction"], "limit_fourier_fraction"))
+    out.append(_comparison("loss at the last sample (-> limit)", r["loss_end"], "in", (r["limit_loss_lo"], r["limit_loss_hi"]),
+                           "limit_loss", "near"))
+    return out
+
+
+def _smooth_comparisons(r: dict) -> list:
+    out = [_comparison("||w_inf - w(0)||_1 (limit estimate)", r["displacement_limit"], "le",
+                       r["terminal_displacement_box_hi"], "terminal_displacement_box"),
+           _comparison("min of g along the path", float(np.min(r["g"])), "ge", math.sqrt(r["g_condition_lo"]),
+                       "g_condition"),
+           _comparison("max other gate along the path", float(np.max(r["max_other_gate"])), "le", 0.0,
+                       "single_active_gate")]
+    out += _spectrum_comparisons(r, "at the limit")
+    return _start_comparisons(r, r["s"][0], r["max_other_gate"][0]) + out
+
+
+def _gd_comparisons(r: dict) -> list:
+    after = slice(1, None)
+    hi = "one_step_death_box_{}_hi"
+    out = [_comparison("central gate after the step", np.max(r["central_gate"][after]), "le",
+                       r[hi.format("central_gate")], "one_step_death_box"),
+           _comparison("max cross gate after the step", np.max(r["max_cross_gate"][after]), "le",
+                       r[hi.format("cross_gates")], "one_step_death_box"),
+           _comparison("max off-cross gate after the step", np.max(r["max_off_cross_gate"][after]), "le",
+                       r[hi.format("off_cross_gates")], "one_step_death_box"),
+           _comparison("||w_1 - w_0||_1", r["w_displacement"][1], "le", r["w_step_box_hi"], "w_step_box"),
+           _comparison("||w_n - w_0||_1 for n >= 1 (no later move)", np.max(r["w_displacement"][after]), "le",
+                       r["w_step_box_hi"], "w_step_box")]
+    out += _spectrum_comparisons(r, "after the step")
+    return _start_comparisons(r, r["central_gate"][0], r["max_other_gate"][0]) + out
+
+
+def _start_comparisons(r: dict, central: float, other: float) -> list:
+    lo = r["single_active_gate_lo"]
+    return [_comparison("central gate at the start", central, "ge", lo, "single_active_gate"),
+            _comparison("max other gate at the start", other, "le", -lo, "single_active_gate")]
+
+
+def _spectrum_comparisons(r: dict, when: str) -> list:
+    out = [_comparison(f"max_zeta F_zeta {when}", r["fourier_fractions_end"].max(), "le", 1 - r["purity_gap_box_lo"],
+                       "purity_gap_box")]
+    if r["source"] == "base":
+        F = r["fourier_fractions_end"]
+        exact = r["terminal_fourier_fraction"]
+        worst = float(F[np.argmax(np.abs(F - exact))])
+        out.append(_comparison(f"F_zeta {when} (the farthest from the flat value)", worst, "exact", exact,
+                               "terminal_fourier_fraction"))
+    return out
+
+
+_COMPARISONS = {"dead": _dead_comparisons, "slide": _slide_comparisons, "smooth": _smooth_comparisons,
+                "gd": _gd_comparisons}
+
+
+def _digits(value: float, *bounds: float) -> int:
+    """SUMMARY_DIGITS, or enough significant digits (at most 17) to tell the numbers apart."""
+    numbers = [value, *bounds]
+    scale = max(abs(x) for x in numbers)
+    gaps = [abs(a - b) for i, a in enumerate(numbers) for b in numbers[i + 1:] if a != b]
+    if scale == 0 or not gaps:
+        return SUMMARY_DIGITS
+    return int(min(17, max(SUMMARY_DIGITS, math.ceil(math.log10(scale / min(gaps))) + 2)))
+
+
+def _show(x: float, digits: int, rounding=None) -> str:
+    """x to ``digits`` significant digits: to nearest, or with ROUND_FLOOR / ROUND_CEILING (outward bounds)."""
+    from decimal import ROUND_HALF_EVEN, Decimal
+
+    if x == 0:
+        return "0"
+    exact = Decimal(x)  # the double exactly
+    exponent = exact.adjusted() - digits + 1
+    shown = exact.quantize(Decimal(1).scaleb(exponent), rounding=rounding or ROUND_HALF_EVEN)
+    if -5 <= shown.adjusted() < 16:
+        text = format(shown, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    return format(shown.normalize(), "e").replace("E", "e").replace("e+", "e")
+
+
+def summary_lines(record: dict) -> list[str]:
+    """One line per comparison of a trajectory record's simulated quantity with its certificate's bound.
+
+    Each line reads like ``simulated T (death time) = 2609 lies in the certified [1494, 4891]
+    (hitting_time_box)``: the simulated value (to nearest), the bound (lower ends rounded
+    down, upper ends rounded up, so the printed interval contains the certified one) and
+    the claim it comes from.  Four significant digits, more when the numbers would look
+    alike.  The verdict words are computed on the record's floats: "lies in" /
+    "lies OUTSIDE" for an interval (for an interval the float only approximates -- a
+    base-point enclosure narrower than the integration error, a limit at a finite time --
+    "is d (relative d/|value|) from" instead of "OUTSIDE"; so is every interval of relative
+    width below NARROW), "is at most" / "EXCEEDS" for an upper bound, "is at
+    least" / "is BELOW" for a lower bound, and for an exact value the difference from it.
+    Base-point claims are compared only for ``source="base"`` records.  Floats only: a
+    line outside its bound flags a simulation (or integration-error) problem, it refutes
+    nothing.  ValueError for a record of an unknown theorem.
+    """
+    from decimal import ROUND_CEILING, ROUND_FLOOR
+
+    theorem = record.get("theorem") if isinstance(record, dict) else None
+    if theorem not in _COMPARISONS:
+        raise ValueError(f"unknown theorem {theorem!r} in the trajectory record")
+    where = "the certified base point" if record["source"] == "base" else \
+        f"a random point of the certified box (radius {record['radius']:g}, seed {record['seed']})"
+    lines = [f"{theorem}, p = {record['p']}, from {where}:"]
+    for label, value, kind, bound, claim in _COMPARISONS[theorem](record):
+        if kind in ("in", "near"):
+            lo, hi = bound
+            n = _digits(value, lo, hi)
+            interval = f"the certified [{_show(lo, n, ROUND_FLOOR)}, {_show(hi, n, ROUND_CEILING)}]"
+            distance = lo - value if value < lo else value - hi
+            if hi - lo <= NARROW * max(abs(lo), abs(hi)):
+                kind = "near"  # an enclosure finer than a float simulation resolves
+            if lo <= value <= hi:
+                verdict = f"lies in {interval}"
+            elif kind == "in":
+                verdict = f"lies OUTSIDE {interval} (by {_show(distance, 3)})"
+            else:
+                verdict = f"is {_show(distance, 3)} (relative {_show(distance / abs(value), 2)}) from {interval}"
+        elif kind in ("le", "ge"):
+            n = _digits(value, bound)
+            ok = value <= bound if kind == "le" else value >= bound
+            words = ("is at most", "EXCEEDS") if kind == "le" else ("is at least", "is BELOW")
+            shown = _show(bound, n, ROUND_CEILING if kind == "le" else ROUND_FLOOR)
+            verdict = f"{words[0 if ok else 1]} the certified {'upper' if kind == 'le' else 'lower'} bound {shown}"
+        else:
+            n = _digits(value, bound)
+            verdict = f"differs by {_show(abs(value - bound), 3)} from the certified exact value {_show(bound, 17)}"
+        lines.append(f"  simulated {label} = {_show(value, n)} {verdict} ({claim})")
+    return lines
 
 
 # ----------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import copy
 import inspect
 import json
 import math
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -508,3 +509,78 @@ def test_bad_source_theorem_and_suffix(tmp_path):
         assert not (tmp_path / name).exists()
     (tmp_path / "y.txt").write_text("{}")
     one_line_value_error(lambda: load_trajectory(tmp_path / "y.txt"))
+
+
+# ----------------------------------------------------------------------------------------------
+# The readable summary
+# ----------------------------------------------------------------------------------------------
+
+_LINE = re.compile(r"  simulated (?P<label>.+?) = (?P<value>\S+) (?P<verdict>.+) \((?P<claim>[a-z_0-9]+)\)$")
+_BOUND_KEY = re.compile(r"^(?P<claim>[a-z_0-9]+?)(_(central_gate|cross_gates|off_cross_gates))?(_log10)?_(lo|hi)$")
+#: Claims without a simulated counterpart: J(epsilon + 2r) is an integral of the activation alone.
+_NOT_SIMULATED = {"dead_zone_integral"}
+
+
+def _claims_of_record(rec: dict) -> set[str]:
+    cert = certificate(rec["theorem"], rec["p"])
+    return {name for name in cert["claims"] if any(k == name or k.startswith(name + "_") for k in rec)} - _NOT_SIMULATED
+
+
+@pytest.mark.parametrize("theorem, p, source", CASES)
+def test_summary_names_every_compared_claim_in_readable_lines(theorem, p, source):
+    from certify.simulate import summary_lines
+
+    rec = record(theorem, p, source)
+    lines = summary_lines(rec)
+    assert lines[0].startswith(f"{theorem}, p = {p}, from ")
+    parsed = [_LINE.match(line) for line in lines[1:]]
+    assert all(parsed), [line for line, m in zip(lines[1:], parsed) if not m]
+    named = {m["claim"] for m in parsed}
+    expected = _claims_of_record(rec)
+    if source == "box":  # base-point claims say nothing about a box trajectory
+        cert = certificate(theorem, p)
+        expected = {name for name in expected if cert["claims"][name]["scope"] != "base_point"}
+    assert named == expected
+    # the record's own trajectories obey their box bounds: no alarm word
+    assert not any(word in line for line in lines for word in ("OUTSIDE", "EXCEEDS", "BELOW"))
+    assert not any(":" in line for line in lines[1:])  # no key dump
+
+
+def test_summary_of_a_dead_box_trajectory_reads_like_the_issue():
+    from certify.simulate import summary_lines
+
+    rec = record("dead", 7, "box")
+    cert = certificate("dead", 7)
+    line = next(line for line in summary_lines(rec) if "(hitting_time_box)" in line and "T (death" in line)
+    m = re.fullmatch(r"  simulated T \(death time\) = (\S+) lies in the certified \[(\S+), (\S+)\] \(hitting_time_box\)",
+                     line)
+    assert m, line
+    value, lo, hi = (Fraction(x) for x in m.groups())
+    # four significant digits: the value to nearest (half a unit of its last digit), the ends outward
+    T = Fraction(rec["t_death"])
+    assert abs(value - T) <= Fraction(1, 2) * 10 ** (math.floor(math.log10(T)) - 3)
+    assert lo <= Fraction(cert["claims"]["hitting_time_box"]["lo"]) and hi >= Fraction(cert["claims"]["hitting_time_box"]["hi"])
+    assert len(m[1].replace(".", "").lstrip("0")) <= 4
+
+
+def test_summary_flags_a_value_outside_its_bound():
+    from certify.simulate import summary_lines
+
+    rec = dict(record("dead", 5, "box"))
+    rec["t_death"] = 2 * rec["hitting_time_box_hi"]
+    rec["w_displacement_end"] = 3 * rec["terminal_w_displacement_box_hi"]
+    lines = summary_lines(rec)
+    assert any("lies OUTSIDE the certified" in line and "(hitting_time_box)" in line for line in lines)
+    assert any("EXCEEDS the certified upper bound" in line and "(terminal_w_displacement_box)" in line for line in lines)
+    with pytest.raises(ValueError):
+        summary_lines(dict(rec, theorem="alive"))
+
+
+def test_progress_of_simulate_instance():
+    seen = []
+    rec = simulate_instance(certificate("dead", 7), "box", 0, progress=seen.append)
+    assert seen[-1] == 1.0 and len(seen) >= 3 and np.all(np.diff(seen) > 0) and 0 < seen[0]
+    assert records_equal(rec, record("dead", 7, "box"))
+    seen.clear()
+    simulate_instance(certificate("gd", 5), "base", 0, progress=seen.append)
+    assert seen == [1.0]
