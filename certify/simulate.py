@@ -72,6 +72,7 @@ __all__ = [
     "SOURCES",
     "load_trajectory",
     "save_trajectory",
+    "simulate_certificate_file",
     "simulate_instance",
     "summary_lines",
 ]
@@ -404,6 +405,37 @@ def simulate_instance(certificate: dict, source: str = "base", seed: int = 0, pr
         record.update(simulator(certificate, start))
     report(1.0)
     return record
+
+
+def simulate_certificate_file(path, source: str = "base", seed: int = 0, progress=None) -> dict:
+    """The trajectory record of the certificate in the file at ``path``, after checking it.
+
+    The file is read once (``certify.check.read_certificate_file``: regular files only,
+    capped in size), those bytes are checked by ``certify.check.check_bytes`` (every claim
+    recomputed by the kernel), and only a verified certificate is parsed -- from the very
+    bytes just checked -- and simulated with ``simulate_instance(certificate, source,
+    seed, progress)``: from its own base point, parameters and radius, not the defaults.
+    Raises InputError with one line naming the file and the verdict for a certificate
+    that is malformed, unreadable, rejected or could not be checked; nothing is simulated
+    then.  ValueError as ``simulate_instance`` (bad source).
+    """
+    from .certificate import parse_certificate
+    from .check import Verdict, check_bytes, read_certificate_file
+    from .errors import InputError, MalformedCertificate
+
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r}: expected one of {', '.join(SOURCES)}")
+    where = str(path)
+    try:
+        data = read_certificate_file(path)
+    except MalformedCertificate as exc:
+        data, verdict = None, Verdict(where, "malformed", str(exc))
+    else:
+        verdict = check_bytes(data, where)
+    if verdict.status != "verified":
+        text = "".join(ch if ch.isprintable() else " " for ch in verdict.line())
+        raise InputError(f"will not simulate an unverified certificate: {text}"[:2000])
+    return simulate_instance(parse_certificate(data), source=source, seed=seed, progress=progress)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -584,3 +584,58 @@ def test_progress_of_simulate_instance():
     seen.clear()
     simulate_instance(certificate("gd", 5), "base", 0, progress=seen.append)
     assert seen == [1.0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Simulating a certificate file
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def custom_dead_file(tmp_path_factory):
+    """A dead certificate with non-default parameters (A = 3/2, epsilon = 1/2) and radius 1/10."""
+    from certify.certificate import dumps
+    from certify.theorems.dead import certify_dead
+
+    from flint import fmpq
+
+    cert = certify_dead(7, epsilon=fmpq(1, 2), A=fmpq(3, 2), radius=fmpq(1, 10)).certificate
+    path = tmp_path_factory.mktemp("custom") / "dead-7.json"
+    path.write_text(dumps(cert), encoding="utf-8")
+    return path, cert
+
+
+def test_a_certificate_file_is_simulated_from_its_own_parameters(custom_dead_file):
+    from certify.simulate import simulate_certificate_file
+
+    path, cert = custom_dead_file
+    default = certificate("dead", 7)
+    assert cert["parameters"] != default["parameters"] and cert["radius"] != default["radius"]
+    rec = simulate_certificate_file(path, "box", seed=3)
+    assert (rec["A"], rec["epsilon"], rec["radius"]) == (1.5, 0.5, number(cert["radius"]))
+    assert records_equal(rec, simulate_instance(cert, "box", 3))
+    # its start lies in its own box (radius from the file) around its own base point
+    assert np.abs(np.concatenate([rec["u0"], rec["v0"], rec["w0"]]) - base_theta(cert)).max() <= number(cert["radius"])
+    lo, hi = enclosure(cert, "hitting_time_box")
+    assert lo <= rec["t_death"] <= hi
+
+
+def test_an_unverified_certificate_file_is_refused_in_one_line(custom_dead_file, tmp_path):
+    from certify.errors import InputError
+    from certify.simulate import simulate_certificate_file
+
+    path, cert = custom_dead_file
+    forged = copy.deepcopy(cert)
+    forged["claims"]["hitting_time_box"]["hi"] = forged["claims"]["hitting_time_box"]["lo"]  # too strong
+    cases = {"rejected": json.dumps(forged), "malformed": "{not json\n\n"}
+    for status, text in cases.items():
+        bad = tmp_path / f"{status}.json"
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError) as info:
+            simulate_certificate_file(bad, progress=lambda x: pytest.fail("simulated an unverified certificate"))
+        message = str(info.value)
+        assert "\n" not in message and f"{bad}: {status}" in message and message.startswith("will not simulate")
+    with pytest.raises(InputError, match="malformed"):
+        simulate_certificate_file(tmp_path)  # a folder
+    with pytest.raises(InputError, match="malformed"):
+        simulate_certificate_file(tmp_path / "missing.json")
