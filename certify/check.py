@@ -48,6 +48,10 @@ class Verdict:
         return {"verified": EXIT_VERIFIED, "rejected": EXIT_REJECTED, "malformed": EXIT_MALFORMED,
                 "error": EXIT_MALFORMED}[self.status]
 
+    def __bool__(self) -> bool:
+        """True exactly when ``status == "verified"`` (so ``if certificate.check():`` reads as it should)."""
+        return self.status == "verified"
+
     def line(self) -> str:
         return f"{self.source}: {self.status}: {self.message}" if self.status != "verified" \
             else f"{self.source}: verified: {self.message}"

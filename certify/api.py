@@ -1,0 +1,672 @@
+"""The Python API: certify a theorem instance, read its claims as exact numbers, check it, save and load it.
+
+Everything here calls the library (the builders of :mod:`certify.theorems`, the checker of
+:mod:`certify.check`, the renderers of :mod:`certify.render`); nothing here proves anything. The
+numbers a :class:`Certificate` hands out are the certificate's own stored numbers, read exactly.
+
+>>> import certify
+>>> from fractions import Fraction
+>>> c = certify.dead(p=5, epsilon="1/2")
+>>> c.theorem, c.p, c.parameters["epsilon"]
+('dead', 5, Fraction(1, 2))
+>>> t = c.claims["hitting_time"]
+>>> t.lo <= t.hi and t.scope == "base_point"
+True
+>>> bool(c.check())
+True
+>>> certify.load(c.to_json()) == c
+True
+
+**Numbers.** Every number a claim states (``exact``, ``lo``, ``hi``, ``log10_lo``, ``log10_hi``) is
+given as a :class:`fractions.Fraction` equal to the stored text (``Fraction(text)``), or None when
+the claim does not state it. A number whose decimal exponent is beyond
+:data:`MAX_FRACTION_EXPONENT` (``1e-977168779520925842``, a Gaussian probability at p near
+10^18) has no Fraction that fits in memory: reading it raises :class:`NumberTooLarge` (one line,
+naming the alternatives), and ``.lo_text`` (the exact canonical text) or ``.number("lo")`` (a
+:class:`certify.kernel.exact.ExactNumber`, exact and a few bytes long, comparable with
+:func:`certify.kernel.exact.compare`) give it exactly. The ``log10_*`` fields of such a claim are
+small and always Fractions.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import fields as _dataclass_fields
+from fractions import Fraction
+from types import MappingProxyType
+
+from flint import fmpq, fmpz
+
+from .errors import InputError, MalformedCertificate
+from .kernel.exact import MAX_EXPANDED_EXP10, ExactNumber, parse_syntax, require_bounded_input
+
+__all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
+           "dead", "slide", "smooth", "gd", "load", "derivation", "plot", "simulate", "THEOREM_NAMES"]
+
+#: Numbers with a decimal exponent beyond this (in absolute value) are not turned into Fractions: the
+#: Fraction would have more than this many digits. The kernel's own bound on expanding 10^e.
+MAX_FRACTION_EXPONENT = MAX_EXPANDED_EXP10
+
+#: The number fields a stored quantity may have, in the order they are shown.
+NUMBER_KEYS = ("exact", "lo", "hi", "log10_lo", "log10_hi")
+
+#: theorem -> (builder module under certify.theorems, builder function, parameter names in order).
+#: Written out here until the Theorem registry of issue 11 section 1 lands (see certify.THEOREMS).
+_BUILDERS = {
+    "dead": ("dead", "certify_dead", ("epsilon", "A", "B")),
+    "slide": ("slide", "certify_slide", ("gamma_star", "X")),
+    "smooth": ("smooth", "certify_smooth", ("eps_smooth", "epsilon", "A", "B")),
+    "gd": ("gd", "certify_gd", ("eta", "epsilon", "A", "B")),
+}
+THEOREM_NAMES = tuple(_BUILDERS)
+
+
+class NumberTooLarge(ValueError):
+    """A stored number whose exponent is too large for a Fraction (use ``<key>_text`` or ``number(key)``)."""
+
+
+# --- numbers ---------------------------------------------------------------------------------------------
+
+def exact_input(value, what: str = "input") -> fmpq:
+    """An exact parameter as the builders take it: int, Fraction, fmpz, fmpq or a string of any spelling.
+
+    Strings are read by :func:`certify.kernel.exact.parse_rational` with ``canonical=False`` (so ``"0.50"``,
+    ``"1/2"`` and ``"5e-1"`` are all 1/2). Floats are refused (0.1 is not 1/10); so are bools. Every
+    value must be of bounded size (at most 100 digits in numerator and denominator). InputError otherwise.
+
+    >>> exact_input("0.50"), exact_input(Fraction(3, 4)), exact_input(2)
+    (1/2, 3/4, 2)
+    >>> exact_input(0.1, "epsilon")
+    Traceback (most recent call last):
+    ...
+    certify.errors.InputError: epsilon: floats are not exact (0.1 is not 1/10); pass a Fraction, an int or a string such as '0.1'
+    """
+    if isinstance(value, bool):
+        raise InputError(f"{what}: expected a number, got {value!r}")
+    if isinstance(value, float):
+        raise InputError(f"{what}: floats are not exact ({value!r} is not {Fraction(str(value))}); pass a "
+                         f"Fraction, an int or a string such as {str(value)!r}")
+    try:
+        if isinstance(value, str):
+            number = parse_syntax(value.strip())
+        elif isinstance(value, (int, fmpz, fmpq, Fraction)):
+            number = ExactNumber.from_rational(value)
+        else:
+            raise InputError(f"{what}: expected an int, a Fraction, an fmpq or a string, got {type(value).__name__}")
+        return require_bounded_input(number, what)
+    except ValueError as exc:
+        raise InputError(f"{what}: {exc}") from None
+
+
+def _prime(p) -> int:
+    if isinstance(p, str) and p.strip().isdigit():
+        return int(p.strip(), 10)
+    if isinstance(p, fmpz):
+        return int(p)
+    return p  # require_prime (in the builder) names anything else
+
+
+def _fraction(text: str, where: str) -> Fraction:
+    number = parse_syntax(text)
+    if abs(number.exp10) > MAX_FRACTION_EXPONENT:
+        raise NumberTooLarge(f"{where} = {text[:60]} has a decimal exponent of {len(str(abs(number.exp10)))} "
+                             f"digits, too large for a Fraction; use {where.rsplit('.', 1)[-1]}_text (its exact "
+                             f"text) or number({where.rsplit('.', 1)[-1]!r}) (an exact ExactNumber)")
+    value = number.fmpq()
+    return Fraction(int(value.p), int(value.q))
+
+
+# --- views of a stored certificate -----------------------------------------------------------------------
+
+class Quantity:
+    """A read-only view of one stored quantity: ``exact``, ``lo``, ``hi``, ``log10_lo``, ``log10_hi``.
+
+    Each is a :class:`fractions.Fraction` equal to the stored text, or None if this quantity does not
+    state it; ``<key>_text`` is the stored text itself (None if absent); ``number(key)`` the exact
+    :class:`~certify.kernel.exact.ExactNumber`. A Fraction is refused (:class:`NumberTooLarge`) only
+    for an exponent beyond :data:`MAX_FRACTION_EXPONENT`. ``lo <= value <= hi`` is what the claim
+    states; ``log10_lo``/``log10_hi`` bound log10 of the value and state the same number as the
+    end beside them to their written digits.
+    """
+
+    __slots__ = ("_stored", "_where")
+
+    def __init__(self, stored: dict, where: str):
+        self._stored = stored
+        self._where = where
+
+    def keys(self) -> tuple[str, ...]:
+        """The number fields this quantity states, in the order exact, lo, hi, log10_lo, log10_hi."""
+        return tuple(key for key in NUMBER_KEYS if key in self._stored)
+
+    def text(self, key: str) -> str | None:
+        """The stored text of the field ``key`` (one of NUMBER_KEYS), or None if it is not stated."""
+        if key not in NUMBER_KEYS:
+            raise KeyError(f"{key!r} is not a number field; expected one of {', '.join(NUMBER_KEYS)}")
+        return self._stored.get(key)
+
+    def number(self, key: str) -> ExactNumber | None:
+        """The exact value of the field ``key`` as an ExactNumber (any exponent), or None if not stated."""
+        text = self.text(key)
+        return None if text is None else parse_syntax(text)
+
+    def fraction(self, key: str) -> Fraction | None:
+        """The exact value of the field ``key`` as a Fraction, or None; NumberTooLarge for a huge exponent."""
+        text = self.text(key)
+        return None if text is None else _fraction(text, f"{self._where}.{key}")
+
+    exact = property(lambda self: self.fraction("exact"), doc="The exact value (Fraction) or None.")
+    lo = property(lambda self: self.fraction("lo"), doc="The certified lower bound (Fraction) or None.")
+    hi = property(lambda self: self.fraction("hi"), doc="The certified upper bound (Fraction) or None.")
+    log10_lo = property(lambda self: self.fraction("log10_lo"), doc="A lower bound on log10 (Fraction) or None.")
+    log10_hi = property(lambda self: self.fraction("log10_hi"), doc="An upper bound on log10 (Fraction) or None.")
+    exact_text = property(lambda self: self.text("exact"), doc="The stored text of exact, or None.")
+    lo_text = property(lambda self: self.text("lo"), doc="The stored text of lo, or None.")
+    hi_text = property(lambda self: self.text("hi"), doc="The stored text of hi, or None.")
+    log10_lo_text = property(lambda self: self.text("log10_lo"), doc="The stored text of log10_lo, or None.")
+    log10_hi_text = property(lambda self: self.text("log10_hi"), doc="The stored text of log10_hi, or None.")
+
+    def display(self) -> str:
+        """The numbers as plain text, printing only what they imply (:mod:`certify.render.numbers`' rules)."""
+        return _quantity_text({key: self._stored[key] for key in self.keys()})
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{key}={self._stored[key]!r}" for key in self.keys())
+        return f"{type(self).__name__}({self._where}: {inner})"
+
+
+class Claim(Quantity):
+    """One claim of a certificate: its numbers (see :class:`Quantity`), ``id``, ``statement``, ``scope``
+    (``"box"``: for every point of the certified box; ``"base_point"``: at the base point) and
+    ``components`` (a read-only mapping name -> :class:`Quantity`, empty for most claims)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, claim_id: str, stored: dict):
+        super().__init__(stored, claim_id)
+        self.id = claim_id
+
+    @property
+    def statement(self) -> str:
+        """The claim's statement, as the kernel states it (the checker demands it verbatim)."""
+        return self._stored["statement"]
+
+    @property
+    def scope(self) -> str:
+        """``"box"`` or ``"base_point"``."""
+        return self._stored["scope"]
+
+    @property
+    def components(self) -> Mapping[str, Quantity]:
+        """name -> Quantity, in sorted order (empty if the claim has no components)."""
+        parts = self._stored.get("components", {})
+        return MappingProxyType({name: Quantity(parts[name], f"{self.id}/{name}") for name in sorted(parts)})
+
+
+def _claim_order(theorem: str, claims: dict) -> list[str]:
+    """The claim ids in the order the certify/1 schema lists them for ``theorem``."""
+    from .certificate import schema
+
+    listed = schema()["$defs"][f"{theorem}_claims"]["required"]
+    return [claim_id for claim_id in listed if claim_id in claims] + sorted(set(claims) - set(listed))
+
+
+class Certificate:
+    """A certify/1 certificate: a validated, read-only view of its JSON document.
+
+    ``theorem`` (``"dead"``, ``"slide"``, ``"smooth"``, ``"gd"``), ``p``, ``parameters`` (name ->
+    Fraction), ``radius`` (Fraction), ``precision_bits``, ``paper`` and ``claims`` (claim id ->
+    :class:`Claim`, in the schema's order). The numbers are the stored ones: nothing is recomputed
+    until :meth:`check`, which runs the independent checker on the exact bytes :meth:`to_json` writes.
+    A Certificate is made by a theorem function (:func:`dead`, ...), by :func:`load`, or from a
+    document (a dict), which is validated against the certify/1 schema first (MalformedCertificate).
+
+    >>> c = load(dead(p=7).to_json())
+    >>> c.p, sorted(c.claims)[:2]
+    (7, ['balance_invariant', 'gamma_condition'])
+    >>> c.claims["terminal_fourier_fraction"].exact  # 2/(p-1)
+    Fraction(1, 3)
+    """
+
+    def __init__(self, document: dict, source: str | None = None):
+        from .certificate import dumps, parse_certificate
+
+        # a private copy, validated exactly as a file would be (the canonical text parsed back)
+        try:
+            text = dumps(document)
+        except (TypeError, ValueError) as exc:
+            raise MalformedCertificate(f"not a certify/1 document: {str(exc).splitlines()[0][:200]}") from None
+        self._document = parse_certificate(text)
+        self._text = text
+        self.source = source or f"{self._document['theorem']}-{self._document['p']}"
+
+    # -- the stored fields
+    @property
+    def document(self) -> dict:
+        """A copy of the certify/1 document (a dict of strings and integers)."""
+        import copy
+
+        return copy.deepcopy(self._document)
+
+    theorem = property(lambda self: self._document["theorem"], doc="The theorem's name.")
+    p = property(lambda self: self._document["p"], doc="The prime p.")
+    paper = property(lambda self: self._document["paper"], doc="The paper's statements instantiated.")
+    precision_bits = property(lambda self: self._document["precision_bits"], doc="Arb precision used.")
+
+    @property
+    def parameters(self) -> dict[str, Fraction]:
+        """The theorem's parameters as Fractions (name -> value; a fresh dict)."""
+        return {name: _fraction(text, f"parameters.{name}") for name, text in self._document["parameters"].items()}
+
+    @property
+    def radius(self) -> Fraction:
+        """The sup-norm radius of the certified box around the base point."""
+        return _fraction(self._document["radius"], "radius")
+
+    @property
+    def claims(self) -> Mapping[str, Claim]:
+        """claim id -> Claim (read-only), in the order the certify/1 schema lists the theorem's claims."""
+        stored = self._document["claims"]
+        return MappingProxyType({cid: Claim(cid, stored[cid]) for cid in _claim_order(self.theorem, stored)})
+
+    # -- checking and text
+    def check(self):
+        """The independent checker's :class:`certify.check.Verdict` on the bytes of :meth:`to_json`.
+
+        Truthy exactly when verified; ``.status`` is verified, rejected, malformed or error and
+        ``.message`` says why (the rejected claim and the reason). Never raises for a bad certificate.
+        """
+        from .check import check_bytes
+
+        return check_bytes(self._text.encode("ascii"), self.source)
+
+    def to_json(self) -> str:
+        """The canonical text certify writes (:func:`certify.certificate.dumps`): sorted keys, two-space
+        indent, ASCII, one trailing newline. ``load(c.to_json()) == c``."""
+        return self._text
+
+    def save(self, path) -> str:
+        """Write :meth:`to_json` to ``path`` (ASCII, ``\\n`` line ends); returns the path as a string."""
+        with open(path, "w", encoding="ascii", newline="\n") as handle:
+            handle.write(self._text)
+        return os.fspath(path)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Certificate) and other._text == self._text
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return (f"<Certificate {self.theorem} p={self.p}: {len(self._document['claims'])} claims, "
+                f"radius {self._document['radius']} ({self.source})>")
+
+    # -- rich display
+    def _repr_markdown_(self) -> str:
+        """A Markdown table: claim id, scope, what the claim's numbers imply (plain text), statement."""
+        parameters = ", ".join(f"{name} = {text}" for name, text in self._document["parameters"].items())
+        rows = [f"**certify/1 certificate: {self.theorem}, p = {self.p}** ({_md(parameters)}; radius "
+                f"{_md(self._document['radius'])}; {self.precision_bits} bits; not checked until `.check()`)", "",
+                "| claim | scope | certified | statement |", "| --- | --- | --- | --- |"]
+        for claim_id, claim in self.claims.items():
+            numbers = [claim.display()] if claim.keys() else []
+            numbers += [f"{name}: {part.display()}" for name, part in claim.components.items()]
+            cell = "<br>".join(f"`{text}`" for text in numbers if text) or "(no number)"
+            rows.append(f"| `{claim_id}` | {claim.scope} | {cell} | {_md(claim.statement)} |")
+        return "\n".join(rows) + "\n"
+
+    def _repr_latex_(self) -> str:
+        """Display math: one row per claim (id, scope, its numbers in LaTeX as the documents print them)."""
+        rows = []
+        for claim_id, claim in self.claims.items():
+            parts = [_quantity_math({key: claim.text(key) for key in claim.keys()})] if claim.keys() else []
+            parts += [_quantity_math({key: part.text(key) for key in part.keys()}, _math_text(name))
+                      for name, part in claim.components.items()]
+            cell = r",\ ".join(parts) or r"\text{--}"
+            rows.append(rf"{_math_text(claim_id, texttt=True)} & \text{{{claim.scope.replace('_', ' ')}}}"
+                        rf" & {cell}")
+        head = rf"\text{{{self.theorem}, }} p = {self.p}"
+        return "$$" + head + r"\qquad\begin{array}{lll}" + r" \\ ".join(rows) + r"\end{array}$$"
+
+
+# --- text and LaTeX of numbers ---------------------------------------------------------------------------
+
+def _quantity_math(stored: dict, subject: str = "x") -> str:
+    """Math-mode LaTeX of one quantity, as :func:`certify.render.latex.quantity_latex` prints it
+    (the same rules from :mod:`certify.render.numbers`; kept here so that display needs no sympy)."""
+    from .render.numbers import LOG10_BOUND_DIGITS, latex_bound, latex_enclosure, latex_exact
+
+    parts = []
+    if "exact" in stored:
+        parts.append("= " + latex_exact(stored["exact"]))
+    elif "lo" in stored and "hi" in stored:
+        parts.append(latex_enclosure(stored["lo"], stored["hi"]))
+    elif "lo" in stored:
+        parts.append(r"\ge " + latex_bound(stored["lo"], False))
+    elif "hi" in stored:
+        parts.append(r"\le " + latex_bound(stored["hi"], True))
+    if "log10_lo" in stored and "log10_hi" in stored:
+        enclosure = latex_enclosure(stored["log10_lo"], stored["log10_hi"])
+        if enclosure.startswith("= "):
+            parts.append("= 10^{" + enclosure[2:] + "}")
+        else:
+            low, high = enclosure[len(r"\in ["):-1].split(", ")
+            parts.append(rf"\in [10^{{{low}}}, 10^{{{high}}}]")
+    elif "log10_lo" in stored:
+        parts.append(r"\ge 10^{" + latex_bound(stored["log10_lo"], False, LOG10_BOUND_DIGITS) + "}")
+    elif "log10_hi" in stored:
+        parts.append(r"\le 10^{" + latex_bound(stored["log10_hi"], True, LOG10_BOUND_DIGITS) + "}")
+    return r",\ ".join(rf"{subject} {part}" for part in parts).replace(r"\allowbreak ", "")
+
+
+def _quantity_text(stored: dict) -> str:
+    """Plain text of :func:`_quantity_math`: ``= 1/6``, ``= 45.99329...``, ``in [17.14, 139.71]``, ``>= 0.006``.
+
+    Made from the LaTeX by the inverse of :func:`certify.render.numbers.latex_exact` (``\\frac{a}{b}``
+    -> ``a/b``, ``\\times 10^{k}`` -> ``ek``), so it states exactly what the LaTeX states.
+    """
+    import re
+
+    text = _quantity_math(stored, "").strip()
+    text = re.sub(r"\\frac\{([0-9]+)\}\{([0-9]+)\}", r"\1/\2", text)
+    text = re.sub(r"\\times 10\^\{(-?[0-9]+)\}", r"e\1", text)
+    for latex, plain in ((r"\ldots", "..."), (r"\in", "in"), (r"\ge", ">="), (r"\le", "<="), (r",\ ", ", ")):
+        text = text.replace(latex, plain)
+    text = re.sub(r"10\^\{([^{}]*)\}", r"10^\1", text)
+    return re.sub(r"\s+", " ", text)
+
+
+_MARKDOWN_SPECIAL = set("\\`*_{}[]()#+-.!|<>$~^&")
+
+
+def _md(text: str) -> str:
+    """Markdown that shows ``text`` literally (every ASCII punctuation that Markdown reads is escaped)."""
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in str(text).replace("\n", " "))
+
+
+_MATH_SPECIAL = {"\\": r"\backslash ", "{": r"\{", "}": r"\}", "_": r"\_", "^": r"\hat{}", "$": r"\$",
+                 "%": r"\%", "&": r"\&", "#": r"\#", "~": r"\sim ", "<": "<", ">": ">", "|": "|"}
+
+
+def _math_text(text: str, texttt: bool = False) -> str:
+    """Text to set in math mode that MathJax and LaTeX both show literally: safe runs in ``\\text{}``,
+    special characters as math symbols (``_`` as ``\\_``, ``<`` as ``<``), anything non-ASCII as ``?``."""
+    out, run = [], []
+    wrap = (lambda s: rf"\texttt{{{s}}}") if texttt else (lambda s: rf"\text{{{s}}}")
+
+    def flush():
+        if run:
+            out.append(wrap("".join(run)))
+            run.clear()
+
+    for ch in str(text):
+        if ch in _MATH_SPECIAL:
+            flush()
+            out.append(_MATH_SPECIAL[ch])
+        elif " " <= ch <= "~":
+            run.append(ch)
+        else:
+            run.append("?")
+    flush()
+    return "".join(out)
+
+
+# --- certifying ------------------------------------------------------------------------------------------
+
+def certify_theorem(theorem: str, p, *, radius=None, prec: int = 128, **parameters) -> Certificate:
+    """Certify ``theorem`` at the prime ``p`` with the given parameters (defaults for the rest).
+
+    Parameters are ints, Fractions, fmpq or strings of any spelling (see :func:`exact_input`). The
+    builder chooses the radius unless one is given, and the kernel proves every claim (or raises):
+    InputError for bad input, HypothesisError for parameters that break a hypothesis (it names
+    the inequality), NotCertified when the balls cannot prove a claim. The certificate returned
+    has not been re-checked; call :meth:`Certificate.check` for the independent checker's verdict.
+    """
+    import importlib
+
+    if theorem not in _BUILDERS:
+        raise InputError(f"unknown theorem {theorem!r}; choose from {', '.join(_BUILDERS)}")
+    module_name, function_name, names = _BUILDERS[theorem]
+    unknown = sorted(set(parameters) - set(names))
+    if unknown:
+        raise InputError(f"{theorem} has no parameter {', '.join(unknown)}; its parameters are {', '.join(names)}")
+    if isinstance(prec, bool) or not isinstance(prec, int) or not 64 <= prec <= 512:
+        raise InputError(f"prec must be an integer number of bits between 64 and 512, got {prec!r}")
+    values = {name: exact_input(value, name) for name, value in parameters.items() if value is not None}
+    if radius is not None:
+        values["radius"] = exact_input(radius, "radius")
+    builder = getattr(importlib.import_module(f".theorems.{module_name}", __package__), function_name)
+    result = builder(_prime(p), prec=prec, **values)
+    return Certificate(result.certificate)
+
+
+def dead(p, *, epsilon=None, A=None, B=None, radius=None, prec: int = 128) -> Certificate:
+    """Certify Theorem 1.5 / A.2 (the neuron dies in finite time, not single-frequency) at the prime p.
+
+    Defaults epsilon = 1, A = 2, B = 1 (every hypothesis holds for every p >= 5); see
+    :func:`certify_theorem` for the parameters' types, the radius and the errors.
+
+    >>> c = dead(p=13, epsilon="1/2")
+    >>> c.claims["hitting_time"].scope, c.parameters["epsilon"]
+    ('base_point', Fraction(1, 2))
+    """
+    return certify_theorem("dead", p, epsilon=epsilon, A=A, B=B, radius=radius, prec=prec)
+
+
+def slide(p, *, gamma_star=None, X=None, radius=None, prec: int = 128) -> Certificate:
+    """Certify Theorem A.1 (the persistent sliding trajectory) at the prime p.
+
+    Defaults gamma_star = 1, X = (p-1)/(2 gamma_star). The capture time is astronomically large;
+    its ends are Fractions of several hundred digits and ``log10_lo``/``log10_hi`` bound its log10.
+
+    >>> t = slide(p=5).claims["capture_time"]
+    >>> 10 ** int(t.log10_lo) <= t.lo
+    True
+    """
+    return certify_theorem("slide", p, gamma_star=gamma_star, X=X, radius=radius, prec=prec)
+
+
+def smooth(p, *, eps_smooth=None, epsilon=None, A=None, B=None, radius=None, prec: int = 128) -> Certificate:
+    """Certify Theorem A.3 (smooth dead-zone activation sigma_eps) at the prime p.
+
+    Defaults eps_smooth = 2, epsilon = 1, A = 2, B = 1.
+
+    >>> smooth(p=5).claims["terminal_fourier_fraction"].exact
+    Fraction(1, 2)
+    """
+    return certify_theorem("smooth", p, eps_smooth=eps_smooth, epsilon=epsilon, A=A, B=B, radius=radius,
+                           prec=prec)
+
+
+def gd(p, *, eta, epsilon=None, A=None, B=None, radius=None, prec: int = 128) -> Certificate:
+    """Certify Theorem A.4 (one gradient-descent step with step size eta kills the neuron) at the prime p.
+
+    ``eta`` is required; epsilon defaults to min(1, half the (A.71) threshold 2 eta (p-1) A / p^3),
+    A = 2, B = 1.
+
+    >>> gd(p=5, eta="1e-3").parameters["eta"]
+    Fraction(1, 1000)
+    """
+    return certify_theorem("gd", p, eta=eta, epsilon=epsilon, A=A, B=B, radius=radius, prec=prec)
+
+
+def load(source) -> Certificate:
+    """A Certificate from a path (str or os.PathLike), from JSON text (a str starting with ``{``) or bytes.
+
+    A path is read once with :func:`certify.check.read_certificate_file` (regular files only, at most
+    1 MiB); text and bytes are parsed by :func:`certify.certificate.parse_certificate`. Anything that
+    is not a valid certify/1 document raises MalformedCertificate with a one-line message (a file's
+    message starts with its path). Loading does not check the claims: call :meth:`Certificate.check`.
+
+    >>> load('{"format": "certify/1"}')
+    Traceback (most recent call last):
+    ...
+    certify.errors.MalformedCertificate: schema: at (top level): ...
+    """
+    from .certificate import parse_certificate
+    from .check import read_certificate_file
+
+    if isinstance(source, (bytes, bytearray)):
+        return Certificate(parse_certificate(bytes(source)))
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        return Certificate(parse_certificate(source))
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        try:
+            data = read_certificate_file(path)
+            document = parse_certificate(data)
+        except MalformedCertificate as exc:
+            raise MalformedCertificate(f"{path}: {exc}") from None
+        return Certificate(document, source=path)
+    raise TypeError(f"load() takes a path, JSON text or bytes, not {type(source).__name__}")
+
+
+# --- derivations, simulations, plots ---------------------------------------------------------------------
+
+def derivation(name: str, p=None):
+    """The symbolic derivation ``name`` (see ``certify derive --list``), for symbolic p or at the prime p.
+
+    Returns a :class:`certify.symbolic.core.Derivation` (with ``_repr_latex_`` for notebooks):
+    ``.steps`` (lhs, relation, rhs, reason), ``.comparisons`` with the paper's printed forms, and
+    ``.holds()``, True when sympy proves every comparison. InputError for an unknown name, for a p
+    that is not a prime >= 5, or above the largest p a per-prime derivation builds in a few seconds.
+
+    >>> d = derivation("conserved")
+    >>> d.equations, d.holds()
+    (('(2.6)',), True)
+    """
+    from .kernel.primes import require_prime
+    from .symbolic import DERIVATIONS, require_practical_prime
+    from .symbolic import derivation as build
+
+    if name not in DERIVATIONS:
+        raise InputError(f"unknown derivation {name!r}; choose from {', '.join(DERIVATIONS)}")
+    if p is not None:
+        p = _prime(p)
+        require_practical_prime(name, p)
+        require_prime(p)
+    return _rich_derivation(build(name, p))
+
+
+def _rich_derivation(built):
+    """The same derivation as an instance of a subclass with notebook display (built once per class)."""
+    global _RichDerivation
+    if _RichDerivation is None:
+        from .symbolic.core import Derivation
+
+        class RichDerivation(Derivation):
+            """A Derivation that notebooks show as display math (steps, reasons, comparisons)."""
+
+            def _repr_latex_(self) -> str:
+                return derivation_math(self)
+
+        RichDerivation.__name__ = RichDerivation.__qualname__ = "Derivation"
+        _RichDerivation = RichDerivation
+    return _RichDerivation(**{field.name: getattr(built, field.name) for field in _dataclass_fields(built)})
+
+
+_RichDerivation = None
+
+
+def derivation_math(built) -> str:
+    """Display math of a derivation for MathJax and LaTeX alike: the title, the steps aligned with their
+    reasons, and each comparison with the paper's printed form and whether sympy proved it equal."""
+    from .render.derivations import RELATIONS_LATEX, _latex
+
+    scope = "symbolic p" if built.p is None else f"p = {built.p}"
+    rows = [rf"\textbf{{{_math_text(built.title)}}} && \text{{({scope}; {', '.join(built.equations)})}}"]
+    for number, step in enumerate(built.steps, 1):
+        rows.append(rf"({number})\quad {_latex(step.lhs)} &{RELATIONS_LATEX[step.relation]} {_latex(step.rhs)}"
+                    rf" && {_math_text('because ' + step.reason)}")
+    for comparison in built.comparisons:
+        mark = r"\checkmark\ \text{equals the paper's}" if comparison.holds() else r"\text{DOES NOT MATCH the paper's}"
+        rows.append(rf"{_math_text(comparison.label)}:\quad {_latex(comparison.derived)} && {mark}\ "
+                    rf"{_latex(comparison.paper)}")
+    return r"$$\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}$$"
+
+
+def _certificate_for(theorem, p, certificate, parameters) -> Certificate:
+    if certificate is not None:
+        if not isinstance(certificate, Certificate):
+            certificate = Certificate(certificate) if isinstance(certificate, dict) else load(certificate)
+        if parameters:
+            raise InputError("give either certificate= or parameters, not both")
+        for name, given, stored in (("theorem", theorem, certificate.theorem), ("p", p, certificate.p)):
+            if given is not None and given != stored:
+                raise InputError(f"{name} = {given!r} but the certificate is for {name} = {stored!r}")
+        return certificate
+    if theorem is None or p is None:
+        raise InputError("name a theorem and p, or give certificate=")
+    return certify_theorem(theorem, p, **parameters)
+
+
+def simulate(theorem=None, p=None, *, start: str = "base", seed: int = 0, certificate=None, **parameters) -> dict:
+    """Simulate the theorem's trajectory in floats (numpy/scipy) beside the certificate's bounds.
+
+    The certificate is ``certificate`` (a Certificate, a document or a path) or the one
+    ``certify_theorem(theorem, p, **parameters)`` makes now (gd needs ``eta=``). ``start="base"`` starts
+    at the base point, ``"box"`` at a random point of the certified box (``seed``). Returns
+    :func:`certify.simulate.simulate_instance`'s record: a dict of numpy arrays (times, s, gamma,
+    ...) and numbers, the certified bounds beside them. Floats illustrate; they prove nothing.
+
+    >>> record = simulate("dead", p=5, start="box", seed=1)
+    >>> record["theorem"], record["source"], record["seed"]
+    ('dead', 'box', 1)
+    """
+    from .simulate import simulate_instance
+
+    chosen = _certificate_for(theorem, p, certificate, parameters)
+    try:
+        return simulate_instance(chosen.document, source=start, seed=seed)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def plot(theorem=None, p=None, *, certificate=None, start: str = "base", seed: int = 0, **parameters):
+    """The theorem's figure (three panels, :mod:`certify.render.plots`) as a matplotlib Figure.
+
+    The same figure ``certify plot`` writes, for the trajectory of :func:`simulate` with the same
+    arguments. The Figure is not attached to pyplot (no global state); show it in a notebook as
+    the cell's value, or save it with ``fig.savefig("dead-7.png")``. Needs matplotlib
+    (ImportError with the install command otherwise).
+    """
+    try:
+        import matplotlib
+        import matplotlib.style
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ImportError("certify.plot needs matplotlib: pip install 'certify[plot]' "
+                          "(from a checkout: pip install -e '.[plot]')") from exc
+    from .render import plots
+
+    record = simulate(theorem, p, start=start, seed=seed, certificate=certificate, **parameters)
+    with matplotlib.rc_context():  # what plots.plot_instance does, without writing a file
+        matplotlib.style.use("default")
+        figure = Figure(figsize=plots.FIGSIZE, dpi=plots.DPI, layout="constrained")
+        _panels(record["theorem"])(figure, record)
+        figure.suptitle(plots._suptitle(record), fontsize=11)
+    return figure
+
+
+def _panels(theorem: str):
+    """The function that draws ``theorem``'s three panels: the registry record's ``plot`` (issue 11
+    section 1), or certify.render.plots' table where no registry is installed yet."""
+    registry = _registry()
+    if registry is not None:
+        from .theorems.registry import resolve
+
+        return resolve(registry[theorem].plot)
+    from .render import plots
+
+    return plots._PANELS[theorem]
+
+
+def _registry():
+    """``certify.THEOREMS`` (the Theorem registry) or None if this version has none."""
+    try:
+        from .theorems.registry import THEOREMS
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.theorems.registry":
+            raise
+        return None
+    return THEOREMS
