@@ -392,7 +392,7 @@ class Oracle:
         try:
             params = kernel.make_parameters(p, {name: fmpq(v.numerator, v.denominator) for name, v in values.items()})
             if radius is None:
-                kernel.require_hypotheses(params, prec + EXTRA_BITS)
+                _require_hypotheses(kernel, params, prec + EXTRA_BITS)
                 construction = kernel.base_point(params).blocks()
                 return Recomputed(base_point={
                     name: {"at_0": Fraction(int(block.at_0.p), int(block.at_0.q)),
@@ -471,7 +471,7 @@ class Oracle:
         if not _is_prime(p):
             return _allow(REJECTED, reason=f"p = {p} is not prime", false=True)
         values = {n: inputs[f"parameters/{n}"].fraction() for n in names}
-        construction = self.recompute(theorem, p, values, None, None)  # the checker's order: hypotheses, base point
+        construction = self.recompute(theorem, p, values, None, prec)  # the checker's order: hypotheses, base point
         if construction.refusal is not None:
             return Prediction(construction.allowed_on_refusal,
                               f"kernel refuses: {construction.refusal[:100]}", True)
@@ -559,6 +559,16 @@ class Oracle:
         if key not in self.log_cache:
             self.log_cache[key] = grammar.twin_agrees(parse_syntax(end_text), log_text, upper)
         return self.log_cache[key]
+
+
+def _require_hypotheses(kernel, params, prec: int) -> None:
+    """The kernel's hypothesis check, at the recomputation's precision where it takes one (as the checker does)."""
+    import inspect
+
+    if len(inspect.signature(kernel.require_hypotheses).parameters) >= 2:
+        kernel.require_hypotheses(params, prec)
+    else:
+        kernel.require_hypotheses(params)
 
 
 class _Structure(Exception):
