@@ -35,7 +35,16 @@ MAX_DIGITS = 80
 
 
 def working_precision(bits: int):
-    """Context manager for the process-wide Arb precision (restored on exit)."""
+    """Context manager for the process-wide Arb precision (restored on exit).
+
+    >>> from flint import ctx
+    >>> before = ctx.prec
+    >>> with working_precision(200):
+    ...     ctx.prec
+    200
+    >>> ctx.prec == before
+    True
+    """
     return ctx.workprec(bits)
 
 
@@ -45,6 +54,15 @@ def ball(value) -> arb:
     ``value`` is an int, fmpz, fmpq, an exact arb or an ExactNumber. The ball is
     exact (radius 0) for integers and dyadic rationals that fit the precision.
     Floats and strings raise TypeError: build from exact numbers only.
+
+    >>> from certify.kernel.exact import parse_exact
+    >>> with working_precision(64):
+    ...     ball(fmpq(1, 8)).rad(), ball(fmpq(1, 3)), certainly_positive(ball(parse_exact("1e-4000000")))
+    (0, [0.333333333333333333 +/- 3.43e-19], True)
+    >>> ball(0.1)
+    Traceback (most recent call last):
+    ...
+    TypeError: balls are built from exact numbers, never from floats
     """
     if isinstance(value, bool) or isinstance(value, float):
         raise TypeError("balls are built from exact numbers, never from floats")
@@ -66,13 +84,23 @@ def ball(value) -> arb:
 
 
 def lower_endpoint(x: arb) -> fmpq:
-    """The exact lower endpoint mid - rad of the ball ``x`` (every point of x is >= it)."""
+    """The exact lower endpoint mid - rad of the ball ``x`` (every point of x is >= it).
+
+    >>> with working_precision(64):
+    ...     x = ball(fmpq(1, 3))
+    >>> lower_endpoint(x) < fmpq(1, 3) < upper_endpoint(x)
+    True
+    """
     _require_finite(x)
     return x.mid().fmpq() - x.rad().fmpq()
 
 
 def upper_endpoint(x: arb) -> fmpq:
-    """The exact upper endpoint mid + rad of the ball ``x`` (every point of x is <= it)."""
+    """The exact upper endpoint mid + rad of the ball ``x`` (every point of x is <= it).
+
+    >>> upper_endpoint(ball(fmpq(1, 8)))  # an exact ball: both endpoints are its value
+    1/8
+    """
     _require_finite(x)
     return x.mid().fmpq() + x.rad().fmpq()
 
@@ -107,48 +135,95 @@ def lower_decimal(x: arb) -> ExactNumber:
 
     The strict gap (one unit in the last written digit) lets a checker decide
     the comparison with balls of moderate precision, even for values like 1e-4000000.
+
+    >>> from certify.kernel.exact import canonical_text
+    >>> with working_precision(64):
+    ...     x = ball(fmpq(1, 3))
+    >>> canonical_text(lower_decimal(x)), canonical_text(lower_decimal(ball(fmpq(1, 8))))
+    ('0.33333333333333333328815821', '0.125')
     """
     mid, rad, exp10, exact = _decimal_bounds(x)
     return ExactNumber(mid - rad - (0 if exact else 1), 1, exp10)
 
 
 def upper_decimal(x: arb) -> ExactNumber:
-    """An exact decimal >= every point of ``x``, strictly above unless ``x`` is an exact decimal."""
+    """An exact decimal >= every point of ``x``, strictly above unless ``x`` is an exact decimal.
+
+    >>> from certify.kernel.exact import canonical_text
+    >>> with working_precision(64):
+    ...     canonical_text(upper_decimal(ball(fmpq(1, 3))))
+    '0.33333333333333333334236837'
+    """
     mid, rad, exp10, exact = _decimal_bounds(x)
     return ExactNumber(mid + rad + (0 if exact else 1), 1, exp10)
 
 
 def exact_le(number: ExactNumber, bound) -> bool:
-    """True only if ``number`` <= every point of ``bound`` (an exact fmpq, decided exactly, or a ball)."""
+    """True only if ``number`` <= every point of ``bound`` (an exact fmpq, decided exactly, or a ball).
+
+    >>> from certify.kernel.exact import parse_exact
+    >>> with working_precision(64):
+    ...     x = ball(fmpq(1, 3))
+    >>> exact_le(parse_exact("0.333"), x), exact_le(parse_exact("0.334"), x), exact_le(parse_exact("0.125"), fmpq(1, 8))
+    (True, False, True)
+    """
     if isinstance(bound, fmpq):
         return compare(number, bound) <= 0
     return exact_le_ball(number, bound)
 
 
 def exact_ge(number: ExactNumber, bound) -> bool:
-    """True only if ``number`` >= every point of ``bound`` (an exact fmpq, decided exactly, or a ball)."""
+    """True only if ``number`` >= every point of ``bound`` (an exact fmpq, decided exactly, or a ball).
+
+    >>> from certify.kernel.exact import parse_exact
+    >>> with working_precision(64):
+    ...     exact_ge(parse_exact("0.334"), ball(fmpq(1, 3))), exact_ge(parse_exact("0.3333"), ball(fmpq(1, 3)))
+    (True, False)
+    """
     if isinstance(bound, fmpq):
         return compare(number, bound) >= 0
     return ball_le_exact(bound, number)
 
 
 def certainly_positive(x: arb) -> bool:
-    """True only if every point of ``x`` is > 0."""
+    """True only if every point of ``x`` is > 0.
+
+    >>> with working_precision(64):
+    ...     x = ball(fmpq(1, 3))
+    ...     certainly_positive(x), certainly_positive(x - fmpq(1, 3))  # the second ball straddles 0
+    (True, False)
+    """
     return x > 0
 
 
 def certainly_negative(x: arb) -> bool:
-    """True only if every point of ``x`` is < 0."""
+    """True only if every point of ``x`` is < 0.
+
+    >>> certainly_negative(ball(-1)), certainly_negative(ball(0))
+    (True, False)
+    """
     return x < 0
 
 
 def certainly_lt(x: arb, y: arb) -> bool:
-    """True only if every point of ``x`` is < every point of ``y``."""
+    """True only if every point of ``x`` is < every point of ``y``.
+
+    >>> with working_precision(64):
+    ...     x = ball(fmpq(1, 3))
+    ...     certainly_lt(x, ball(fmpq(1, 2))), certainly_lt(x, x)
+    (True, False)
+    """
     return ball(x) < ball(y)
 
 
 def certainly_le(x: arb, y: arb) -> bool:
-    """True only if every point of ``x`` is <= every point of ``y``."""
+    """True only if every point of ``x`` is <= every point of ``y``.
+
+    >>> with working_precision(64):
+    ...     x = ball(fmpq(1, 3))
+    ...     certainly_le(x, x), certainly_le(ball(1), ball(1))  # an inexact ball is not provably <= itself
+    (False, True)
+    """
     return ball(x) <= ball(y)
 
 
@@ -176,6 +251,11 @@ def exact_le_ball(number: ExactNumber, x: arb) -> bool:
     exactly by :func:`~certify.kernel.exact.compare` against the exact endpoint
     mid - rad when that endpoint's size is affordable, else False (undecided,
     i.e. not proved). Never True unless the relation holds.
+
+    >>> from certify.kernel.exact import parse_exact
+    >>> with working_precision(64):
+    ...     exact_le_ball(parse_exact("0.333"), ball(fmpq(1, 3))), exact_le_ball(parse_exact("0.125"), ball(fmpq(1, 8)))
+    (True, True)
     """
     _require_finite(x)
     with ctx.workprec(_comparison_precision(number)):
@@ -185,7 +265,13 @@ def exact_le_ball(number: ExactNumber, x: arb) -> bool:
 
 
 def ball_le_exact(x: arb, number: ExactNumber) -> bool:
-    """True only if every point of ``x`` is <= the exact ``number`` (decided as in :func:`exact_le_ball`)."""
+    """True only if every point of ``x`` is <= the exact ``number`` (decided as in :func:`exact_le_ball`).
+
+    >>> from certify.kernel.exact import parse_exact
+    >>> with working_precision(64):
+    ...     ball_le_exact(ball(fmpq(1, 3)), parse_exact("0.334")), ball_le_exact(ball(fmpq(1, 3)), parse_exact("0.333"))
+    (True, False)
+    """
     _require_finite(x)
     with ctx.workprec(_comparison_precision(number)):
         if x <= ball(number):
@@ -194,7 +280,12 @@ def ball_le_exact(x: arb, number: ExactNumber) -> bool:
 
 
 def exact_lt_ball(number: ExactNumber, x: arb) -> bool:
-    """True only if the exact ``number`` is < every point of ``x`` (balls, then exact endpoints; else False)."""
+    """True only if the exact ``number`` is < every point of ``x`` (balls, then exact endpoints; else False).
+
+    >>> from certify.kernel.exact import parse_exact
+    >>> exact_lt_ball(parse_exact("0.125"), ball(fmpq(1, 8))), exact_lt_ball(parse_exact("0.124"), ball(fmpq(1, 8)))
+    (False, True)
+    """
     _require_finite(x)
     with ctx.workprec(_comparison_precision(number)):
         if ball(number) < x:
@@ -203,7 +294,13 @@ def exact_lt_ball(number: ExactNumber, x: arb) -> bool:
 
 
 def ball_lt_exact(x: arb, number: ExactNumber) -> bool:
-    """True only if every point of ``x`` is < the exact ``number`` (balls, then exact endpoints; else False)."""
+    """True only if every point of ``x`` is < the exact ``number`` (balls, then exact endpoints; else False).
+
+    >>> from certify.kernel.exact import parse_exact
+    >>> with working_precision(64):
+    ...     ball_lt_exact(ball(fmpq(1, 3)), parse_exact("0.3334")), ball_lt_exact(ball(fmpq(1, 8)), parse_exact("0.125"))
+    (True, False)
+    """
     _require_finite(x)
     with ctx.workprec(_comparison_precision(number)):
         if x < ball(number):

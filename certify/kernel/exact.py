@@ -67,6 +67,12 @@ class ExactNumber:
     Kept in this form so that ``1e-4000000`` costs a few bytes, not a
     13-million-bit integer. Parsed numbers have ``denominator == 1`` (decimals)
     or ``exp10 == 0`` (fractions).
+
+    >>> ExactNumber(125, 1, -3).fmpq()
+    1/8
+    >>> tiny = ExactNumber(1, 1, -4000000)  # a few bytes, not a 13-million-bit integer
+    >>> tiny.sign(), tiny.is_expandable()
+    (1, False)
     """
 
     numerator: int
@@ -99,7 +105,16 @@ class ExactNumber:
 
     @classmethod
     def from_rational(cls, value) -> "ExactNumber":
-        """The ExactNumber of an int, fmpz, fmpq or ``fractions.Fraction`` (exact)."""
+        """The ExactNumber of an int, fmpz, fmpq or ``fractions.Fraction`` (exact).
+
+        >>> from fractions import Fraction
+        >>> ExactNumber.from_rational(Fraction(-3, 4))
+        ExactNumber(numerator=-3, denominator=4, exp10=0)
+        >>> ExactNumber.from_rational(0.5)
+        Traceback (most recent call last):
+        ...
+        TypeError: not an exact rational: float
+        """
         if isinstance(value, ExactNumber):
             return value
         if isinstance(value, (int, fmpz)) and not isinstance(value, bool):
@@ -115,7 +130,11 @@ class ExactNumber:
 # --- exact comparison ------------------------------------------------------------------------------------
 
 def decimal_digits(n: int) -> int:
-    """The number of decimal digits of |n| (0 for 0), exactly: an estimate from the bit length, corrected."""
+    """The number of decimal digits of |n| (0 for 0), exactly: an estimate from the bit length, corrected.
+
+    >>> decimal_digits(10**30), decimal_digits(-999), decimal_digits(0)
+    (31, 3, 0)
+    """
     n = abs(int(n))
     if n == 0:
         return 0
@@ -136,6 +155,13 @@ def compare(a, b) -> int:
     when they are equal -- so |k| is at most the digits of the operands -- is
     10^|k| expanded. Work is polynomial in the length of the operands' digits,
     whatever their exponents.
+
+    >>> compare(parse_exact("1e-4000000"), 0)  # 10^4000000 is never expanded
+    1
+    >>> compare(fmpq(1, 3), parse_exact("0.333")), compare(parse_syntax("0.50"), fmpq(1, 2))
+    (1, 0)
+    >>> compare(parse_exact("-1e-977168779520925842"), parse_exact("-1e-977168779520925843"))
+    -1
     """
     a, b = ExactNumber.from_rational(a), ExactNumber.from_rational(b)
     sa, sb = a.sign(), b.sign()
@@ -159,7 +185,11 @@ def compare(a, b) -> int:
 
 
 def exceeds(number, threshold) -> bool:
-    """Exactly decide ``number > threshold`` (both exact: ExactNumber, int, fmpz, fmpq)."""
+    """Exactly decide ``number > threshold`` (both exact: ExactNumber, int, fmpz, fmpq).
+
+    >>> exceeds(parse_exact("0.125"), fmpq(1, 8)), exceeds(parse_exact("0.126"), fmpq(1, 8))
+    (False, True)
+    """
     return compare(number, threshold) > 0
 
 
@@ -171,6 +201,13 @@ def parse_syntax(text: str) -> ExactNumber:
     Guarantee: the result equals ``fractions.Fraction(text)``. Certificates use
     :func:`parse_exact`, which also demands the canonical spelling; the command
     line uses this one, so that a person may type ``1/2`` or ``0.50``.
+
+    >>> parse_syntax("0.50"), parse_syntax("2/4")
+    (ExactNumber(numerator=50, denominator=1, exp10=-2), ExactNumber(numerator=2, denominator=4, exp10=0))
+    >>> parse_syntax("0.1f")
+    Traceback (most recent call last):
+    ...
+    ValueError: '0.1f' is not an exact number (integer, p/q, or decimal like 1.25e-7)
     """
     if not isinstance(text, str):
         raise ValueError(f"expected an exact number as a string, got {type(text).__name__}")
@@ -195,6 +232,13 @@ def parse_exact(text: str) -> ExactNumber:
 
     Guarantee: the result equals ``fractions.Fraction(text)`` exactly, and
     ``canonical_text(result) == text``.
+
+    >>> parse_exact("1.25e-8")
+    ExactNumber(numerator=125, denominator=1, exp10=-10)
+    >>> parse_exact("0.50")
+    Traceback (most recent call last):
+    ...
+    ValueError: '0.50' is not canonical: certify/1 spells this number '0.5'
     """
     number = parse_syntax(text)
     canonical = canonical_text(number)
@@ -208,6 +252,13 @@ def require_bounded_input(number: ExactNumber, what: str = "input") -> fmpq:
 
     ValueError (one line) unless, as a reduced fraction, its numerator and
     denominator have at most MAX_INPUT_DIGITS digits each.
+
+    >>> require_bounded_input(parse_syntax("2/4"))
+    1/2
+    >>> require_bounded_input(parse_syntax("1e-999"), "epsilon")
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon has too many digits: exact inputs have at most 100 digits ...
     """
     if number.numerator == 0:
         return fmpq(0)
@@ -227,7 +278,11 @@ def _input_size_message(what: str) -> str:
 
 
 def parse_rational(text: str, what: str = "input", canonical: bool = True) -> fmpq:
-    """Parse an exact input (parameters, radii): canonical unless ``canonical=False``, and bounded in size."""
+    """Parse an exact input (parameters, radii): canonical unless ``canonical=False``, and bounded in size.
+
+    >>> parse_rational("0.50", "epsilon", canonical=False), parse_rational("0.5", "epsilon")
+    (1/2, 1/2)
+    """
     number = parse_exact(text) if canonical else parse_syntax(text)
     return require_bounded_input(number, f"{what} {_clip(text)}")
 
@@ -253,6 +308,9 @@ def canonical_text(number) -> str:
     Zero is ``0``; a terminating value is a decimal (:func:`format_decimal`); any
     other value is the reduced fraction ``n/d``. No exponent is expanded for
     decimals; a non-terminating value with an exponent must be expandable.
+
+    >>> [canonical_text(x) for x in (fmpq(1, 8), fmpq(1, 3), 1000, 10**22, ExactNumber(125, 1, -30))]
+    ['0.125', '1/3', '1000', '1e22', '1.25e-28']
     """
     number = ExactNumber.from_rational(number)
     if number.numerator == 0:
@@ -281,12 +339,20 @@ def _digits(n: int) -> str:
 
 
 def format_rational(value) -> str:
-    """Canonical text of an exact rational: ``"3"``, ``"0.125"``, ``"1.25e-40"`` or ``"1/3"``."""
+    """Canonical text of an exact rational: ``"3"``, ``"0.125"``, ``"1.25e-40"`` or ``"1/3"``.
+
+    >>> format_rational(fmpq(5, 2)), format_rational(fmpq(-2, 3))
+    ('2.5', '-2/3')
+    """
     return canonical_text(fmpq(value))
 
 
 def format_decimal(mantissa: int, exp10: int) -> str:
-    """Canonical text of ``mantissa * 10**exp10``: positional when the leading digit is at 10^-7..10^21, else ``d.ddde-k``."""
+    """Canonical text of ``mantissa * 10**exp10``: positional when the leading digit is at 10^-7..10^21, else ``d.ddde-k``.
+
+    >>> format_decimal(1250, -3), format_decimal(-25, -10), format_decimal(3, 21)
+    ('1.25', '-2.5e-9', '3000000000000000000000')
+    """
     mantissa = int(mantissa)
     if mantissa == 0:
         return "0"
@@ -307,7 +373,11 @@ def format_decimal(mantissa: int, exp10: int) -> str:
 
 
 def last_digit_exponent(text: str) -> int:
-    """The decimal exponent of the last written digit of a decimal's text (``"-33.74"`` -> -2, ``"9.5e54"`` -> 53)."""
+    """The decimal exponent of the last written digit of a decimal's text (``"-33.74"`` -> -2, ``"9.5e54"`` -> 53).
+
+    >>> last_digit_exponent("-33.74"), last_digit_exponent("9.5e54")
+    (-2, 53)
+    """
     number = parse_syntax(text)
     if number.denominator != 1:
         raise ValueError(f"{_clip(text)} is not a decimal")
@@ -317,7 +387,13 @@ def last_digit_exponent(text: str) -> int:
 
 
 def show_number(value, digits: int = 12) -> str:
-    """A short, human-readable approximation of an exact value for messages (never expands huge exponents)."""
+    """A short, human-readable approximation of an exact value for messages (never expands huge exponents).
+
+    >>> show_number(fmpq(1, 3)), show_number(parse_exact("1e-977168779520925842"))
+    ('1/3', '1e-977168779520925842')
+    >>> show_number(fmpq(10**40 + 1, 3))
+    '~3.33333333333e39'
+    """
     number = ExactNumber.from_rational(value) if not isinstance(value, ExactNumber) else value
     text = canonical_text(number) if number.denominator == 1 or number.exp10 == 0 else None
     if text is not None and len(text) <= 2 * digits + 8:
@@ -331,6 +407,11 @@ def round_decimal(number: ExactNumber, digits: int, upward: bool) -> ExactNumber
 
     Exact integer arithmetic; the result is a decimal (denominator 1). Used to show
     short, still-valid bounds (a lower end rounded down, an upper end rounded up).
+
+    >>> round_decimal(ExactNumber(1, 3), 3, upward=False), round_decimal(ExactNumber(1, 3), 3, upward=True)
+    (ExactNumber(numerator=333, denominator=1, exp10=-3), ExactNumber(numerator=334, denominator=1, exp10=-3))
+    >>> round_decimal(ExactNumber(-123456), 2, upward=True)  # toward +inf
+    ExactNumber(numerator=-12, denominator=1, exp10=4)
     """
     if number.denominator != 1:
         # scale a fraction to a decimal with enough digits first
