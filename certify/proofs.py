@@ -10,15 +10,20 @@ from pathlib import Path
 
 from flint import fmpq
 
+from .theorems.registry import THEOREMS as _RECORDS
+
 REFERENCE_PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 97, 101)
-THEOREMS = ("dead", "slide", "smooth", "gd")
-#: Theorem A.4 holds for every eta > 0; the library instantiates it at eta = 1.
-REFERENCE_ETA = fmpq(1)
+#: Every theorem of the registry, in its order.
+THEOREMS = tuple(_RECORDS)
+#: Theorem A.4 holds for every eta > 0; the library instantiates it at eta = 1 (the record's reference).
+REFERENCE_ETA = fmpq(_RECORDS["gd"].parameter("eta").reference)
 
 
 def reference_command(theorem: str, p: int, out) -> list[str]:
-    """The `certify` command (arguments) that writes the library's certificate of ``theorem`` at ``p``."""
-    extra = ["--eta", str(REFERENCE_ETA)] if theorem == "gd" else []
+    """The `certify` command (arguments) that writes the library's certificate of ``theorem`` at ``p``:
+    default parameters, and each parameter the theorem requires at its record's reference value."""
+    extra = [word for parameter in _RECORDS[theorem].required_parameters
+             for word in (parameter.flag, parameter.reference)]
     return [theorem, "--p", str(p), *extra, "--out", str(out)]
 
 
@@ -26,7 +31,7 @@ def certificate_path(root, theorem: str, p: int) -> Path:
     return Path(root) / theorem / f"{theorem}-{p}.json"
 
 
-def build_proofs(root, primes=REFERENCE_PRIMES, theorems=THEOREMS, pdf: bool = False, progress=None) -> list[Path]:
+def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False, progress=None) -> list[Path]:
     """Write every certificate and its .tex under ``root``/THEOREM/; each certificate is checked first,
     and the document is rendered from the bytes that were checked (one read of the file).
 
@@ -43,7 +48,7 @@ def build_proofs(root, primes=REFERENCE_PRIMES, theorems=THEOREMS, pdf: bool = F
     from .render.document import write_document
 
     written = []
-    for theorem in theorems:
+    for theorem in tuple(_RECORDS) if theorems is None else theorems:
         for p in primes:
             path = certificate_path(root, theorem, p)
             path.parent.mkdir(parents=True, exist_ok=True)

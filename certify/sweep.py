@@ -34,15 +34,45 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 from multiprocessing.connection import wait
 from pathlib import Path
 
-THEOREMS = ("dead", "slide", "smooth", "gd")
+from .theorems.registry import THEOREMS as _RECORDS
+
+#: The theorem names, in the registry's order (certify.theorems.registry.THEOREMS, read when imported;
+#: the functions below read the registry itself when they run).
+THEOREMS = tuple(_RECORDS)
 CHUNK = 48
-#: The library's file name of a certificate, THEOREM-P.json (gd too: its eta is not in the name).
-#: Matched with ``fullmatch``; P is compared as text with the certificate's p, so ``dead-013.json``
-#: does not name p = 13 (certify never writes leading zeros).
-CERTIFICATE_NAME = re.compile(r"(dead|slide|smooth|gd)-([0-9]+)\.json")
+
+
+@lru_cache(maxsize=8)
+def _patterns(names: tuple[str, ...]):
+    alternatives = "|".join(re.escape(name) for name in names)
+    return re.compile(rf"({alternatives})-([0-9]+)\.json"), re.compile(rf"({alternatives})-([1-9][0-9]{{0,17}})")
+
+
+def _name_pattern():
+    """The library's file name of a certificate, THEOREM-P.json (gd too: its eta is not in the name), for
+    every theorem of the registry. Matched with ``fullmatch``; P is compared as text with the certificate's
+    p, so ``dead-013.json`` does not name p = 13 (certify never writes leading zeros)."""
+    return _patterns(tuple(_RECORDS))[0]
+
+
+def _failure_key():
+    """THEOREM-P, the keys of failures.json."""
+    return _patterns(tuple(_RECORDS))[1]
+
+
+def _takes_eta(theorem: str) -> bool:
+    """The sweep's --eta applies to the theorems that require a parameter eta (gd)."""
+    return any(parameter.name == "eta" for parameter in _RECORDS[theorem].required_parameters)
+
+
+def _reference(theorem: str, eta: str) -> dict:
+    """The values a sweep gives the parameters ``theorem`` requires: ``eta`` for eta, else the record's reference."""
+    return {parameter.name: eta if parameter.name == "eta" else parameter.reference
+            for parameter in _RECORDS[theorem].required_parameters}
 
 #: The verdict status of a file whose check crashed (an exception, a worker process dying).
 #: Its exit code is 2, like a malformed certificate's: a crash is never a rejection.
@@ -51,27 +81,13 @@ ERROR = "error"
 #: failures.json is read back at most this large (a sweep of 10^6 failing primes writes ~150 MB;
 #: an oversized or unreadable file is ignored: this run's failures are still written).
 MAX_FAILURES_BYTES = 256 << 20
-_FAILURE_KEY = re.compile(r"(dead|slide|smooth|gd)-([1-9][0-9]{0,17})")
 
-#: The numbers a summary reports per theorem: (claim, component or None, key, "min" or "max", label).
-#: Each is an end as the certificate states it: a "min" of lower ends is a lower bound at every
-#: prime of the sweep, a "max" of upper ends an upper bound. Probabilities are reported by their
-#: log10 field (``log10_lo``), never by ``lo``, which for large p is 10^-(10^k).
-KEY_NUMBERS = {
-    "dead": [("single_active_gate", None, "lo", "min", "gate margin"),
-             ("transversality_margin_box", None, "lo", "min", "transversality margin"),
-             ("purity_gap_box", None, "lo", "min", "purity gap delta_p"),
-             ("gaussian_probability", None, "log10_lo", "min", "log10 P")],
-    "slide": [("region_box", "gamma_minus_gamma_star", "lo", "min", "gamma_j - gamma_* margin"),
-              ("admissibility", None, "hi", "max", "kink coefficient bound"),
-              ("gaussian_probability", None, "log10_lo", "min", "log10 P")],
-    "smooth": [("g_condition", None, "lo", "min", "(A.67) margin"),
-               ("purity_gap_box", None, "lo", "min", "purity gap"),
-               ("gaussian_probability", None, "log10_lo", "min", "log10 P")],
-    "gd": [("one_step_death_box", "central_gate", "hi", "max", "central gate after the step"),
-           ("purity_gap_box", None, "lo", "min", "purity gap"),
-           ("gaussian_probability", None, "log10_lo", "min", "log10 P")],
-}
+#: The numbers a summary reports per theorem are its record's ``key_numbers``
+#: (certify.theorems.registry.KeyNumber: claim, component or None, key, "min" or "max", label; each
+#: claim is checked against the record's claim ids when the record is made). Each is an end as the
+#: certificate states it: a "min" of lower ends is a lower bound at every prime of the sweep, a "max"
+#: of upper ends an upper bound. Probabilities are reported by their log10 field (``log10_lo``),
+#: never by ``lo``, which for large p is 10^-(10^k).
 
 
 def primes_between(low: int, high: int) -> list[int]:
@@ -106,7 +122,7 @@ def certificate_file(out, theorem: str, p: int) -> Path:
 
 def certificate_name(name: str) -> tuple[str, str] | None:
     """(theorem, p as written) that a file name of the pattern THEOREM-P.json promises; None for other names."""
-    match = CERTIFICATE_NAME.fullmatch(name)
+    match = _name_pattern().fullmatch(name)
     return (match.group(1), match.group(2)) if match else None
 
 
@@ -141,7 +157,7 @@ def _mismatch(path, document: dict, eta: str | None) -> str | None:
     if promised is not None and promised != (document["theorem"], str(document["p"])):
         return (f"the name {one_line(name)} promises {promised[0]} at p = {one_line(promised[1], 40)} "
                 f"but the file holds {held}")
-    if eta is not None and document["theorem"] == "gd":
+    if eta is not None and document["theorem"] in _RECORDS and _takes_eta(document["theorem"]):
         stated = document["parameters"].get("eta")
         try:
             same = stated is not None and compare(parse_exact(stated), parse_exact(eta)) == 0
@@ -437,15 +453,14 @@ def certify_chunk(theorem: str, primes: list[int], out: str, eta: str) -> list[t
     from .certificate import dumps
     from .errors import CertifyError
     from .kernel.exact import parse_rational
-    from .theorems import dead, gd, slide, smooth
 
-    builders = {"dead": dead.certify_dead, "slide": slide.certify_slide, "smooth": smooth.certify_smooth,
-                "gd": lambda p: gd.certify_gd(p, parse_rational(eta))}
+    record = _RECORDS[theorem]
     results = []
     for p in primes:
         path = certificate_file(out, theorem, p)
         try:
-            text = dumps(builders[theorem](p).certificate)
+            options = {name: parse_rational(value) for name, value in _reference(theorem, eta).items()}
+            text = dumps(record.build(p, **options).certificate)
             _write_atomically(path, text)
             results.append((p, "", hashlib.sha256(text.encode("ascii")).hexdigest()))
         except CertifyError as exc:
@@ -463,7 +478,7 @@ def check_chunk(theorem: str, primes: list[int], out: str, eta: str) -> list[tup
     results = []
     for p in primes:
         (_, status, message), digest = _guarded_check(certificate_file(out, theorem, p),
-                                                      eta if theorem == "gd" else None)
+                                                      eta if _takes_eta(theorem) else None)
         results.append((p, status, message, digest or ""))
     return results
 
@@ -495,7 +510,7 @@ def _set_aside(path: Path) -> None:
         pass  # it still fails every check; the summary counts only files that passed
 
 
-def run_sweep(primes, theorems, jobs: int, out, eta: str = "1", progress=None) -> SweepReport:
+def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress=None) -> SweepReport:
     """Certify every (theorem, prime) without a certificate that passes the checker, in ``jobs`` processes.
 
     Files already there are checked in the same pool (:func:`check_chunk`) and count only if
@@ -510,6 +525,9 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str = "1", progress=None) -
     from .errors import InputError
     from .kernel.exact import parse_rational
 
+    if eta is None:  # the reference eta of the registry (gd's: 1)
+        eta = next((parameter.reference for record in _RECORDS.values() for parameter in record.required_parameters
+                    if parameter.name == "eta"), "1")
     try:
         parse_rational(eta)  # what the gd workers will parse: canonical and bounded, or one line now
     except ValueError as exc:
@@ -642,7 +660,7 @@ def _load_failures(out: Path) -> dict:
     if not isinstance(loaded, dict):
         return {}
     return {key: one_line(value, 2000) for key, value in loaded.items()
-            if isinstance(key, str) and _FAILURE_KEY.fullmatch(key) and isinstance(value, str)}
+            if isinstance(key, str) and _failure_key().fullmatch(key) and isinstance(value, str)}
 
 
 def _key_numbers(path: Path, theorem: str, digest: str):
@@ -660,10 +678,10 @@ def _key_numbers(path: Path, theorem: str, digest: str):
     try:
         claims = parse_certificate(data)["claims"]
         numbers = []
-        for claim_id, component, key, extreme, label in KEY_NUMBERS[theorem]:
-            stored = claims[claim_id]
-            text = (stored["components"][component] if component else stored)[key]
-            numbers.append((label, extreme, text, parse_exact(text)))
+        for number in _RECORDS[theorem].key_numbers:
+            stored = claims[number.claim]
+            text = (stored["components"][number.component] if number.component else stored)[number.key]
+            numbers.append((number.label, number.extreme, text, parse_exact(text)))
         return numbers
     except Exception:  # noqa: BLE001 - the bytes were checked, so this is unreachable but never a crash
         return None
@@ -702,7 +720,7 @@ def summarize(out, theorems, primes, counted) -> dict:
                     extremes[label] = (value, text, p, extreme)
         failed = []
         for key, message in failures.items():
-            name, digits = _FAILURE_KEY.fullmatch(key).groups()
+            name, digits = _failure_key().fullmatch(key).groups()
             if name == theorem and int(digits) in wanted:
                 failed.append((int(digits), message))
         summary[theorem] = {

@@ -362,3 +362,11 @@ def test_the_package_exports_the_api():
         assert name in dir(certify) and callable(getattr(certify, name))
     with pytest.raises(AttributeError):
         certify.no_such_name
+
+
+def test_the_readme_python_api_example_runs():
+    block = re.search(r"## Python API\n\n```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    namespace = {}
+    exec(compile(block, "README.md (Python API)", "exec"), namespace)
+    assert namespace["c"].check() and namespace["record"]["theorem"] == "dead"
+    assert type(namespace["fig"]).__name__ == "Figure"

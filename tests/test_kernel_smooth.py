@@ -99,13 +99,13 @@ def params(p=13, eps_smooth=fmpq(2), epsilon=fmpq(1), A=fmpq(2), B=fmpq(1)):
                                               (dict(A=fmpq(1, 3)), "(A.67)")])
 def test_hypotheses_are_named(overrides, words):
     with pytest.raises(HypothesisError) as info:
-        require_smooth_hypotheses(params(**overrides))
+        require_smooth_hypotheses(params(**overrides), 128)
     assert words in str(info.value)
 
 
 def test_a67_is_weaker_than_a58():
     """(A.58) fails for A = 1/2 ((12/13 * 1/2)^2 < 1/2) but (A.67) holds since J(1) < 0.13 with eps = 2."""
-    require_smooth_hypotheses(params(A=fmpq(1, 2)))
+    require_smooth_hypotheses(params(A=fmpq(1, 2)), 128)
 
 
 @pytest.mark.parametrize("radius, claim_id", [(fmpq(1, 2), "single_active_gate"), (fmpq(26, 100), "single_active_gate")])

@@ -16,9 +16,12 @@ import pytest
 
 from certify.certificate import dumps
 from certify.check import check_file
-from certify.sweep import (KEY_NUMBERS, certificate_file, certificate_files, certify_chunk, parse_prime_range,
+from certify.sweep import (certificate_file, certificate_files, certify_chunk, parse_prime_range,
                            primes_between, progress_bar, run_sweep, summarize)
 from conftest import ROOT, run_certify
+from certify.theorems.registry import THEOREMS
+
+KEY_NUMBERS = {name: list(record.key_numbers) for name, record in THEOREMS.items()}
 
 #: A 60-digit exponent, the longest the grammar admits: 10^(10^60) can be neither expanded nor stored.
 HUGE = "9" * 60

@@ -1,4 +1,14 @@
-"""The theorems the kernel can recompute, by the name a certificate gives them."""
+"""The theorems the kernel can recompute, by the name a certificate gives them.
+
+One explicit :class:`KernelRecord` per theorem, written out literally: the kernel module, the
+names of its entry points, the parameter names in the order of its Parameters class and the
+claim ids in the order of the certify/1 schema. No name is built from a pattern, so every
+entry point can be found by searching for it. ``kernel_for(name)`` is the checker's entry: it
+imports only that theorem's kernel module (python-flint and the standard library only).
+
+``certify.theorems.registry`` (the full theorem records) holds these records; tests/test_registry.py
+fails if a record drifts from its kernel module (names, parameter order, claim ids) or from the schema.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +16,50 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable
 
-#: theorem -> (kernel module, parameter names in the order of its Parameters class).
-THEOREMS = {
-    "dead": ("dead", "DeadParameters", ("epsilon", "A", "B")),
-    "slide": ("slide", "SlideParameters", ("gamma_star", "X")),
-    "smooth": ("smooth", "SmoothParameters", ("eps_smooth", "epsilon", "A", "B")),
-    "gd": ("gd", "GDParameters", ("eta", "epsilon", "A", "B")),
-}
+
+@dataclass(frozen=True)
+class KernelRecord:
+    """How to reach one theorem's kernel: a module and the names of its attributes, all literal.
+
+    ``module`` is a dotted module name; ``parameters``, ``require_hypotheses``, ``base_point``,
+    ``claims`` and ``paper`` are attribute names in it. ``parameter_names`` are the fields of
+    the Parameters class after p, in order; ``claim_ids`` every claim the kernel's ``claims``
+    returns, in the order the schema lists them. ``hypotheses_take_precision``: the hypothesis
+    check decides an inequality with balls and takes the working precision as its second argument.
+    """
+
+    name: str
+    module: str
+    parameters: str
+    require_hypotheses: str
+    base_point: str
+    claims: str
+    parameter_names: tuple[str, ...]
+    claim_ids: tuple[str, ...]
+    paper: str = "PAPER"
+    hypotheses_take_precision: bool = False
+
+    def load(self) -> "TheoremKernel":
+        """The resolved entry points (imports ``module``, nothing else)."""
+        module = importlib.import_module(self.module)
+        make = getattr(module, self.parameters)
+        names = self.parameter_names
+        check = getattr(module, self.require_hypotheses)
+        if self.hypotheses_take_precision:
+            def require(params, prec):
+                check(params, prec)
+        else:
+            def require(params, prec):
+                check(params)
+        return TheoremKernel(
+            paper=getattr(module, self.paper),
+            parameter_names=names,
+            claim_ids=self.claim_ids,
+            make_parameters=lambda p, values: make(p, *(values[name] for name in names)),
+            require_hypotheses=require,
+            base_point=getattr(module, self.base_point),
+            claims=getattr(module, self.claims),
+        )
 
 
 @dataclass(frozen=True)
@@ -20,28 +67,54 @@ class TheoremKernel:
     """What the checker needs to recompute a theorem's certificate from its stored inputs.
 
     ``make_parameters(p, {name: fmpq})`` builds the parameter object;
-    ``require_hypotheses(params)`` raises HypothesisError; ``base_point(params)``
-    is the construction; ``claims(params, radius, prec)`` recomputes every claim.
+    ``require_hypotheses(params, prec)`` raises HypothesisError (an inequality decided with
+    balls is decided at ``prec`` bits, the precision the claims are recomputed at);
+    ``base_point(params)`` is the construction; ``claims(params, radius, prec)`` recomputes
+    every claim, whose ids are ``claim_ids``.
     """
 
     paper: str
     parameter_names: tuple[str, ...]
+    claim_ids: tuple[str, ...]
     make_parameters: Callable
     require_hypotheses: Callable
     base_point: Callable
     claims: Callable
 
 
+DEAD = KernelRecord(
+    name="dead", module="certify.kernel.dead", parameters="DeadParameters",
+    require_hypotheses="require_dead_hypotheses", base_point="dead_base_point", claims="dead_claims",
+    parameter_names=("epsilon", "A", "B"),
+    claim_ids=("single_active_gate", "gamma_condition", "hitting_time", "hitting_time_box", "transversality_margin",
+               "transversality_margin_box", "terminal_w_displacement_box", "terminal_fourier_fraction",
+               "balance_invariant", "purity_gap_box", "terminal_loss", "gaussian_probability"))
+
+SLIDE = KernelRecord(
+    name="slide", module="certify.kernel.slide", parameters="SlideParameters",
+    require_hypotheses="require_slide_hypotheses", base_point="slide_base_point", claims="slide_claims",
+    parameter_names=("gamma_star", "X"),
+    claim_ids=("region_box", "admissibility", "capture_time", "capture_invariants", "kappa", "limit_direction",
+               "limit_fourier_fraction", "limit_loss", "gaussian_probability"))
+
+SMOOTH = KernelRecord(
+    name="smooth", module="certify.kernel.smooth", parameters="SmoothParameters",
+    require_hypotheses="require_smooth_hypotheses", base_point="smooth_base_point", claims="smooth_claims",
+    parameter_names=("eps_smooth", "epsilon", "A", "B"), hypotheses_take_precision=True,
+    claim_ids=("single_active_gate", "dead_zone_integral", "g_condition", "terminal_displacement_box",
+               "purity_gap_box", "terminal_fourier_fraction", "gaussian_probability"))
+
+GD = KernelRecord(
+    name="gd", module="certify.kernel.gd", parameters="GDParameters",
+    require_hypotheses="require_gd_hypotheses", base_point="gd_base_point", claims="gd_claims",
+    parameter_names=("eta", "epsilon", "A", "B"),
+    claim_ids=("single_active_gate", "one_step_death_box", "w_step_box", "purity_gap_box",
+               "terminal_fourier_fraction", "gaussian_probability"))
+
+#: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd.
+KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD)}
+
+
 def kernel_for(theorem: str) -> TheoremKernel:
     """The kernel of ``theorem`` (KeyError if unknown); only that theorem's module is imported."""
-    module_name, parameters_class, names = THEOREMS[theorem]
-    module = importlib.import_module(f"{__package__}.{module_name}")
-    make = getattr(module, parameters_class)
-    return TheoremKernel(
-        paper=module.PAPER,
-        parameter_names=names,
-        make_parameters=lambda p, values: make(p, *(values[name] for name in names)),
-        require_hypotheses=getattr(module, f"require_{module_name}_hypotheses"),
-        base_point=getattr(module, f"{module_name}_base_point"),
-        claims=getattr(module, f"{module_name}_claims"),
-    )
+    return KERNELS[theorem].load()

@@ -116,11 +116,14 @@ def _fails(inequality: str, lhs, rhs) -> HypothesisError:
     return HypothesisError(f"{inequality} fails: {format_rational(lhs)} <= {format_rational(rhs)}")
 
 
-def require_smooth_hypotheses(params: SmoothParameters, prec: int = 128) -> None:
+def require_smooth_hypotheses(params: SmoothParameters, prec: int) -> None:
     """Raise HypothesisError naming the broken inequality.
 
     eps_smooth, epsilon, A, B > 0; B > epsilon/2; and (A.67) g(0)^2 > J(s0) at the base point,
-    decided with the upper ball of J (so a pass is proved; J <= s0^2/2 makes (A.58) sufficient).
+    decided with the upper ball of J computed at ``prec`` bits (so a pass is proved; J <= s0^2/2
+    makes (A.58) sufficient). There is no default precision: the builder passes the certificate's
+    precision_bits and the checker the precision it recomputes the claims at, so a certificate
+    at 512 bits is never judged by a coarser J than its claims.
     """
     for name in ("eps_smooth", "epsilon", "A", "B"):
         value = getattr(params, name)

@@ -3,51 +3,21 @@
 from __future__ import annotations
 
 from ..errors import InputError
+from ..theorems.registry import RegistryView
 from .derivations import derivation_latex, latex_escape
 from .numbers import LOG10_BOUND_DIGITS, latex_bound, latex_enclosure, latex_exact
 
 #: Steps (and comparisons) of one derivation printed in a document; `certify derive` prints them all.
 DOCUMENT_STEPS = 14
 
-THEOREMS = {
-    "dead": {
-        "title": "Theorem 1.5 with Theorem A.2: the neuron dies",
-        "parameters": [("epsilon", r"\varepsilon"), ("A", "A"), ("B", "B")],
-        "base_point": r"u(0)=v(0)=\varepsilon/2,\ u(j)=v(j)=-B,\ w(0)=-A,\ w(j)=0 \quad (2.1)",
-        "statement": (r"every initial point of the box is initially active (only the gate $(0,0)$ is positive); "
-                      r"every Clarke trajectory from it reaches a completely inactive state at a finite time $T$, "
-                      r"transversally, and is constant afterwards; and every terminal state satisfies "
-                      r"$\max_{\zeta\ne0}F_\zeta\le1-\delta_p$ with $\delta_p>0$ as certified below, so the "
-                      r"limiting direction is not supported on one real Fourier class."),
-    },
-    "slide": {
-        "title": "Theorem A.1: the persistent sliding trajectory",
-        "parameters": [("gamma_star", r"\gamma_*"), ("X", "X")],
-        "base_point": r"u(0)=v(0)=X,\ u(j)=v(j)=-3X,\ w(0)=2p\gamma_*,\ w(j)=0 \quad (\S A.3)",
-        "statement": (r"the box lies in $U_{\mathrm{slide}}$ of (A.15)--(A.17); from every point of it the Clarke "
-                      r"trajectory is unique, the gate $(0,0)$ stays active, all $2(p-1)$ cross gates are captured "
-                      r"on their kinks, $\theta/\|\theta\|$ converges and $F_\zeta\to 2/(p-1)$ for every "
-                      r"$\zeta\ne0$."),
-    },
-    "smooth": {
-        "title": r"Theorem A.3: a smooth dead-zone activation",
-        "parameters": [("eps_smooth", r"\epsilon"), ("epsilon", r"s_0"), ("A", "A"), ("B", "B")],
-        "base_point": r"u(0)=v(0)=s_0/2,\ u(j)=v(j)=-B,\ w(0)=-A,\ w(j)=0 \quad (A.48)\text{--}(A.49)",
-        "statement": (r"with $\sigma_\epsilon(z)=z\,\psi(z/\epsilon)$, $\psi(t)=f(t)/(f(t)+f(1-t))$, "
-                      r"$f(t)=e^{-1/t}$ for $t>0$ and $0$ otherwise, the gradient flow from every point of the box "
-                      r"converges to a finite limit $\theta_\infty$ with $\max_{\zeta\ne0}F_\zeta(\theta_\infty)"
-                      r"\le1-\delta$, $\delta>0$ as certified below."),
-    },
-    "gd": {
-        "title": "Theorem A.4: one step of gradient descent",
-        "parameters": [("eta", r"\eta"), ("epsilon", r"s_0"), ("A", "A"), ("B", "B")],
-        "base_point": r"u(0)=v(0)=s_0/2,\ u(j)=v(j)=-B,\ w(0)=-A,\ w(j)=0 \quad (A.48)\text{--}(A.49)",
-        "statement": (r"one full-batch gradient-descent step $\theta_1=\theta_0-\eta\nabla\mathcal L(\theta_0)$ "
-                      r"with $\mathrm{ReLU}'(0)=0$ makes every gate strictly negative, so "
-                      r"$\theta_n=\theta_1$ for all $n\ge1$, and $\max_{\zeta\ne0}F_\zeta(\theta_1)\le1-\delta$ "
-                      r"with $\delta>0$ as certified below."),
-    },
-}
+def _section(record) -> dict:
+    return {"title": record.latex.title, "parameters": [(q.name, q.symbol) for q in record.parameters],
+            "base_point": record.latex.base_point, "statement": record.latex.statement}
+
+
+#: theorem -> {"title", "parameters": [(name, LaTeX symbol)], "base_point", "statement"}: a live view of the
+#: records of certify.theorems.registry (their ``latex`` and ``parameters``).
+THEOREMS = RegistryView(_section)
 
 
 class RenderError(InputError):
@@ -198,10 +168,11 @@ def certificate_document(certificate: dict, derivations) -> str:
 
 
 def claim_order(certificate: dict) -> list[str]:
-    """The claim ids in the order the certify/1 schema lists them for this theorem (not dict order)."""
-    from ..certificate import schema
+    """The claim ids in the order the theorem's record lists them (the certify/1 schema's order, which
+    tests/test_registry.py ties to the record), not dict order."""
+    from ..theorems.registry import THEOREMS as records
 
-    listed = schema()["$defs"][f"{certificate['theorem']}_claims"]["required"]
+    listed = records[certificate["theorem"]].claim_ids
     return [claim_id for claim_id in listed if claim_id in certificate["claims"]]
 
 
@@ -215,11 +186,14 @@ def reproduce_command(certificate: dict) -> str:
     if theorem not in THEOREMS:
         raise RenderError("the certificate names no theorem this renderer knows")
     p, bits = _integer(certificate["p"], "p"), _integer(certificate["precision_bits"], "precision_bits")
-    names = sorted(name for name, _ in THEOREMS[theorem]["parameters"])
+    from ..theorems.registry import THEOREMS as records
+
+    flags = {parameter.name: parameter.flag for parameter in records[theorem].parameters}
+    names = sorted(flags)
     for name in names:
         _exact(certificate["parameters"].get(name), f"parameters/{name}")
     _exact(certificate["radius"], "radius")
-    options = " ".join(f"--{name.replace('_', '-')} {certificate['parameters'][name]}" for name in names)
+    options = " ".join(f"{flags[name]} {certificate['parameters'][name]}" for name in names)
     name = f"{theorem}-{p}.json"
     return (f"certify {theorem} --p {p} {options} --radius {certificate['radius']} "
             f"--prec {bits} --out {name}\ncertify check {name}")

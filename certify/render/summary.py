@@ -99,9 +99,29 @@ def gd_summary(certificate: dict) -> list[str]:
     ]
 
 
-SUMMARIES = {"dead": dead_summary, "slide": slide_summary, "smooth": smooth_summary, "gd": gd_summary}
+def generic_summary(certificate: dict) -> list[str]:
+    """Lines for a theorem whose record names no summary: parameters, then each claim of the record
+    (its exact value or its ends, 6 digits rounded outward, or its log10 ends)."""
+    from ..theorems.registry import THEOREMS
+
+    params = ", ".join(f"{name} = {value}" for name, value in certificate["parameters"].items())
+    lines = [f"certify {certificate['theorem']}: p = {certificate['p']}, {params}, radius = {certificate['radius']} "
+             f"({certificate['precision_bits']} bits)"]
+    for claim_id in THEOREMS[certificate["theorem"]].claim_ids:
+        claim = certificate["claims"].get(claim_id, {})
+        if "exact" in claim:
+            lines.append(f"  {claim_id} = {claim['exact']}")
+        elif "lo" in claim and "hi" in claim:
+            lines.append(f"  {claim_id} in {interval(claim, 6)}")
+        elif "log10_lo" in claim:
+            lines.append(f"  {claim_id}: log10 >= {short_fixed(claim['log10_lo'], 2, False)}")
+    return lines
 
 
 def summary(certificate: dict) -> list[str]:
-    """The summary lines for a certificate of any theorem."""
-    return SUMMARIES[certificate["theorem"]](certificate)
+    """The summary lines for a certificate of any theorem of the registry: its record's ``summary``
+    renderer (certify.theorems.registry), or :func:`generic_summary` when the record names none."""
+    from ..theorems.registry import THEOREMS, resolve
+
+    record = THEOREMS[certificate["theorem"]]
+    return (resolve(record.summary) if record.summary else generic_summary)(certificate)

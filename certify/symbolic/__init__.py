@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ..errors import InputError
+from ..theorems.registry import RegistryView
 from . import balance, convexity, flow, fourier, gd, sliding
 from .core import Derivation
 
@@ -84,13 +85,8 @@ DERIVATIONS = {entry.name: entry for entry in _TABLE}
 
 #: The derivations each theorem's certificate rests on (per-prime ones are built at the certificate's p,
 #: ``flow-full`` only for small p where the full symbolic loss is quick).
-FOR_THEOREM = {
-    "dead": ("flow", "flow-full", "conserved", "transversality", "hitting-time", "fourier", "fourier-exact",
-             "balance", "convexity"),
-    "slide": ("sliding-relations", "sliding-selection", "sliding-limits", "fourier", "fourier-exact", "balance"),
-    "smooth": ("convexity", "fourier", "fourier-exact"),
-    "gd": ("gd-one-step", "convexity", "fourier", "fourier-exact"),
-}
+#: A live view of the records' ``derivations`` (certify.theorems.registry).
+FOR_THEOREM = RegistryView(lambda theorem: theorem.derivations)
 #: Per-prime derivations cost grows with p; above this p the documents use their default prime instead
 #: (a document builds several, so its budget is below each derivation's own largest_prime).
 LARGEST_PRIME = {"flow-full": 7, "balance": 7, "convexity": 7, "sliding-relations": 7, "gd-one-step": 7,

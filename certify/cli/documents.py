@@ -1,0 +1,125 @@
+"""``certify derive``, ``certify latex`` and ``certify proofs``: derivations, documents, the proof library."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import InputError
+from ..theorems.registry import THEOREMS, names_text
+from .common import EXIT_OK, EXIT_REJECTED, RAW, _prime_arg
+from .theorems import add_instance_options, certificate_for
+
+DERIVE_HELP = """\
+Show how the paper's equations follow from its definitions (the loss (1.1),
+the gate, the softmax, the recentering (1.2), the projections (1.3)): each
+step with its one-line reason, then each derived equation beside the paper's
+printed form, checked by sympy. Some derivations are for symbolic p (--p then
+specialises them), some need a prime (the full 3p-variable loss, exact
+arithmetic in Q(e^(2 pi i/p))); those default to a small prime and refuse a
+prime above the largest they build in a few seconds (--list shows it)."""
+
+LATEX_HELP = """\
+Write a standalone LaTeX document for a theorem instance: the statement for
+this p, every claim of the certificate with its certified digits and equation
+references, and the derivations it rests on; compile it to PDF when pdflatex is
+installed. Either name a theorem and a prime (the certificate is computed now
+with the default parameters) or give --certificate FILE."""
+
+PROOFS_HELP = """\
+Regenerate the proof library: for the reference primes 5, 7, 11, 13, 17, 19,
+23, 29, 31, 97, 101, the certificate of every theorem (gd at eta = 1), checked
+before it is written, and its LaTeX document, under DIR/THEOREM/."""
+
+
+def add_parsers(commands) -> None:
+    derive = commands.add_parser("derive", help="show a symbolic derivation of the paper's equations",
+                                 description=DERIVE_HELP, formatter_class=RAW)
+    derive.add_argument("name", nargs="?", metavar="NAME", help="a derivation (see --list)")
+    derive.add_argument("--list", action="store_true", help="list every derivation with its equation numbers")
+    derive.add_argument("--p", type=_prime_arg, metavar="P",
+                        help="the prime: the setting of a per-prime derivation (at most its limit, see --list), "
+                             "a specialisation otherwise")
+    derive.add_argument("--latex", action="store_true", help="print LaTeX instead of text")
+
+    latex = commands.add_parser("latex", help="write a theorem instance as a LaTeX document (and PDF)",
+                                description=LATEX_HELP, formatter_class=RAW)
+    latex.add_argument("theorem", nargs="?", choices=sorted(THEOREMS), metavar="THEOREM",
+                       help=f"{names_text()} (certified now, default parameters)")
+    latex.add_argument("--p", type=_prime_arg, metavar="P", help="the prime (with THEOREM)")
+    add_instance_options(latex, "with")
+    latex.add_argument("--certificate", metavar="FILE", help="render this certificate instead (it is checked first)")
+    latex.add_argument("--out", required=True, metavar="DIR", help="folder for THEOREM-P.tex and .pdf")
+    latex.add_argument("--no-pdf", action="store_true", help="do not run pdflatex even if it is installed")
+
+    proofs = commands.add_parser("proofs", help="regenerate the proof library (proofs/)",
+                                 description=PROOFS_HELP, formatter_class=RAW)
+    proofs.add_argument("--out", default="proofs", metavar="DIR", help="the library's folder (default proofs)")
+    proofs.add_argument("--pdf", action="store_true", help="also compile every document with pdflatex")
+
+
+def run_derive(args) -> int:
+    from ..symbolic import DERIVATIONS, derivation
+
+    if args.list:
+        width = max(len(name) for name in DERIVATIONS)
+        for name, entry in DERIVATIONS.items():
+            scope = (f"per prime (default {entry.default_prime}, p <= {entry.largest_prime})" if entry.per_prime
+                     else "symbolic p")
+            print(f"{name:<{width}}  {', '.join(entry.equations):<40}  {scope}: {entry.summary}")
+        return EXIT_OK
+    if args.name is None:
+        raise InputError("name a derivation or use --list")
+    if args.name not in DERIVATIONS:
+        raise InputError(f"unknown derivation {args.name!r}; 'certify derive --list' lists them")
+    if args.p is not None:
+        from ..kernel.primes import require_prime
+        from ..symbolic import require_practical_prime
+
+        require_practical_prime(args.name, args.p)  # before building anything, and before proving p prime
+        require_prime(args.p)
+    built = derivation(args.name, args.p)
+    from ..render.derivations import derivation_latex, derivation_text
+
+    sys.stdout.write(derivation_latex(built) if args.latex else derivation_text(built))
+    return EXIT_OK if built.holds() else EXIT_REJECTED
+
+
+def run_latex(args) -> int:
+    """Render a theorem instance computed now, or a certificate file: that file is read once (regular
+    files only, capped), those bytes are checked, and the same bytes are parsed and rendered."""
+    from ..render.document import write_document
+
+    if (args.theorem is None) == (args.certificate is None):
+        raise InputError("give either THEOREM (with --p) or --certificate FILE")
+    if args.certificate is not None:
+        from ..certificate import parse_certificate
+        from ..check import Verdict, check_bytes, read_certificate_file
+        from ..errors import MalformedCertificate
+
+        source = str(args.certificate)
+        try:
+            data = read_certificate_file(args.certificate)
+        except MalformedCertificate as exc:
+            data, verdict = None, Verdict(source, "malformed", str(exc))
+        else:
+            verdict = check_bytes(data, source)
+        if verdict.status != "verified":
+            from ..sweep import one_line
+
+            raise InputError(one_line(f"will not render an unverified certificate: {verdict.line()}", 2000))
+        certificate = parse_certificate(data)  # the very bytes just verified
+    else:
+        if args.p is None:
+            raise InputError("--p is required with THEOREM")
+        certificate = certificate_for(args)
+    for path in write_document(certificate, args.out, pdf=not args.no_pdf):
+        print(path)
+    return EXIT_OK
+
+
+def run_proofs(args) -> int:
+    from ..proofs import build_proofs
+
+    written = build_proofs(args.out, pdf=args.pdf, progress=lambda line: print(line, file=sys.stderr))
+    print(f"wrote {len(written)} files under {args.out}")
+    return EXIT_OK

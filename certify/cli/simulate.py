@@ -1,0 +1,144 @@
+"""``certify simulate``, ``certify plot`` and ``certify sweep``: float trajectories, figures, many primes."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import InputError
+from ..theorems.registry import THEOREMS, names_text
+from .common import EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, _prime_arg
+from .theorems import add_instance_options, certificate_for
+
+SIMULATE_HELP = """\
+Simulate the theorem's trajectory in floats (numpy/scipy; floats cross-check,
+they never bound) from the certified base point or from a random point of the
+certified box (--from box --seed N), with the certificate's bounds recorded
+beside it: times or clock, gates, s, gamma, Fourier fractions, loss, balance
+quantity. The certificate is computed with the default parameters (gd needs
+--eta). Writes JSON or NPZ (by the suffix of --out), or a summary to stdout."""
+
+PLOT_HELP = """\
+Plot the simulated trajectory with the certified bounds drawn on it (needs
+matplotlib: pip install 'certify[plot]'). dead: s(t) and gamma(t) with the
+certified hitting time and the transversal slope, the hyperbola (2.6), the
+terminal Fourier spectrum beside single-frequency alignment; slide: the capture
+events and d/x -> kappa_p; smooth and gd: the analogous pictures. PNG or PDF."""
+
+SWEEP_HELP = """\
+Certify every prime in a range for the chosen theorems, in K worker processes
+(python-flint's precision is process-wide, so not threads). Certificates go to
+DIR/THEOREM/THEOREM-P.json; a failure at one prime is recorded in
+DIR/failures.json and the sweep goes on. Running the same sweep again resumes
+it and trusts nothing: every certificate already there is fully checked (in the
+same K processes) and must hold the theorem and p of its name (and gd the
+sweep's eta); any other file is certified again and reported as redone (if
+that fails, it is recorded and the file renamed *.rejected). DIR/summary.json
+and DIR/summary.csv give, per theorem, the primes certified, the failures and
+the smallest margins and probabilities (with the prime attaining each).
+`certify check DIR --jobs K` re-checks the whole folder."""
+
+_COUNT = {1: "one", 2: "both", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+
+
+def add_parsers(commands) -> None:
+    for name, summary_help, description, output in (
+            ("simulate", "simulate a theorem's trajectory in floats, beside its certified bounds", SIMULATE_HELP,
+             "FILE.json or FILE.npz"),
+            ("plot", "plot a theorem's trajectory with its certified bounds drawn on", PLOT_HELP,
+             "FILE.png or FILE.pdf")):
+        command = commands.add_parser(name, help=summary_help, description=description, formatter_class=RAW)
+        command.add_argument("theorem", choices=sorted(THEOREMS), metavar="THEOREM", help=names_text())
+        command.add_argument("--p", type=_prime_arg, required=True, metavar="P", help="a prime p >= 5")
+        add_instance_options(command, "only")
+        command.add_argument("--from", dest="source", choices=("base", "box"), default="base",
+                             help="start at the base point (default) or at a random point of the certified box")
+        command.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the random box point")
+        command.add_argument("--out", required=name == "plot", metavar="FILE", help=f"write to {output}")
+
+    sweep = commands.add_parser("sweep", help="certify many primes in parallel, resumably, with a summary",
+                                description=SWEEP_HELP, formatter_class=RAW)
+    sweep.add_argument("--primes", required=True, metavar="A..B", help="the primes p with A <= p <= B (p >= 5)")
+    every = ",".join(THEOREMS)
+    sweep.add_argument("--theorems", default=every, metavar="LIST",
+                       help=f"comma-separated: {', '.join(THEOREMS)} (default all {_COUNT.get(len(THEOREMS), '')})"
+                       .replace(" )", ")"))
+    sweep.add_argument("--jobs", type=_jobs_arg, default=os.cpu_count() or 1, metavar="K",
+                       help="worker processes (default: the number of CPUs)")
+    users = [name for name, record in THEOREMS.items() if any(q.name == "eta" for q in record.required_parameters)]
+    reference = THEOREMS[users[0]].parameter("eta").reference if users else "1"
+    sweep.add_argument("--eta", type=_exact_arg, default=None, metavar="ETA",
+                       help=f"step size for {names_text(users) if users else 'gd'} (default {reference})")
+    sweep.add_argument("--out", required=True, metavar="DIR", help="folder for DIR/THEOREM/THEOREM-P.json and the summary")
+
+
+def _trajectory(args) -> dict:
+    from ..simulate import simulate_instance
+
+    try:
+        return simulate_instance(certificate_for(args), source=args.source, seed=args.seed)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def run_simulate(args) -> int:
+    from ..simulate import save_trajectory
+
+    record = _trajectory(args)
+    if args.out:
+        try:
+            print(save_trajectory(record, args.out))
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    else:
+        for key, value in sorted(record.items()):
+            shape = getattr(value, "shape", None)
+            print(f"{key}: array {shape}" if shape else f"{key}: {value}")
+    return EXIT_OK
+
+
+def run_plot(args) -> int:
+    try:
+        from ..render.plots import plot_instance
+    except ImportError as exc:
+        raise InputError(f"plotting needs matplotlib ({exc}); pip install 'certify[plot]'") from None
+    record = _trajectory(args)
+    try:
+        print(plot_instance(record, args.out))
+    except ImportError:
+        raise InputError("plotting needs matplotlib; pip install 'certify[plot]'") from None
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return EXIT_OK
+
+
+def run_sweep(args) -> int:
+    from ..kernel.exact import format_rational
+    from ..sweep import certificate_file, one_line, parse_prime_range, primes_between, progress_bar, run_sweep
+
+    try:
+        low, high = parse_prime_range(args.primes)
+        primes = primes_between(low, high)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    theorems = [name.strip() for name in args.theorems.split(",") if name.strip()]
+    unknown = [name for name in theorems if name not in THEOREMS]
+    if unknown or not theorems:
+        raise InputError(f"unknown theorem(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(THEOREMS)}")
+    if not primes:
+        raise InputError(f"no primes p >= 5 in {args.primes}")
+    eta = None if args.eta is None else format_rational(args.eta)
+    report = run_sweep(primes, theorems, args.jobs, args.out, eta=eta, progress=progress_bar())
+    for theorem in theorems:
+        for p, reason in sorted(report.redone[theorem].items()):
+            print(one_line(f"redone {certificate_file(args.out, theorem, p)}: it was {reason}", 2000),
+                  file=sys.stderr)
+    for theorem in theorems:
+        print(f"{theorem}: {report.certified[theorem]} certified, {report.skipped[theorem]} already there "
+              f"and verified, {len(report.redone[theorem])} redone, {len(report.failed[theorem])} failed")
+    made = sum(report.certified.values()) + sum(map(len, report.redone.values()))
+    checked = sum(report.checked.values())
+    rate = (made + checked) / report.seconds if report.seconds > 0 else 0.0
+    print(f"{made} certificates made and {checked} already there checked in {report.seconds:.1f} s "
+          f"({rate:.1f}/s); summary in {os.path.join(args.out, 'summary.csv')}")
+    return EXIT_REJECTED if any(report.failed.values()) else EXIT_OK

@@ -1,0 +1,383 @@
+"""One record per theorem: everything the command line, sweeps, the proof library, the simulator,
+the renderers and the checker need to know about it, in one place.
+
+``THEOREMS: dict[str, Theorem]`` in the fixed order dead, slide, smooth, gd. Importing this module
+imports only the standard library and :mod:`certify.kernel.registry` (no python-flint work, no
+numpy, scipy, sympy or matplotlib): every function a record names is a ``"module:attribute"``
+string, imported the first time it is used (:func:`resolve`).
+
+Fields of :class:`Theorem` (stable: certify.api builds on them):
+
+``name``          the certificate's ``theorem`` and the command's name (``certify dead``)
+``paper``         the paper's reference, e.g. ``"Theorem 1.5 / Theorem A.2"``
+``title``         one line: the reference and what the theorem says (figure titles)
+``help``          the one-line help of ``certify NAME``
+``description``   the full help of ``certify NAME`` (statement, hypotheses, defaults)
+``hypotheses``    the hypotheses in one line of plain text (the kernel decides them)
+``parameters``    tuple of :class:`Parameter`, in the kernel's order
+``kernel``        the :class:`certify.kernel.registry.KernelRecord` (entry points, claim ids)
+``builder``       ``"module:function"``: ``builder(p, **parameters, radius=None, prec=128)`` -> CertifiedInstance
+``summary``       ``"module:function"``: ``summary(certificate) -> list[str]`` (the lines on stderr)
+``latex``         :class:`LatexSection`: the document's title, base point and statement
+``simulator``     ``"module:function"``: ``simulator(certificate, start) -> dict`` (certify.simulate)
+``plot``          ``"module:function"``: ``plot(figure, record)`` draws the panels (certify.render.plots)
+``plot_parameters`` ((label, parameter name), ...) shown in the figure title besides p
+``clock``         the key of the trajectory record's clock array
+``derivations``   names of the symbolic derivations the certificate rests on (certify.symbolic)
+``key_numbers``   tuple of :class:`KeyNumber`: the numbers a sweep summary reports
+
+and the properties ``claim_ids`` (the kernel record's, in schema order), ``parameter_names``,
+``required_parameters``. :meth:`Theorem.build` resolves and calls the builder.
+
+Guarantees checked when a record is made (ValueError otherwise): the parameters are the kernel's,
+in its order; every key number names one of the kernel's claim ids. tests/test_registry.py checks
+the rest: the kernel modules and builders have the named attributes, the committed schema is the one
+:mod:`certify.schema.generate` writes from the kernel records, and a toy theorem registered here is
+picked up by the command line, the checker, sweeps and summaries without any other edit.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from ..kernel.registry import DEAD, GD, SLIDE, SMOOTH, KernelRecord
+
+NUMBER_NOTE = "an exact number: integer, p/q or decimal (e.g. 1, 3/2, 0.25, 1e-3)"
+
+
+def resolve(target: str):
+    """The attribute a ``"package.module:attribute"`` string names (imports the module)."""
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a theorem.
+
+    ``name``: the certificate's and the kernel's name; ``flag``: the command-line option;
+    ``help``: its help text; ``default``: the default rule in words (None: no default, the
+    parameter is ``required``); ``symbol``: its LaTeX symbol; ``label``: a few words naming it
+    (messages of commands that take it for some theorems only); ``reference``: for a required
+    parameter, the exact value (text) sweeps and the proof library use when none is given.
+    Values are exact numbers (int, Fraction, fmpq or text of the number grammar).
+    """
+
+    name: str
+    flag: str
+    help: str
+    default: str | None
+    symbol: str
+    label: str = ""
+    reference: str | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+
+@dataclass(frozen=True)
+class LatexSection:
+    """What a theorem's LaTeX document says beside the certificate's numbers (LaTeX source)."""
+
+    title: str
+    base_point: str
+    statement: str
+
+
+class KeyNumber(NamedTuple):
+    """A number a sweep summary reports: an end (``key``: lo, hi or log10_lo) of a claim (or of one of
+    its ``component``s), and its extreme over the primes (``"min"`` of lower ends, ``"max"`` of upper ends)."""
+
+    claim: str
+    component: str | None
+    key: str
+    extreme: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """Everything certify knows about one theorem (see the module docstring for each field)."""
+
+    name: str
+    paper: str
+    title: str
+    help: str
+    description: str
+    hypotheses: str
+    parameters: tuple[Parameter, ...]
+    kernel: KernelRecord
+    builder: str
+    summary: str
+    latex: LatexSection
+    simulator: str
+    plot: str
+    clock: str
+    derivations: tuple[str, ...]
+    key_numbers: tuple[KeyNumber, ...]
+    plot_parameters: tuple[tuple[str, str], ...] = field(default=())
+
+    def __post_init__(self):
+        if self.kernel.name != self.name:
+            raise ValueError(f"theorem {self.name!r} has the kernel record of {self.kernel.name!r}")
+        if self.parameter_names != self.kernel.parameter_names:
+            raise ValueError(f"theorem {self.name!r}: parameters {self.parameter_names} are not the kernel's "
+                             f"{self.kernel.parameter_names}")
+        for number in self.key_numbers:
+            if number.claim not in self.kernel.claim_ids or number.extreme not in ("min", "max"):
+                raise ValueError(f"theorem {self.name!r}: key number {number.label!r} names no claim of it")
+        for _, name in self.plot_parameters:
+            if name not in self.parameter_names:
+                raise ValueError(f"theorem {self.name!r}: plot parameter {name!r} is not a parameter")
+
+    @property
+    def claim_ids(self) -> tuple[str, ...]:
+        """Every claim id of a certificate of this theorem, in schema order."""
+        return self.kernel.claim_ids
+
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        return tuple(parameter.name for parameter in self.parameters)
+
+    @property
+    def required_parameters(self) -> tuple[Parameter, ...]:
+        return tuple(parameter for parameter in self.parameters if parameter.required)
+
+    def parameter(self, name: str) -> Parameter:
+        """The parameter called ``name`` (KeyError if there is none)."""
+        for parameter in self.parameters:
+            if parameter.name == name:
+                return parameter
+        raise KeyError(name)
+
+    def build(self, p, **options):
+        """The builder's CertifiedInstance for ``p`` (options: parameters, ``radius``, ``prec``)."""
+        return resolve(self.builder)(p, **options)
+
+
+_EPSILON = Parameter("epsilon", "--epsilon", f"s0 = u(0)+v(0) at the base point (default 1); {NUMBER_NOTE}", "1",
+                     r"\varepsilon")
+_A = Parameter("A", "--A", "-w(0) at the base point (default 2)", "2", "A")
+_B = Parameter("B", "--B", "-u(j) = -v(j) at the base point (default 1)", "1", "B")
+_PROBABILITY = KeyNumber("gaussian_probability", None, "log10_lo", "min", "log10 P")
+
+DEAD_THEOREM = Theorem(
+    name="dead",
+    paper="Theorem 1.5 / Theorem A.2",
+    title="Theorem 1.5 / A.2: the neuron dies in finite time (ReLU'(0) = 0)",
+    help="certify Theorem 1.5 / A.2 (the neuron dies) for a prime p",
+    description="""\
+Certify Theorem 1.5 / Theorem A.2 (the neuron dies in finite time and its
+terminal state is not single-frequency) for the prime p: the base point (2.1)
+u(0)=v(0)=epsilon/2, u(j)=v(j)=-B, w(0)=-A, w(j)=0 and the sup-norm box of
+radius R around it. The certificate (JSON, format certify/1) goes to stdout or
+--out; a short summary goes to stderr.
+
+Hypotheses (checked exactly): epsilon, A, B > 0; B > epsilon/2; and (A.58)
+((p-1)A/p)^2 > epsilon^2/2. The defaults epsilon=1, A=2, B=1 satisfy them for
+every prime p >= 5. Without --radius the radius is chosen to maximise the
+certified Gaussian probability: the probability grows with R, so certify takes
+99% of the largest radius the kernel can certify, rounded down to 3 digits.""",
+    hypotheses="epsilon, A, B > 0; B > epsilon/2; (A.58) ((p-1)A/p)^2 > epsilon^2/2",
+    parameters=(_EPSILON, _A, _B),
+    kernel=DEAD,
+    builder="certify.theorems.dead:certify_dead",
+    summary="certify.render.summary:dead_summary",
+    latex=LatexSection(
+        title="Theorem 1.5 with Theorem A.2: the neuron dies",
+        base_point=r"u(0)=v(0)=\varepsilon/2,\ u(j)=v(j)=-B,\ w(0)=-A,\ w(j)=0 \quad (2.1)",
+        statement=(r"every initial point of the box is initially active (only the gate $(0,0)$ is positive); "
+                   r"every Clarke trajectory from it reaches a completely inactive state at a finite time $T$, "
+                   r"transversally, and is constant afterwards; and every terminal state satisfies "
+                   r"$\max_{\zeta\ne0}F_\zeta\le1-\delta_p$ with $\delta_p>0$ as certified below, so the "
+                   r"limiting direction is not supported on one real Fourier class.")),
+    simulator="certify.simulate:_dead",
+    plot="certify.render.plots:_dead",
+    clock="t",
+    derivations=("flow", "flow-full", "conserved", "transversality", "hitting-time", "fourier", "fourier-exact",
+                 "balance", "convexity"),
+    key_numbers=(KeyNumber("single_active_gate", None, "lo", "min", "gate margin"),
+                 KeyNumber("transversality_margin_box", None, "lo", "min", "transversality margin"),
+                 KeyNumber("purity_gap_box", None, "lo", "min", "purity gap delta_p"),
+                 _PROBABILITY),
+)
+
+SLIDE_THEOREM = Theorem(
+    name="slide",
+    paper="Theorem A.1",
+    title="Theorem A.1: the persistent sliding Clarke trajectory",
+    help="certify Theorem A.1 (the sliding trajectory) for a prime p",
+    description="""\
+Certify Theorem A.1 (a persistent sliding trajectory: the neuron stays active,
+memorises one table entry, and its direction converges to a limit whose Fourier
+energy is 2/(p-1) in every class) for the prime p: the base point of section
+A.3 u(0)=v(0)=X, u(j)=v(j)=-3X, w(0)=2p gamma_*, w(j)=0 and the sup-norm box of
+radius R around it, inside the region U_slide of (A.15)-(A.17).
+
+Hypotheses: gamma_* > 0 and (A.14) X > (p-1)/(e gamma_*), decided with balls
+(e is irrational). Defaults: gamma_* = 1, X = (p-1)/(2 gamma_*). Without
+--radius the radius is 99% of the largest box inside U_slide, rounded down to
+3 digits (it maximises the certified Gaussian probability). The capture time is
+astronomically large (about 10^561 for p = 13); it is enclosed as it is and
+reported by its exponent.""",
+    hypotheses="gamma_* > 0; (A.14) X > (p-1)/(e gamma_*)",
+    parameters=(
+        Parameter("gamma_star", "--gamma-star", f"gamma_* of (A.14)-(A.17) (default 1); {NUMBER_NOTE}", "1",
+                  r"\gamma_*"),
+        Parameter("X", "--X", "X of (A.14)-(A.15) (default (p-1)/(2 gamma_*))", "(p-1)/(2 gamma_*)", "X"),
+    ),
+    kernel=SLIDE,
+    builder="certify.theorems.slide:certify_slide",
+    summary="certify.render.summary:slide_summary",
+    latex=LatexSection(
+        title="Theorem A.1: the persistent sliding trajectory",
+        base_point=r"u(0)=v(0)=X,\ u(j)=v(j)=-3X,\ w(0)=2p\gamma_*,\ w(j)=0 \quad (\S A.3)",
+        statement=(r"the box lies in $U_{\mathrm{slide}}$ of (A.15)--(A.17); from every point of it the Clarke "
+                   r"trajectory is unique, the gate $(0,0)$ stays active, all $2(p-1)$ cross gates are captured "
+                   r"on their kinks, $\theta/\|\theta\|$ converges and $F_\zeta\to 2/(p-1)$ for every "
+                   r"$\zeta\ne0$.")),
+    simulator="certify.simulate:_slide",
+    plot="certify.render.plots:_slide",
+    clock="x",
+    derivations=("sliding-relations", "sliding-selection", "sliding-limits", "fourier", "fourier-exact", "balance"),
+    key_numbers=(KeyNumber("region_box", "gamma_minus_gamma_star", "lo", "min", "gamma_j - gamma_* margin"),
+                 KeyNumber("admissibility", None, "hi", "max", "kink coefficient bound"),
+                 _PROBABILITY),
+)
+
+_FAMILY_BASE_POINT = r"u(0)=v(0)=s_0/2,\ u(j)=v(j)=-B,\ w(0)=-A,\ w(j)=0 \quad (A.48)\text{--}(A.49)"
+
+SMOOTH_THEOREM = Theorem(
+    name="smooth",
+    paper="Theorem A.3",
+    title="Theorem A.3: smooth dead-zone activation",
+    help="certify Theorem A.3 (smooth dead-zone activation) for a prime p",
+    description="""\
+Certify Theorem A.3 (with the smooth dead-zone activation sigma_eps(z) =
+z psi(z/eps), psi(t) = f(t)/(f(t)+f(1-t)), f(t) = exp(-1/t) for t > 0, the
+gradient flow converges to a limit that is not single-frequency) for the prime
+p: the base point (A.48)-(A.49) u(0)=v(0)=epsilon/2, u(j)=v(j)=-B, w(0)=-A,
+w(j)=0 and the sup-norm box of radius R around it.
+
+Hypotheses: eps, epsilon, A, B > 0, B > epsilon/2 and (A.67)
+g(0)^2 > J(s0) with J(s0) = int_0^s0 sigma/sigma' enclosed rigorously (one
+acb.integral plus proved tail bounds). Defaults: eps = 2, epsilon = 1, A = 2,
+B = 1. Without --radius the radius maximises the certified Gaussian
+probability (99% of the largest certifiable radius, 3 digits).""",
+    hypotheses="eps, epsilon, A, B > 0; B > epsilon/2; (A.67) g(0)^2 > J(s0) (decided with balls)",
+    parameters=(
+        Parameter("eps_smooth", "--eps-smooth", f"eps of sigma_eps (default 2); {NUMBER_NOTE}", "2", r"\epsilon"),
+        Parameter("epsilon", "--epsilon", "s0 = u(0)+v(0) at the base point (default 1)", "1", r"s_0"),
+        _A, _B,
+    ),
+    kernel=SMOOTH,
+    builder="certify.theorems.smooth:certify_smooth",
+    summary="certify.render.summary:smooth_summary",
+    latex=LatexSection(
+        title=r"Theorem A.3: a smooth dead-zone activation",
+        base_point=_FAMILY_BASE_POINT,
+        statement=(r"with $\sigma_\epsilon(z)=z\,\psi(z/\epsilon)$, $\psi(t)=f(t)/(f(t)+f(1-t))$, "
+                   r"$f(t)=e^{-1/t}$ for $t>0$ and $0$ otherwise, the gradient flow from every point of the box "
+                   r"converges to a finite limit $\theta_\infty$ with $\max_{\zeta\ne0}F_\zeta(\theta_\infty)"
+                   r"\le1-\delta$, $\delta>0$ as certified below.")),
+    simulator="certify.simulate:_smooth",
+    plot="certify.render.plots:_smooth",
+    plot_parameters=(("eps", "eps_smooth"),),
+    clock="s",
+    derivations=("convexity", "fourier", "fourier-exact"),
+    key_numbers=(KeyNumber("g_condition", None, "lo", "min", "(A.67) margin"),
+                 KeyNumber("purity_gap_box", None, "lo", "min", "purity gap"),
+                 _PROBABILITY),
+)
+
+GD_THEOREM = Theorem(
+    name="gd",
+    paper="Theorem A.4",
+    title="Theorem A.4: one-step death under full-batch gradient descent",
+    help="certify Theorem A.4 (one gradient-descent step kills the neuron) for a prime p",
+    description="""\
+Certify Theorem A.4 (one full-batch gradient-descent step with step size eta
+and ReLU'(0) = 0 makes every gate strictly negative, so the iterates freeze at
+a state that is not single-frequency) for the prime p: the base point (2.1)
+u(0)=v(0)=epsilon/2, u(j)=v(j)=-B, w(0)=-A, w(j)=0 and the sup-norm box of
+radius R around it.
+
+Hypotheses: eta, epsilon, A, B > 0, B > epsilon/2 and (A.71)
+epsilon < 2 eta (p-1)A/p^3. The defaults adapt to eta: A = 2, B = 1 and
+epsilon = min(1, half the (A.71) threshold), so the command works for any
+eta > 0 (a small eta needs a small s0 = epsilon). Without --radius the radius
+maximises the certified Gaussian probability.""",
+    hypotheses="eta, epsilon, A, B > 0; B > epsilon/2; (A.71) epsilon < 2 eta (p-1)A/p^3",
+    parameters=(
+        Parameter("eta", "--eta", f"the step size eta > 0; {NUMBER_NOTE}", None, r"\eta", label="the step size",
+                  reference="1"),
+        Parameter("epsilon", "--epsilon",
+                  f"s0 = u(0)+v(0) at the base point (default: adapts to eta); {NUMBER_NOTE}",
+                  "min(1, half the (A.71) threshold 2 eta (p-1)A/p^3)", r"s_0"),
+        _A, _B,
+    ),
+    kernel=GD,
+    builder="certify.theorems.gd:certify_gd",
+    summary="certify.render.summary:gd_summary",
+    latex=LatexSection(
+        title="Theorem A.4: one step of gradient descent",
+        base_point=_FAMILY_BASE_POINT,
+        statement=(r"one full-batch gradient-descent step $\theta_1=\theta_0-\eta\nabla\mathcal L(\theta_0)$ "
+                   r"with $\mathrm{ReLU}'(0)=0$ makes every gate strictly negative, so "
+                   r"$\theta_n=\theta_1$ for all $n\ge1$, and $\max_{\zeta\ne0}F_\zeta(\theta_1)\le1-\delta$ "
+                   r"with $\delta>0$ as certified below.")),
+    simulator="certify.simulate:_gd",
+    plot="certify.render.plots:_gd",
+    plot_parameters=(("eta", "eta"),),
+    clock="n",
+    derivations=("gd-one-step", "convexity", "fourier", "fourier-exact"),
+    key_numbers=(KeyNumber("one_step_death_box", "central_gate", "hi", "max", "central gate after the step"),
+                 KeyNumber("purity_gap_box", None, "lo", "min", "purity gap"),
+                 _PROBABILITY),
+)
+
+#: Every theorem, by name, in the fixed order dead, slide, smooth, gd. Consumers read it when they
+#: run (not when they are imported), so a record added here is seen everywhere.
+THEOREMS: dict[str, Theorem] = {theorem.name: theorem for theorem in
+                                (DEAD_THEOREM, SLIDE_THEOREM, SMOOTH_THEOREM, GD_THEOREM)}
+
+
+class RegistryView(Mapping):
+    """A live read-only mapping name -> ``value(record)`` over the records of :data:`THEOREMS` for which
+    ``where(record)`` holds: consumers keep their tables' shape (``name in table``, ``table[name]``) while
+    the registry stays the one list (a record added to THEOREMS is in every view at once)."""
+
+    def __init__(self, value, where=None):
+        self._value, self._where = value, where or (lambda record: True)
+
+    def _names(self):
+        return [name for name, record in THEOREMS.items() if self._where(record)]
+
+    def __contains__(self, name):
+        return isinstance(name, str) and name in THEOREMS and self._where(THEOREMS[name])
+
+    def __getitem__(self, name):
+        if name not in self:
+            raise KeyError(name)
+        return self._value(THEOREMS[name])
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self):
+        return len(self._names())
+
+
+def theorem(name: str) -> Theorem:
+    """The record of ``name`` (KeyError if there is none)."""
+    return THEOREMS[name]
+
+
+def names_text(names=None) -> str:
+    """'dead, slide, smooth or gd': the theorem names (default: all, in order) for help texts."""
+    names = list(THEOREMS if names is None else names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
