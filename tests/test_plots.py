@@ -89,3 +89,91 @@ def test_bad_suffix_and_record(tmp_path):
     with pytest.raises(ValueError):
         plot_instance(dict(rec, theorem="alive"), tmp_path / "y.png")
     assert not (tmp_path / "y.png").exists()
+
+
+# ----------------------------------------------------------------------------------------------
+# The panels' artists and labels (issue 11, section 3)
+# ----------------------------------------------------------------------------------------------
+
+
+def drawn(rec: dict):
+    """The record's panels drawn (and laid out by Agg) on a Figure of plot_instance's size and style."""
+    import matplotlib.style
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from certify.render import plots
+
+    with matplotlib.rc_context():
+        matplotlib.style.use("default")
+        fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+        getattr(plots, "_" + rec["theorem"])(fig, rec)
+        FigureCanvasAgg(fig).draw()
+    return fig
+
+
+def gd_record(p: int, source: str) -> dict:
+    key = ("gd", p, source)
+    if key not in _CACHE:
+        certificate = json.loads((ROOT / "proofs" / "gd" / f"gd-{p}.json").read_text())
+        _CACHE[key] = simulate_instance(certificate, source, seed=2)
+    return _CACHE[key]
+
+
+def test_slide_time_axis_is_labelled_once_not_as_a_double_log():
+    ax = drawn(record("slide", "base")).axes[0]
+    label = ax.get_xlabel()
+    assert label.startswith("t ") and "log10 t  (log scale)" not in label
+    assert ax.get_xscale() == "log"  # the data are log10 t on a logarithmic axis ...
+    # ... so a tick at k = log10 t is labelled with the time it stands for, t = 10^k
+    formatter = ax.xaxis.get_major_formatter()
+    assert formatter(100.0, 0) == "$10^{100}$" and formatter(3.0, 0) == "$10^{3}$"
+    shown = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert shown and all(text.startswith("$10^{") for text in shown)
+
+
+@pytest.mark.parametrize("source", ["base", "box"])
+def test_dead_star_marks_this_trajectorys_death(source):
+    rec = record("dead", source)
+    ax = drawn(rec).axes[1]
+    stars = [line for line in ax.get_lines() if line.get_marker() == "*"]
+    assert len(stars) == 1
+    x, y = stars[0].get_xdata()[0], stars[0].get_ydata()[0]
+    if source == "base":
+        assert (x, y) == (0.0, np.sqrt(rec["Gamma"]))
+    else:
+        assert (x, y) == (rec["s"][-1], rec["g"][-1])  # the record's own death row
+        assert y != np.sqrt(rec["Gamma"])  # not the base point's death
+        assert "this trajectory" in stars[0].get_label()
+
+
+@pytest.mark.parametrize("p", [5, 13, 101])
+@pytest.mark.parametrize("source", ["base", "box"])
+def test_gd_symlog_tick_labels_do_not_overlap(p, source):
+    fig = drawn(gd_record(p, source))
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "symlog"
+    renderer = fig.canvas.get_renderer()
+    low, high = sorted(ax.get_ylim())
+    labels = [t for t in ax.get_yticklabels() if t.get_visible() and t.get_text() and low <= t.get_position()[1] <= high]
+    assert len(labels) >= 3 and any(t.get_position()[1] < 0 for t in labels) and any(t.get_position()[1] == 0 for t in labels)
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    clashes = [(labels[i].get_text(), labels[j].get_text())
+               for i in range(len(boxes)) for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+    assert not clashes
+
+
+def test_a_custom_certificate_file_is_plotted(tmp_path):
+    from flint import fmpq
+
+    from certify.certificate import dumps
+    from certify.simulate import simulate_certificate_file
+    from certify.theorems.dead import certify_dead
+
+    cert = certify_dead(7, A=fmpq(3, 2), radius=fmpq(1, 10)).certificate
+    path = tmp_path / "dead-7.json"
+    path.write_text(dumps(cert), encoding="utf-8")
+    rec = simulate_certificate_file(path, "box", seed=1)
+    assert rec["A"] == 1.5 and rec["radius"] == 0.1
+    png = plot_instance(rec, tmp_path / "custom.png")
+    check_png(png)

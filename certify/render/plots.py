@@ -26,14 +26,12 @@ PIXELS = (int(FIGSIZE[0] * DPI), int(FIGSIZE[1] * DPI))
 _FORMATS = {".png": "png", ".pdf": "pdf"}
 _METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None}}
 
-
-
-def _record(theorem):
-    """The registry's record of ``theorem`` if it names a plot panel, else None."""
-    from certify.theorems.registry import THEOREMS
-
-    record = THEOREMS.get(theorem) if isinstance(theorem, str) else None
-    return record if record is not None and record.plot else None
+_TITLES = {
+    "dead": "Theorem 1.5 / A.2: the neuron dies in finite time (ReLU'(0) = 0)",
+    "slide": "Theorem A.1: the persistent sliding Clarke trajectory",
+    "smooth": "Theorem A.3: smooth dead-zone activation",
+    "gd": "Theorem A.4: one-step death under full-batch gradient descent",
+}
 
 # Fixed colours (matplotlib's default cycle, spelled out so that the figures never depend on it).
 _BLUE, _ORANGE, _GREEN, _RED, _PURPLE, _GREY = "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#7f7f7f"
@@ -53,13 +51,32 @@ def _source_text(record: dict) -> str:
 
 
 def _suptitle(record: dict) -> str:
-    theorem = _record(record["theorem"])
-    extra = "".join(f", {label} = {record[name]:g}" for label, name in theorem.plot_parameters)
-    return f"{theorem.title}{extra} — p = {record['p']}, {_source_text(record)}"
+    theorem = record["theorem"]
+    extra = ""
+    if theorem == "smooth":
+        extra = f", eps = {record['eps_smooth']:g}"
+    elif theorem == "gd":
+        extra = f", eta = {record['eta']:g}"
+    return f"{_TITLES[theorem]}{extra} — p = {record['p']}, {_source_text(record)}"
 
 
 def _mid(record: dict, name: str) -> float:
     return (record[f"{name}_lo"] + record[f"{name}_hi"]) / 2
+
+
+def _power_of_ten(k: float, _position=None) -> str:
+    """The tick label of k = log10 t on a slide panel: the time t = 10^k it stands for."""
+    return f"$10^{{{k:g}}}$"
+
+
+def _decades(linthresh: float, limit: float, most: int = 4) -> list[float]:
+    """Decades 10^j with 10 linthresh <= 10^j <= limit, every m-th of them so that at most ``most`` remain."""
+    import math
+
+    first, last = math.ceil(math.log10(linthresh)) + 1, math.floor(math.log10(limit)) if limit > 0 else -10**9
+    exponents = list(range(first, last + 1))
+    step = max(1, math.ceil(len(exponents) / most))
+    return [10.0**j for j in exponents[::-step][::-1]]
 
 
 def _spectrum(ax, fractions, flat: float, delta: float, title: str, before=None) -> None:
@@ -137,7 +154,11 @@ def _dead(fig, record: dict) -> None:
     ax_b.plot(s, g, ".-", color=_BLUE, markersize=3, linewidth=1.0,
               label="trajectory, g = w(j) - w(0)" if base else "trajectory, g = mean_j w(j) - w(0)")
     ax_b.plot([s[0]], [g[0]], "o", color=_BLUE, markersize=6, label="start")
-    ax_b.plot([0.0], [np.sqrt(Gamma)], "*", color=_RED, markersize=10, label="(0, sqrt(Gamma)): death")
+    if base:  # the base point dies at (0, sqrt(Gamma)) by (2.6)
+        ax_b.plot([0.0], [np.sqrt(Gamma)], "*", color=_RED, markersize=10, label="(0, sqrt(Gamma)): death")
+    else:  # this trajectory's own death event, not the base point's
+        ax_b.plot([s[-1]], [g[-1]], "*", color=_RED, markersize=10,
+                  label=f"(s(T), g(T)) = ({s[-1]:.2g}, {g[-1]:.4g}): death of this trajectory")
     ax_b.set_xlabel("s = u(0) + v(0)")
     ax_b.set_ylabel("g")
     ax_b.set_title("(b) conserved quantity (2.6) along the trajectory", fontsize=10)
@@ -166,11 +187,20 @@ def _slide(fig, record: dict) -> None:
             ax_a.annotate(f"+{rows} rows, +{cols} cols", (te, xe), textcoords="offset points", xytext=(6, -12),
                           fontsize=7, color=_RED)
     ax_a.set_yscale("log")
-    if np.all(log10_t > 0):  # log10 t runs from ~ 10^1 to ~ 10^7: a log scale shows the captures and the tail
+    # The data are k = log10 t (t itself overflows doubles: log10 t reaches 10^4 and more), on an axis
+    # logarithmic in k, so that the captures and the tail both show; the ticks are labelled with the
+    # time they stand for, t = 10^k, so the label names t once instead of a double log.
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    if np.all(log10_t > 0):
         ax_a.set_xscale("log")
+        scale = "logarithmic"
     else:
         ax_a.set_xscale("symlog", linthresh=1.0)
-    ax_a.set_xlabel("log10 t  (log scale)")
+        scale = "symmetric-logarithmic"
+    ax_a.xaxis.set_major_formatter(FuncFormatter(_power_of_ten))
+    ax_a.xaxis.set_minor_formatter(NullFormatter())
+    ax_a.set_xlabel(f"t  (ticks 10^k; the axis is {scale} in k = log10 t)")
     ax_a.set_ylabel("x")
     ax_a.set_title("(a) sequential capture of the cross gates", fontsize=10)
     ax_a.legend(fontsize=7, loc="upper left", framealpha=0.9)
@@ -247,7 +277,14 @@ def _gd(fig, record: dict) -> None:
     linthresh = abs(record["one_step_death_box_central_gate_hi"]) / 4
     ax_a.set_yscale("symlog", linthresh=linthresh)
     values = np.concatenate([record["central_gate"], record["max_other_gate"], [other_hi]])
-    ax_a.set_ylim(3 * min(float(values.min()), -linthresh), 30 * max(float(values.max()), linthresh))
+    low, high = 3 * min(float(values.min()), -linthresh), 30 * max(float(values.max()), linthresh)
+    ax_a.set_ylim(low, high)
+    # Ticks at 0 and at decades at least 10 linthresh from it (the linear part around 0 is one decade
+    # wide on the axis, so +-10^k nearer 0 would print their labels onto 0's), at most 4 per side.
+    from matplotlib.ticker import FixedLocator
+
+    negative, positive = _decades(linthresh, -low), _decades(linthresh, high)
+    ax_a.yaxis.set_major_locator(FixedLocator([-x for x in reversed(negative)] + [0.0] + positive))
     ax_a.set_xticks(n)
     ax_a.set_xlabel("iterate n")
     ax_a.set_title("(a) every gate is < 0 after one step", fontsize=10)
@@ -269,6 +306,8 @@ def _gd(fig, record: dict) -> None:
     ax_c.legend(fontsize=7, loc="lower right", framealpha=0.9)
 
 
+_PANELS = {"dead": _dead, "slide": _slide, "smooth": _smooth, "gd": _gd}
+
 
 def plot_instance(record: dict, path) -> Path:
     """Draw the record's figure (three panels, see the module docstring) into a .png or .pdf file.
@@ -279,7 +318,7 @@ def plot_instance(record: dict, path) -> Path:
     path = Path(path)
     fmt = _format(path)
     theorem = record.get("theorem") if isinstance(record, dict) else None
-    if _record(theorem) is None:
+    if theorem not in _PANELS:
         raise ValueError(f"unknown theorem {theorem!r} in the trajectory record")
     try:
         import matplotlib
@@ -291,9 +330,7 @@ def plot_instance(record: dict, path) -> Path:
     with matplotlib.rc_context():
         matplotlib.style.use("default")
         fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
-        from certify.theorems.registry import resolve
-
-        resolve(_record(theorem).plot)(fig, record)
+        _PANELS[theorem](fig, record)
         fig.suptitle(_suptitle(record), fontsize=11)
         fig.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
     return path
