@@ -24,6 +24,7 @@ from .kernel.exact import compare, exceeds, parse_exact, parse_rational, show_nu
 from .kernel.log10 import pair_agrees
 from .kernel.primes import require_prime
 from .kernel.registry import kernel_for
+from .kernel.state import fresh_state
 
 EXIT_VERIFIED, EXIT_REJECTED, EXIT_MALFORMED = 0, 1, 2
 
@@ -66,8 +67,13 @@ def _rational(text: str, where: str):
 
 
 def verify_document(document: dict) -> str:
-    """Verify a schema-valid certificate; return a one-line summary or raise Rejected/MalformedCertificate."""
+    """Verify a schema-valid certificate; return a one-line summary or raise Rejected/MalformedCertificate.
+
+    Starts from a fresh numerical state (:func:`~certify.kernel.state.fresh_state`), so the verdict
+    depends on the certificate alone, not on what the process checked before.
+    """
     kernel = kernel_for(document["theorem"])
+    fresh_state()
     try:
         p = require_prime(document["p"])
     except InputError as exc:

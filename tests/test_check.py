@@ -175,3 +175,26 @@ def test_certificate_round_trips_through_parse(dead_certificates):
     text = dumps(dead_certificates[7])
     assert dumps(parse_certificate(text)) == text
     assert json.loads(text) == dead_certificates[7]
+
+
+def test_verdicts_do_not_depend_on_what_was_checked_before(dead_certificates, smooth_certificates):
+    """An end within ulps of the recomputation: the verdict was 'rejected' alone and 'verified' after a
+    smooth check at 192 bits had warmed Arb's caches (found by the grammar fuzz). fresh_state fixes it."""
+    document = copy.deepcopy(dead_certificates[13])
+    document["claims"]["hitting_time"]["hi"] = \
+        "45.9932965048089005196448807846051735707578941164593103778688063933167"
+    alone = verdict(document)
+    warm = copy.deepcopy(smooth_certificates[5])
+    warm["precision_bits"] = 192
+    assert verdict(warm).status == "verified"
+    assert verdict(document) == alone
+
+
+def test_fresh_state_clears_kernel_caches(smooth_certificates):
+    from certify.kernel.smooth import dead_zone_integral
+    from certify.kernel.state import fresh_state
+
+    assert verdict(smooth_certificates[5]).status == "verified"
+    assert dead_zone_integral.cache_info().currsize > 0
+    fresh_state()
+    assert dead_zone_integral.cache_info().currsize == 0
