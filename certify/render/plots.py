@@ -26,12 +26,14 @@ PIXELS = (int(FIGSIZE[0] * DPI), int(FIGSIZE[1] * DPI))
 _FORMATS = {".png": "png", ".pdf": "pdf"}
 _METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None}}
 
-_TITLES = {
-    "dead": "Theorem 1.5 / A.2: the neuron dies in finite time (ReLU'(0) = 0)",
-    "slide": "Theorem A.1: the persistent sliding Clarke trajectory",
-    "smooth": "Theorem A.3: smooth dead-zone activation",
-    "gd": "Theorem A.4: one-step death under full-batch gradient descent",
-}
+
+def _record(theorem):
+    """The registry's record of ``theorem`` if it names a plot panel, else None."""
+    from certify.theorems.registry import THEOREMS
+
+    record = THEOREMS.get(theorem) if isinstance(theorem, str) else None
+    return record if record is not None and record.plot else None
+
 
 # Fixed colours (matplotlib's default cycle, spelled out so that the figures never depend on it).
 _BLUE, _ORANGE, _GREEN, _RED, _PURPLE, _GREY = "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#7f7f7f"
@@ -51,13 +53,9 @@ def _source_text(record: dict) -> str:
 
 
 def _suptitle(record: dict) -> str:
-    theorem = record["theorem"]
-    extra = ""
-    if theorem == "smooth":
-        extra = f", eps = {record['eps_smooth']:g}"
-    elif theorem == "gd":
-        extra = f", eta = {record['eta']:g}"
-    return f"{_TITLES[theorem]}{extra} — p = {record['p']}, {_source_text(record)}"
+    theorem = _record(record["theorem"])
+    extra = "".join(f", {label} = {record[name]:g}" for label, name in theorem.plot_parameters)
+    return f"{theorem.title}{extra} — p = {record['p']}, {_source_text(record)}"
 
 
 def _mid(record: dict, name: str) -> float:
@@ -306,8 +304,6 @@ def _gd(fig, record: dict) -> None:
     ax_c.legend(fontsize=7, loc="lower right", framealpha=0.9)
 
 
-_PANELS = {"dead": _dead, "slide": _slide, "smooth": _smooth, "gd": _gd}
-
 
 def plot_instance(record: dict, path) -> Path:
     """Draw the record's figure (three panels, see the module docstring) into a .png or .pdf file.
@@ -318,7 +314,7 @@ def plot_instance(record: dict, path) -> Path:
     path = Path(path)
     fmt = _format(path)
     theorem = record.get("theorem") if isinstance(record, dict) else None
-    if theorem not in _PANELS:
+    if _record(theorem) is None:
         raise ValueError(f"unknown theorem {theorem!r} in the trajectory record")
     try:
         import matplotlib
@@ -330,7 +326,9 @@ def plot_instance(record: dict, path) -> Path:
     with matplotlib.rc_context():
         matplotlib.style.use("default")
         fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
-        _PANELS[theorem](fig, record)
+        from certify.theorems.registry import resolve
+
+        resolve(_record(theorem).plot)(fig, record)
         fig.suptitle(_suptitle(record), fontsize=11)
         fig.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
     return path
