@@ -13,7 +13,8 @@ never imports numpy, scipy, sympy or matplotlib):
 :class:`~certify.api.Certificate`; ``certify.load(path_or_text)`` reads one back;
 ``certify.derivation(name, p=None)``, ``certify.simulate(theorem, p=...)`` and
 ``certify.plot(theorem, p=...)`` give the symbolic derivations, float trajectories and figures;
-``certify.THEOREMS`` is the theorem registry.
+``certify.THEOREMS`` is the theorem registry (:mod:`certify.theorems.registry`); a theorem added there
+without a function in certify.api is served as ``certify.NAME`` all the same (made from its record).
 
 Layers, each depending only on the ones above it in this list:
 
@@ -69,28 +70,23 @@ class _Simulate:
 simulate = _Simulate()
 
 
-def _registry():
-    """The Theorem registry of issue 11 section 1, wherever it lives."""
-    import importlib
-
-    for module in ("certify.theorems.registry", "certify.registry"):
-        try:
-            found = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        return found.THEOREMS
-    raise AttributeError("certify.THEOREMS: the theorem registry is not in this version of certify")
-
-
 def __getattr__(name):
-    if name in _API:
-        from . import api
+    if name in _API or name == "api":
+        import importlib
 
-        return getattr(api, name)
-    if name == "THEOREMS":
-        return _registry()
+        api = importlib.import_module(f"{__name__}.api")  # not `from . import api`: that asks this hook again
+        return api if name == "api" else getattr(api, name)
+    if name == "THEOREMS":  # the Theorem registry (issue 11 section 1): name -> Theorem record
+        from .theorems.registry import THEOREMS
+
+        return THEOREMS
+    if not name.startswith("_"):
+        from .theorems.registry import THEOREMS
+
+        if name in THEOREMS:  # a theorem with no function written out in certify.api: made from its record
+            from .api import theorem_function
+
+            return theorem_function(name)
     raise AttributeError(f"module 'certify' has no attribute {name!r}")
 
 

@@ -42,7 +42,7 @@ from .errors import InputError, MalformedCertificate
 from .kernel.exact import MAX_EXPANDED_EXP10, ExactNumber, parse_syntax, require_bounded_input
 
 __all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
-           "dead", "slide", "smooth", "gd", "load", "derivation", "plot", "simulate", "THEOREM_NAMES"]
+           "theorem_function", "dead", "slide", "smooth", "gd", "load", "derivation", "plot", "simulate"]
 
 #: Numbers with a decimal exponent beyond this (in absolute value) are not turned into Fractions: the
 #: Fraction would have more than this many digits. The kernel's own bound on expanding 10^e.
@@ -51,15 +51,11 @@ MAX_FRACTION_EXPONENT = MAX_EXPANDED_EXP10
 #: The number fields a stored quantity may have, in the order they are shown.
 NUMBER_KEYS = ("exact", "lo", "hi", "log10_lo", "log10_hi")
 
-#: theorem -> (builder module under certify.theorems, builder function, parameter names in order).
-#: Written out here until the Theorem registry of issue 11 section 1 lands (see certify.THEOREMS).
-_BUILDERS = {
-    "dead": ("dead", "certify_dead", ("epsilon", "A", "B")),
-    "slide": ("slide", "certify_slide", ("gamma_star", "X")),
-    "smooth": ("smooth", "certify_smooth", ("eps_smooth", "epsilon", "A", "B")),
-    "gd": ("gd", "certify_gd", ("eta", "epsilon", "A", "B")),
-}
-THEOREM_NAMES = tuple(_BUILDERS)
+def _theorems():
+    """The Theorem registry (:data:`certify.theorems.registry.THEOREMS`): name -> Theorem record."""
+    from .theorems.registry import THEOREMS
+
+    return THEOREMS
 
 
 class NumberTooLarge(ValueError):
@@ -414,30 +410,55 @@ def _math_text(text: str, texttt: bool = False) -> str:
 # --- certifying ------------------------------------------------------------------------------------------
 
 def certify_theorem(theorem: str, p, *, radius=None, prec: int = 128, **parameters) -> Certificate:
-    """Certify ``theorem`` at the prime ``p`` with the given parameters (defaults for the rest).
+    """Certify ``theorem`` (a name in ``certify.THEOREMS``) at the prime ``p``; defaults for the rest.
 
-    Parameters are ints, Fractions, fmpq or strings of any spelling (see :func:`exact_input`). The
-    builder chooses the radius unless one is given, and the kernel proves every claim (or raises):
+    Parameters are the record's (``certify.THEOREMS[theorem].parameters``): ints, Fractions, fmpq or
+    strings of any spelling (see :func:`exact_input`); None means the default. The record's builder
+    chooses the radius unless one is given, and the kernel proves every claim (or raises):
     InputError for bad input, HypothesisError for parameters that break a hypothesis (it names
     the inequality), NotCertified when the balls cannot prove a claim. The certificate returned
     has not been re-checked; call :meth:`Certificate.check` for the independent checker's verdict.
-    """
-    import importlib
 
-    if theorem not in _BUILDERS:
-        raise InputError(f"unknown theorem {theorem!r}; choose from {', '.join(_BUILDERS)}")
-    module_name, function_name, names = _BUILDERS[theorem]
-    unknown = sorted(set(parameters) - set(names))
+    >>> certify_theorem("gd", 5, eta=1).parameters["eta"]
+    Fraction(1, 1)
+    """
+    theorems = _theorems()
+    if theorem not in theorems:
+        raise InputError(f"unknown theorem {theorem!r}; choose from {', '.join(theorems)}")
+    record = theorems[theorem]
+    unknown = sorted(set(parameters) - set(record.parameter_names))
     if unknown:
-        raise InputError(f"{theorem} has no parameter {', '.join(unknown)}; its parameters are {', '.join(names)}")
+        raise InputError(f"{theorem} has no parameter {', '.join(unknown)}; its parameters are "
+                         f"{', '.join(record.parameter_names)}")
+    missing = [parameter.name for parameter in record.required_parameters if parameters.get(parameter.name) is None]
+    if missing:
+        raise InputError(f"{theorem} needs {', '.join(missing)}")
     if isinstance(prec, bool) or not isinstance(prec, int) or not 64 <= prec <= 512:
         raise InputError(f"prec must be an integer number of bits between 64 and 512, got {prec!r}")
     values = {name: exact_input(value, name) for name, value in parameters.items() if value is not None}
     if radius is not None:
         values["radius"] = exact_input(radius, "radius")
-    builder = getattr(importlib.import_module(f".theorems.{module_name}", __package__), function_name)
-    result = builder(_prime(p), prec=prec, **values)
-    return Certificate(result.certificate)
+    return Certificate(record.build(_prime(p), prec=prec, **values).certificate)
+
+
+def theorem_function(name: str):
+    """``certify.NAME(p, **parameters)`` for a theorem of the registry without a function of its own here
+    (the four below are written out for their signatures and examples; a theorem added to the registry
+    gets one made by this function, so adding a theorem needs no edit of this module)."""
+    import functools
+
+    record = _theorems()[name]
+
+    @functools.wraps(certify_theorem)
+    def certify_named(p, **parameters):
+        return certify_theorem(name, p, **parameters)
+
+    certify_named.__name__ = certify_named.__qualname__ = name
+    certify_named.__doc__ = (f"Certify {record.paper} at the prime p: {record.help}.\n\nParameters: "
+                             f"{', '.join(record.parameter_names)} (see certify.THEOREMS[{name!r}]), radius, prec; "
+                             f"see certify.api.certify_theorem.")
+    del certify_named.__wrapped__
+    return certify_named
 
 
 def dead(p, *, epsilon=None, A=None, B=None, radius=None, prec: int = 128) -> Certificate:
@@ -649,24 +670,7 @@ def plot(theorem=None, p=None, *, certificate=None, start: str = "base", seed: i
 
 
 def _panels(theorem: str):
-    """The function that draws ``theorem``'s three panels: the registry record's ``plot`` (issue 11
-    section 1), or certify.render.plots' table where no registry is installed yet."""
-    registry = _registry()
-    if registry is not None:
-        from .theorems.registry import resolve
+    """The function that draws ``theorem``'s three panels: its registry record's ``plot``."""
+    from .theorems.registry import resolve
 
-        return resolve(registry[theorem].plot)
-    from .render import plots
-
-    return plots._PANELS[theorem]
-
-
-def _registry():
-    """``certify.THEOREMS`` (the Theorem registry) or None if this version has none."""
-    try:
-        from .theorems.registry import THEOREMS
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.theorems.registry":
-            raise
-        return None
-    return THEOREMS
+    return resolve(_theorems()[theorem].plot)

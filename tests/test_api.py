@@ -370,3 +370,26 @@ def test_the_readme_python_api_example_runs():
     exec(compile(block, "README.md (Python API)", "exec"), namespace)
     assert namespace["c"].check() and namespace["record"]["theorem"] == "dead"
     assert type(namespace["fig"]).__name__ == "Figure"
+
+
+def test_theorems_is_the_registry_and_the_functions_take_its_parameters():
+    import inspect
+
+    from certify.theorems import registry
+
+    assert certify.THEOREMS is registry.THEOREMS and list(certify.THEOREMS) == ["dead", "slide", "smooth", "gd"]
+    for name, record in certify.THEOREMS.items():
+        keywords = [parameter for parameter in inspect.signature(getattr(certify, name)).parameters
+                    if parameter not in ("p", "radius", "prec")]
+        assert keywords == list(record.parameter_names), name
+    with pytest.raises(InputError, match="gd needs eta"):
+        certify.certify_theorem("gd", 5)
+
+
+def test_a_theorem_added_to_the_registry_gets_a_function(monkeypatch):
+    from certify.theorems import registry
+
+    monkeypatch.setitem(registry.THEOREMS, "dead_again", registry.THEOREMS["dead"])
+    made = certify.dead_again(5, epsilon="1/2")  # not written in certify.api: made from the record
+    assert made == certify.dead(p=5, epsilon=Fraction(1, 2))
+    assert "dead_again" not in certify.api.__dict__
