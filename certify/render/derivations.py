@@ -6,25 +6,114 @@ import re
 from functools import lru_cache
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 from ..symbolic.core import Derivation
 
 RELATIONS_LATEX = {"=": "=", "<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "->": r"\to"}
 
 
-#: LaTeX macros in symbol names, as plain text for the terminal.
-_TEXT_MACROS = [(r"\frac{d}{dt}", "d/dt "), (r"\lim_", "lim_"), (r"\to", "->"), (r"\dot ", "d/dt "),
-                (r"\left", ""), (r"\right", ""), (r"\mathcal{L}", "L"), (r"\mathrm", ""), (r"\ ", " "), ("\\", "")]
 _PLAIN_NAME = re.compile(r"[A-Za-z]+(_[A-Za-z0-9]+)?")
+
+#: LaTeX commands of symbol names as plain text; any other command \name becomes ``name`` (Greek letters).
+_TEXT_COMMANDS = {"to": "->", "geq": ">=", "leq": "<=", "ge": ">=", "le": "<=", "neq": "!=", "notin": "not in",
+                  "in": "in", "langle": "<", "rangle": ">", "|": "||", "left": "", "right": "", ",": " ", " ": " ",
+                  ";": " ", "!": "", "{": "{", "}": "}", "nabla": "grad ", "partial": "partial ", "ell": "l",
+                  "cdot": "*", "times": "*", "infty": "oo", "dot": "d/dt "}
+#: Commands whose one argument is kept as it is (fonts, text) or marked (accents).
+_TEXT_ARGUMENT = {"mathrm": "{}", "mathcal": "{}", "mathbf": "{}", "mathbb": "{}", "text": "{}", "operatorname": "{}",
+                  "hat": "{}hat", "bar": "{}bar", "tilde": "{}tilde"}
+_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+
+
+def _group(text: str, start: int) -> tuple[str, int]:
+    """The argument at ``text[start:]`` (after spaces): a braced group's inside or one character / command."""
+    while start < len(text) and text[start] == " ":
+        start += 1
+    if start < len(text) and text[start] == "{":
+        depth = 0
+        for end in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                return text[start + 1:end], end + 1
+        return text[start + 1:], len(text)
+    match = _COMMAND.match(text, start)
+    if match:
+        return match.group(0), match.end()
+    return text[start:start + 1], start + 1
+
+
+def _atom(text: str) -> str:
+    """``text`` bracketed when it is not one name or number (for the sides of a fraction)."""
+    return text if re.fullmatch(r"[A-Za-z0-9_.]+|\(.*\)", text) and text.count("(") <= 1 else f"({text})"
+
+
+def latex_to_text(name: str) -> str:
+    """Plain text for a LaTeX-spelled symbol name, for a terminal: no backslash command is left.
+
+    ``\\frac{A}{B}`` becomes ``A/B`` (each side bracketed unless it is one name or number;
+    ``\\frac{d}{dt}`` becomes ``d/dt``), ``\\dot x`` becomes ``d/dt x``, font and text commands
+    keep their argument (``\\mathcal{L}`` -> ``L``), accents are marked after it
+    (``\\hat q`` -> ``qhat``), relations and delimiters become ASCII (``\\to`` -> ``->``,
+    ``\\|`` -> ``||``), any other command loses its backslash (``\\gamma`` -> ``gamma``), and
+    braces that only group (``\\mathrm{x}``, ``{family}``) are dropped; sub- and superscript
+    braces stay (``L_{xy}``, ``T^-``), as in the derivations' plain-text reasons.
+    """
+    out, i = [], 0
+    while i < len(name):
+        ch = name[i]
+        if ch == "\\":
+            match = _COMMAND.match(name, i)
+            command, i = match.group(1), match.end()
+            if command == "frac":
+                top, i = _group(name, i)
+                bottom, i = _group(name, i)
+                top, bottom = latex_to_text(top), latex_to_text(bottom)
+                if (top, bottom) == ("d", "dt"):
+                    piece = "d/dt "
+                else:
+                    piece = f"{_atom(top)}/{_atom(bottom)}"
+                    if i < len(name) and (name[i].isalnum() or name[i] in "(\\"):
+                        piece = f"({piece})"  # (p/2)x^2, not p/2x^2
+            elif command in _TEXT_ARGUMENT:
+                argument, i = _group(name, i)
+                piece = _TEXT_ARGUMENT[command].format(latex_to_text(argument))
+            else:
+                piece = _TEXT_COMMANDS.get(command, command)
+            if command.isalpha() and command != "frac" and command not in _TEXT_ARGUMENT and piece[-1:].isalnum():
+                while i < len(name) and name[i] == " ":  # LaTeX ends a command word at the spaces after it
+                    i += 1
+                if piece[-1:].isalnum() and i < len(name) and name[i].isalnum():
+                    piece += " "  # \eta g -> eta g, not etag
+            if piece[:1].isalpha() and out and out[-1][-1:].isalnum():
+                piece = " " + piece  # e\gamma -> e gamma, not egamma
+            out.append(piece)
+        elif ch in "_^" and i + 1 < len(name) and name[i + 1] == "{":
+            argument, i = _group(name, i + 1)
+            out.append(f"{ch}{{{latex_to_text(argument)}}}")
+        elif ch == "{":
+            argument, i = _group(name, i)
+            out.append(latex_to_text(argument))
+        else:
+            out.append(ch)
+            i += 1
+    return re.sub(r" {2,}", " ", "".join(out)).strip()
+
+
+class _TextPrinter(StrPrinter):
+    """sympy's plain-text printer (``sympy.sstr``) with LaTeX-spelled symbol names shown as plain text."""
+
+    def _print_Symbol(self, expr):
+        return latex_to_text(expr.name)
+
+    _print_Dummy = _print_Symbol
 
 
 def _text(expression) -> str:
-    if isinstance(expression, sp.Symbol):
-        name = expression.name
-        for macro, plain in _TEXT_MACROS:
-            name = name.replace(macro, plain)
-        return name
-    return sp.sstr(expression) if isinstance(expression, sp.Basic) else str(expression)
+    """Plain text of an expression: sympy's str printer (as ``sympy.sstr``) with ``latex_to_text`` names."""
+    if isinstance(expression, sp.Basic):
+        return _TextPrinter().doprint(expression)
+    return latex_to_text(str(expression))
 
 
 def _latex(expression) -> str:
@@ -115,3 +204,33 @@ def derivation_latex(derivation: Derivation, heading: str = "subsection", limit:
                    rf"${_latex(comparison.paper)}$")
     out.append(r"\end{itemize}")
     return "\n".join(out) + "\n"
+
+
+#: The preamble of a standalone derivation document (the packages derivation_latex's fragments use).
+_PREAMBLE = (r"\documentclass[11pt]{article}", r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath,amssymb}",
+             r"\allowdisplaybreaks", r"\sloppy")
+
+
+def derivation_document(derivation: Derivation, limit: int | None = None) -> str:
+    """A standalone LaTeX document of one derivation: ``\\documentclass`` ... ``\\end{document}``.
+
+    The body is ``derivation_latex(derivation, heading="section", limit=limit)`` under a
+    title naming the derivation, the paper's equations it establishes and its scope; the
+    preamble loads only what pdflatex of texlive-latex-base has (article, geometry,
+    amsmath, amssymb).  Every free text in it goes through ``latex_escape``, so the
+    document compiles with ``pdflatex -halt-on-error`` whatever the derivation's strings
+    hold (tested).  ``certify derive NAME --latex --standalone`` is meant to print it.
+    """
+    scope = "symbolic $p$" if derivation.p is None else f"$p = {derivation.p}$"
+    return "\n".join([
+        *_PREAMBLE,
+        rf"\title{{{latex_escape(derivation.title)}}}",
+        rf"\author{{certify derive {latex_escape(derivation.name)}}}",
+        r"\date{}",
+        r"\begin{document}",
+        r"\maketitle",
+        rf"\noindent Establishes {latex_escape(', '.join(derivation.equations))} of the paper ({scope}).",
+        "",
+        derivation_latex(derivation, heading="section", limit=limit).rstrip("\n"),
+        r"\end{document}",
+    ]) + "\n"
