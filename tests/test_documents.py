@@ -1,11 +1,14 @@
 """certify latex: standalone documents that pdflatex compiles without errors (CI installs pdflatex)."""
 
 import shutil
+from pathlib import Path
 
 import pytest
 
 from certify.render.document import compile_pdf, document_for
 from conftest import run_certify
+
+ROOT = Path(__file__).resolve().parent.parent
 
 CASES = [("dead", 5, ()), ("dead", 13, ()), ("slide", 5, ()), ("slide", 13, ()), ("smooth", 5, ()),
          ("smooth", 13, ()), ("gd", 5, ("--eta", "1")), ("gd", 13, ("--eta", "1/10"))]
@@ -19,7 +22,8 @@ def test_pdflatex_is_installed():
 def test_documents_compile_for_p_5_and_13(tmp_path, theorem, p, extra):
     result = run_certify("latex", theorem, "--p", p, *extra, "--out", tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr
-    tex, pdf = tmp_path / f"{theorem}-{p}.tex", tmp_path / f"{theorem}-{p}.pdf"
+    stem = f"{theorem}-{p}" + ("-eta-0.1" if extra == ("--eta", "1/10") else "")  # eta != 1 is in gd's name
+    tex, pdf = tmp_path / f"{stem}.tex", tmp_path / f"{stem}.pdf"
     assert tex.exists() and pdf.exists() and pdf.stat().st_size > 10000
     source = tex.read_text()
     assert rf"$p = {p}$" in source and r"\section*{Certified claims}" in source and r"\section*{Derivations}" in source
@@ -127,3 +131,55 @@ def test_the_box_hitting_time_of_dead_13_is_its_two_ends(dead_certificates):
     line = re.search(r"\\texttt\{hitting\\_time\\_box\}.*\n\\\\ \\quad \$\\text\{value\}\\ (.*)\$", source).group(1)
     stored = dead_certificates[13]["claims"]["hitting_time_box"]
     assert line.startswith(r"\in [") and implied(line, value(stored["lo"]), value(stored["hi"]))
+
+
+# ---------------------------------------------------------------- file names and stale PDFs (issue 11, section 3)
+
+def test_gd_document_names_carry_eta_except_the_librarys_reference(gd_certificates):
+    from flint import fmpq
+
+    from certify.proofs import REFERENCE_ETA
+    from certify.render.document import document_name
+    from certify.theorems.gd import certify_gd
+
+    names = {eta: document_name(certify_gd(5, eta=fmpq(*eta)).certificate) for eta in ((1, 10), (1, 3), (2, 1))}
+    assert names == {(1, 10): "gd-5-eta-0.1", (1, 3): "gd-5-eta-1_3", (2, 1): "gd-5-eta-2"}
+    assert REFERENCE_ETA == 1 and document_name(certify_gd(5, eta=fmpq(1)).certificate) == "gd-5"
+    # the proof library keeps gd/gd-P.tex beside gd-P.json, at the reference eta
+    for path in (ROOT / "proofs" / "gd").glob("gd-*.json"):
+        import json
+
+        assert document_name(json.loads(path.read_text())) == path.stem and path.with_suffix(".tex").exists()
+    assert document_name({"theorem": "dead", "p": 7}) == "dead-7"
+
+
+def test_two_etas_do_not_overwrite_each_other(tmp_path):
+    from flint import fmpq
+
+    from certify.render.document import write_document
+    from certify.theorems.gd import certify_gd
+
+    first = write_document(certify_gd(5, eta=fmpq(1, 10)).certificate, tmp_path, pdf=False)
+    second = write_document(certify_gd(5, eta=fmpq(1, 3)).certificate, tmp_path, pdf=False)
+    assert [p.name for p in first + second] == ["gd-5-eta-0.1.tex", "gd-5-eta-1_3.tex"]
+    assert "1/10" in first[0].read_text() or "0.1" in first[0].read_text()
+    assert first[0].read_text() != second[0].read_text()
+
+
+def test_no_pdf_removes_a_stale_pdf(tmp_path, dead_certificates):
+    from certify.render.document import write_document
+
+    stale = tmp_path / "dead-5.pdf"
+    stale.write_bytes(b"%PDF-1.5 an older document")
+    other = tmp_path / "dead-7.pdf"
+    other.write_bytes(b"%PDF-1.5 another prime's document")
+    assert write_document(dead_certificates[5], tmp_path, pdf=False) == [tmp_path / "dead-5.tex"]
+    assert not stale.exists() and other.exists()  # only the PDF of the document just rewritten
+
+
+def test_no_pdf_from_the_command_line_removes_a_stale_pdf(tmp_path):
+    stale = tmp_path / "dead-5.pdf"
+    stale.write_bytes(b"%PDF-1.5 an older document")
+    result = run_certify("latex", "dead", "--p", 5, "--out", tmp_path, "--no-pdf")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "dead-5.tex").exists() and not stale.exists()
