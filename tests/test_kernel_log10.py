@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from hypothesis import assume, given, settings, strategies as st
 
+from certify.certificate import _twin_bits
 from certify.errors import NotCertified
 from certify.kernel.balls import ball_le_exact, exact_le_ball
 from certify.kernel.exact import ExactNumber, canonical_text, parse_exact
@@ -101,8 +102,9 @@ def test_written_twins_agree_and_bound_the_log(mantissa, exponent, prec):
     with ctx.workprec(prec):
         kernel_log = log10_enclosure(end, prec) + arb(f"[0 +/- 1e-{prec // 8}]")  # wider, as a kernel ball may be
         try:
-            lower = log10_lower_twin(end, kernel_log, prec + 64)
-            upper = log10_upper_twin(end, kernel_log, prec + 64)
+            bits = _twin_bits(end)  # the writer's own working bits for this end
+            lower = log10_lower_twin(end, kernel_log, bits)
+            upper = log10_upper_twin(end, kernel_log, bits)
         except NotCertified:
             # allowed only when the kernel's ball reaches a number of one or two significant digits
             # (no unit then separates log10 of the end from it): check that with mpmath
