@@ -498,6 +498,56 @@ def simulate_slide(
     """
     u, v, w = _params(u, v, w)
     p = u.shape[0]
+    theta, x, R, C = _initial_state(u, v, w, capture_tol)
+    if x_end is not None and not (math.isfinite(x_end) and x_end > x):
+        raise ValueError(f"x_end must be finite and > x = {x!r}, got {x_end!r}")
+
+    rows_out: list[dict] = []
+    log_t_rows: list[float] = []
+    events: list[CaptureEvent] = []
+    log_t = -math.inf  # natural log of the time elapsed at the current segment start
+    nfev = 0
+    x_full = x if (R[1:].all() and C[1:].all()) else None
+    n_all = 2 * (p - 1)
+
+    while True:
+        full = bool(R[1:].all() and C[1:].all())
+        if full and x_full is None:
+            x_full = x
+        target = _segment_target(theta, x, p, full, x_end, x_end_factor, x_full)
+        sol, S = _integrate_segment(theta, x, target, p, R, C, method, rtol, atol)
+        nfev += int(sol.nfev)
+        x_stop = float(sol.t[-1])
+        theta_stop = sol.y[:, -1].copy()
+        last_segment = sol.status != 1  # status 1: a capture event ended the segment
+        log_t_stop = _sample_segment(sol, S, theta, x, x_stop, theta_stop, p, R, C, log_t, full and last_segment,
+                                     last_segment, samples_per_segment, final_samples, rows_out, log_t_rows)
+        if last_segment:
+            if not full and (x_end is None or x_stop < x_end):
+                raise RuntimeError(f"no capture before x = {x_stop!r} (solver: {sol.message})")
+            theta = _snap(theta_stop, p, R, C)
+            x = x_stop
+            log_t = log_t_stop
+            break
+        theta, event = _capture(theta_stop, x_stop, log_t_stop, p, R, C, capture_tol)
+        x = x_stop
+        log_t = log_t_stop
+        events.append(event)
+        if int(R.sum() + C.sum()) == n_all:
+            x_full = x
+        if x_end is not None and x >= x_end:
+            break
+
+    # Final sample if the last segment ended by a capture exactly at x_end.
+    if rows_out[-1]["x"] < x:
+        rows_out.append(_sample_row(x, theta, p, R, C))
+        log_t_rows.append(log_t)
+    return _trajectory(p, theta, x, log_t, R, C, events, rows_out, log_t_rows, x_full, nfev)
+
+
+def _initial_state(u, v, w, capture_tol: float):
+    """The checked, snapped start (theta, x, R, C) of :func:`simulate_slide` (ValueError outside its regime)."""
+    p = u.shape[0]
     if p < 3 or p % 2 == 0:
         raise ValueError(f"need odd p >= 3 (Fourier classes), got p = {p}")
     theta = np.concatenate([u, v, w])
@@ -518,141 +568,126 @@ def simulate_slide(
     C[1:] = s[1:] >= -tol
     theta = _snap(theta, p, R, C)
     _check_state(x, theta, p, R, C)
-    if x_end is not None and not (math.isfinite(x_end) and x_end > x):
-        raise ValueError(f"x_end must be finite and > x = {x!r}, got {x_end!r}")
+    return theta, x, R, C
 
-    rows_out: list[dict] = []
-    log_t_rows: list[float] = []
-    events: list[CaptureEvent] = []
-    log_t = -math.inf  # natural log of the time elapsed at the current segment start
-    nfev = 0
-    x_full = x if (R[1:].all() and C[1:].all()) else None
-    n_all = 2 * (p - 1)
 
-    while True:
-        full = bool(R[1:].all() and C[1:].all())
-        if full:
-            if x_full is None:
-                x_full = x
-            target = x_end if x_end is not None else x_end_factor * x_full
-            if not target > x:
-                raise ValueError(f"x_end = {target!r} must exceed x at full capture = {x!r}")
+def _segment_target(theta, x: float, p: int, full: bool, x_end, x_end_factor: float, x_full) -> float:
+    """Where the next segment's integration stops at the latest."""
+    if full:
+        target = x_end if x_end is not None else x_end_factor * x_full
+        if not target > x:
+            raise ValueError(f"x_end = {target!r} must exceed x at full capture = {x!r}")
+        return target
+    # u(0), v(0) grow at rate >= 1/(2p) in x, so every gate is captured before this bound.
+    r, s = _cross(theta, p)
+    bound = x + 2.0 * p * (float(np.max(-r[1:])) + float(np.max(-s[1:]))) + 1.0
+    return min(bound, x_end) if x_end is not None else bound
+
+
+def _segment_events(p: int, R: np.ndarray, C: np.ndarray) -> tuple[list, list]:
+    """Terminal events of a segment: each uncaptured cross gate reaching 0, then the three failures."""
+    def gate_event(kind, j):
+        if kind == "row":
+            f = lambda _x, th: th[0] + th[p + j]
         else:
-            # u(0), v(0) grow at rate >= 1/(2p) in x, so every gate is captured before this bound.
-            r, s = _cross(theta, p)
-            bound = x + 2.0 * p * (float(np.max(-r[1:])) + float(np.max(-s[1:]))) + 1.0
-            target = min(bound, x_end) if x_end is not None else bound
+            f = lambda _x, th: th[j] + th[p]
+        f.terminal, f.direction = True, 1
+        return f
 
-        rhs, jac, S = _rhs_factory(p, R, C)
-        unc_rows = [j for j in range(1, p) if not R[j]]
-        unc_cols = [j for j in range(1, p) if not C[j]]
+    def off_cross(_x, th):
+        return _off_cross_max(th, p)
 
-        def gate_event(kind, j):
-            if kind == "row":
-                f = lambda _x, th: th[0] + th[p + j]
-            else:
-                f = lambda _x, th: th[j] + th[p]
-            f.terminal, f.direction = True, 1
-            return f
+    def central(_x, th):
+        w_ = th[2 * p:]
+        d = w_[0] - w_[1:]
+        return float(d @ np.exp(-_x * (d - d.min())))
 
-        def off_cross(_x, th):
-            return _off_cross_max(th, p)
+    Rm, Cm = R.copy(), C.copy()
 
-        def central(_x, th):
-            w_ = th[2 * p:]
-            d = w_[0] - w_[1:]
-            return float(d @ np.exp(-_x * (d - d.min())))
+    def kink(_x, th):
+        return min(_max_log_kink(_x, th, p, Rm, Cm), _LOG_KINK_INFINITE)
 
-        Rm, Cm = R.copy(), C.copy()
+    off_cross.terminal, off_cross.direction = True, 1
+    central.terminal, central.direction = True, -1
+    kink.terminal, kink.direction = True, 1
+    captures = [gate_event("row", j) for j in range(1, p) if not R[j]] + \
+               [gate_event("col", j) for j in range(1, p) if not C[j]]
+    return captures, [off_cross, central, kink]
 
-        def kink(_x, th):
-            return min(_max_log_kink(_x, th, p, Rm, Cm), _LOG_KINK_INFINITE)
 
-        off_cross.terminal, off_cross.direction = True, 1
-        central.terminal, central.direction = True, -1
-        kink.terminal, kink.direction = True, 1
-        capture_events = [gate_event("row", j) for j in unc_rows] + [gate_event("col", j) for j in unc_cols]
-        failure_events = [off_cross, central, kink]
-        extra = {"jac": jac} if method in ("Radau", "BDF", "LSODA") else {}
-        sol = solve_ivp(rhs, (x, target), theta, method=method, rtol=rtol, atol=atol,
-                        dense_output=True, events=capture_events + failure_events, **extra)
-        nfev += int(sol.nfev)
-        if sol.status == -1:
-            raise RuntimeError(f"solver failed at x = {sol.t[-1]!r}: {sol.message}")
+def _integrate_segment(theta, x: float, target: float, p: int, R, C, method: str, rtol: float, atol: float):
+    """One solve_ivp run of the selected field on [x, target] with the segment's events; (solution, S).
 
-        nc = len(capture_events)
-        for idx, cls, what in ((nc, OffCrossActivated, "an off-cross gate reached 0"),
-                               (nc + 1, CentralGateLost, "A reached 0: x stops increasing"),
-                               (nc + 2, InadmissibleKink, "a kink coefficient reached 1")):
-            if sol.t_events[idx].size:
-                xe = float(sol.t_events[idx][0])
-                raise cls(f"{what} at x = {xe!r}", xe, *_split(sol.y_events[idx][0], p))
+    Raises the SlideError of a failure event, RuntimeError if the solver fails.
+    """
+    rhs, jac, S = _rhs_factory(p, R, C)
+    capture_events, failure_events = _segment_events(p, R, C)
+    extra = {"jac": jac} if method in ("Radau", "BDF", "LSODA") else {}
+    sol = solve_ivp(rhs, (x, target), theta, method=method, rtol=rtol, atol=atol,
+                    dense_output=True, events=capture_events + failure_events, **extra)
+    if sol.status == -1:
+        raise RuntimeError(f"solver failed at x = {sol.t[-1]!r}: {sol.message}")
+    nc = len(capture_events)
+    for idx, cls, what in ((nc, OffCrossActivated, "an off-cross gate reached 0"),
+                           (nc + 1, CentralGateLost, "A reached 0: x stops increasing"),
+                           (nc + 2, InadmissibleKink, "a kink coefficient reached 1")):
+        if sol.t_events[idx].size:
+            xe = float(sol.t_events[idx][0])
+            raise cls(f"{what} at x = {xe!r}", xe, *_split(sol.y_events[idx][0], p))
+    return sol, S
 
-        x_stop = float(sol.t[-1])
-        theta_stop = sol.y[:, -1].copy()
-        captured_here = sol.status == 1
-        last_segment = not captured_here
 
-        # Samples on [x, x_stop) (and x_stop itself on the last segment).
-        if full and last_segment:
-            grid = np.geomspace(x, x_stop, final_samples)
-        else:
-            grid = np.linspace(x, x_stop, samples_per_segment, endpoint=last_segment)
-        states = sol.sol(grid)
-        states[:, 0] = theta  # exact start (already snapped)
-        if last_segment:
-            states[:, -1] = theta_stop
+def _sample_segment(sol, S, theta, x: float, x_stop: float, theta_stop, p: int, R, C, log_t: float,
+                    geometric: bool, last_segment: bool, samples_per_segment: int, final_samples: int,
+                    rows_out: list, log_t_rows: list) -> float:
+    """Append the samples of [x, x_stop) (and x_stop on the last segment); return log t at x_stop."""
+    if geometric:
+        grid = np.geomspace(x, x_stop, final_samples)
+    else:
+        grid = np.linspace(x, x_stop, samples_per_segment, endpoint=last_segment)
+    states = sol.sol(grid)
+    states[:, 0] = theta  # exact start (already snapped)
+    if last_segment:
+        states[:, -1] = theta_stop
 
-        def G(xs, _sol=sol, _S=S):
-            return _log_dt_dx_vec(xs, _sol.sol(xs)[2 * p:].T, _S, p)
+    def G(xs, _sol=sol, _S=S):
+        return _log_dt_dx_vec(xs, _sol.sol(xs)[2 * p:].T, _S, p)
 
-        lt = log_t
-        for i, xg in enumerate(grid):
-            if i > 0:
-                lt = float(np.logaddexp(lt, _log_integral(G, float(grid[i - 1]), float(xg))))
-            th = _snap(states[:, i], p, R, C) if i == 0 else states[:, i]
-            _check_state(float(xg), th, p, R, C)
-            rows_out.append(_sample_row(float(xg), th, p, R, C))
-            log_t_rows.append(lt)
-        log_t_stop = float(np.logaddexp(lt, _log_integral(G, float(grid[-1]), x_stop))) if x_stop > grid[-1] else lt
+    lt = log_t
+    for i, xg in enumerate(grid):
+        if i > 0:
+            lt = float(np.logaddexp(lt, _log_integral(G, float(grid[i - 1]), float(xg))))
+        th = _snap(states[:, i], p, R, C) if i == 0 else states[:, i]
+        _check_state(float(xg), th, p, R, C)
+        rows_out.append(_sample_row(float(xg), th, p, R, C))
+        log_t_rows.append(lt)
+    return float(np.logaddexp(lt, _log_integral(G, float(grid[-1]), x_stop))) if x_stop > grid[-1] else lt
 
-        if last_segment:
-            if not full and (x_end is None or x_stop < x_end):
-                raise RuntimeError(f"no capture before x = {x_stop!r} (solver: {sol.message})")
-            theta = _snap(theta_stop, p, R, C)
-            x = x_stop
-            log_t = log_t_stop
-            break
 
-        # Impact: capture every uncaptured cross gate within the tolerance of 0.
-        r, s = _cross(theta_stop, p)
-        tol = capture_tol * max(1.0, x_stop)
-        new_R = (~R) & (r >= -tol)
-        new_C = (~C) & (s >= -tol)
-        new_R[0] = new_C[0] = False
-        if not (new_R.any() or new_C.any()):
-            raise RuntimeError(f"capture event at x = {x_stop!r} but no cross gate within {tol!r} of 0")
-        residual = float(np.max(np.abs(np.concatenate([r[new_R], s[new_C]]))))
-        R |= new_R
-        C |= new_C
-        theta = _snap(theta_stop, p, R, C)
-        x = x_stop
-        log_t = log_t_stop
-        events.append(CaptureEvent(x=x, log10_t=log_t / _LN10,
-                                   rows=tuple(int(j) for j in np.flatnonzero(new_R)),
-                                   columns=tuple(int(j) for j in np.flatnonzero(new_C)),
-                                   max_residual=residual))
-        _check_state(x, theta, p, R, C)
-        if int(R.sum() + C.sum()) == n_all:
-            x_full = x
-        if x_end is not None and x >= x_end:
-            break
+def _capture(theta_stop, x_stop: float, log_t_stop: float, p: int, R, C, capture_tol: float):
+    """The impact at a capture event: every uncaptured cross gate within the tolerance of 0 is captured
+    (R and C updated in place) and snapped; returns (snapped state, CaptureEvent)."""
+    r, s = _cross(theta_stop, p)
+    tol = capture_tol * max(1.0, x_stop)
+    new_R = (~R) & (r >= -tol)
+    new_C = (~C) & (s >= -tol)
+    new_R[0] = new_C[0] = False
+    if not (new_R.any() or new_C.any()):
+        raise RuntimeError(f"capture event at x = {x_stop!r} but no cross gate within {tol!r} of 0")
+    residual = float(np.max(np.abs(np.concatenate([r[new_R], s[new_C]]))))
+    R |= new_R
+    C |= new_C
+    theta = _snap(theta_stop, p, R, C)
+    event = CaptureEvent(x=x_stop, log10_t=log_t_stop / _LN10,
+                         rows=tuple(int(j) for j in np.flatnonzero(new_R)),
+                         columns=tuple(int(j) for j in np.flatnonzero(new_C)),
+                         max_residual=residual)
+    _check_state(x_stop, theta, p, R, C)
+    return theta, event
 
-    # Final sample if the last segment ended by a capture exactly at x_end.
-    if rows_out[-1]["x"] < x:
-        rows_out.append(_sample_row(x, theta, p, R, C))
-        log_t_rows.append(log_t)
 
+def _trajectory(p, theta, x, log_t, R, C, events, rows_out, log_t_rows, x_full, nfev) -> SlideTrajectory:
+    """The SlideTrajectory record of a finished run."""
     def col(name, dtype=float):
         return np.array([row[name] for row in rows_out], dtype=dtype)
 
