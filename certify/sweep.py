@@ -735,22 +735,119 @@ def summarize(out, theorems, primes, counted) -> dict:
 
 
 def write_summary(out, theorems, primes, counted) -> dict:
-    """Write OUT/summary.json and OUT/summary.csv (atomically) from :func:`summarize`; return the summary.
+    """Write OUT/summary.json, OUT/summary.csv and OUT/primes-THEOREM.csv (atomically); return the summary.
 
-    The CSV's ``value`` column is the stated end exactly as written in the certificate.
+    * summary.json: :func:`summarize` of this run, merged with the entries of an earlier
+      summary.json for theorems this run did not sweep (marked ``"carried_over": true``: this
+      run did not check their files), so a dead-only sweep over a four-theorem folder keeps the
+      other three.
+    * summary.csv: one row per theorem and key number; ``value`` is the end as a decimal of at
+      most 12 significant digits, rounded outward (a lower end down, an upper end up; exact
+      values stay in summary.json and the certificates); ``this_run`` says whether this sweep
+      checked or wrote the files behind the row.
+    * primes-THEOREM.csv: one row per counted prime of this run: p, radius and every key number,
+      rounded outward the same way.
     """
+    out = Path(out)
     summary = summarize(out, theorems, primes, counted)
-    _write_atomically(Path(out) / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    merged = dict(_earlier_summary(out, exclude=theorems))
+    merged.update(summary)
+    _write_atomically(out / "summary.json", json.dumps(merged, indent=2, sort_keys=True) + "\n")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["theorem", "primes", "certified", "failed", "quantity", "extreme", "value", "p"])
-    for theorem, entry in summary.items():
+    writer.writerow(["theorem", "primes", "certified", "failed", "quantity", "extreme", "value", "p", "this_run"])
+    for theorem, entry in merged.items():
+        this_run = "no" if entry.get("carried_over") else "yes"
         rows = entry["extremes"].items() or [("", {"extreme": "", "value": "", "p": ""})]
         for label, data in rows:
             writer.writerow([theorem, entry["primes"], entry["certified"], len(entry["failed"]), label,
-                             data["extreme"], data["value"], data["p"]])
-    _write_atomically(Path(out) / "summary.csv", buffer.getvalue())
-    return summary
+                             data["extreme"], _outward_decimal(data["value"], _upward(theorem, label)),
+                             data["p"], this_run])
+    _write_atomically(out / "summary.csv", buffer.getvalue())
+    for theorem in theorems:
+        _write_prime_table(out, theorem, primes, counted.get(theorem, {}))
+    return merged
+
+
+def _upward(theorem: str, label: str) -> bool:
+    """Whether the key number ``label`` of ``theorem`` is an upper end (rounded up), from its record."""
+    record = _RECORDS.get(theorem)
+    for number in (record.key_numbers if record is not None else ()):
+        if number.label == label:
+            return number.key in ("hi", "log10_hi")
+    return False
+
+
+def _outward_decimal(text, upward: bool, digits: int = 12) -> str:
+    """``text`` (an exact number) as a decimal of at most ``digits`` significant digits, rounded outward.
+
+    Works on (mantissa, exponent): 1e-977168779520925842 is never expanded. Anything that is
+    not an exact number (a carried-over entry from an unchecked file) is written as it is.
+    """
+    from .kernel.exact import format_decimal, parse_syntax, round_decimal
+
+    try:
+        number = parse_syntax(text)
+    except (ValueError, TypeError):
+        return str(text)[:200]
+    if number.numerator == 0:
+        return "0"
+    rounded = round_decimal(number, digits, upward)
+    return format_decimal(rounded.numerator, rounded.exp10)
+
+
+def _earlier_summary(out: Path, exclude) -> dict:
+    """Entries of an earlier OUT/summary.json for theorems not in ``exclude``, marked carried over; {} if none.
+
+    Only well-shaped entries are kept; the file is read capped and never trusted beyond that shape.
+    """
+    data = _read_regular(out / "summary.json", MAX_FAILURES_BYTES)
+    try:
+        loaded = json.loads(data) if data is not None else {}
+    except (ValueError, RecursionError):
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    kept = {}
+    for theorem, entry in loaded.items():
+        if theorem in exclude or theorem not in _RECORDS or not isinstance(entry, dict):
+            continue
+        extremes = entry.get("extremes")
+        if not (isinstance(extremes, dict) and all(isinstance(value, dict) and {"extreme", "value", "p"} <= set(value)
+                                                   for value in extremes.values())):
+            continue
+        if not all(isinstance(entry.get(key), int) for key in ("primes", "certified")) or \
+                not isinstance(entry.get("failed"), list):
+            continue
+        kept[theorem] = {**entry, "carried_over": True}
+    return kept
+
+
+def _write_prime_table(out: Path, theorem: str, primes, counted: dict) -> None:
+    """OUT/primes-THEOREM.csv: p, radius and the key numbers of each counted certificate, rounded outward."""
+    from .certificate import MAX_CERTIFICATE_BYTES, parse_certificate
+
+    numbers = _RECORDS[theorem].key_numbers
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["p", "radius"] + [number.label for number in numbers])
+    for p in primes:
+        digest = counted.get(p)
+        path = certificate_file(out, theorem, p)
+        data = _read_regular(path, MAX_CERTIFICATE_BYTES) if digest is not None else None
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
+            continue
+        try:
+            document = parse_certificate(data)
+            row = [p, _outward_decimal(document["radius"], upward=False)]
+            for number in numbers:
+                stored = document["claims"][number.claim]
+                text = (stored["components"][number.component] if number.component else stored)[number.key]
+                row.append(_outward_decimal(text, number.key in ("hi", "log10_hi")))
+        except Exception:  # noqa: BLE001 - checked bytes; unreachable, but a table row is never a crash
+            continue
+        writer.writerow(row)
+    _write_atomically(out / f"primes-{theorem}.csv", buffer.getvalue())
 
 
 def progress_bar(stream=sys.stderr):
