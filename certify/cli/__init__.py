@@ -18,7 +18,7 @@ from .. import __version__
 from ..errors import CertifyError, NotCertified
 from ..theorems.registry import THEOREMS
 from . import check, documents, simulate, theorems
-from .common import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, MAX_PRECISION, _Parser
+from .common import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, MAX_PRECISION, _out_error, _Parser
 
 __all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USAGE", "MAX_PRECISION", "build_parser", "main"]
 
@@ -59,9 +59,12 @@ def main(argv=None) -> int:
     except CertifyError as exc:
         print(f"certify {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("certify: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # e.g. `certify derive --list | head`: the reader left, nothing is wrong
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:  # an output that cannot be written (a missing folder, a file as a folder, read-only)
+        print(f"certify {args.command}: error: {_out_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("certify: interrupted", file=sys.stderr)
+        return 130

@@ -19,13 +19,16 @@ and a count are printed). A file named THEOREM-P.json must hold that theorem at
 that p, else it is rejected. Each file's verdict is its own: a check that
 crashes (even its worker process dying) is that file's verdict. Exit 0 if every
 file is verified, 1 if any is rejected (naming the claim and why), 2 if any is
-malformed, unreadable or could not be checked."""
+malformed, unreadable or could not be checked. --json prints one JSON object
+per file (source, status, message, exit_code) on stdout instead, same exit code."""
 
 
 def add_parsers(commands) -> None:
     check = commands.add_parser("check", help="re-check certificates independently",
                                 description=CHECK_HELP, formatter_class=RAW)
     check.add_argument("files", nargs="+", metavar="FILE", help="certificate files, or folders of THEOREM-P.json")
+    check.add_argument("--json", action="store_true",
+                       help="print one JSON object per file on stdout (source, status, message, exit_code)")
     check.add_argument("--jobs", type=_jobs_arg, default=1, metavar="K", help="check in K processes (default 1)")
 
 
@@ -40,6 +43,13 @@ def run_check(args) -> int:
     if not files:
         raise InputError("no certificate files (THEOREM-P.json) found")
     verdicts = check_files(files, args.jobs)
+    if args.json:
+        import json
+
+        for verdict in verdicts:
+            print(json.dumps({"source": verdict.source, "status": verdict.status, "message": verdict.message,
+                              "exit_code": exit_code(verdict)}))
+        return max(exit_code(verdict) for verdict in verdicts)
     for verdict in verdicts:
         if verdict.status != "verified":
             print(one_line(verdict.line(), 2000), file=sys.stderr)

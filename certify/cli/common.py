@@ -60,7 +60,8 @@ def _precision_arg(text: str) -> int:
 
 
 def _write(text: str, out: str | None) -> None:
-    if out is None:
+    """Write ``text`` to the file ``out``; None or ``-`` is standard output. InputError if it cannot."""
+    if out is None or out == "-":
         sys.stdout.write(text)
         return
     try:
@@ -68,3 +69,14 @@ def _write(text: str, out: str | None) -> None:
             handle.write(text)
     except OSError as exc:
         raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def _out_error(exc: OSError) -> str:
+    """One line for an output that could not be written (a missing folder, a file as a folder, no permission)."""
+    where = exc.filename if exc.filename is not None else "the output"
+    return f"cannot write {where}: {exc.strerror or exc}"
+
+
+def add_p_option(command, **kwargs) -> None:
+    """The prime option, ``-p`` or ``--p``."""
+    command.add_argument("-p", "--p", dest="p", type=_prime_arg, metavar="P", **kwargs)

@@ -6,7 +6,7 @@ import sys
 
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
-from .common import EXIT_OK, EXIT_REJECTED, RAW, _prime_arg
+from .common import EXIT_OK, EXIT_REJECTED, RAW, add_p_option
 from .theorems import add_instance_options, certificate_for
 
 DERIVE_HELP = """\
@@ -36,16 +36,17 @@ def add_parsers(commands) -> None:
                                  description=DERIVE_HELP, formatter_class=RAW)
     derive.add_argument("name", nargs="?", metavar="NAME", help="a derivation (see --list)")
     derive.add_argument("--list", action="store_true", help="list every derivation with its equation numbers")
-    derive.add_argument("--p", type=_prime_arg, metavar="P",
-                        help="the prime: the setting of a per-prime derivation (at most its limit, see --list), "
-                             "a specialisation otherwise")
-    derive.add_argument("--latex", action="store_true", help="print LaTeX instead of text")
+    add_p_option(derive, help="the prime: the setting of a per-prime derivation (at most its limit, see --list), "
+                 "a specialisation otherwise")
+    derive.add_argument("--latex", action="store_true", help="print LaTeX instead of text (a fragment)")
+    derive.add_argument("--standalone", action="store_true",
+                        help="with --latex: a standalone LaTeX document that pdflatex compiles")
 
     latex = commands.add_parser("latex", help="write a theorem instance as a LaTeX document (and PDF)",
                                 description=LATEX_HELP, formatter_class=RAW)
     latex.add_argument("theorem", nargs="?", choices=sorted(THEOREMS), metavar="THEOREM",
                        help=f"{names_text()} (certified now, default parameters)")
-    latex.add_argument("--p", type=_prime_arg, metavar="P", help="the prime (with THEOREM)")
+    add_p_option(latex, help="the prime (with THEOREM)")
     add_instance_options(latex, "with")
     latex.add_argument("--certificate", metavar="FILE", help="render this certificate instead (it is checked first)")
     latex.add_argument("--out", required=True, metavar="DIR", help="folder for THEOREM-P.tex and .pdf")
@@ -60,6 +61,8 @@ def add_parsers(commands) -> None:
 def run_derive(args) -> int:
     from ..symbolic import DERIVATIONS, derivation
 
+    if args.standalone and not args.latex:
+        raise InputError("--standalone needs --latex")
     if args.list:
         width = max(len(name) for name in DERIVATIONS)
         for name, entry in DERIVATIONS.items():
@@ -78,9 +81,12 @@ def run_derive(args) -> int:
         require_practical_prime(args.name, args.p)  # before building anything, and before proving p prime
         require_prime(args.p)
     built = derivation(args.name, args.p)
-    from ..render.derivations import derivation_latex, derivation_text
+    from ..render.derivations import derivation_document, derivation_latex, derivation_text
 
-    sys.stdout.write(derivation_latex(built) if args.latex else derivation_text(built))
+    if args.standalone:
+        sys.stdout.write(derivation_document(built))
+    else:
+        sys.stdout.write(derivation_latex(built) if args.latex else derivation_text(built))
     return EXIT_OK if built.holds() else EXIT_REJECTED
 
 
@@ -90,7 +96,7 @@ def run_latex(args) -> int:
     from ..render.document import write_document
 
     if (args.theorem is None) == (args.certificate is None):
-        raise InputError("give either THEOREM (with --p) or --certificate FILE")
+        raise InputError("give either THEOREM (with -p/--p) or --certificate FILE")
     if args.certificate is not None:
         from ..certificate import parse_certificate
         from ..check import Verdict, check_bytes, read_certificate_file
@@ -110,7 +116,7 @@ def run_latex(args) -> int:
         certificate = parse_certificate(data)  # the very bytes just verified
     else:
         if args.p is None:
-            raise InputError("--p is required with THEOREM")
+            raise InputError("-p/--p is required with THEOREM")
         certificate = certificate_for(args)
     for path in write_document(certificate, args.out, pdf=not args.no_pdf):
         print(path)

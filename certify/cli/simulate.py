@@ -7,20 +7,24 @@ import sys
 
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
-from .common import EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, _prime_arg
-from .theorems import add_instance_options, certificate_for
+from .common import EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option
+from .theorems import add_instance_options, certificate_for, instance_parameters
 
 SIMULATE_HELP = """\
 Simulate the theorem's trajectory in floats (numpy/scipy; floats cross-check,
 they never bound) from the certified base point or from a random point of the
 certified box (--from box --seed N), with the certificate's bounds recorded
 beside it: times or clock, gates, s, gamma, Fourier fractions, loss, balance
-quantity. The certificate is computed with the default parameters (gd needs
---eta). Writes JSON or NPZ (by the suffix of --out), or a summary to stdout."""
+quantity. The certificate is computed now with the default parameters (gd needs
+--eta), or read from --certificate FILE (checked first, then simulated with its
+own parameters and radius). Writes JSON or NPZ (by the suffix of --out; --out -
+writes the JSON to stdout), or else prints, per certified claim, whether the
+simulated value lies in its certified bounds. Progress is shown on a terminal."""
 
 PLOT_HELP = """\
 Plot the simulated trajectory with the certified bounds drawn on it (needs
-matplotlib: pip install 'certify[plot]'). dead: s(t) and gamma(t) with the
+matplotlib: pip install 'certify[plot]', or pip install '.[plot]' in a
+checkout). Name THEOREM and -p P, or give --certificate FILE. dead: s(t) and gamma(t) with the
 certified hitting time and the transversal slope, the hyperbola (2.6), the
 terminal Fourier spectrum beside single-frequency alignment; slide: the capture
 events and d/x -> kappa_p; smooth and gd: the analogous pictures. PNG or PDF."""
@@ -38,6 +42,9 @@ and DIR/summary.csv give, per theorem, the primes certified, the failures and
 the smallest margins and probabilities (with the prime attaining each).
 `certify check DIR --jobs K` re-checks the whole folder."""
 
+#: How to install the plot extra, from PyPI or from a checkout of the repository.
+PLOT_INSTALL = "pip install 'certify[plot]' (from a checkout: pip install '.[plot]')"
+
 _COUNT = {1: "one", 2: "both", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
@@ -48,13 +55,17 @@ def add_parsers(commands) -> None:
             ("plot", "plot a theorem's trajectory with its certified bounds drawn on", PLOT_HELP,
              "FILE.png or FILE.pdf")):
         command = commands.add_parser(name, help=summary_help, description=description, formatter_class=RAW)
-        command.add_argument("theorem", choices=sorted(THEOREMS), metavar="THEOREM", help=names_text())
-        command.add_argument("--p", type=_prime_arg, required=True, metavar="P", help="a prime p >= 5")
+        command.add_argument("theorem", nargs="?", choices=sorted(THEOREMS), metavar="THEOREM",
+                             help=f"{names_text()} (certified now, default parameters)")
+        add_p_option(command, help="a prime p >= 5 (with THEOREM)")
         add_instance_options(command, "only")
+        command.add_argument("--certificate", metavar="FILE",
+                             help="simulate this certificate instead (it is checked first)")
         command.add_argument("--from", dest="source", choices=("base", "box"), default="base",
                              help="start at the base point (default) or at a random point of the certified box")
         command.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the random box point")
-        command.add_argument("--out", required=name == "plot", metavar="FILE", help=f"write to {output}")
+        command.add_argument("--out", required=name == "plot", metavar="FILE",
+                             help=f"write to {output}" + (" (- : the JSON on stdout)" if name == "simulate" else ""))
 
     sweep = commands.add_parser("sweep", help="certify many primes in parallel, resumably, with a summary",
                                 description=SWEEP_HELP, formatter_class=RAW)
@@ -72,28 +83,62 @@ def add_parsers(commands) -> None:
     sweep.add_argument("--out", required=True, metavar="DIR", help="folder for DIR/THEOREM/THEOREM-P.json and the summary")
 
 
-def _trajectory(args) -> dict:
-    from ..simulate import simulate_instance
+def _progress():
+    """The progress callback for a terminal (stderr), else None."""
+    if not sys.stderr.isatty():
+        return None
+    return lambda fraction: print(f"\rsimulating {fraction:.0%}", end="", file=sys.stderr, flush=True)
 
+
+def _trajectory(args) -> dict:
+    """The trajectory of THEOREM at -p P (certified now) or of --certificate FILE (checked first)."""
+    from ..simulate import simulate_certificate_file, simulate_instance
+
+    if (args.theorem is None) == (args.certificate is None):
+        raise InputError("give either THEOREM (with -p/--p) or --certificate FILE")
+    if args.certificate is not None:
+        given = [flag for flag, value in (("--p", args.p), *((flag, getattr(args, parameter.name, None))
+                 for flag, (parameter, _) in instance_parameters().items())) if value is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} cannot be combined with --certificate (it has its own)")
+    elif args.p is None:
+        raise InputError("-p/--p is required with THEOREM")
+    progress = _progress()
     try:
-        return simulate_instance(certificate_for(args), source=args.source, seed=args.seed)
+        if args.certificate is not None:
+            return simulate_certificate_file(args.certificate, source=args.source, seed=args.seed, progress=progress)
+        return simulate_instance(certificate_for(args), source=args.source, seed=args.seed, progress=progress)
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    finally:
+        if progress is not None:
+            print(file=sys.stderr)
 
 
 def run_simulate(args) -> int:
-    from ..simulate import save_trajectory
+    from ..simulate import save_trajectory, summary_lines
 
     record = _trajectory(args)
-    if args.out:
+    if args.out == "-":  # the JSON record on stdout
+        import tempfile
+        from pathlib import Path
+
+        with tempfile.TemporaryDirectory() as folder:
+            try:
+                path = save_trajectory(record, Path(folder) / "trajectory.json")
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
+            sys.stdout.write(path.read_text(encoding="utf-8"))
+    elif args.out:
         try:
             print(save_trajectory(record, args.out))
         except ValueError as exc:
             raise InputError(str(exc)) from None
     else:
-        for key, value in sorted(record.items()):
-            shape = getattr(value, "shape", None)
-            print(f"{key}: array {shape}" if shape else f"{key}: {value}")
+        try:
+            print("\n".join(summary_lines(record)))
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
     return EXIT_OK
 
 
@@ -101,12 +146,12 @@ def run_plot(args) -> int:
     try:
         from ..render.plots import plot_instance
     except ImportError as exc:
-        raise InputError(f"plotting needs matplotlib ({exc}); pip install 'certify[plot]'") from None
+        raise InputError(f"plotting needs matplotlib ({exc}); {PLOT_INSTALL}") from None
     record = _trajectory(args)
     try:
         print(plot_instance(record, args.out))
     except ImportError:
-        raise InputError("plotting needs matplotlib; pip install 'certify[plot]'") from None
+        raise InputError(f"plotting needs matplotlib; {PLOT_INSTALL}") from None
     except ValueError as exc:
         raise InputError(str(exc)) from None
     return EXIT_OK

@@ -10,14 +10,14 @@ import sys
 
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
-from .common import EXIT_OK, RAW, _exact_arg, _precision_arg, _prime_arg, _write
+from .common import EXIT_OK, RAW, _exact_arg, _precision_arg, _write, add_p_option
 
 
 def add_parsers(commands) -> None:
     for record in THEOREMS.values():
         command = commands.add_parser(record.name, help=record.help, description=record.description,
                                       formatter_class=RAW)
-        command.add_argument("--p", type=_prime_arg, required=True, metavar="P", help="a prime p >= 5")
+        add_p_option(command, required=True, help="a prime p >= 5")
         for parameter in record.parameters:
             command.add_argument(parameter.flag, dest=parameter.name, type=_exact_arg, required=parameter.required,
                                  metavar=parameter.name.upper(), help=parameter.help)
@@ -25,7 +25,7 @@ def add_parsers(commands) -> None:
                              help="sup-norm radius of the box (default: chosen, see above)")
         command.add_argument("--prec", type=_precision_arg, default=128, metavar="BITS",
                              help="Arb working precision (default 128)")
-        command.add_argument("--out", metavar="FILE", help="write the certificate to FILE instead of stdout")
+        command.add_argument("--out", metavar="FILE", help="write the certificate to FILE (default, or -: stdout)")
 
 
 def run_theorem(args) -> int:

@@ -22,6 +22,22 @@ def short_fixed(text: str, places: int, upward: bool) -> str:
     return short(text, upward, max(1, min(MAX_SHORT_DIGITS, exponent + 1 + places)))
 
 
+def parameter(text: str) -> str:
+    """A stored parameter (exact) as the summary shows it: as stored when short, else ``~`` and 3
+    significant digits (``1/3000000000000000000000000000000`` -> ``~3.33e-31``); the certificate keeps it exact."""
+    if len(text) <= 16:
+        return text
+    from ..kernel.exact import parse_exact, show_number
+
+    return show_number(parse_exact(text), 3)
+
+
+def parameters_text(certificate: dict, *names: str) -> str:
+    """``name = value`` for the named parameters (all of them if none is named), readable (see :func:`parameter`)."""
+    params = certificate["parameters"]
+    return ", ".join(f"{name} = {parameter(params[name])}" for name in (names or params))
+
+
 def interval(claim: dict, digits: int = 12) -> str:
     return f"[{short(claim['lo'], False, digits)}, {short(claim['hi'], True, digits)}]"
 
@@ -31,8 +47,8 @@ def dead_summary(certificate: dict) -> list[str]:
     claims = certificate["claims"]
     params = certificate["parameters"]
     return [
-        f"certify dead: p = {certificate['p']}, epsilon = {params['epsilon']}, A = {params['A']}, "
-        f"B = {params['B']}, radius = {certificate['radius']} ({certificate['precision_bits']} bits)",
+        f"certify dead: p = {certificate['p']}, epsilon = {parameter(params['epsilon'])}, A = {parameter(params['A'])}, "
+        f"B = {parameter(params['B'])}, radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
         f"  T in {interval(claims['hitting_time'], 15)} from the base point (2.1); "
         f"T in {interval(claims['hitting_time_box'], 6)} on the box",
         f"  margin -ds/dt(T-) in {interval(claims['transversality_margin'], 6)} at the base point (2.7); "
@@ -50,8 +66,8 @@ def slide_summary(certificate: dict) -> list[str]:
     params = certificate["parameters"]
     capture = claims["capture_time"]
     return [
-        f"certify slide: p = {certificate['p']}, gamma_* = {params['gamma_star']}, X = {params['X']}, "
-        f"radius = {certificate['radius']} ({certificate['precision_bits']} bits)",
+        f"certify slide: p = {certificate['p']}, gamma_* = {parameter(params['gamma_star'])}, X = {parameter(params['X'])}, "
+        f"radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
         f"  capture time from the base point in [10^{short_fixed(capture['log10_lo'], 6, False)}, "
         f"10^{short_fixed(capture['log10_hi'], 6, True)}] (all 2(p-1) cross gates at x = 6X)",
         f"  kink coefficients <= {short(claims['admissibility']['hi'], True, 6)} < 1 (Lemma A.9); "
@@ -68,8 +84,8 @@ def smooth_summary(certificate: dict) -> list[str]:
     claims = certificate["claims"]
     params = certificate["parameters"]
     return [
-        f"certify smooth: p = {certificate['p']}, eps = {params['eps_smooth']}, epsilon = {params['epsilon']}, "
-        f"A = {params['A']}, B = {params['B']}, radius = {certificate['radius']} ({certificate['precision_bits']} bits)",
+        f"certify smooth: p = {certificate['p']}, eps = {parameter(params['eps_smooth'])}, epsilon = {parameter(params['epsilon'])}, "
+        f"A = {parameter(params['A'])}, B = {parameter(params['B'])}, radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
         f"  J(epsilon + 2r) in {interval(claims['dead_zone_integral'], 12)} (A.66); "
         f"g(0)^2 - J(s0) >= {short(claims['g_condition']['lo'], False, 6)} on the box (A.67)",
         f"  ||w_inf - w_0||_1 <= {short(claims['terminal_displacement_box']['hi'], True, 6)} (A.69); "
@@ -86,8 +102,8 @@ def gd_summary(certificate: dict) -> list[str]:
     params = certificate["parameters"]
     after = claims["one_step_death_box"]["components"]
     return [
-        f"certify gd: p = {certificate['p']}, eta = {params['eta']}, epsilon = {params['epsilon']}, "
-        f"A = {params['A']}, B = {params['B']}, radius = {certificate['radius']} ({certificate['precision_bits']} bits)",
+        f"certify gd: p = {certificate['p']}, eta = {parameter(params['eta'])}, epsilon = {parameter(params['epsilon'])}, "
+        f"A = {parameter(params['A'])}, B = {parameter(params['B'])}, radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
         f"  after one step: central gate <= {short(after['central_gate']['hi'], True, 6)}, cross gates <= "
         f"{short(after['cross_gates']['hi'], True, 6)}, off-cross <= {short(after['off_cross_gates']['hi'], True, 6)} "
         f"(A.70)-(A.71): theta_n = theta_1",
@@ -104,8 +120,8 @@ def generic_summary(certificate: dict) -> list[str]:
     (its exact value or its ends, 6 digits rounded outward, or its log10 ends)."""
     from ..theorems.registry import THEOREMS
 
-    params = ", ".join(f"{name} = {value}" for name, value in certificate["parameters"].items())
-    lines = [f"certify {certificate['theorem']}: p = {certificate['p']}, {params}, radius = {certificate['radius']} "
+    params = parameters_text(certificate)
+    lines = [f"certify {certificate['theorem']}: p = {certificate['p']}, {params}, radius = {parameter(certificate['radius'])} "
              f"({certificate['precision_bits']} bits)"]
     for claim_id in THEOREMS[certificate["theorem"]].claim_ids:
         claim = certificate["claims"].get(claim_id, {})
