@@ -208,17 +208,24 @@ def check_bytes(data: bytes, source: str = "<input>") -> Verdict:
 
 
 def read_certificate_file(path) -> bytes:
-    """The bytes of the regular file at ``path``, at most MAX_CERTIFICATE_BYTES + 1 of them.
+    """The bytes of the certificate file at ``path``: :func:`read_regular_file` capped at MAX_CERTIFICATE_BYTES.
 
-    Raises MalformedCertificate (one line) for anything that is not a regular file
-    (folders, FIFOs, devices, sockets are refused from ``stat``, before any open),
-    for unreadable files and for files larger than a certificate may be. The file is
-    opened non-blocking and checked again with ``fstat``, so a FIFO swapped in after
-    the ``stat`` is refused too, never read. Read the file once with this and pass the
-    bytes on: a second read could see other bytes.
+    Read the file once with this and pass the bytes on: a second read could see other bytes.
     """
     from .certificate import MAX_CERTIFICATE_BYTES
 
+    return read_regular_file(path, MAX_CERTIFICATE_BYTES, what="a certificate")
+
+
+def read_regular_file(path, limit: int, what: str = "this file") -> bytes:
+    """The bytes of the regular file at ``path``, if it has at most ``limit`` of them.
+
+    Raises MalformedCertificate (one line) for anything that is not a regular file
+    (folders, FIFOs, devices, sockets are refused from ``stat``, before any open),
+    for unreadable files and for files over ``limit`` bytes (at most limit + 1 are
+    read). The file is opened non-blocking and checked again with ``fstat``, so a
+    FIFO swapped in after the ``stat`` is refused too, never read.
+    """
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -229,8 +236,8 @@ def read_certificate_file(path) -> bytes:
             if not stat.S_ISREG(info.st_mode):
                 raise MalformedCertificate(f"not a regular file ({_file_kind(info.st_mode)})")
             chunks, size = [], 0
-            while size <= MAX_CERTIFICATE_BYTES:
-                chunk = os.read(descriptor, MAX_CERTIFICATE_BYTES + 1 - size)
+            while size <= limit:
+                chunk = os.read(descriptor, limit + 1 - size)
                 if not chunk:
                     break
                 chunks.append(chunk)
@@ -240,8 +247,8 @@ def read_certificate_file(path) -> bytes:
     except OSError as exc:
         raise MalformedCertificate(f"cannot read: {exc.strerror or exc}") from None
     data = b"".join(chunks)
-    if len(data) > MAX_CERTIFICATE_BYTES:
-        raise MalformedCertificate(f"file is over {MAX_CERTIFICATE_BYTES} bytes; a certificate is at most that")
+    if len(data) > limit:
+        raise MalformedCertificate(f"file is over {limit} bytes; {what} is at most that")
     return data
 
 

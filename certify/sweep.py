@@ -29,7 +29,6 @@ import multiprocessing
 import os
 import re
 import signal
-import stat
 import sys
 import time
 from collections import deque
@@ -626,28 +625,15 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
 def _read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of the regular file at ``path`` if it has at most ``limit`` of them, else None.
 
-    Never opens a FIFO, device or socket for reading (refused from ``stat`` and again from ``fstat``).
+    Never opens a FIFO, device or socket for reading (:func:`certify.check.read_regular_file`).
     """
+    from .check import read_regular_file
+    from .errors import MalformedCertificate
+
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-        try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                return None
-            chunks, size = [], 0
-            while size <= limit:
-                chunk = os.read(descriptor, limit + 1 - size)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-        finally:
-            os.close(descriptor)
-    except OSError:
+        return read_regular_file(path, limit)
+    except MalformedCertificate:
         return None
-    data = b"".join(chunks)
-    return data if len(data) <= limit else None
 
 
 def _load_failures(out: Path) -> dict:
