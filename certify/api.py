@@ -328,31 +328,10 @@ class Certificate:
 # --- text and LaTeX of numbers ---------------------------------------------------------------------------
 
 def _quantity_math(stored: dict, subject: str = "x") -> str:
-    """Math-mode LaTeX of one quantity, as :func:`certify.render.latex.quantity_latex` prints it
-    (the same rules from :mod:`certify.render.numbers`; kept here so that display needs no sympy)."""
-    from .render.numbers import LOG10_BOUND_DIGITS, latex_bound, latex_enclosure, latex_exact
+    """Math-mode LaTeX of one quantity: :func:`certify.render.numbers.quantity_latex` without break hints."""
+    from .render.numbers import quantity_latex
 
-    parts = []
-    if "exact" in stored:
-        parts.append("= " + latex_exact(stored["exact"]))
-    elif "lo" in stored and "hi" in stored:
-        parts.append(latex_enclosure(stored["lo"], stored["hi"]))
-    elif "lo" in stored:
-        parts.append(r"\ge " + latex_bound(stored["lo"], False))
-    elif "hi" in stored:
-        parts.append(r"\le " + latex_bound(stored["hi"], True))
-    if "log10_lo" in stored and "log10_hi" in stored:
-        enclosure = latex_enclosure(stored["log10_lo"], stored["log10_hi"])
-        if enclosure.startswith("= "):
-            parts.append("= 10^{" + enclosure[2:] + "}")
-        else:
-            low, high = enclosure[len(r"\in ["):-1].split(", ")
-            parts.append(rf"\in [10^{{{low}}}, 10^{{{high}}}]")
-    elif "log10_lo" in stored:
-        parts.append(r"\ge 10^{" + latex_bound(stored["log10_lo"], False, LOG10_BOUND_DIGITS) + "}")
-    elif "log10_hi" in stored:
-        parts.append(r"\le 10^{" + latex_bound(stored["log10_hi"], True, LOG10_BOUND_DIGITS) + "}")
-    return r",\ ".join(rf"{subject} {part}" for part in parts).replace(r"\allowbreak ", "")
+    return quantity_latex(stored, subject, separator=" ").replace(r"\allowbreak ", "")
 
 
 def _quantity_text(stored: dict) -> str:

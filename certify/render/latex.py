@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import InputError
 from ..theorems.registry import RegistryView
 from .derivations import derivation_latex, latex_escape
-from .numbers import LOG10_BOUND_DIGITS, latex_bound, latex_enclosure, latex_exact
+from .numbers import latex_exact, quantity_latex
 
 #: Steps (and comparisons) of one derivation printed in a document; `certify derive` prints them all.
 DOCUMENT_STEPS = 14
@@ -27,37 +27,6 @@ class RenderError(InputError):
 #: Number fields of a stored quantity, in the order they are printed.
 _VALUE_KEYS = ("exact", "lo", "hi")
 _LOG10_KEYS = ("log10_lo", "log10_hi")
-
-
-def quantity_latex(stored: dict, subject: str = r"\text{value}") -> str:
-    """Math-mode LaTeX for one stored quantity, about ``subject``: its exact value, its enclosure (certified
-    digits or the two ends, see :mod:`certify.render.numbers`) or its one-sided bound, then the same for
-    its log10 fields as powers of ten. Guarantee: every statement printed is implied by the stored numbers.
-    """
-    parts = []
-    if "exact" in stored:
-        parts.append("= " + latex_exact(stored["exact"]))
-    elif "lo" in stored and "hi" in stored:
-        parts.append(latex_enclosure(stored["lo"], stored["hi"]))
-    elif "lo" in stored:
-        parts.append(r"\ge " + latex_bound(stored["lo"], False))
-    elif "hi" in stored:
-        parts.append(r"\le " + latex_bound(stored["hi"], True))
-    if "log10_lo" in stored and "log10_hi" in stored:
-        parts.append(_power_of_ten(latex_enclosure(stored["log10_lo"], stored["log10_hi"])))
-    elif "log10_lo" in stored:
-        parts.append(r"\ge 10^{" + latex_bound(stored["log10_lo"], False, LOG10_BOUND_DIGITS) + "}")
-    elif "log10_hi" in stored:
-        parts.append(r"\le 10^{" + latex_bound(stored["log10_hi"], True, LOG10_BOUND_DIGITS) + "}")
-    return ",\\ ".join(rf"{subject}\ {part}" for part in parts)
-
-
-def _power_of_ten(enclosure: str) -> str:
-    """``= t`` as ``= 10^{t}`` and ``\\in [a, b]`` as ``\\in [10^{a}, 10^{b}]`` (10^x is increasing)."""
-    if enclosure.startswith("= "):
-        return "= 10^{" + enclosure[2:] + "}"
-    low, high = enclosure[len(r"\in ["):-1].split(", ")
-    return rf"\in [10^{{{low}}}, 10^{{{high}}}]"
 
 
 def claim_latex(claim_id: str, stored: dict) -> str:
