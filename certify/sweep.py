@@ -636,15 +636,19 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
         return None
 
 
-def _load_failures(out: Path) -> dict:
-    """The entries of OUT/failures.json that are THEOREM-P -> one-line message; {} if it is unreadable."""
-    data = _read_regular(out / "failures.json", MAX_FAILURES_BYTES)
+def _read_json_object(path: Path) -> dict:
+    """The JSON object in the regular file at ``path`` (read capped), or {} if it is missing, unreadable or not one."""
+    data = _read_regular(path, MAX_FAILURES_BYTES)
     try:
         loaded = json.loads(data) if data is not None else {}
     except (ValueError, RecursionError):
         return {}
-    if not isinstance(loaded, dict):
-        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _load_failures(out: Path) -> dict:
+    """The entries of OUT/failures.json that are THEOREM-P -> one-line message; {} if it is unreadable."""
+    loaded = _read_json_object(out / "failures.json")
     return {key: one_line(value, 2000) for key, value in loaded.items()
             if isinstance(key, str) and _failure_key().fullmatch(key) and isinstance(value, str)}
 
@@ -787,13 +791,7 @@ def _earlier_summary(out: Path, exclude) -> dict:
 
     Only well-shaped entries are kept; the file is read capped and never trusted beyond that shape.
     """
-    data = _read_regular(out / "summary.json", MAX_FAILURES_BYTES)
-    try:
-        loaded = json.loads(data) if data is not None else {}
-    except (ValueError, RecursionError):
-        return {}
-    if not isinstance(loaded, dict):
-        return {}
+    loaded = _read_json_object(out / "summary.json")
     kept = {}
     for theorem, entry in loaded.items():
         if theorem in exclude or theorem not in _RECORDS or not isinstance(entry, dict):
