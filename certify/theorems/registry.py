@@ -25,6 +25,8 @@ Fields of :class:`Theorem` (stable: certify.api builds on them):
 ``clock``         the key of the trajectory record's clock array
 ``derivations``   names of the symbolic derivations the certificate rests on (certify.symbolic)
 ``key_numbers``   tuple of :class:`KeyNumber`: the numbers a sweep summary reports
+``coq``           ``"module:function"``: ``coq(certificate) -> [Lemma | Definition | NotExported]``, the
+                  Coq exporter (certify.coq); None: no claim is exported
 
 and the properties ``claim_ids`` (the kernel record's, in schema order), ``parameter_names``,
 ``required_parameters``. :meth:`Theorem.build` resolves and calls the builder.
@@ -120,6 +122,7 @@ class Theorem:
     derivations: tuple[str, ...]
     key_numbers: tuple[KeyNumber, ...]
     plot_parameters: tuple[tuple[str, str], ...] = field(default=())
+    coq: str | None = None
 
     def __post_init__(self):
         if self.kernel.name != self.name:
@@ -184,6 +187,7 @@ certified Gaussian probability: the probability grows with R, so certify takes
 99% of the largest radius the kernel can certify, rounded down to 3 digits.""",
     hypotheses="epsilon, A, B > 0; B > epsilon/2; (A.58) ((p-1)A/p)^2 > epsilon^2/2",
     parameters=(_EPSILON, _A, _B),
+    coq="certify.coq.dead:dead_obligations",
     kernel=DEAD,
     builder="certify.theorems.dead:certify_dead",
     summary="certify.render.summary:dead_summary",
@@ -230,6 +234,7 @@ reported by its exponent.""",
                   r"\gamma_*"),
         Parameter("X", "--X", "X of (A.14)-(A.15) (default (p-1)/(2 gamma_*))", "(p-1)/(2 gamma_*)", "X"),
     ),
+    coq="certify.coq.slide:slide_obligations",
     kernel=SLIDE,
     builder="certify.theorems.slide:certify_slide",
     summary="certify.render.summary:slide_summary",
@@ -274,6 +279,7 @@ probability (99% of the largest certifiable radius, 3 digits).""",
         Parameter("epsilon", "--epsilon", "s0 = u(0)+v(0) at the base point (default 1)", "1", r"s_0"),
         _A, _B,
     ),
+    coq="certify.coq.smooth:smooth_obligations",
     kernel=SMOOTH,
     builder="certify.theorems.smooth:certify_smooth",
     summary="certify.render.summary:smooth_summary",
@@ -320,6 +326,7 @@ maximises the certified Gaussian probability.""",
                   "min(1, half the (A.71) threshold 2 eta (p-1)A/p^3)", r"s_0"),
         _A, _B,
     ),
+    coq="certify.coq.gd:gd_obligations",
     kernel=GD,
     builder="certify.theorems.gd:certify_gd",
     summary="certify.render.summary:gd_summary",

@@ -1,0 +1,113 @@
+"""Coq terms for the certificate's exact numbers, and Coq identifiers.
+
+Every number a Coq file states comes from the certificate's text through :func:`number` (which
+admits only the canonical spelling, as ``certify check`` does) and is written by :func:`real` as an
+exact rational term of Coq's reals: ``13``, ``(-3)``, ``(42757 / 2494)``. No rounding happens here;
+an exporter that states a weaker bound rounds outward explicitly (:func:`round_down`, :func:`round_up`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from flint import fmpq, fmpz
+
+from ..errors import MalformedCertificate
+from ..kernel.exact import parse_exact
+
+#: Above this many digits a literal is unwieldy for Coq's parser and for interval; exporters list such claims.
+MAX_LITERAL_DIGITS = 2000
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
+#: Words an emitted file must never contain outside comments (tests scan for them too).
+ESCAPE_HATCHES = ("Admitted", "admit", "Axiom", "Axioms", "Parameter", "Parameters", "Hypothesis",
+                  "Hypotheses", "Conjecture", "Variable", "Variables", "Context")
+
+
+def number(text: str, what: str = "number") -> fmpq:
+    """The exact value of a canonical certificate number (MalformedCertificate otherwise)."""
+    return parse_exact(text, what)
+
+
+def integer_literal(value) -> str:
+    """A Coq integer literal (in R scope: IZR of it), negative ones parenthesised."""
+    value = int(value)
+    return f"({value})" if value < 0 else str(value)
+
+
+def real(value) -> str:
+    """The exact rational ``value`` as a Coq real term: ``n`` or ``(n / d)``, ``(-n / d)``.
+
+    Requires at most :data:`MAX_LITERAL_DIGITS` digits in numerator and denominator (ValueError
+    otherwise: the caller lists the claim as not exported).
+    """
+    q = fmpq(value)
+    n, d = int(q.p), int(q.q)
+    if max(len(str(abs(n))), len(str(d))) > MAX_LITERAL_DIGITS:
+        raise ValueError(f"a number of more than {MAX_LITERAL_DIGITS} digits")
+    if d == 1:
+        return integer_literal(n)
+    return f"({n} / {d})" if n >= 0 else f"(- ({-n} / {d}))"
+
+
+def literal_fits(value) -> bool:
+    """Whether :func:`real` can write ``value``."""
+    q = fmpq(value)
+    return max(len(str(abs(int(q.p)))), len(str(int(q.q)))) <= MAX_LITERAL_DIGITS
+
+
+def rmin(a: str, b: str) -> str:
+    """min(a, b) as a term interval can evaluate (Rmin is not in its language): (a + b - |a - b|)/2."""
+    return f"(({a} + {b} - Rabs ({a} - {b})) / 2)"
+
+
+def rmax(a: str, b: str) -> str:
+    """max(a, b) = (a + b + |a - b|)/2 (exact identity)."""
+    return f"(({a} + {b} + Rabs ({a} - {b})) / 2)"
+
+
+def _round(value, digits: int, upward: bool) -> fmpq:
+    q = fmpq(value)
+    if q == 0:
+        return q
+    magnitude = abs(q)
+    exponent = len(str(int(magnitude.p))) - len(str(int(magnitude.q)))  # 10^exponent within a factor 10 of |q|
+    scale = fmpq(10) ** (digits - exponent)
+    scaled = q * scale
+    rounded = fmpz(scaled.ceil() if upward else scaled.floor())
+    return fmpq(rounded) / scale
+
+
+def round_down(value, digits: int) -> fmpq:
+    """A rational <= ``value`` with about ``digits`` significant digits (exact; equal if already short)."""
+    return _round(value, digits, upward=False)
+
+
+def round_up(value, digits: int) -> fmpq:
+    """A rational >= ``value`` with about ``digits`` significant digits (exact; equal if already short)."""
+    return _round(value, digits, upward=True)
+
+
+def ident(*parts: str) -> str:
+    """A Coq identifier from a claim id and components: ``ident("limit_direction", "u_at_0", "lo")``."""
+    name = "_".join(re.sub(r"[^A-Za-z0-9_]", "_", str(part)) for part in parts if part)
+    if not _IDENT.fullmatch(name):
+        name = "c_" + name
+    return name
+
+
+def check_term(term: str) -> str:
+    """``term`` unchanged if it holds no comment delimiter and no escape hatch word (ValueError otherwise)."""
+    if "(*" in term or "*)" in term:
+        raise ValueError(f"a Coq term may not contain a comment delimiter: {term[:80]}")
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_']*", term))
+    bad = words.intersection(ESCAPE_HATCHES)
+    if bad:
+        raise ValueError(f"a Coq term may not contain {sorted(bad)[0]}")
+    return term
+
+
+def comment(text: str) -> str:
+    """A Coq comment holding ``text`` (comment delimiters inside are defused)."""
+    text = text.replace("(*", "( *").replace("*)", "* )")
+    return f"(* {text} *)"
