@@ -16,11 +16,11 @@ from .primes import primality_lemma
 from .terms import comment, ident
 
 HEADER = """\
+Set Warnings "-ambiguous-paths".
 From Coq Require Import Reals Lra Lia ZArith Znumtheory List.
 From Coquelicot Require Import Coquelicot.
 From Interval Require Import Tactic.
 From Coqprime Require Import PocklingtonCertificat.
-Set Warnings "-ambiguous-paths".
 """
 
 

@@ -13,7 +13,7 @@ import re
 from flint import fmpq, fmpz
 
 from ..errors import MalformedCertificate
-from ..kernel.exact import parse_exact
+from ..kernel.exact import ExactNumber, parse_exact
 
 #: Above this many digits a literal is unwieldy for Coq's parser and for interval; exporters list such claims.
 MAX_LITERAL_DIGITS = 2000
@@ -24,9 +24,22 @@ ESCAPE_HATCHES = ("Admitted", "admit", "Axiom", "Axioms", "Parameter", "Paramete
                   "Hypotheses", "Conjecture", "Variable", "Variables", "Context")
 
 
+def exact_number(text: str, what: str = "number") -> ExactNumber:
+    """A canonical certificate number as numerator / denominator * 10^exp10 (any exponent), for log
+    forms of numbers too long to write out; MalformedCertificate if it is not canonical."""
+    try:
+        return parse_exact(text)
+    except ValueError as exc:
+        raise MalformedCertificate(f"{what}: {exc}") from None
+
+
 def number(text: str, what: str = "number") -> fmpq:
-    """The exact value of a canonical certificate number (MalformedCertificate otherwise)."""
-    return parse_exact(text, what)
+    """The exact value of a canonical certificate number; ValueError if its literal would exceed
+    :data:`MAX_LITERAL_DIGITS` digits (use :func:`exact_number` for a log form)."""
+    value = exact_number(text, what)
+    if abs(value.exp10) > MAX_LITERAL_DIGITS:
+        raise ValueError(f"{what} {text[:40]} has more than {MAX_LITERAL_DIGITS} digits written out")
+    return value.fmpq()
 
 
 def integer_literal(value) -> str:
