@@ -31,9 +31,12 @@ def certificate_path(root, theorem: str, p: int) -> Path:
     return Path(root) / theorem / f"{theorem}-{p}.json"
 
 
-def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False, progress=None) -> list[Path]:
-    """Write every certificate and its .tex under ``root``/THEOREM/; each certificate is checked first,
-    and the document is rendered from the bytes that were checked (one read of the file).
+def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False, coqc: bool = False,
+                 progress=None) -> list[Path]:
+    """Write every certificate, its .tex and its Coq file (THEOREM_P.v, :mod:`certify.coq`) under
+    ``root``/THEOREM/; each certificate is checked first, and the document and the Coq file are made
+    from the bytes that were checked (one read of the file). With ``coqc`` each Coq file is compiled
+    (NotCertified if coqc rejects one) and the progress line reports coqc's time.
 
     Each certificate is made by its own `certify THEOREM --p P` process: Arb caches constants
     (pi, logarithms, quadrature nodes) across calls, so balls computed late in a long process can
@@ -44,6 +47,8 @@ def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False
 
     from .certificate import parse_certificate
     from .check import check_bytes, read_certificate_file
+    from .coq.compile import compile_file
+    from .coq.export import write_coq_file
     from .errors import NotCertified
     from .render.document import write_document
 
@@ -59,7 +64,16 @@ def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False
             if verdict.status != "verified":
                 raise NotCertified(f"the fresh certificate did not verify: {verdict.line()}")
             written.append(path)
-            written.extend(write_document(parse_certificate(data), path.parent, pdf=pdf))
+            document = parse_certificate(data)
+            written.extend(write_document(document, path.parent, pdf=pdf))
+            coq_path, coq = write_coq_file(document, data, path.parent)
+            written.append(coq_path)
+            line = f"{theorem} p = {p}: {verdict.message}; Coq: {coq.summary()}"
+            if coqc:
+                result = compile_file(coq_path)
+                if not result.ok:
+                    raise NotCertified(f"coqc rejected {coq_path}: {result.message}")
+                line += f"; coqc {result.seconds:.1f} s"
             if progress:
-                progress(f"{theorem} p = {p}: {verdict.message}")
+                progress(line)
     return written

@@ -28,7 +28,8 @@ with the default parameters) or give --certificate FILE."""
 PROOFS_HELP = """\
 Regenerate the proof library: for the reference primes 5, 7, 11, 13, 17, 19,
 23, 29, 31, 97, 101, the certificate of every theorem (gd at eta = 1), checked
-before it is written, and its LaTeX document, under DIR/THEOREM/."""
+before it is written, its LaTeX document and its Coq re-proof THEOREM_P.v (see
+certify coq --help), under DIR/THEOREM/. --coqc also compiles every Coq file."""
 
 
 def add_parsers(commands) -> None:
@@ -56,6 +57,7 @@ def add_parsers(commands) -> None:
                                  description=PROOFS_HELP, formatter_class=RAW)
     proofs.add_argument("--out", default="proofs", metavar="DIR", help="the library's folder (default proofs)")
     proofs.add_argument("--pdf", action="store_true", help="also compile every document with pdflatex")
+    proofs.add_argument("--coqc", action="store_true", help="also compile every Coq file with coqc (reports times)")
 
 
 def run_derive(args) -> int:
@@ -126,6 +128,6 @@ def run_latex(args) -> int:
 def run_proofs(args) -> int:
     from ..proofs import build_proofs
 
-    written = build_proofs(args.out, pdf=args.pdf, progress=lambda line: print(line, file=sys.stderr))
+    written = build_proofs(args.out, pdf=args.pdf, coqc=args.coqc, progress=lambda line: print(line, file=sys.stderr))
     print(f"wrote {len(written)} files under {args.out}")
     return EXIT_OK

@@ -26,21 +26,25 @@ def coqc_path() -> str | None:
 
 
 def compile_file(path, timeout: float = 600.0) -> CompileResult:
-    """Run ``coqc -q FILE`` in the file's folder (it writes FILE.vo there). Requires coqc on the PATH."""
+    """Run ``coqc -q`` on a copy of the .v file in a fresh temporary folder (so that nothing but the .v
+    is left beside it: coqc also writes .vo, .glob, .aux and a lia cache) and report the outcome.
+    Requires coqc on the PATH (FileNotFoundError otherwise)."""
+    import tempfile
+
     path = Path(path)
     coqc = coqc_path()
     if coqc is None:
-        raise FileNotFoundError("coqc is not on the PATH (Debian: apt-get install coq libcoq-interval libcoq-coqprime)")
-    start = time.perf_counter()
-    try:
-        done = subprocess.run([coqc, "-q", path.name], cwd=path.parent, capture_output=True, text=True,
-                              timeout=timeout, env={**os.environ, "LC_ALL": "C"})
-    except subprocess.TimeoutExpired:
-        return CompileResult(path, False, time.perf_counter() - start, f"coqc timed out after {timeout:.0f} s")
-    seconds = time.perf_counter() - start
-    for suffix in (".glob", ".vok", ".vos"):  # keep the folder to the .v and its .vo
-        path.with_suffix(suffix).unlink(missing_ok=True)
-    lines = [line for line in (done.stdout + done.stderr).splitlines()
-             if line.strip() and "ambiguous-paths" not in line and "coercion path" not in line.lower()
-             and line.strip() != "Warning:"]
+        raise FileNotFoundError("coqc is not on the PATH (Debian: apt-get install coq libcoq-interval "
+                                "libcoq-coqprime)")
+    with tempfile.TemporaryDirectory(prefix="certify-coq-") as folder:
+        copy = Path(folder) / path.name
+        copy.write_bytes(path.read_bytes())
+        start = time.perf_counter()
+        try:
+            done = subprocess.run([coqc, "-q", copy.name], cwd=folder, capture_output=True, text=True,
+                                  timeout=timeout, env={**os.environ, "LC_ALL": "C"})
+        except subprocess.TimeoutExpired:
+            return CompileResult(path, False, time.perf_counter() - start, f"coqc timed out after {timeout:.0f} s")
+        seconds = time.perf_counter() - start
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     return CompileResult(path, done.returncode == 0, seconds, "\n".join(lines[-12:]))

@@ -53,11 +53,15 @@ class CoqFile:
 
 
 def module_name(document: dict) -> str:
-    """``THEOREM_P``, and for gd ``gd_P_eta_ETA`` (coqc needs an identifier: no '-', '.' or '/')."""
-    name = f"{document['theorem']}_{document['p']}"
-    if document["theorem"] == "gd":
-        name += "_eta_" + document["parameters"]["eta"]
-    return ident(name)
+    """The file stem of the certificate's LaTeX document (certify.render.document.document_name) as a
+    Coq module name (coqc needs an identifier: '-', '.', '+' become '_'), with eta always named for gd:
+    ``dead_13``, ``gd_13_eta_1``, ``gd_13_eta_0_1``, ``gd_13_eta_1_3``."""
+    from ..render.document import document_name
+
+    stem = document_name(document)
+    if document["theorem"] == "gd" and "-eta-" not in stem:
+        stem += "-eta-" + str(document["parameters"]["eta"])
+    return ident(stem.replace("-", "_").replace(".", "_").replace("+", "_").replace("/", "_"))
 
 
 def obligations(document: dict) -> list:

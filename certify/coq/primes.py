@@ -31,7 +31,7 @@ def _primitive_root(n: int, factors) -> int:
 def _chain(n: int) -> tuple[str, ...]:
     """Certificates of n and of every prime its certificate needs, each before those it needs."""
     if n == 2:
-        return ("Proof_certif 2 prime_2",)
+        return ("Proof_certif 2 Znumtheory.prime_2",)
     factors = _factor(n - 1)
     a = _primitive_root(n, factors)
     decomposition = "".join(f"({q}, {k}) :: " for q, k in factors) + "nil"
