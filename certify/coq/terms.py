@@ -48,13 +48,23 @@ def integer_literal(value) -> str:
     return f"({value})" if value < 0 else str(value)
 
 
+def rational(value) -> fmpq:
+    """An exact rational (int, fmpz, fmpq or fractions.Fraction) as fmpq; TypeError for anything else."""
+    if isinstance(value, (int, fmpz, fmpq)) and not isinstance(value, bool):
+        return fmpq(value)
+    numerator, denominator = getattr(value, "numerator", None), getattr(value, "denominator", None)
+    if isinstance(numerator, int) and isinstance(denominator, int):
+        return fmpq(numerator, denominator)
+    raise TypeError(f"not an exact rational: {type(value).__name__}")
+
+
 def real(value) -> str:
     """The exact rational ``value`` as a Coq real term: ``n`` or ``(n / d)``, ``(-n / d)``.
 
     Requires at most :data:`MAX_LITERAL_DIGITS` digits in numerator and denominator (ValueError
     otherwise: the caller lists the claim as not exported).
     """
-    q = fmpq(value)
+    q = rational(value)
     n, d = int(q.p), int(q.q)
     if max(len(str(abs(n))), len(str(d))) > MAX_LITERAL_DIGITS:
         raise ValueError(f"a number of more than {MAX_LITERAL_DIGITS} digits")
@@ -65,7 +75,7 @@ def real(value) -> str:
 
 def literal_fits(value) -> bool:
     """Whether :func:`real` can write ``value``."""
-    q = fmpq(value)
+    q = rational(value)
     return max(len(str(abs(int(q.p)))), len(str(int(q.q)))) <= MAX_LITERAL_DIGITS
 
 
@@ -80,7 +90,7 @@ def rmax(a: str, b: str) -> str:
 
 
 def _round(value, digits: int, upward: bool) -> fmpq:
-    q = fmpq(value)
+    q = rational(value)
     if q == 0:
         return q
     magnitude = abs(q)
@@ -92,12 +102,13 @@ def _round(value, digits: int, upward: bool) -> fmpq:
 
 
 def round_down(value, digits: int) -> fmpq:
-    """A rational <= ``value`` with about ``digits`` significant digits (exact; equal if already short)."""
+    """A decimal <= ``value`` within a relative 10^(1 - digits) of it, with about ``digits`` significant
+    digits (exact; equal if already that short)."""
     return _round(value, digits, upward=False)
 
 
 def round_up(value, digits: int) -> fmpq:
-    """A rational >= ``value`` with about ``digits`` significant digits (exact; equal if already short)."""
+    """A decimal >= ``value`` within a relative 10^(1 - digits) of it (see :func:`round_down`)."""
     return _round(value, digits, upward=True)
 
 

@@ -1,0 +1,120 @@
+"""certify.coq.terms, .lemma and .export: exact terms, names, coverage. The oracle for terms is Python's
+fractions (the certificate text read by Fraction, the Coq term evaluated with Fraction arithmetic)."""
+
+import json
+import re
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, strategies as st
+
+from certify.coq import export, terms
+from certify.coq.lemma import Definition, Lemma, NotExported
+from conftest import ROOT
+
+
+def coq_value(term: str) -> Fraction:
+    """Evaluate a Coq real term made of integers, + - * /, Rabs and parentheses with exact fractions."""
+    python = re.sub(r"\bRabs\b", "abs", term)
+    assert re.fullmatch(r"[0-9+\-*/() absa-z]*", python), term
+    python = re.sub(r"(\d+)", r"Fraction(\1)", python)
+    return eval(python, {"Fraction": Fraction, "abs": abs})  # noqa: S307 - only digits and operators
+
+
+rationals = st.fractions(max_denominator=10**30).filter(lambda q: abs(q.numerator) < 10**60)
+
+
+@given(rationals)
+def test_real_writes_the_exact_rational(q):
+    assert coq_value(terms.real(q)) == q
+
+
+@pytest.mark.parametrize("text", ["0", "0.5", "-3", "1.79932090977349313326311672434873302927010754e-34",
+                                  "42757/2494", "-12179/109850000", "1.82005604039853182262528077309204796277913e561"])
+def test_number_reads_certificate_text_exactly(text):
+    assert coq_value(terms.real(terms.number(text))) == Fraction(text)
+
+
+def test_number_refuses_noncanonical_and_overlong_text():
+    from certify.errors import MalformedCertificate
+
+    with pytest.raises(MalformedCertificate):
+        terms.number("0.50")
+    with pytest.raises(ValueError):
+        terms.number("4.49355740747785335943835301729732278435133825e-981117")
+    tiny = terms.exact_number("4.49355740747785335943835301729732278435133825e-981117")
+    assert tiny.exp10 == -981117 - 44 and tiny.numerator == 449355740747785335943835301729732278435133825
+
+
+@given(rationals.filter(lambda q: q != 0), st.integers(1, 30))
+def test_rounding_is_outward_close_and_decimal(q, digits):
+    down, up = Fraction(str(terms.round_down(q, digits))), Fraction(str(terms.round_up(q, digits)))
+    assert down <= q <= up
+    # the unit is 10^(e - digits) with 10^(e-1) < |q|: within a relative 10^(1 - digits)
+    assert (q - down) < abs(q) * Fraction(10) ** (1 - digits) and (up - q) < abs(q) * Fraction(10) ** (1 - digits)
+    for value in (down, up):
+        denominator = value.denominator
+        for prime in (2, 5):
+            while denominator % prime == 0:
+                denominator //= prime
+        assert denominator == 1, value  # a terminating decimal
+
+
+@given(rationals, rationals)
+def test_rmin_rmax_are_min_and_max(a, b):
+    assert coq_value(terms.rmin(terms.real(a), terms.real(b))) == min(a, b)
+    assert coq_value(terms.rmax(terms.real(a), terms.real(b))) == max(a, b)
+
+
+def test_identifiers_and_comments():
+    assert terms.ident("limit_direction", "u_at_0", "lo") == "limit_direction_u_at_0_lo"
+    assert terms.ident("one-step", "a.b") == "one_step_a_b"
+    assert terms.ident("0gate") == "c_0gate"
+    assert terms.comment("a *) b (* c") == "(* a * ) b ( * c *)"
+
+
+@pytest.mark.parametrize("bad", ["Admitted", "admit", "Axiom", "Parameter", "Hypothesis", "Conjecture", "(* x *)"])
+def test_escape_hatches_cannot_enter_a_lemma(bad):
+    with pytest.raises(ValueError):
+        Lemma("x", "c", f"0 < 1 /\\ {bad}", "lra.", "paper")
+    with pytest.raises(ValueError):
+        Lemma("x", "c", "0 < 1", f"{bad}.", "paper")
+    with pytest.raises(ValueError):
+        Definition("x", bad)
+
+
+def test_a_weakened_lemma_says_so_in_its_name():
+    with pytest.raises(ValueError):
+        Lemma("hitting_time_lo", "hitting_time", "0 < 1", "lra.", "paper", digits=12)
+    lemma = Lemma("hitting_time_lo_12_digits", "hitting_time", "0 < 1", "lra.", "paper", digits=12)
+    assert "WEAKER than the certificate" in lemma.text() and "12 significant digits" in lemma.text()
+
+
+def _dead13():
+    return json.loads((ROOT / "proofs" / "dead" / "dead-13.json").read_text())
+
+
+def test_every_claim_must_be_covered(monkeypatch):
+    document = _dead13()
+    claims = [claim for claim in document["claims"] if claim != "terminal_loss"]
+    monkeypatch.setattr(export, "obligations",
+                        lambda doc: [NotExported(claim, "test") for claim in claims])
+    with pytest.raises(ValueError, match="terminal_loss"):
+        export.coq_file(document)
+
+
+def test_names_must_be_unique(monkeypatch):
+    document = _dead13()
+    twice = [Lemma("same", claim, "0 < 1", "lra.", "paper") for claim in document["claims"]]
+    monkeypatch.setattr(export, "obligations", lambda doc: twice)
+    with pytest.raises(ValueError, match="repeats a name"):
+        export.coq_file(document)
+
+
+def test_module_names():
+    document = _dead13()
+    assert export.module_name(document) == "dead_13"
+    gd = json.loads((ROOT / "proofs" / "gd" / "gd-13.json").read_text())
+    assert export.module_name(gd) == "gd_13_eta_1"
+    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1/3"))) == "gd_13_eta_1_3"
+    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="0.1"))) == "gd_13_eta_0_1"
