@@ -60,10 +60,14 @@ def test_rounding_is_outward_close_and_decimal(q, digits):
         assert denominator == 1, value  # a terminating decimal
 
 
-@given(rationals, rationals)
-def test_rmin_rmax_are_min_and_max(a, b):
+@given(rationals, rationals, rationals)
+def test_rmin_rmax_are_min_and_max(a, b, c):
     assert coq_value(terms.rmin(terms.real(a), terms.real(b))) == min(a, b)
     assert coq_value(terms.rmax(terms.real(a), terms.real(b))) == max(a, b)
+    # arguments that are sums: max(0, b - c) must not become (b - c + |-b - c|)/2 (found by review)
+    difference = f"{terms.real(b)} - {terms.real(c)}"
+    assert coq_value(terms.rmax("0", difference)) == max(0, b - c)
+    assert coq_value(terms.rmin(difference, f"{terms.real(a)} + {terms.real(c)}")) == min(b - c, a + c)
 
 
 def test_identifiers_and_comments():

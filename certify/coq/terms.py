@@ -80,13 +80,14 @@ def literal_fits(value) -> bool:
 
 
 def rmin(a: str, b: str) -> str:
-    """min(a, b) as a term interval can evaluate (Rmin is not in its language): (a + b - |a - b|)/2."""
-    return f"(({a} + {b} - Rabs ({a} - {b})) / 2)"
+    """min(a, b) as a term interval can evaluate (Rmin is not in its language): (a + b - |a - b|)/2.
+    Each argument is parenthesised: ``b`` may be a sum such as ``x - e``."""
+    return f"((({a}) + ({b}) - Rabs (({a}) - ({b}))) / 2)"
 
 
 def rmax(a: str, b: str) -> str:
     """max(a, b) = (a + b + |a - b|)/2 (exact identity)."""
-    return f"(({a} + {b} + Rabs ({a} - {b})) / 2)"
+    return f"((({a}) + ({b}) + Rabs (({a}) - ({b}))) / 2)"
 
 
 def _round(value, digits: int, upward: bool) -> fmpq:
