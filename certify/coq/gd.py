@@ -25,9 +25,10 @@ Lemmas per claim:
 
 from __future__ import annotations
 
-from .family import BOX_TACTIC, abs_range, block_levels, fourier_fraction_lemmas, radius, single_active_gate_lemmas
+from .family import (BOX_TACTIC, block_levels, fourier_fraction_lemmas, radius, single_active_gate_lemmas,
+                     terminal_purity_gap_term)
 from .lemma import Definition, Lemma, NotExported
-from .terms import ident, number, real, rmax
+from .terms import ident, number, real
 
 #: Bits interval works with beyond what the purity gap's lo needs (see :func:`purity_precision`).
 PURITY_MARGIN_BITS = 40
@@ -109,27 +110,6 @@ def _w_step_lemmas(document: dict) -> list[Lemma]:
     ]
 
 
-def _purity_gap_term(p: int, blocks) -> str:
-    """certify.coq.family.purity_gap_term with max(0, |c|_lo sqrt((p-3)/p) - E) parenthesised: terms.rmax
-    writes Rabs (a - b) without parentheses around b, so family's term reads max(0, X - E) as
-    (X - E + |0 - X - E|)/2 = X (E dropped, a larger and false bound). Move to family.py once fixed there."""
-    outside, total = f"sqrt (({p} - 3) / {p})", f"sqrt (({p} - 1) / {p})"
-    numerator = " + ".join(f"{rmax('0', f'({lo} * {outside} - {e})')} ^ 2" for lo, _, e in blocks)
-    denominator = " + ".join(f"({hi} * {total} + {e}) ^ 2" for _, hi, e in blocks)
-    return f"(({numerator}) / ({denominator}))"
-
-
-def _terminal_purity_gap_term(p: int, r: str, uv_lower: str, uv_upper: str, A: str, smax: str,
-                              transfer_max: str, transfer_min: str) -> str:
-    """certify.coq.family.terminal_purity_gap_term (the term of certify.kernel.family.terminal_purity_gap)
-    over :func:`_purity_gap_term`."""
-    perturbation = f"({r} * sqrt {p})"
-    spread = f"({transfer_max} * (exp (2 * {r} * {smax}) - 1) / sqrt ({p} - 1))"
-    w_lower, w_upper = (f"(- {A} + {p} / ({p} - 1) * {m})" for m in (transfer_min, transfer_max))
-    uv = (*abs_range(uv_lower, uv_upper), perturbation)
-    return _purity_gap_term(p, [uv, uv, (*abs_range(w_lower, w_upper), f"({perturbation} + {spread})")])
-
-
 def purity_gap_term(document: dict) -> str:
     """The Coq term of certify.kernel.gd's purity-gap bound from the certificate's p, eta, epsilon, A, B, r:
     terminal_purity_gap with c_u in [epsilon/2 + B - eta (A + 2r)/p^2, epsilon/2 + B - eta gmin/p^2],
@@ -138,7 +118,7 @@ def purity_gap_term(document: dict) -> str:
     eta, eps, A, B = (_parameter(document, name) for name in ("eta", "epsilon", "A", "B"))
     gmin = f"(({p} - 1) * ({A} - 2 * {r}) / {p})"
     smax = f"({eps} + 2 * {r})"
-    return _terminal_purity_gap_term(
+    return terminal_purity_gap_term(
         p, r,
         uv_lower=f"({eps} / 2 + {B} - {eta} * ({A} + 2 * {r}) / {p} ^ 2)",
         uv_upper=f"({eps} / 2 + {B} - {eta} * {gmin} / {p} ^ 2)",
