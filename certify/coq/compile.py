@@ -25,9 +25,10 @@ def coqc_path() -> str | None:
     return shutil.which("coqc")
 
 
-def compile_file(path, timeout: float = 600.0) -> CompileResult:
+def compile_file(path, timeout: float = 600.0, lines: int = 12) -> CompileResult:
     """Run ``coqc -q`` on a copy of the .v file in a fresh temporary folder (so that nothing but the .v
-    is left beside it: coqc also writes .vo, .glob, .aux and a lia cache) and report the outcome.
+    is left beside it: coqc also writes .vo, .glob, .aux and a lia cache) and report the outcome with
+    the last ``lines`` lines of coqc's output.
     Requires coqc on the PATH (FileNotFoundError otherwise)."""
     import tempfile
 
@@ -46,5 +47,5 @@ def compile_file(path, timeout: float = 600.0) -> CompileResult:
         except subprocess.TimeoutExpired:
             return CompileResult(path, False, time.perf_counter() - start, f"coqc timed out after {timeout:.0f} s")
         seconds = time.perf_counter() - start
-    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    return CompileResult(path, done.returncode == 0, seconds, "\n".join(lines[-12:]))
+    output = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    return CompileResult(path, done.returncode == 0, seconds, "\n".join(output[-lines:]))
