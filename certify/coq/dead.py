@@ -1,0 +1,223 @@
+"""Coq lemmas of a ``dead`` certificate (Theorem 1.5 / A.2: the neuron dies in finite time).
+
+Every quantity is written from the certificate's p, parameters (epsilon, A, B), radius r and base
+point, as docs/mathematics.md derives it (sections 'The flow in reduced coordinates', 'Hitting time
+and transversality', 'Box bounds of section A.6', 'Purity gap at terminal states'):
+
+    Gamma = A^2 - p eps^2/(2(p-1)),  g(s) = sqrt(Gamma + p s^2/(2(p-1)))               (2.6)
+    T = (p^2/2) int_0^eps (1 + e^{-s g(s)}/(p-1))/g(s) ds                              (2.2)
+    gmin = (p-1)(A - 2r)/p,  smax = eps + 2r,  gamma_* = sqrt(gmin^2 - smax^2/2)       (A.57)
+    Mmax = min(smax^2/(4 gamma_*), (p-1)(A + 2r)/p - gamma_*)                          (A.55)
+
+The claim ``gaussian_probability`` is not covered here (certify.coq.gaussian covers it). The hitting
+time's integral is proved by CoqInterval's ``integral`` to :data:`HITTING_TIME_DIGITS` significant
+digits only (its ends rounded outward; the lemma names say so), with ``0 < T`` in full.
+"""
+
+from __future__ import annotations
+
+from .family import block_levels, fourier_fraction_lemmas, single_active_gate_lemmas
+from .family import radius as radius_term
+from .family import terminal_purity_gap_term
+from .lemma import Lemma
+from .terms import ident, number, real, rmin, round_down, round_up
+
+#: Significant digits to which the hitting time T is proved by CoqInterval's ``integral`` (measured on
+#: p = 5, 13, 101 on a loaded machine: 12 digits with (80, 12, 200) take about 1 s per end, 15 digits
+#: with (90, 14, 16) 1.5-3 s, 25 digits with (120, 20, 40) 8 s; the 45 of the certificate are out of
+#: reach in the time budget). A small fuel keeps a false bound's rejection short (it spends it all).
+HITTING_TIME_DIGITS = 15
+HITTING_TIME_TACTIC = "integral with (i_prec 90, i_degree 14, i_fuel 16)."
+#: ``interval`` on the closed forms: 45-digit ends need about 150 bits plus a margin.
+INTERVAL_OPTIONS = "with (i_prec 200)"
+INTERVAL_TACTIC = f"interval {INTERVAL_OPTIONS}."
+#: The sign of the integral T (no tight end: low precision suffices).
+SIGN_INTEGRAL_TACTIC = "integral with (i_prec 40, i_degree 4, i_fuel 50)."
+
+WHERE = "(2.1), section 2"
+
+
+class _Terms:
+    """The Coq terms of one certificate's constants and of the docs' closed forms."""
+
+    def __init__(self, document: dict):
+        parameters = document["parameters"]
+        self.p = str(int(document["p"]))
+        self.eps, self.A, self.B = (real(number(parameters[name], name)) for name in ("epsilon", "A", "B"))
+        self.r = radius_term(document)
+        self.u0, self.uj = block_levels(document, "u")
+        self.v0, self.vj = block_levels(document, "v")
+        self.w0, self.wj = block_levels(document, "w")
+        p = self.p
+        self.c = f"({p} / (2 * ({p} - 1)))"
+        self.Gamma = f"({self.A} ^ 2 - {self.c} * {self.eps} ^ 2)"
+        self.gmin = f"(({p} - 1) * ({self.A} - 2 * {self.r}) / {p})"
+        self.smax = f"({self.eps} + 2 * {self.r})"
+        self.condition = f"({self.gmin} ^ 2 - {self.smax} ^ 2 / 2)"
+        self.gamma_star = f"(sqrt {self.condition})"
+        self.transfer = rmin(f"({self.smax} ^ 2 / (4 * {self.gamma_star}))",
+                             f"(({p} - 1) * ({self.A} + 2 * {self.r}) / {p} - {self.gamma_star})")
+
+    def g(self, s: str) -> str:
+        return f"(sqrt ({self.Gamma} + {self.c} * {s} ^ 2))"
+
+    @property
+    def hitting_time(self) -> str:
+        g = self.g("s")
+        integrand = f"(fun s => (1 + exp (- s * {g}) / ({self.p} - 1)) / {g})"
+        return f"({self.p} ^ 2 / 2 * RInt {integrand} 0 {self.eps})"
+
+
+def _end(document: dict, claim: str, end: str) -> str:
+    return real(number(document["claims"][claim][end], f"{claim}.{end}"))
+
+
+def _atom_proof(atom: str) -> str:
+    """``interval`` on a goal where the term ``atom`` occurs many times: enclose it once
+    (``interval_intro``), then treat it as a variable within that enclosure (the purity-gap term
+    repeats Mmax eight times; with Mmax one variable, interval is about ten times faster)."""
+    return (f"interval_intro {atom} {INTERVAL_OPTIONS} as Hatom. set (atom := {atom}) in *. clearbody atom. "
+            f"{INTERVAL_TACTIC}")
+
+
+def _bounds(document: dict, claim: str, quantity: str, paper: str, proof: str = INTERVAL_TACTIC,
+            positive: bool = False, ends=("lo", "hi")) -> list[Lemma]:
+    """``lo <= quantity`` and ``quantity <= hi`` for those of ``ends`` the claim has, with the
+    certificate's numbers (full digits); ``positive``: also ``0 < lo`` (the claim's lo > 0, which
+    with the first lemma makes the quantity positive)."""
+    ends = [end for end in ends if end in document["claims"][claim]]
+    lemmas = []
+    if "lo" in ends:
+        lemmas.append(Lemma(ident(claim, "lo"), claim, f"{_end(document, claim, 'lo')} <= {quantity}", proof, paper))
+        if positive:
+            lemmas.append(Lemma(ident(claim, "lo_positive"), claim, f"0 < {_end(document, claim, 'lo')}", "lra.",
+                                "lo > 0, so with the lower end the quantity is positive"))
+    if "hi" in ends:
+        lemmas.append(Lemma(ident(claim, "hi"), claim, f"{quantity} <= {_end(document, claim, 'hi')}", proof, paper))
+    return lemmas
+
+
+def _hitting_time_lemmas(document: dict, t: _Terms) -> list[Lemma]:
+    """T in [lo, hi] with the ends rounded outward to HITTING_TIME_DIGITS digits, and 0 < T in full."""
+    claim, k = "hitting_time", HITTING_TIME_DIGITS
+    ends = document["claims"][claim]
+    lo = real(round_down(number(ends["lo"], "hitting_time.lo"), k))
+    hi = real(round_up(number(ends["hi"], "hitting_time.hi"), k))
+    paper = ("(2.2) with (2.6): ds/dt = -(2/p^2)(1 - pi_0) g and 1/(1 - pi_0) = 1 + e^{-s g}/(p-1), "
+             "so s reaches 0 at this T")
+    return [
+        Lemma(ident(claim, "positive"), claim, f"0 < {t.hitting_time}", SIGN_INTEGRAL_TACTIC,
+              "the hitting time is positive: s decreases from epsilon > 0 ((2.2), g > 0)"),
+        Lemma(ident(claim, "lo", f"{k}_digits"), claim, f"{lo} <= {t.hitting_time}", HITTING_TIME_TACTIC, paper,
+              digits=k),
+        Lemma(ident(claim, "hi", f"{k}_digits"), claim, f"{t.hitting_time} <= {hi}", HITTING_TIME_TACTIC, paper,
+              digits=k),
+    ]
+
+
+def _balance_lemmas(document: dict, t: _Terms) -> list[Lemma]:
+    """(A.10): the exact value at the base point, and at its terminal state (2.8), (2.6)."""
+    claim, p = "balance_invariant", t.p
+    exact = _end(document, claim, "exact")
+    base = (f"{t.u0} ^ 2 + ({p} - 1) * {t.uj} ^ 2 + ({t.v0} ^ 2 + ({p} - 1) * {t.vj} ^ 2)"
+            f" - ({t.w0} ^ 2 + ({p} - 1) * {t.wj} ^ 2)")
+    # terminal state of the base point: u(T)(0) = v(T)(0) = (u(0) - v(0))/2, the other u, v unchanged;
+    # w(T) has the conserved mean mu and contrast g(T) = sqrt(Gamma0), Gamma0 = g^2 - c s^2 at time 0
+    mu = f"(({t.w0} + ({p} - 1) * {t.wj}) / {p})"
+    gamma0 = f"(({t.wj} - {t.w0}) ^ 2 - {t.c} * ({t.u0} + {t.v0}) ^ 2)"
+    half = f"(({t.u0} - {t.v0}) / 2)"
+    terminal = (f"{half} ^ 2 + ({p} - 1) * {t.uj} ^ 2 + ((- {half}) ^ 2 + ({p} - 1) * {t.vj} ^ 2)"
+                f" - ({p} * {mu} ^ 2 + ({p} - 1) / {p} * {gamma0})")
+    return [
+        Lemma(ident(claim, "base_point"), claim, f"{base} = {exact}", "field.",
+              "||u||^2 + ||v||^2 - ||w||^2 at the base point, block by block"),
+        Lemma(ident(claim, "terminal"), claim, f"{terminal} = {exact}", "field.",
+              "at the terminal state (2.8) of the base point: u(T)(0) = (u(0) - v(0))/2, mu conserved, "
+              "g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) g(T)^2/p ((A.37) with e = 0); "
+              "Lemma A.8 (A.10) makes the quantity constant"),
+    ]
+
+
+def _gamma_condition_lemmas(document: dict, t: _Terms) -> list[Lemma]:
+    """(A.58) on the box: lo <= gmin^2 - smax^2/2, lo > 0, and the bound at every point of the box."""
+    claim, p = "gamma_condition", t.p
+    lo = _end(document, claim, "lo")
+    s_base = f"({t.u0} + {t.v0})"
+    s_lo, s_hi = f"({s_base} - 2 * {t.r})", f"({s_base} + 2 * {t.r})"
+    least = f"({t.wj} - {t.w0} - 2 * {t.r})"  # wbar - w0 >= least on the box
+    box = (f"forall s0 w0 wbar : R, {s_lo} <= s0 <= {s_hi} -> Rabs (w0 - {t.w0}) <= {t.r} -> "
+           f"Rabs (wbar - {t.wj}) <= {t.r} -> {lo} <= (({p} - 1) / {p} * (wbar - w0)) ^ 2 - s0 ^ 2 / 2")
+    box_proof = (f"intros s0 w0 wbar Hs H0 Hbar. "
+                 f"assert (Hx : {least} <= wbar - w0) by (revert H0 Hbar; unfold Rabs; "
+                 "repeat destruct (Rcase_abs _); intros; lra). "
+                 f"assert (Hx2 : 0 <= (wbar - w0 - {least}) * (wbar - w0 - {least})) by apply Rle_0_sqr. "
+                 f"assert (Hs2 : 0 <= ({s_hi} - s0) * (s0 - {s_lo})) by (apply Rmult_le_pos; lra). nra.")
+    return [
+        Lemma(ident(claim, "lo"), claim, f"{lo} <= {t.condition}", "lra.",
+              "(A.58) on the box: gamma_in >= gmin = (p-1)(A-2r)/p > 0 and s0 <= smax = epsilon + 2r"),
+        Lemma(ident(claim, "lo_positive"), claim, f"0 < {lo}", "lra.", "(A.58) holds on the box: lo > 0"),
+        Lemma(ident(claim, "box"), claim, box, box_proof,
+              "at every point of the sup-norm box: gamma_in = mu - w(0) = (p-1)/p (wbar - w(0)), wbar the mean "
+              "of the wrong-class weights w(j) (within r of their base value), and s0 = u(0) + v(0)"),
+    ]
+
+
+def _hitting_time_box_lemmas(document: dict, t: _Terms) -> list[Lemma]:
+    """(A.53)-(A.57): the exact lower end (lra) and the closed-form upper end (interval)."""
+    p = t.p
+    lower = f"({p} ^ 2 * ({t.eps} - 2 * {t.r}) / (2 * ({t.A} + 2 * {t.r})))"
+    upper = f"({p} ^ 2 * {t.smax} / (2 * {t.gamma_star}))"
+    return (_bounds(document, "hitting_time_box", lower, "|ds/dt| <= 2 (A + 2r)/p^2 on the box: D never exceeds "
+                    "its initial value, at most A + 2r, so T >= p^2 (epsilon - 2r)/(2 (A + 2r))",
+                    proof="lra.", positive=True, ends=("lo",))
+            + _bounds(document, "hitting_time_box", upper, "ds/dt <= -2 gamma_*/p^2 on the box ((A.53), (A.54), "
+                      "(A.57)), so T <= p^2 smax/(2 gamma_*)", ends=("hi",)))
+
+
+def _builders(t: _Terms) -> dict:
+    """claim id -> function(document) -> its lemmas."""
+    p = t.p
+    gap = terminal_purity_gap_term(int(p), t.r, t.B, t.B, t.A, t.smax, t.transfer)
+    terminal_contrasts_squared = [f"{t.B} ^ 2", f"{t.B} ^ 2", t.Gamma]
+    return {
+        "single_active_gate": lambda d: single_active_gate_lemmas(d, WHERE),
+        "gamma_condition": lambda d: _gamma_condition_lemmas(d, t),
+        "hitting_time": lambda d: _hitting_time_lemmas(d, t),
+        "hitting_time_box": lambda d: _hitting_time_box_lemmas(d, t),
+        "transversality_margin": lambda d: _bounds(
+            d, "transversality_margin", f"(2 * ({p} - 1) * sqrt {t.Gamma} / {p} ^ 3)",
+            "(2.7): -ds/dt(T-) = (2/p^2)(1 - 1/p) sqrt(Gamma), as pi_0 -> 1/p and g -> sqrt(Gamma)", positive=True),
+        "transversality_margin_box": lambda d: _bounds(
+            d, "transversality_margin_box", f"(2 * {t.gamma_star} / {p} ^ 2)",
+            "-ds/dt(T-) = 2 gamma(T)/p^2 >= 2 gamma_*/p^2 ((A.54), (A.57))", positive=True),
+        "terminal_w_displacement_box": lambda d: _bounds(
+            d, "terminal_w_displacement_box", f"(2 * {t.transfer})",
+            "||w(T) - w(0)||_1 = 2M with M <= Mmax = min(smax^2/(4 gamma_*), (p-1)(A+2r)/p - gamma_*) "
+            "((A.7), (A.55), (A.57))"),
+        "terminal_fourier_fraction": lambda d: fourier_fraction_lemmas(
+            d, "terminal_fourier_fraction", terminal_contrasts_squared,
+            "the terminal blocks (2.8) are two-level with contrasts B, B, -sqrt(Gamma), so F_zeta = 2/(p-1) "
+            "(section 2.1, (A.60))"),
+        "balance_invariant": lambda d: _balance_lemmas(d, t),
+        "purity_gap_box": lambda d: _bounds(
+            d, "purity_gap_box", gap, "the purity-gap lemma on (1.5) applied to the terminal blocks of "
+            "docs/mathematics.md, 'Purity gap at terminal states' (Theorem A.2(iii))",
+            proof=_atom_proof(t.transfer), positive=True),
+        "terminal_loss": lambda d: _bounds(
+            d, "terminal_loss", f"(ln {p})",
+            "after T every activation is 0, so every logit is 0 and the loss (1.1) is log p (Lemma A.17)"),
+    }
+
+
+def dead_obligations(document: dict) -> list:
+    """The lemmas of every claim of a ``dead`` certificate but ``gaussian_probability`` (certify.coq.gaussian's).
+
+    Claims are taken in the certificate's order; a claim id this exporter does not know gets no
+    lemma, so :func:`certify.coq.export.coq_file` refuses the file.
+    """
+    builders = _builders(_Terms(document))
+    lemmas: list = []
+    for claim in document["claims"]:
+        if claim in builders:
+            lemmas += builders[claim](document)
+    return lemmas
