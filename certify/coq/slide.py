@@ -1,0 +1,226 @@
+"""Coq lemmas of a ``slide`` certificate (Theorem A.1, the persistent sliding trajectory).
+
+Every claim but ``gaussian_probability`` (certify.coq.gaussian) is stated with the certificate's
+own numbers; the formula side transcribes the quantity of certify/kernel/slide.py and
+docs/mathematics.md, section 'Sliding trajectory', from p, gamma_*, X, the radius r and the base
+point:
+
+``region_box``             for every point of the sup-norm box: x - X, -(cross gates), -(off-cross
+                           gates) and gamma_j - gamma_* are >= lo (by lra), and lo > 0
+``admissibility``          (p-1)/(e X gamma_*) <= hi, hi < 1 and (p-1)/(e X gamma_*) < 1 (interval)
+``capture_time``           T = p^2/(2(p-1)) RInt_{2X}^{6X} (e^{x d(x)} + p - 1)/d(x) dx with
+                           d(x) = sqrt(d0^2 + c (x^2 - 4X^2)): 0 < T in full, and log10 T in
+                           [log10_lo, log10_hi] moved outward by 5e-13 and rounded outward (the log
+                           form states [lo, hi] = [10^log10_lo, 10^log10_hi]; lo has ~10^log10_lo digits)
+``capture_invariants``     d(x)^2 - c x^2 = before for x >= 2X, d(6X)^2 - kappa_p^2 (6X)^2 = after (field)
+``kappa``                  lo <= p/sqrt(2(p-1)) <= hi and 0 < p/sqrt(2(p-1))
+``limit_direction``        each component of (1/sqrt p)(V, V, kappa_p q) in [lo, hi]
+``limit_fourier_fraction`` the two-level fraction (1.5) of contrasts (1, 1, kappa_p) is the exact value
+``limit_loss``             lo <= (p^2-1)/p^2 log p <= hi
+"""
+
+from __future__ import annotations
+
+from flint import fmpq
+
+from .family import BOX_TACTIC, fourier_fraction_lemmas
+from .lemma import Definition, Lemma, NotExported
+from .terms import ident, number, real, round_down, round_up
+
+#: Bits for ``interval`` on the 45-digit ends of sqrt/exp/ln expressions (certificates use 128 bits).
+INTERVAL = "interval with (i_prec 256)."
+#: The capture-time integral: the relative accuracy on T its weakened ends leave room for, and the
+#: options of ``integral`` that reach it (measured for p = 5 ... 101: a few seconds). The exponent x d(x)
+#: reaches ln T, so e^{x d} is accurate to 1e-12 only with about log2(ln T) + 40 bits.
+CAPTURE_RELATIVE = fmpq(1, 10**12)
+INTEGRAL_OPTIONS = "i_degree 10, i_fuel 100"
+#: Positivity of T needs only a coarse enclosure.
+INTEGRAL_SIGN = "integral with (i_prec 30, i_degree 2, i_fuel 40)."
+
+SHARED = "gaussian_probability"  # certify.coq.gaussian exports it
+
+
+def slide_obligations(document: dict) -> list:
+    """The lemmas, definitions and non-exported claims of a ``slide`` certificate (see module doc)."""
+    s = _Slide(document)
+    builders = {"region_box": s.region_box, "admissibility": s.admissibility, "capture_time": s.capture_time,
+                "capture_invariants": s.capture_invariants, "kappa": s.kappa,
+                "limit_direction": s.limit_direction, "limit_fourier_fraction": s.limit_fourier_fraction,
+                "limit_loss": s.limit_loss}
+    # capture_d and capture_time, used by both capture claims, come first
+    items: list = s.capture_definitions() if {"capture_time", "capture_invariants"} & set(document["claims"]) else []
+    for claim in document["claims"]:
+        if claim == SHARED:
+            continue
+        if claim not in builders:
+            items.append(NotExported(claim, "no Coq statement of this claim in certify.coq.slide"))
+            continue
+        try:
+            items.extend(builders[claim]())
+        except ValueError as error:  # a literal too long for Coq: the claim is listed, not half-exported
+            items.append(NotExported(claim, str(error)))
+    return items
+
+
+class _Slide:
+    """The certificate's numbers as Coq terms, and one method per claim."""
+
+    def __init__(self, document: dict):
+        self.document = document
+        self.claims = document["claims"]
+        self.p = int(document["p"])
+        parameters = document["parameters"]
+        self.X = real(number(parameters["X"], "X"))
+        self.g = real(number(parameters["gamma_star"], "gamma_star"))
+        self.r = real(number(document["radius"], "radius"))
+        self.base = {block: tuple(real(number(document["base_point"][block][level], "base point"))
+                                  for level in ("at_0", "elsewhere")) for block in ("u", "v", "w")}
+        p = self.p
+        self.c = f"({p} / (2 * ({p} - 1)))"                 # p / (2(p-1))
+        self.kappa_p = f"({p} / sqrt (2 * ({p} - 1)))"        # kappa_p (A.40)
+        self.d0 = f"(2 * {p} * {self.g})"                   # d = w(0) - w(j) at the base point
+
+    def value(self, claim: str, field: str, component: str | None = None) -> str:
+        entry = self.claims[claim] if component is None else self.claims[claim]["components"][component]
+        return real(number(entry[field], f"{claim} {field}"))
+
+    def bounds(self, claim: str, component: str | None, formula: str, paper: str,
+               lower: bool = True, upper: bool = True) -> list[Lemma]:
+        """``lo <= formula`` and ``formula <= hi`` with the certificate's ends, by interval."""
+        lemmas = []
+        if lower:
+            lemmas.append(Lemma(ident(claim, component, "lo"), claim,
+                                f"{self.value(claim, 'lo', component)} <= {formula}", INTERVAL, paper))
+        if upper:
+            lemmas.append(Lemma(ident(claim, component, "hi"), claim,
+                                f"{formula} <= {self.value(claim, 'hi', component)}", INTERVAL, paper))
+        return lemmas
+
+    # -- claims ------------------------------------------------------------------------------
+
+    def region_box(self) -> list[Lemma]:
+        """(A.15)-(A.17) at every point of the box |theta - theta_0|_inf <= r.
+
+        a, b: coordinates u(0) or u(j) and v(0) or v(k) (j, k != 0) of a gate; for gamma_j the
+        coordinates w(0), w(j) and s = sum_{k != 0, j} w(k), a sum of p - 2 coordinates, so
+        |s - (p-2) w_elsewhere| <= (p-2) r.
+        """
+        p, r, X, g = self.p, self.r, self.X, self.g
+        (u0, uj), (v0, vj), (w0, wj) = self.base["u"], self.base["v"], self.base["w"]
+        paper = "the box lies in U_slide: (A.15)-(A.17), each coordinate of a box point within r of the base point"
+        gates = f"forall a b : R, Rabs (a - {{u}}) <= {r} -> Rabs (b - {{v}}) <= {r} -> {{lo}} <= {{q}}"
+        statements = {
+            "x_minus_X": [("", gates.format(u=u0, v=v0, lo="{lo}", q=f"a + b - {X}"))],
+            "cross_gates": [("u0_vj", gates.format(u=u0, v=vj, lo="{lo}", q="- (a + b)")),
+                            ("uj_v0", gates.format(u=uj, v=v0, lo="{lo}", q="- (a + b)"))],
+            "off_cross_gates": [("", gates.format(u=uj, v=vj, lo="{lo}", q="- (a + b)"))],
+            "gamma_minus_gamma_star": [("", (
+                f"forall a s b : R, Rabs (a - {w0}) <= {r} -> Rabs (s - ({p} - 2) * {wj}) <= ({p} - 2) * {r} -> "
+                f"Rabs (b - {wj}) <= {r} -> {{lo}} <= a / {p} + s / {p} - ({p} - 1) / {p} * b - {g}"))],
+        }
+        lemmas = []
+        for component, variants in statements.items():
+            if component not in self.claims["region_box"]["components"]:
+                continue
+            lo = self.value("region_box", "lo", component)
+            for variant, statement in variants:
+                lemmas.append(Lemma(ident("region_box", component, variant, "lo"), "region_box",
+                                    statement.format(lo=lo), BOX_TACTIC, paper))
+            lemmas.append(Lemma(ident("region_box", component, "lo_positive"), "region_box", f"0 < {lo}", "lra.",
+                                "the margin is positive, so the box lies in U_slide ((A.15)-(A.17))"))
+        return lemmas
+
+    def admissibility(self) -> list[Lemma]:
+        quantity = f"(({self.p} - 1) / (exp 1 * {self.X} * {self.g}))"
+        hi = self.value("admissibility", "hi")
+        paper = "every kink coefficient is <= (p-1)/(e X gamma_*) (Lemma A.9, (A.25))"
+        return self.bounds("admissibility", None, quantity, paper, lower=False) + [
+            Lemma("admissibility_hi_below_1", "admissibility", f"{hi} < 1", "lra.", "hi < 1: (A.14)"),
+            Lemma("admissibility_below_1", "admissibility", f"{quantity} < 1", INTERVAL,
+                  "(A.14) X > (p-1)/(e gamma_*): every kink coefficient is < 1 (Lemma A.9)"),
+        ]
+
+    def capture_definitions(self) -> list[Definition]:
+        X, c, d0 = self.X, self.c, self.d0
+        p = self.p
+        return [
+            Definition("capture_d", f"fun x : R => sqrt ({d0} ^ 2 + {c} * (x ^ 2 - 4 * {X} ^ 2))", "R -> R",
+                       "d(x) = w(0) - w(j) along the base trajectory before capture: "
+                       "d^2 = d0^2 + c (x^2 - 4X^2), d0 = 2 p gamma_*, c = p/(2(p-1))"),
+            Definition("capture_time",
+                       f"{p} ^ 2 / (2 * ({p} - 1)) * RInt (fun x => (exp (x * capture_d x) + ({p} - 1)) / capture_d x) "
+                       f"(2 * {X}) (6 * {X})", "R",
+                       "T_cap = p^2/(2(p-1)) int_{2X}^{6X} (e^{x d(x)} + p - 1)/d(x) dx ((A.19)-(A.30))"),
+        ]
+
+    def capture_time(self) -> list:
+        claim = self.claims["capture_time"]
+        paper = "T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30))"
+        log_lo, log_hi = number(claim["log10_lo"], "log10_lo"), number(claim["log10_hi"], "log10_hi")
+        bits = 20 + (int(abs(log_hi).ceil()) * 3).bit_length() + int(1 / CAPTURE_RELATIVE).bit_length()  # ln 10 < 3
+        proof = f"unfold capture_time, capture_d. integral with (i_prec {bits}, {INTEGRAL_OPTIONS})."
+        items: list = []
+        items.append(Lemma("capture_time_positive", "capture_time", "0 < capture_time",
+                           f"unfold capture_time, capture_d. {INTEGRAL_SIGN}", "T_cap > 0: lo > 0"))
+        # log10 T: ends moved outward by the integral's accuracy, then rounded to the digits that resolve it
+        slack = CAPTURE_RELATIVE / 2  # log10(1 + e) < e / 2: T to relative accuracy e puts log10 T within slack
+        digits = len(str(int(abs(log_hi).floor()))) + len(str(int(1 / slack))) - 1
+        lo = round_down(log_lo - slack, digits)
+        hi = round_up(log_hi + slack, digits)
+        items.append(Lemma(f"capture_time_log10_{digits}_digits", "capture_time",
+                           f"{real(lo)} <= ln capture_time / ln 10 <= {real(hi)}", proof, paper, digits))
+        return items
+
+    def capture_invariants(self) -> list[Lemma]:
+        p, X, c = self.p, self.X, self.c
+        components = self.claims["capture_invariants"]["components"]
+        lemmas = []
+        if "before_capture" in components:
+            before = self.value("capture_invariants", "exact", "before_capture")
+            lemmas.append(Lemma(
+                "capture_invariants_before_capture", "capture_invariants",
+                f"forall x : R, 2 * {X} <= x -> capture_d x ^ 2 - {c} * x ^ 2 = {before}",
+                f"intros x Hx. unfold capture_d. rewrite pow2_sqrt. field. "
+                f"assert (0 <= x ^ 2 - 4 * {X} ^ 2) by nra. apply Rplus_le_le_0_compat. "
+                f"apply pow2_ge_0. apply Rmult_le_pos. lra. assumption.",
+                "before capture d^2 - p x^2/(2(p-1)) is constant, x starting at 2X ((A.20)-(A.21))"))
+        if "after_capture" in components:
+            after = self.value("capture_invariants", "exact", "after_capture")
+            lemmas.append(Lemma(
+                "capture_invariants_after_capture", "capture_invariants",
+                f"capture_d (6 * {X}) ^ 2 - {p} ^ 2 / (2 * ({p} - 1)) * (6 * {X}) ^ 2 = {after}",
+                f"unfold capture_d. rewrite pow2_sqrt. field. "
+                f"apply Rplus_le_le_0_compat. apply pow2_ge_0. apply Rmult_le_pos; lra.",
+                "after capture (at x = 6X) d^2 - kappa_p^2 x^2 is constant, its value at capture ((A.39))"))
+        return lemmas
+
+    def kappa(self) -> list[Lemma]:
+        paper = "d/x -> kappa_p = p/sqrt(2(p-1)) ((A.40))"
+        return self.bounds("kappa", None, self.kappa_p, paper) + [
+            Lemma("kappa_positive", "kappa", f"0 < {self.kappa_p}", INTERVAL, "kappa_p > 0 ((A.40))"),
+            Lemma("kappa_lo_positive", "kappa", f"0 < {self.value('kappa', 'lo')}", "lra.", "lo > 0 ((A.40))")]
+
+    def limit_direction(self) -> list[Lemma]:
+        p, kappa = self.p, self.kappa_p
+        scale = f"(1 / sqrt {p})"
+        formulas = {"u_at_0": f"{scale} * (1 / 2)", "u_elsewhere": f"{scale} * (- (1 / 2))",
+                    "v_at_0": f"{scale} * (1 / 2)", "v_elsewhere": f"{scale} * (- (1 / 2))",
+                    "w_at_0": f"{scale} * ({kappa} * (1 - 1 / {p}))", "w_elsewhere": f"{scale} * ({kappa} * (- (1 / {p})))"}
+        paper = "theta/||theta|| -> (1/sqrt p)(V, V, kappa_p q), V = (1/2, -1/2, ...), q = e_0 - 1/p ((A.45))"
+        lemmas = []
+        for component in self.claims["limit_direction"]["components"]:
+            if component not in formulas:
+                raise ValueError(f"unknown component {component}")
+            lemmas += self.bounds("limit_direction", component, formulas[component], paper)
+        return lemmas
+
+    def limit_fourier_fraction(self) -> list[Lemma]:
+        """The limit direction's centred blocks are (1, 1, kappa_p) q (q = e_0 - 1/p), a two-level triple."""
+        return fourier_fraction_lemmas(self.document, "limit_fourier_fraction", ["1", "1", f"{self.kappa_p} ^ 2"],
+                                       "the limit direction's blocks are (1, 1, kappa_p) q, so F_zeta -> "
+                                       "2/(p-1) ((A.44), (A.46))")
+
+    def limit_loss(self) -> list[Lemma]:
+        p = self.p
+        formula = f"(({p} ^ 2 - 1) / {p} ^ 2 * ln {p})"
+        return self.bounds("limit_loss", None, formula, "the loss (1.1) -> (p^2-1)/p^2 log p ((A.33))")
