@@ -1,0 +1,288 @@
+"""The ``gaussian_probability`` claim of every theorem as Coq lemmas about the actual probability.
+
+The claim: P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}), the box being the
+sup-norm box of radius r around the base point. The base point has six (value, count) pairs: each
+block u, v, w has ``at_0`` (1 coordinate) and ``elsewhere`` (p - 1 coordinates), exactly the
+kernel's centres (``family_gaussian_centres``, ``slide_gaussian_centres``: value, multiplicity with
+u and v merged). The file states, over Coq's reals,
+
+    phi x = exp (- x^2 / 2) / sqrt (2 PI),     mass m r = RInt phi (m - r) (m + r)   (Coquelicot),
+    box_mass = prod over the six pairs of (mass m r) ^ count,
+
+and proves ``0 < box_mass`` in full, ``lo' <= box_mass`` with lo' = M / 10 ^ E (or
+``ln M - E * ln 10 <= ln box_mass`` when E exceeds :data:`~certify.coq.terms.MAX_LITERAL_DIGITS`)
+and ``log10_lo' <= ln box_mass / ln 10``, where lo' and log10_lo' are the certificate's numbers
+rounded down to as many significant digits as the proof reaches (about 10 and 12-15: the lemma
+names say how many).
+
+Proof. The integrator of CoqInterval errs absolutely, so a far tail (a coordinate at -150 has mass
+about e^-11175) is first rescaled by the generic lemma
+
+    RInt phi a b = exp (- c^2 / 2) * RInt (fun x => exp ((c^2 - x^2) / 2) / sqrt (2 PI)) a b,
+
+with c the end of [m - r, m + r] nearest 0 (c = 0 when the interval contains 0): the rescaled
+integrand is at most 1/sqrt(2 PI) and its integral moderate. ``integral`` proves a short rational L
+below it (L chosen here with Arb, a relative 10^-13 below the true value; Coq re-proves it), so
+0 < exp (- c^2 / 2) L <= mass m r, hence - c^2 / 2 + ln L <= ln (mass m r). The sum of these
+bounds times the counts is the Definition ``gaussian_probability_box_log_bound`` S, and
+S <= ln box_mass (logarithm of a product of powers); ``interval`` compares S, a sum of moderate
+terms, with ln lo' and log10_lo' ln 10.
+"""
+
+from __future__ import annotations
+
+from flint import acb, arb, fmpq, fmpz
+
+from .lemma import Definition, Lemma, NotExported
+from .terms import MAX_LITERAL_DIGITS, exact_number, number, real, round_down
+from ..kernel.balls import working_precision
+
+CLAIM = "gaussian_probability"
+PHI = "gaussian_probability_phi"
+MASS = "gaussian_probability_mass"
+BOX = "gaussian_probability_box_mass"
+LOG_BOUND = "gaussian_probability_box_log_bound"
+RESCALE = "gaussian_probability_rescale"
+LN_LOWER = "gaussian_probability_ln_lower"
+LN_POW_MULT = "gaussian_probability_ln_pow_mult"
+LN_POW = "gaussian_probability_ln_pow"
+BOX_LN = "gaussian_probability_box_mass_ln_lower"
+
+#: The six (block, component) coordinates of the base point, and how many coordinates each is.
+COMPONENTS = (("u", "at_0"), ("u", "elsewhere"), ("v", "at_0"), ("v", "elsewhere"), ("w", "at_0"),
+              ("w", "elsewhere"))
+#: How far below the rescaled integral (relatively) its rational lower bound L is chosen, and L's digits.
+RELATIVE_GAP = fmpq(1, 10 ** 13)
+L_DIGITS = 16
+#: The integral tactic (measured: about 1 s for a tail at 150 or 200 with a 10^-13 relative gap,
+#: 0.1-0.2 s near 0; degree 15 beat 10 and 20 on tails).
+INTEGRAL = "integral with (i_prec 80, i_degree 15)"
+#: interval on the log bound (a sum of terms up to 2.3e6 at slide p = 101, compared 2^-64 inside).
+INTERVAL = "interval with (i_prec 128)"
+PRECISION = 256  # bits of the Arb computations that choose L and the weakened ends
+MARGIN_BITS = 64  # a weakened end lies 2^-64 (relatively, in logarithms) inside what S proves
+#: Fewer significant digits than this and the end is not exported: the certificate's number is then
+#: off by more than the integrals' error, and the lemma would restate a wrong number, not weaken it.
+MIN_DIGITS = 6
+
+_RESCALE_PROOF = """intros c a b.
+  rewrite <- (RInt_scal (V := R_CompleteNormedModule)).
+  - apply RInt_ext. intros x _. unfold gaussian_probability_phi.
+    change (scal (exp (- c ^ 2 / 2)) (exp ((c ^ 2 - x ^ 2) / 2) / sqrt (2 * PI)))
+      with (exp (- c ^ 2 / 2) * (exp ((c ^ 2 - x ^ 2) / 2) / sqrt (2 * PI))).
+    unfold Rdiv. rewrite <- Rmult_assoc, <- exp_plus. f_equal. f_equal. field.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros z _.
+    apply continuity_pt_filterlim. apply derivable_continuous_pt.
+    unfold Rdiv. reg."""
+
+_LN_LOWER_PROOF = """intros c L M [H0 H1].
+  assert (HL : 0 < L).
+  { apply Rmult_lt_reg_l with (exp (- c ^ 2 / 2)); [apply exp_pos | rewrite Rmult_0_r; exact H0]. }
+  split; [lra | ].
+  rewrite <- (ln_exp (- c ^ 2 / 2)), <- ln_mult by (apply exp_pos || exact HL).
+  apply ln_le; assumption."""
+
+_LN_POW_MULT_PROOF = """intros x s y t n [Hx Hs] [Hy Ht]. split.
+  - apply Rmult_lt_0_compat; [apply pow_lt | ]; assumption.
+  - rewrite ln_mult by (try apply pow_lt; assumption). rewrite ln_pow by assumption.
+    apply Rplus_le_compat; [apply Rmult_le_compat_l; [apply pos_INR | exact Hs] | exact Ht]."""
+
+_LN_POW_PROOF = """intros x s n [Hx Hs]. split; [apply pow_lt; assumption | ].
+  rewrite ln_pow by assumption. apply Rmult_le_compat_l; [apply pos_INR | exact Hs]."""
+
+
+def gaussian_lemmas(document: dict) -> list:
+    """The Definitions and Lemmas of the ``gaussian_probability`` claim of ``document`` (a parsed
+    certificate), or one :class:`NotExported` saying why they cannot be written."""
+    if CLAIM not in document.get("claims", {}):
+        return []
+    try:
+        return _lemmas(document)
+    except ValueError as error:
+        return [NotExported(CLAIM, str(error))]
+
+
+def box_coordinates(document: dict) -> list[tuple[str, fmpq, int]]:
+    """The six (name, value, count) coordinates of the base point: ``u_at_0`` once, ``u_elsewhere``
+    p - 1 times, and so on for v and w (the kernel's Gaussian centres, unmerged)."""
+    p = int(document["p"])
+    point = document["base_point"]
+    return [(f"{block}_{part}", number(point[block][part], f"base_point.{block}.{part}"),
+             1 if part == "at_0" else p - 1) for block, part in COMPONENTS]
+
+
+def rescaling_centre(m: fmpq, r: fmpq) -> fmpq:
+    """The end of [m - r, m + r] nearest 0, or 0 if the interval contains 0."""
+    if abs(m) <= r:
+        return fmpq(0)
+    return m - r if m > 0 else m + r
+
+
+def rescaled_integral(m: fmpq, r: fmpq, c: fmpq) -> arb:
+    """Encloses the integral of exp((c^2 - x^2)/2)/sqrt(2 pi) over [m - r, m + r] (Arb, current precision)."""
+    c2 = acb(arb(c) ** 2)
+    root = (2 * arb.pi()).sqrt()
+    value = acb.integral(lambda x, _: ((c2 - x * x) / 2).exp() / root, acb(arb(m - r)), acb(arb(m + r)))
+    return value.real
+
+
+def _lower_rational(value: arb) -> fmpq:
+    """A short rational L with 0 < L < value, about RELATIVE_GAP (relatively) below it."""
+    lower = fmpq(fmpz((value.lower() * 2 ** PRECISION).floor().unique_fmpz()), 2 ** PRECISION)
+    if not lower > 0:
+        raise ValueError("a rescaled Gaussian integral is not certainly positive")
+    return round_down(lower * (1 - RELATIVE_GAP), L_DIGITS)
+
+
+def _weakened(value: fmpq, proved: arb) -> tuple[fmpq, int | None]:
+    """(end, digits): ``value`` itself (digits None) if it lies safely below ``proved``, else ``value``
+    rounded down to as many significant digits as lie safely below."""
+    margin = (abs(proved) + 1) * arb(2) ** -MARGIN_BITS
+
+    def safe(q):
+        return bool(arb(q) + margin < proved)
+
+    if safe(value):
+        return value, None
+    for digits in range(60, MIN_DIGITS - 1, -1):
+        rounded = round_down(value, digits)
+        if rounded != value and safe(rounded):
+            return rounded, digits
+    raise ValueError(f"log10_lo exceeds what the integrals prove at {MIN_DIGITS} significant digits")
+
+
+def _lemmas(document: dict) -> list:
+    claims = document["claims"]
+    stated = claims[CLAIM]
+    log10_lo = number(stated["log10_lo"], "gaussian_probability.log10_lo")
+    r = number(document["radius"], "radius")
+    if not r > 0:
+        raise ValueError("the radius is not positive")
+    coordinates = box_coordinates(document)
+    hypotheses = next((name for name in ("single_active_gate", "region_box") if name in claims), None)
+    why = (f"every point of the box satisfies the theorem's hypotheses by its other claims ({hypotheses} etc.)"
+           if hypotheses else "every point of the box satisfies the theorem's hypotheses by its other claims")
+    independence = ("the box mass is a product of independent one-dimensional Gaussian masses "
+                    "(independence of the coordinates of N(0, I_{3p}))")
+
+    items: list = [
+        Definition(PHI, "fun x => exp (- x ^ 2 / 2) / sqrt (2 * PI)", "R -> R",
+                   "phi, the standard normal density"),
+        Definition(MASS, f"fun m r => RInt {PHI} (m - r) (m + r)", "R -> R -> R",
+                   "P(|X - m| <= r) for X ~ N(0, 1): the Gaussian mass of one coordinate of the box"),
+        Definition(BOX, " * (".join(f"{MASS} {real(m)} {real(r)} ^ {k}" for _, m, k in coordinates)
+                   + ")" * (len(coordinates) - 1), "R",
+                   "P(theta(0) in box) for theta(0) ~ N(0, I_{3p}): the masses of the coordinates of the box "
+                   "around the base point, blocks u, v, w, each at_0 (1 coordinate) and elsewhere (p - 1)"),
+        Lemma(RESCALE, CLAIM,
+              f"forall c a b, RInt {PHI} a b = exp (- c ^ 2 / 2) * "
+              "RInt (fun x => exp ((c ^ 2 - x ^ 2) / 2) / sqrt (2 * PI)) a b",
+              _RESCALE_PROOF,
+              "a Gaussian integral rescaled by its value's order exp(-c^2/2), so that far tails are "
+              "integrated with a moderate integrand"),
+        Lemma(LN_LOWER, CLAIM,
+              "forall c L M, 0 < exp (- c ^ 2 / 2) * L <= M -> 0 < M /\\ - c ^ 2 / 2 + ln L <= ln M",
+              _LN_LOWER_PROOF, "the logarithm of a coordinate's lower bound exp(-c^2/2) L"),
+        Lemma(LN_POW_MULT, CLAIM,
+              "forall x s y t n, 0 < x /\\ s <= ln x -> 0 < y /\\ t <= ln y -> "
+              "0 < x ^ n * y /\\ INR n * s + t <= ln (x ^ n * y)",
+              _LN_POW_MULT_PROOF, "the logarithm of a product of powers of positive numbers"),
+        Lemma(LN_POW, CLAIM, "forall x s n, 0 < x /\\ s <= ln x -> 0 < x ^ n /\\ INR n * s <= ln (x ^ n)",
+              _LN_POW_PROOF, "the logarithm of a power of a positive number"),
+    ]
+
+    with working_precision(PRECISION):
+        by_value: dict = {}  # value -> (lemma name, c, L)
+        for name, m, _ in coordinates:
+            if m in by_value:
+                continue
+            c = rescaling_centre(m, r)
+            L = _lower_rational(rescaled_integral(m, r, c))
+            lemma_name = f"{CLAIM}_{name}_mass_lower"
+            bound = f"exp (- {real(c)} ^ 2 / 2) * {real(L)}"
+            items.append(Lemma(
+                lemma_name, CLAIM, f"0 < {bound} <= {MASS} {real(m)} {real(r)}",
+                f"split.\n  - apply Rmult_lt_0_compat; [apply exp_pos | lra].\n"
+                f"  - unfold {MASS}. rewrite ({RESCALE} {real(c)}).\n"
+                f"    apply Rmult_le_compat_l; [apply Rlt_le, exp_pos | {INTEGRAL}].",
+                f"the Gaussian mass of a coordinate at {m} (the base point's {name.replace('_', ' ', 1)}) "
+                f"is at least exp(-c^2/2) L, c = {c} the end of [m - r, m + r] nearest 0: the rescaled "
+                f"integral ({RESCALE}) is at least L"))
+            by_value[m] = (lemma_name, c, L)
+
+        # S = sum k (- c^2/2 + ln L) as a Definition, and 0 < box mass /\ S <= ln box mass
+        factors = [(by_value[m], k) for _, m, k in coordinates]
+        items.append(Definition(
+            LOG_BOUND, " + (".join(f"INR {k} * (- {real(c)} ^ 2 / 2 + ln {real(L)})" for (_, c, L), k in factors)
+            + ")" * (len(factors) - 1), "R",
+            "a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L"))
+        steps = [f"apply {LN_POW_MULT}; [exact ({LN_LOWER} _ _ _ {name}) | ]." for (name, _, _), _ in factors[:-1]]
+        steps.append(f"apply {LN_POW}; exact ({LN_LOWER} _ _ _ {factors[-1][0][0]}).")
+        items.append(Lemma(BOX_LN, CLAIM, f"0 < {BOX} /\\ {LOG_BOUND} <= ln {BOX}",
+                           f"unfold {LOG_BOUND}, {BOX}.\n  " + "\n  ".join(steps),
+                           f"{independence}: the sum of the logarithms of the coordinates' lower bounds"))
+        items.append(Lemma(f"{CLAIM}_positive", CLAIM, f"0 < {BOX}", f"exact (proj1 {BOX_LN}).",
+                           f"{independence}, each positive; so P(theta(0) in box) > 0; {why}"))
+
+        # what S proves, with every number exact
+        log_bound = sum((k * (arb(L).log() - arb(c) ** 2 / 2) for (_, c, L), k in factors), arb(0))
+        ln10 = arb(10).log()
+        (mantissa, exponent), lo_digits = _weakened_lo(stated["lo"], log_bound)
+        suffix = "" if lo_digits is None else f"_{lo_digits}_digits"
+        statement_of = f"P(theta(0) in box) >= lo = {stated['lo']}"
+        if lo_digits is not None:
+            statement_of += f", here rounded down to {lo_digits} significant digits"
+        if exponent <= MAX_LITERAL_DIGITS:
+            written = f"{mantissa} / 10 ^ {exponent}"
+            items.append(Lemma(
+                f"{CLAIM}_lo{suffix}", CLAIM, f"{written} <= {BOX}",
+                f"destruct {BOX_LN} as [Hpos Hln].\n"
+                f"  destruct (Rle_or_lt ({written}) {BOX}) as [H | H]; [exact H | exfalso].\n"
+                f"  apply ln_increasing in H; [ | exact Hpos].\n"
+                f"  assert (ln ({written}) <= {LOG_BOUND}) by (unfold {LOG_BOUND}; {INTERVAL}).\n"
+                f"  lra.",
+                f"{independence}; {statement_of}; {why}", lo_digits))
+        else:
+            items.append(Lemma(
+                f"{CLAIM}_lo{suffix}", CLAIM, f"ln {mantissa} - {exponent} * ln 10 <= ln {BOX}",
+                f"apply Rle_trans with {LOG_BOUND}; [unfold {LOG_BOUND}; {INTERVAL} | exact (proj2 {BOX_LN})].",
+                f"{independence}; {statement_of} = {mantissa} 10^-{exponent}, in logarithms "
+                f"(its literal is too long for Coq); {why}", lo_digits))
+
+        log10_end, log10_digits = _weakened(log10_lo, log_bound / ln10)
+        suffix = "" if log10_digits is None else f"_{log10_digits}_digits"
+        statement_of = f"log10 P(theta(0) in box) >= log10_lo = {stated['log10_lo']}"
+        if log10_digits is not None:
+            statement_of += f", here rounded down to {log10_digits} significant digits"
+        items.append(Lemma(
+            f"{CLAIM}_log10_lo{suffix}", CLAIM, f"{real(log10_end)} <= ln {BOX} / ln 10",
+            f"apply Rle_trans with ({LOG_BOUND} / ln 10); [unfold {LOG_BOUND}; {INTERVAL} | ].\n"
+            f"  unfold Rdiv. apply Rmult_le_compat_r; [{INTERVAL} | exact (proj2 {BOX_LN})].",
+            f"{independence}; {statement_of}; {why}", log10_digits))
+    return items
+
+
+def _weakened_lo(text: str, ln_bound: arb) -> tuple[tuple[int, int], int | None]:
+    """((M, E), digits): lo = M 10^-E itself (digits None) if ln lo lies safely below ``ln_bound``,
+    else lo's leading ``digits`` digits (rounded down), as many as are safely below. Compared in
+    logarithms, never expanded (lo reaches 10^-981117)."""
+    value = exact_number(text, "gaussian_probability.lo")
+    if value.denominator != 1 or value.numerator <= 0:
+        raise ValueError(f"lo = {text[:40]} is not a positive decimal")
+    mantissa, exponent = value.numerator, -value.exp10
+    while mantissa % 10 == 0 and exponent > 0:
+        mantissa, exponent = mantissa // 10, exponent - 1
+    margin = (abs(ln_bound) + 1) * arb(2) ** -MARGIN_BITS
+
+    def safe(m, e):
+        return bool(arb(m).log() - e * arb(10).log() + margin < ln_bound)
+
+    if exponent >= 0 and safe(mantissa, exponent):
+        return (mantissa, exponent), None
+    length = len(str(mantissa))
+    for digits in range(min(length - 1, 60), MIN_DIGITS - 1, -1):
+        drop = length - digits
+        m, e = mantissa // 10 ** drop, exponent - drop
+        if e >= 0 and safe(m, e):
+            return (m, e), digits
+    raise ValueError(f"lo exceeds what the integrals prove at {MIN_DIGITS} significant digits")

@@ -1,0 +1,223 @@
+"""Coq lemmas of the ``gaussian_probability`` claim (certify/coq/gaussian.py).
+
+Files are built from the Gaussian lemmas alone (export.HEADER, R scope, the items) and compiled with
+coqc, which these tests require (they fail, never skip, without it: CI installs it). Expected
+values come from the certificates' text and the paper's construction, never from the code under test.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from flint import fmpq
+
+from certify.coq.compile import compile_file, coqc_path
+from certify.coq.export import HEADER
+from certify.coq.gaussian import CLAIM, box_coordinates, gaussian_lemmas
+from certify.coq.lemma import Definition, Lemma, NotExported
+from certify.coq.terms import ESCAPE_HATCHES
+
+ROOT = Path(__file__).resolve().parent.parent
+THEOREMS = ("dead", "slide", "smooth", "gd")
+PRIMES = (5, 13, 101)
+#: Compiled by coqc (the others are exported and checked statically; all twelve compile, 2-5 s of
+#: coqc each): the far tails of slide (mass about e^-11175 per coordinate at p = 101), gd's tiny box
+#: (r = 0.000096) and the family's moderate masses. The tampered files are dead p = 5.
+COMPILED = (("slide", 101), ("smooth", 13), ("gd", 101))
+
+
+def load(theorem: str, p: int) -> dict:
+    return json.loads((ROOT / "proofs" / theorem / f"{theorem}-{p}.json").read_text())
+
+
+def coq_text(items) -> str:
+    return HEADER + "Local Open Scope R_scope.\n\n" + "\n".join(
+        item.text() for item in items if isinstance(item, (Lemma, Definition)))
+
+
+def compile_texts(tmp_path: Path, texts: dict[str, str]) -> dict:
+    assert coqc_path() is not None, "coqc is required (Debian: apt-get install coq libcoq-interval libcoq-coqprime)"
+    paths = {}
+    for name, text in texts.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        paths[name] = folder / f"{name}.v"
+        paths[name].write_text(text)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = dict(zip(paths, pool.map(lambda path: compile_file(path, timeout=300), paths.values())))
+    return results
+
+
+def strip_comments(text: str) -> str:
+    return re.sub(r"\(\*.*?\*\)", " ", text, flags=re.S)
+
+
+def lemma(items, name: str) -> Lemma:
+    """The one lemma called ``name`` or ``name_K_digits``."""
+    found = [item for item in items if isinstance(item, Lemma) and re.fullmatch(rf"{name}(_\d+_digits)?", item.name)]
+    assert len(found) == 1, (name, [item.name for item in items])
+    return found[0]
+
+
+def decimal(text: str) -> Fraction:
+    return Fraction(text)  # the certificates' canonical decimals are valid Python Fraction literals
+
+
+@pytest.fixture(scope="module")
+def exported():
+    return {(theorem, p): gaussian_lemmas(load(theorem, p)) for theorem in THEOREMS for p in PRIMES}
+
+
+def tampered_texts(items) -> dict[str, str]:
+    """Files of dead p = 5 with a statement moved past the truth or a proof parameter L raised."""
+    text = coq_text(items)
+    texts = {}
+    # an integral's lower bound L raised by a relative 10^-8 (statement, proof and log bound)
+    coordinate = lemma(items, "gaussian_probability_u_elsewhere_mass_lower")
+    n, d = map(int, re.search(r"\* \((\d+) / (\d+)\) <=", coordinate.statement).groups())
+    raised = Fraction(n, d) * (1 + Fraction(1, 10 ** 8))
+    texts["raised_L"] = text.replace(f"({n} / {d})", f"({raised.numerator} / {raised.denominator})")
+    # lo raised by a relative 10^-3
+    lo = lemma(items, "gaussian_probability_lo")
+    leading, exponent = re.match(r"(\d+) / 10 \^ (\d+)", lo.statement).groups()
+    texts["raised_lo"] = text.replace(f"{leading} / 10 ^ {exponent}",
+                                      f"{int(leading) * 1001 // 1000} / 10 ^ {exponent}")
+    # log10_lo raised by 10^-6
+    twin = lemma(items, "gaussian_probability_log10_lo")
+    n, d = map(int, re.match(r"\(- \((\d+) / (\d+)\)\)", twin.statement).groups())
+    moved = -Fraction(n, d) + Fraction(1, 10 ** 6)
+    texts["raised_log10_lo"] = text.replace(f"(- ({n} / {d}))", f"(- ({-moved.numerator} / {moved.denominator}))")
+    # the rescaling identity made false
+    texts["false_rescale"] = text.replace("RInt gaussian_probability_phi a b = exp (- c ^ 2 / 2) *",
+                                          "RInt gaussian_probability_phi a b = exp (- c ^ 2 / 3) *", 1)
+    for name, changed in texts.items():
+        assert changed != text, name
+    return texts
+
+
+
+@pytest.fixture(scope="module")
+def compiled(exported, tmp_path_factory):
+    """coqc's results on the library files of COMPILED and the tampered files, compiled together."""
+    library = {f"g_{theorem}_{p}": coq_text(exported[theorem, p]) for theorem, p in COMPILED}
+    tampered = {f"tampered_{name}": text for name, text in tampered_texts(exported["dead", 5]).items()}
+    return compile_texts(tmp_path_factory.mktemp("coq"), {**library, **tampered})
+
+
+def test_library_files_compile(exported, compiled):
+    for items in exported.values():
+        assert not [item for item in items if isinstance(item, NotExported)]
+    failed = {name: result.message for name, result in compiled.items()
+              if name.startswith("g_") and not result.ok}
+    assert not failed, failed
+
+
+def test_tampered_proofs_are_rejected(compiled):
+    """A statement moved past the truth, or a proof parameter L raised, makes coqc fail."""
+    tampered = {name: result for name, result in compiled.items() if name.startswith("tampered_")}
+    assert len(tampered) == 4
+    assert not [name for name, result in tampered.items() if result.ok]
+
+
+def test_statements_use_the_certificates_numbers(exported):
+    for (theorem, p), items in exported.items():
+        document = load(theorem, p)
+        assert all(item.claim == CLAIM for item in items if isinstance(item, Lemma))
+        names = [item.name for item in items if isinstance(item, (Lemma, Definition))]
+        assert len(names) == len(set(names))
+        positive = lemma(items, "gaussian_probability_positive")
+        assert positive.digits is None and positive.statement == "0 < gaussian_probability_box_mass"
+        # the box mass: the six blocks of the base point, counts 1 and p - 1, radius as written
+        box = next(item for item in items if isinstance(item, Definition) and item.name == "gaussian_probability_box_mass")
+        radius = decimal(document["radius"])
+        for block in "uvw":
+            for part, count in (("at_0", 1), ("elsewhere", p - 1)):
+                value = decimal(document["base_point"][block][part])
+                written = str(value.numerator) if value.denominator == 1 else f"{abs(value.numerator)} / {value.denominator}"
+                assert written in box.body and f"^ {count}" in box.body
+        assert f"{radius.numerator} / {radius.denominator}" in box.body
+        assert box.body.count("gaussian_probability_mass") == 6
+        # lo: the certificate's leading digits, rounded down (a prefix of its mantissa)
+        lo = lemma(items, "gaussian_probability_lo")
+        mantissa_text, exponent_text = document["claims"][CLAIM]["lo"].split("e")
+        digits = mantissa_text.replace(".", "")
+        assert lo.digits is not None and lo.name == f"gaussian_probability_lo_{lo.digits}_digits"
+        assert lo.digits >= 9
+        short = re.fullmatch(r"(\d+) / 10 \^ (\d+) <= gaussian_probability_box_mass", lo.statement)
+        long = re.fullmatch(r"ln (\d+) - (\d+) \* ln 10 <= ln gaussian_probability_box_mass", lo.statement)
+        assert (short is not None) == (lo.digits - 1 - int(exponent_text) <= 2000) and (short or long)
+        leading, exponent = (short or long).groups()
+        assert leading == digits[:lo.digits] and int(exponent) == lo.digits - 1 - int(exponent_text)
+        # log10_lo: at most the certificate's, within 10^-8 of it
+        twin = lemma(items, "gaussian_probability_log10_lo")
+        assert twin.digits is not None and twin.name.endswith(f"_{twin.digits}_digits")
+        match = re.fullmatch(r"\(- \((\d+) / (\d+)\)\) <= ln gaussian_probability_box_mass / ln 10", twin.statement)
+        stated = -Fraction(int(match.group(1)), int(match.group(2)))
+        certificate = decimal(document["claims"][CLAIM]["log10_lo"])
+        assert certificate - Fraction(1, 10 ** 8) < stated <= certificate
+
+
+def test_coordinates_are_the_kernels_centres():
+    from certify.kernel.family import family_gaussian_centres
+    from certify.kernel.slide import SlideParameters, slide_gaussian_centres
+
+    for theorem in THEOREMS:
+        for p in PRIMES:
+            document = load(theorem, p)
+            q = {name: fmpq(Fraction(value).numerator, Fraction(value).denominator)
+                 for name, value in document["parameters"].items()}
+            if theorem == "slide":
+                kernel = slide_gaussian_centres(SlideParameters(p, q["gamma_star"], q["X"]))
+            else:
+                kernel = family_gaussian_centres(p, q["epsilon"], q["A"], q["B"])
+            ours = Counter()
+            for _, value, count in box_coordinates(document):
+                ours[Fraction(int(value.p), int(value.q))] += count
+            theirs = Counter()
+            for value, count in kernel:
+                theirs[Fraction(int(value.p), int(value.q))] += count
+            assert ours == theirs and sum(ours.values()) == 3 * p
+
+
+def test_no_escape_hatches(exported):
+    for items in exported.values():
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_']*", strip_comments(coq_text(items))))
+        assert not words & set(ESCAPE_HATCHES)
+
+
+def forged(document: dict, **changes) -> dict:
+    forged = copy.deepcopy(document)
+    forged["claims"][CLAIM].update(changes.get("claim", {}))
+    if "radius" in changes:
+        forged["radius"] = changes["radius"]
+    return forged
+
+
+def test_forged_certificates_are_not_exported_or_weakened():
+    document = load("dead", 13)
+    # lo ten times the truth, log10_lo one more than the truth, the box halved: nothing provable
+    for change in ({"claim": {"lo": "1.79932090977349313326311672434873302927010754e-33"}},
+                   {"claim": {"log10_lo": "-32.7448913731109342982514193900374421"}},
+                   {"radius": "0.1235"}):
+        items = gaussian_lemmas(forged(document, **change))
+        assert len(items) == 1 and isinstance(items[0], NotExported) and items[0].claim == CLAIM, change
+    # lo a relative 10^-5 above the truth: fewer than MIN_DIGITS digits provable, not exported
+    items = gaussian_lemmas(forged(document, claim={"lo": "1.79934e-34"}))
+    assert len(items) == 1 and isinstance(items[0], NotExported)
+    # lo a relative 6 10^-9 above the truth: only its first 8 digits are stated
+    items = gaussian_lemmas(forged(document, claim={"lo": "1.79932092e-34"}))
+    lo = lemma(items, "gaussian_probability_lo")
+    assert lo.digits == 8 and lo.statement == "17993209 / 10 ^ 41 <= gaussian_probability_box_mass"
+
+
+def test_no_claim_no_lemmas():
+    document = load("dead", 5)
+    del document["claims"][CLAIM]
+    assert gaussian_lemmas(document) == []
