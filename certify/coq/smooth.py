@@ -1,0 +1,387 @@
+"""Coq lemmas of a ``smooth`` certificate (Theorem A.3: the smooth dead-zone activation).
+
+The activation is sigma_eps(z) = z psi(z/eps) (A.1), psi(t) = f(t)/(f(t) + f(1-t)), f(t) = exp(-1/t)
+for t > 0 and 0 otherwise. docs/mathematics.md ('Smooth dead zone') derives, for s in (0, eps) and
+t = s/eps, R = exp(1/(1-t) - 1/t):
+
+    sigma_eps(s)/sigma_eps'(s) = s phi(t),  phi(t) = (R + 1)/(R + 1 + 1/t + t/(1-t)^2),
+
+and sigma/sigma' = s for s >= eps (sigma is the identity there), 0 for s <= 0 (sigma = 0). The file
+defines this ratio (``smooth_ratio``) and J(s0) = int_0^s0 sigma/sigma' ds (A.66) as Coquelicot's
+``RInt`` of it (``smooth_J``), then proves, once per file and in general:
+
+* 0 <= phi <= 1 on (0, 1), phi(t) <= 2t on (0, 1/2] (so 0 <= s phi(s/eps) <= 2 s^2/eps near 0);
+* the ratio is continuous on [0, eps) (at 0 by |ratio(s)| <= |s|), hence integrable on [0, b], b < eps;
+* int_0^d ratio lies in [0, 2 d^3/eps] (d <= eps/2), and on [d, b] the ratio is the closed form.
+
+J(smax) = int_0^d + int_d^smax: the first piece by that bound, the second by CoqInterval's
+``integral`` (the closed form's essential singularity at 0 keeps ``integral`` away from 0). The
+integral reaches about 10 significant digits in a few seconds, not the certificate's 45: the claim
+``dead_zone_integral`` is proved with its ends rounded outward (the lemma's name says how many digits
+are kept), and so are the claims computed from J (g_condition, terminal_displacement_box,
+purity_gap_box); each sign the theorem rests on (gmin^2 - J > 0, purity gap > 0) is proved in full
+about the real quantity. Those digit counts are chosen per certificate (exact rational comparisons,
+python-flint for the monotone closed forms), never the statement's formula.
+
+Box quantities (certify.kernel.smooth.smooth_box_bounds): smax = epsilon + 2r, gmin = (p-1)(A-2r)/p,
+gmax = (p-1)(A+2r)/p, g_* = sqrt(gmin^2 - J), Mmax = min(J/(2 g_*), gmax - g_*),
+||w_inf - w_0||_1 <= 2 Mmax, purity gap: certify.coq.family.terminal_purity_gap_term with c_u = B.
+The claim ``gaussian_probability`` is certify.coq.gaussian's.
+"""
+
+from __future__ import annotations
+
+import math
+
+from flint import arb, ctx, fmpq
+
+from .family import fourier_fraction_lemmas, single_active_gate_lemmas
+from .family import radius as radius_term
+from .family import terminal_purity_gap_term
+from .lemma import Definition, Lemma, NotExported
+from .terms import ident, number, real, rmin, round_down, round_up
+
+WHERE = "(A.48)-(A.49) = (2.1), section A.7"
+#: The piece [0, d] of J is bounded by 2 d^3/eps with d = eps * 2^-DELTA_BITS (t = s/eps <= 1/2 there).
+DELTA_BITS = 16
+#: Significant digits aimed at for J (the integral's target width is about J 10^-(J_DIGITS + 1.5)).
+J_DIGITS = 11
+#: The integral of the closed form on [d, smax] (about 8 s for 11 digits; the goal's ends guide it).
+J_INTEGRAL = "integral with (i_prec 60, i_degree 10, i_fuel 200)"
+
+PAPER_J = ("(A.66): J(s0) = int_0^s0 sigma_eps/sigma_eps' ds, J increasing in s0 and s0 <= smax = epsilon + 2r "
+           "on the box; sigma/sigma' = s phi(s/eps) on (0, eps) (docs/mathematics.md, 'Smooth dead zone')")
+
+_PHI = "(exp (1 / (1 - t) - 1 / t) + 1) / (exp (1 / (1 - t) - 1 / t) + 1 + 1 / t + t / (1 - t) ^ 2)"
+
+DEFINITIONS = (
+    Definition("smooth_phi", f"fun t => {_PHI}", "R -> R",
+               "phi(t) = (R + 1)/(R + 1 + 1/t + t/(1-t)^2), R = f(t)/f(1-t) = exp(1/(1-t) - 1/t): "
+               "sigma_eps/sigma_eps'(s) = s phi(s/eps) for 0 < s < eps (docs/mathematics.md, 'Smooth dead zone')"),
+    Definition("smooth_ratio",
+               "fun e s => if Rle_dec s 0 then 0 else if Rlt_dec s e then s * smooth_phi (s / e) else s",
+               "R -> R -> R",
+               "sigma_eps/sigma_eps' for sigma_eps(z) = z psi(z/eps): 0 for s <= 0 (sigma = 0), "
+               "s phi(s/eps) on (0, eps), s for s >= eps (sigma is the identity)"),
+    Definition("smooth_J", "fun e s0 => RInt (smooth_ratio e) 0 s0", "R -> R -> R",
+               "J(s0) = int_0^s0 sigma_eps/sigma_eps' ds (A.66)"),
+)
+
+_UNIT = "(split; [apply Rdiv_lt_0_compat; lra | apply (proj1 (Rdiv_lt_1 s e ltac:(lra))); lra])"
+
+#: (name, statement, proof, paper) of the general lemmas about the ratio, proved once per file.
+HELPERS = (
+    ("smooth_phi_den_pos", "forall t, 0 < t < 1 -> 0 < exp (1 / (1 - t) - 1 / t) + 1 + 1 / t + t / (1 - t) ^ 2",
+     """intros t Ht.
+  assert (HX : 0 < exp (1 / (1 - t) - 1 / t)) by apply exp_pos.
+  assert (H1 : 0 < 1 / t) by (apply Rdiv_lt_0_compat; lra).
+  assert (H2 : 0 <= t / (1 - t) ^ 2) by (apply Rlt_le, Rdiv_lt_0_compat; [lra | apply pow_lt; lra]).
+  lra.""", "the denominator of phi is positive on (0, 1)"),
+    ("smooth_phi_range", "forall t, 0 < t < 1 -> 0 <= smooth_phi t <= 1",
+     """intros t Ht. unfold smooth_phi.
+  set (X := exp (1 / (1 - t) - 1 / t)).
+  assert (HX : 0 < X) by apply exp_pos.
+  assert (H1 : 0 < 1 / t) by (apply Rdiv_lt_0_compat; lra).
+  assert (H2 : 0 <= t / (1 - t) ^ 2) by (apply Rlt_le, Rdiv_lt_0_compat; [lra | apply pow_lt; lra]).
+  split.
+  - apply Rlt_le, Rdiv_lt_0_compat; lra.
+  - apply (Rdiv_le_1 (X + 1)); lra.""", "0 <= phi <= 1 on (0, 1): sigma/sigma' <= s, whence J(s0) <= s0^2/2 (A.61)"),
+    ("smooth_phi_small", "forall t, 0 < t <= 1 / 2 -> smooth_phi t <= 2 * t",
+     """intros t Ht. unfold smooth_phi.
+  assert (Ha : 1 / (1 - t) <= 2) by (apply Rle_div_l; lra).
+  assert (Ht1 : t * (1 / t) = 1) by (field; lra).
+  assert (H1 : 0 < 1 / t) by (apply Rdiv_lt_0_compat; lra).
+  assert (Hb : 2 <= 1 / t) by nra.
+  assert (HR : exp (1 / (1 - t) - 1 / t) <= 1) by (apply Rle_trans with (exp 0); [apply Raux.exp_le; lra | rewrite exp_0; lra]).
+  set (X := exp (1 / (1 - t) - 1 / t)) in *.
+  set (Y := t / (1 - t) ^ 2).
+  assert (HX : 0 < X) by apply exp_pos.
+  assert (H2 : 0 <= Y) by (apply Rlt_le, Rdiv_lt_0_compat; [lra | apply pow_lt; lra]).
+  apply Rle_div_l; [lra |].
+  assert (H3 : 0 <= t * X) by nra. assert (H4 : 0 <= t * Y) by nra.
+  nra.""", "for 0 < t <= 1/2, R <= 1 and phi <= 2/(2 + 1/t) <= 2t (docs/mathematics.md, 'the two proved tail bounds')"),
+    ("smooth_ratio_range", "forall e s, 0 < e -> 0 < s < e -> 0 <= smooth_ratio e s <= s",
+     f"""intros e s He Hs. unfold smooth_ratio.
+  destruct (Rle_dec s 0) as [H|_]; [lra|].
+  destruct (Rlt_dec s e) as [_|H]; [|lra].
+  assert (Ht : 0 < s / e < 1) by {_UNIT}.
+  destruct (smooth_phi_range _ Ht). split; [apply Rmult_le_pos; lra|].
+  apply Rle_trans with (s * 1); [apply Rmult_le_compat_l; lra | lra].""",
+     "0 <= sigma/sigma' <= s on (0, eps)"),
+    ("smooth_ratio_abs", "forall e s, 0 < e -> Rabs (smooth_ratio e s) <= Rabs s",
+     """intros e s He.
+  destruct (Rle_dec s 0) as [H|H].
+  - unfold smooth_ratio. destruct (Rle_dec s 0); [|lra]. rewrite Rabs_R0. apply Rabs_pos.
+  - destruct (Rlt_dec s e) as [H'|H'].
+    + destruct (smooth_ratio_range e s He) as [H1 H2]; [lra|]. rewrite !Rabs_right; lra.
+    + unfold smooth_ratio. destruct (Rle_dec s 0); [lra|]. destruct (Rlt_dec s e); [lra|]. lra.""",
+     "|sigma/sigma'(s)| <= |s| everywhere"),
+    ("smooth_ratio_continuous_0", "forall e, 0 < e -> continuous (smooth_ratio e) 0",
+     """intros e He. apply continuity_pt_filterlim.
+  intros eps Heps. exists eps. split; [lra|]. intros x [_ Hx]. simpl in *. unfold R_dist in *.
+  assert (H0 : smooth_ratio e 0 = 0) by (unfold smooth_ratio; destruct (Rle_dec 0 0); lra).
+  rewrite H0, Rminus_0_r. rewrite Rminus_0_r in Hx.
+  apply Rle_lt_trans with (Rabs x); [apply smooth_ratio_abs|]; lra.""",
+     "sigma/sigma' is continuous at 0 (it is squeezed by |s|)"),
+    ("smooth_ratio_continuous", "forall e s, 0 < e -> 0 < s < e -> continuous (smooth_ratio e) s",
+     f"""intros e s He Hs.
+  apply (continuous_ext_loc _ (fun x => x * smooth_phi (x / e))).
+  - assert (Hd : 0 < Rmin s (e - s)) by (apply Rmin_glb_lt; lra).
+    exists (mkposreal _ Hd). intros y Hy. unfold ball in Hy; simpl in Hy;
+      unfold AbsRing_ball, abs, minus, plus, opp in Hy; simpl in Hy.
+    apply Rabs_def2 in Hy. destruct Hy as [Hy1 Hy2].
+    assert (Hm1 := Rmin_l s (e - s)). assert (Hm2 := Rmin_r s (e - s)).
+    unfold smooth_ratio. destruct (Rle_dec y 0); [lra|]. destruct (Rlt_dec y e); [reflexivity|lra].
+  - apply (@ex_derive_continuous R_AbsRing R_NormedModule). unfold smooth_phi.
+    assert (Ht : 0 < s / e < 1) by {_UNIT}.
+    auto_derive. change (s * / e) with (s / e). set (t := s / e) in *.
+    assert (Hd := smooth_phi_den_pos t Ht).
+    assert (Hq : 0 < (1 + - t) * ((1 + - t) * 1)) by nra.
+    repeat split; apply Rgt_not_eq; first [exact Hd | exact Hq | lra].""",
+     "sigma/sigma' is the closed form s phi(s/eps) near every s in (0, eps), a differentiable function"),
+    ("smooth_ratio_ex_RInt", "forall e a b, 0 < e -> 0 <= a <= b -> b < e -> ex_RInt (smooth_ratio e) a b",
+     """intros e a b He Hab Hb. apply (@ex_RInt_continuous R_CompleteNormedModule). intros z Hz.
+  rewrite Rmin_left in Hz by lra. rewrite Rmax_right in Hz by lra.
+  destruct (Req_dec z 0) as [H|H].
+  - subst. apply smooth_ratio_continuous_0; lra.
+  - apply smooth_ratio_continuous; lra.""", "sigma/sigma' is integrable on [a, b] for 0 <= a <= b < eps"),
+    ("smooth_J_split",
+     "forall e a b c, 0 < e -> 0 <= a <= b -> b <= c -> c < e -> "
+     "RInt (smooth_ratio e) a c = RInt (smooth_ratio e) a b + RInt (smooth_ratio e) b c",
+     """intros e a b c He Hab Hbc Hc. symmetry.
+  apply (RInt_Chasles (smooth_ratio e)); apply smooth_ratio_ex_RInt; lra.""", "Chasles: J splits at d"),
+    ("smooth_J_near_zero",
+     "forall e d, 0 < e -> 0 < d < e -> d / e <= 1 / 2 -> 0 <= RInt (smooth_ratio e) 0 d <= d * (d * (2 * (d / e)))",
+     """intros e d He Hd Hde. split.
+  - apply RInt_ge_0; [lra | apply smooth_ratio_ex_RInt; lra |].
+    intros x Hx. apply (smooth_ratio_range e x He); lra.
+  - apply Rle_trans with (RInt (fun _ => d * (2 * (d / e))) 0 d).
+    + apply RInt_le; [lra | apply smooth_ratio_ex_RInt; lra | apply ex_RInt_const |].
+      intros x Hx.
+      assert (Hx1 : 0 < x / e) by (apply Rdiv_lt_0_compat; lra).
+      assert (Hx2 : x / e <= d / e) by (unfold Rdiv; apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat |]; lra).
+      assert (Hx3 : x / e < 1) by lra.
+      destruct (smooth_phi_range (x / e)) as [Hp0 Hp1]; [lra|].
+      assert (Hp2 := smooth_phi_small (x / e) ltac:(lra)).
+      unfold smooth_ratio. destruct (Rle_dec x 0); [lra|]. destruct (Rlt_dec x e); [|lra].
+      apply Rle_trans with (d * smooth_phi (x / e)); [apply Rmult_le_compat_r; lra|].
+      apply Rmult_le_compat_l; lra.
+    + rewrite RInt_const. unfold scal; simpl; unfold mult; simpl. lra.""",
+     "near 0, 0 <= sigma/sigma'(s) = s phi(s/eps) <= 2 s^2/eps, so the piece [0, d] lies in [0, 2 d^3/eps]"),
+    ("smooth_J_interior",
+     "forall e a b, 0 < e -> 0 < a <= b -> b < e -> "
+     "RInt (smooth_ratio e) a b = RInt (fun s => s * smooth_phi (s / e)) a b",
+     """intros e a b He Hab Hb. apply RInt_ext. intros x Hx.
+  rewrite Rmin_left in Hx by lra. rewrite Rmax_right in Hx by lra.
+  unfold smooth_ratio. destruct (Rle_dec x 0); [lra|]. destruct (Rlt_dec x e); [reflexivity|lra].""",
+     "away from 0 and below eps, sigma/sigma' is the closed form s phi(s/eps)"),
+)
+
+
+class _Terms:
+    """The certificate's constants as Coq terms, and the exact values behind them."""
+
+    def __init__(self, document: dict):
+        parameters = document["parameters"]
+        self.p_int = int(document["p"])
+        self.p = str(self.p_int)
+        self.q = {name: number(parameters[name], name) for name in ("eps_smooth", "epsilon", "A", "B")}
+        self.q["r"] = number(document["radius"], "radius")
+        self.e, self.eps, self.A, self.B = (real(self.q[name]) for name in ("eps_smooth", "epsilon", "A", "B"))
+        self.r = radius_term(document)
+        p = self.p
+        self.smax = f"({self.eps} + 2 * {self.r})"
+        self.gmin = f"(({p} - 1) * ({self.A} - 2 * {self.r}) / {p})"
+        self.gmin_q = fmpq(self.p_int - 1, self.p_int) * (self.q["A"] - 2 * self.q["r"])
+        self.gmax = f"(({p} - 1) * ({self.A} + 2 * {self.r}) / {p})"
+        self.J = f"(smooth_J {self.e} {self.smax})"
+        self.smax_q = self.q["epsilon"] + 2 * self.q["r"]
+        self.d_q = self.q["eps_smooth"] / 2**DELTA_BITS
+        self.d = real(self.d_q)
+
+    def condition(self, J: str) -> str:
+        return f"({self.gmin} ^ 2 - {J})"
+
+    def transfer(self, J: str) -> str:
+        g_star = f"(sqrt {self.condition(J)})"
+        return rmin(f"({J} / (2 * {g_star}))", f"({self.gmax} - {g_star})")
+
+    def gap(self, J: str) -> str:
+        return terminal_purity_gap_term(self.p_int, self.r, self.B, self.B, self.A, self.smax, self.transfer(J))
+
+
+def _end(document: dict, claim: str, end: str) -> fmpq:
+    return number(document["claims"][claim][end], f"{claim}.{end}")
+
+
+def _with_J(t: _Terms, lemma: str, tactic: str) -> str:
+    """A proof that first turns J into a variable bounded by the lemma ``lemma`` (lo <= J <= hi)."""
+    return f"pose proof {lemma} as HJ. revert HJ. generalize {t.J}. intros J HJ. {tactic}"
+
+
+def _atom(atom: str, tactic: str) -> str:
+    """``tactic`` after enclosing ``atom`` once and treating it as a variable (the purity-gap term
+    repeats Mmax many times; certify.coq.dead does the same)."""
+    options = tactic[tactic.index(" with "):].rstrip(".")
+    return f"interval_intro {atom}{options} as Hatom. set (atom := {atom}) in *. clearbody atom. {tactic}"
+
+
+# --- choosing the weakened ends (proof parameters only: the statements use the certificate's numbers) ---
+
+def _ball(q: fmpq) -> arb:
+    return arb(q.p) / arb(q.q)
+
+
+def _between(lo: fmpq, hi: fmpq) -> arb:
+    return _ball(lo).union(_ball(hi))
+
+
+def _transfer_ball(t: _Terms, J: arb) -> arb:
+    """Mmax as the Coq term computes it (min written with |.|), J a ball: what interval will meet."""
+    g_star = (_ball(((t.p_int - 1) * (t.q["A"] - 2 * t.q["r"]) / t.p_int) ** 2) - J).sqrt()
+    a = J / (2 * g_star)
+    b = _ball((t.p_int - 1) * (t.q["A"] + 2 * t.q["r"]) / t.p_int) - g_star
+    return (a + b - abs(a - b)) / 2
+
+
+def _gap_ball(t: _Terms, J: arb) -> arb:
+    from ..kernel.family import terminal_purity_gap
+
+    return terminal_purity_gap(t.p_int, t.q["r"], _ball(t.q["B"]), _ball(t.q["B"]), t.q["A"], t.smax_q,
+                               _transfer_ball(t, J))
+
+
+def _weakened(value: fmpq, ball: arb, upward: bool) -> tuple[int, fmpq] | None:
+    """(k, end) of a weakened lemma whose quantity Coq encloses through J's weakened bounds.
+
+    ``ball`` encloses the quantity over J in [lo_J, hi_J], as interval will meet it; its width U
+    (doubled, for interval's own overestimate) is how far Coq's bound may sit from the truth. The
+    digit count k depends only on U and the magnitude of ``value`` (U <= |value| 10^-(k+1)), never on
+    whether ``value`` is right, and the end is ``value`` moved outward by U and rounded outward to k
+    digits: true for an honest certificate, refused by coqc when ``value`` is past the truth by more
+    than about 10^-(k-1) relatively. None when U leaves fewer than 3 digits.
+    """
+    U = 2 * (ball.upper() - ball.lower()) + 2 * ball.rad()
+    if not (U > 0 and value != 0):
+        return None
+    k = min(45, int(math.floor(float((abs(_ball(value)) / U).log().mid()) / math.log(10))) - 1)
+    if k < 3:
+        return None
+    slack = fmpq(int((U * 10**60).upper().ceil().unique_fmpz()) + 1, 10**60)
+    return k, (round_up(value + slack, k) if upward else round_down(value - slack, k))
+
+
+def _bits(digits: int) -> int:
+    return int(3.4 * digits) + 30
+
+
+# --- the claims ---
+
+def _j_parameters(document: dict, t: _Terms) -> tuple[int, fmpq, fmpq]:
+    """(k, lo_k, hi_k) of the J lemma: J_DIGITS digits, the ends moved outward by the integral's
+    expected enclosure width and the bound of the piece [0, d] (whatever the certificate's ends)."""
+    ends = document["claims"]["dead_zone_integral"]
+    lo, hi = number(ends["lo"], "dead_zone_integral.lo"), number(ends["hi"], "dead_zone_integral.hi")
+    tail = 2 * t.d_q**3 / t.q["eps_smooth"]
+    width = fmpq(2) ** math.floor(math.log2(float(lo)) - (J_DIGITS + 1.5) * math.log2(10))
+    slack = 2 * width + tail
+    return J_DIGITS, round_down(lo - slack, J_DIGITS), round_up(hi + slack + tail, J_DIGITS)
+
+
+def _dead_zone_lemmas(t: _Terms, k: int, lo: fmpq, hi: fmpq) -> list:
+    claim = "dead_zone_integral"
+    e, d, smax = t.e, t.d, t.smax
+    tail = f"({d} * ({d} * (2 * ({d} / {e}))))"
+    closed = f"RInt (fun s => s * smooth_phi (s / {e})) {d} {smax}"
+    proof = (f"unfold smooth_J. rewrite (smooth_J_split {e} 0 {d} {smax}) by lra. "
+             f"rewrite (smooth_J_interior {e} {d} {smax}) by lra. "
+             f"pose proof (smooth_J_near_zero {e} {d} ltac:(lra) ltac:(lra) ltac:(lra)) as H0. "
+             f"assert (H1 : {real(lo)} <= {closed} <= {real(hi)} - {tail}) "
+             f"by (unfold smooth_phi; {J_INTEGRAL}). lra.")
+    return [Lemma(ident(claim, f"{k}_digits"), claim, f"{real(lo)} <= {t.J} <= {real(hi)}", proof,
+                  PAPER_J + "; the piece [0, d] by smooth_J_near_zero, [d, smax] by CoqInterval's integral", digits=k)]
+
+
+DEPENDS_ON_J = ("dead_zone_integral", "g_condition", "terminal_displacement_box", "purity_gap_box")
+
+
+def smooth_obligations(document: dict) -> list:
+    """The definitions and lemmas of every claim of a ``smooth`` certificate but ``gaussian_probability``.
+
+    Claims are taken in the certificate's order; the definitions, the general lemmas and the J lemma
+    come first when a claim needs J (the J lemma is the claim ``dead_zone_integral``'s).
+    """
+    t = _Terms(document)
+    claims = document["claims"]
+    needs_J = [claim for claim in DEPENDS_ON_J if claim in claims]
+    reason = None
+    if needs_J and "dead_zone_integral" not in claims:
+        reason = "J(smax) is bounded only through the certificate's claim dead_zone_integral, which is absent"
+    elif not (0 < t.smax_q < t.q["eps_smooth"] and 2 * t.d_q < t.smax_q):
+        reason = ("J(smax) is proved only for smax = epsilon + 2r < eps_smooth (the file encloses the closed "
+                  "form on (0, eps); the identity part and the singularity at t = 1 are not written)")
+    items: list = []
+    parameters = None
+    if needs_J and reason is None:
+        parameters = _j_parameters(document, t)
+        items += DEFINITIONS
+        items += [Lemma(name, "dead_zone_integral", statement, proof, paper) for name, statement, proof, paper in HELPERS]
+        items += _dead_zone_lemmas(t, *parameters)
+    for claim in claims:
+        if claim == "single_active_gate":
+            items += single_active_gate_lemmas(document, WHERE)
+        elif claim == "terminal_fourier_fraction":
+            items += fourier_fraction_lemmas(
+                document, claim, [f"{t.B} ^ 2", f"{t.B} ^ 2"],
+                "from the base point the limit is two-level with u, v contrasts B and a centred w of zero, "
+                "so F_zeta = 2/(p-1) (section 2.1, (A.60))")
+        elif claim in DEPENDS_ON_J and reason is not None:
+            items.append(NotExported(claim, reason))
+        elif claim in DEPENDS_ON_J and claim != "dead_zone_integral":
+            items += _j_claim(document, t, claim, parameters)
+        elif claim not in DEPENDS_ON_J and claim != "gaussian_probability":
+            items.append(NotExported(claim, "not a claim of theorem smooth known to this exporter"))
+    return items
+
+
+def _lo_positive(document: dict, claim: str) -> Lemma:
+    """The certificate's own lo > 0, in full."""
+    return Lemma(ident(claim, "lo_positive"), claim, f"0 < {real(_end(document, claim, 'lo'))}", "lra.",
+                 f"{claim}: lo > 0, as the claim states")
+
+
+def _j_claim(document: dict, t: _Terms, claim: str, parameters) -> list:
+    k_J, lo_J, hi_J = parameters
+    J_lemma = ident("dead_zone_integral", f"{k_J}_digits")
+    with ctx.workprec(256):
+        J_ball = _between(lo_J, hi_J)
+        if claim == "g_condition":
+            quantity, ball, upward = t.condition(t.J), _ball(t.gmin_q**2) - J_ball, False
+        elif claim == "terminal_displacement_box":
+            quantity, ball, upward = f"(2 * {t.transfer(t.J)})", 2 * _transfer_ball(t, J_ball), True
+        else:
+            quantity, ball, upward = t.gap(t.J), _gap_ball(t, J_ball), False
+        end = "hi" if upward else "lo"
+        weakened = _weakened(_end(document, claim, end), ball, upward)
+    if weakened is None:
+        return [NotExported(claim, f"J's bounds to {k_J} digits leave fewer than 3 digits of {end}")]
+    k, value = weakened
+    name = ident(claim, end, f"{k}_digits")
+    if claim == "g_condition":
+        lemma = Lemma(name, claim, f"{real(value)} <= {quantity}", f"pose proof {J_lemma}. lra.",
+                      "(A.67) on the box: g(0) >= gmin = (p-1)(A-2r)/p and J(s0) <= J(smax), so "
+                      "g(0)^2 - J(s0) >= gmin^2 - J(smax)", digits=k)
+        sign = "(A.67) holds on the box: gmin^2 - J(smax) > 0, so g(t) >= g_* > 0 (A.68)"
+    elif claim == "terminal_displacement_box":
+        return [Lemma(name, claim, f"{quantity} <= {real(value)}",
+                      _with_J(t, J_lemma, f"interval with (i_prec {_bits(k)})."),
+                      "(A.68)-(A.69): M = g(0) - g_inf <= gmax - g_* and M <= J(smax)/(2 g_*), "
+                      "||w_inf - w_0||_1 = 2M", digits=k)]
+    else:
+        lemma = Lemma(name, claim, f"{real(value)} <= {quantity}",
+                      _with_J(t, J_lemma, _atom(t.transfer("J"), f"interval with (i_prec {_bits(k)}).")),
+                      "the purity-gap lemma on (1.5) applied to the terminal blocks (c_u = c_v = B, "
+                      "c_w = -A + M p/(p-1), M <= Mmax) (Theorem A.3)", digits=k)
+        sign = "the purity gap is positive: every limit from the box has max_zeta F_zeta < 1 (Theorem A.3)"
+    return [lemma, _lo_positive(document, claim),
+            Lemma(ident(claim, "positive"), claim, f"0 < {quantity}", f"pose proof {name}. lra.", sign)]
