@@ -6,7 +6,8 @@ claim ``gaussian_probability`` removed (certify.coq.gaussian covers it and its t
 certificate keeps the forged claim only (and dead_zone_integral, which the claims computed from J need),
 so that its file fails in the forged lemma or in none. coqc is required: these tests fail when it is missing.
 
-J(smax) is proved to 11 significant digits only (CoqInterval's ``integral``), and the claims computed
+J(smax) = int_0^smax sigma_eps/sigma_eps' ds (sigma_eps defined from f and psi, sigma_eps' by Derive) is
+proved to 11 significant digits only (CoqInterval's ``integral``), and the claims computed
 from J to fewer; a forgery of those moves an end by 10^-6 relatively, far past what is proved.
 """
 
@@ -145,6 +146,10 @@ def test_statements_use_the_certificate_numbers():
     J_lo, J_hi = Fraction(claims["dead_zone_integral"]["lo"]), Fraction(claims["dead_zone_integral"]["hi"])
     assert lo <= J_lo < J_hi <= hi and hi - lo < J_lo / 10**9
     assert "Definition smooth_J : R -> R -> R := fun e s0 => RInt (smooth_ratio e) 0 s0." in text
+    # sigma/sigma' is written from the paper's f, psi and sigma_eps (A.1), with Coquelicot's Derive
+    assert "Definition smooth_f : R -> R := fun t => if Rlt_dec 0 t then exp (- (1 / t)) else 0." in text
+    assert "Definition smooth_sigma : R -> R -> R := fun e z => z * smooth_psi (z / e)." in text
+    assert "fun e s => smooth_sigma e s / Derive (smooth_sigma e) s." in text
     lo = Fraction(claims["g_condition"]["lo"])
     assert f"Lemma g_condition_lo_positive :\n  0 < ({lo.numerator} / {lo.denominator})." in text
     q = Fraction(claims["single_active_gate"]["lo"])

@@ -1,32 +1,31 @@
 """Coq lemmas of a ``smooth`` certificate (Theorem A.3: the smooth dead-zone activation).
 
-The activation is sigma_eps(z) = z psi(z/eps) (A.1), psi(t) = f(t)/(f(t) + f(1-t)), f(t) = exp(-1/t)
-for t > 0 and 0 otherwise. docs/mathematics.md ('Smooth dead zone') derives, for s in (0, eps) and
-t = s/eps, R = exp(1/(1-t) - 1/t):
+The file defines the paper's objects literally: f(t) = exp(-1/t) for t > 0 and 0 otherwise,
+psi(t) = f(t)/(f(t) + f(1-t)), sigma_eps(z) = z psi(z/eps) (A.1), the ratio sigma_eps/sigma_eps'
+with Coquelicot's ``Derive``, and J(s0) = int_0^s0 sigma_eps/sigma_eps' ds (A.66) as ``RInt`` of it
+(``smooth_J``). It then proves, once per file and in general (no numbers):
 
-    sigma_eps(s)/sigma_eps'(s) = s phi(t),  phi(t) = (R + 1)/(R + 1 + 1/t + t/(1-t)^2),
-
-and sigma/sigma' = s for s >= eps (sigma is the identity there), 0 for s <= 0 (sigma = 0). The file
-defines this ratio (``smooth_ratio``) and J(s0) = int_0^s0 sigma/sigma' ds (A.66) as Coquelicot's
-``RInt`` of it (``smooth_J``), then proves, once per file and in general:
-
-* 0 <= phi <= 1 on (0, 1), phi(t) <= 2t on (0, 1/2] (so 0 <= s phi(s/eps) <= 2 s^2/eps near 0);
+* on (0, eps), sigma/sigma'(s) = s phi(s/eps), phi(t) = (R + 1)/(R + 1 + 1/t + t/(1-t)^2),
+  R = exp(1/(1-t) - 1/t) (the closed form docs/mathematics.md, 'Smooth dead zone', derives: here by
+  auto_derive and field), and sigma/sigma' = 0 for s <= 0;
+* 0 <= phi <= 1 on (0, 1) and phi(t) <= 2t on (0, 1/2];
 * the ratio is continuous on [0, eps) (at 0 by |ratio(s)| <= |s|), hence integrable on [0, b], b < eps;
 * int_0^d ratio lies in [0, 2 d^3/eps] (d <= eps/2), and on [d, b] the ratio is the closed form.
 
 J(smax) = int_0^d + int_d^smax: the first piece by that bound, the second by CoqInterval's
-``integral`` (the closed form's essential singularity at 0 keeps ``integral`` away from 0). The
-integral reaches about 10 significant digits in a few seconds, not the certificate's 45: the claim
-``dead_zone_integral`` is proved with its ends rounded outward (the lemma's name says how many digits
-are kept), and so are the claims computed from J (g_condition, terminal_displacement_box,
-purity_gap_box); each sign the theorem rests on (gmin^2 - J > 0, purity gap > 0) is proved in full
-about the real quantity. Those digit counts are chosen per certificate (exact rational comparisons,
-python-flint for the monotone closed forms), never the statement's formula.
+``integral`` on the closed form (whose essential singularity at 0 keeps ``integral`` away from 0).
+The integral reaches about 11 significant digits in about 8 s, not the certificate's 45: the claim
+``dead_zone_integral`` is proved with its ends moved outward and rounded (the lemma's name says how
+many digits are kept), and so are the claims computed from J (g_condition, terminal_displacement_box,
+purity_gap_box); each sign the theorem rests on (gmin^2 - J > 0, purity gap > 0, and each claim's
+lo > 0) is proved in full. The digit counts depend only on how wide J's proved enclosure is, never on
+the claim's own end, so a forged end past the truth by more than about 10^-(k-1) is refused by coqc.
 
 Box quantities (certify.kernel.smooth.smooth_box_bounds): smax = epsilon + 2r, gmin = (p-1)(A-2r)/p,
 gmax = (p-1)(A+2r)/p, g_* = sqrt(gmin^2 - J), Mmax = min(J/(2 g_*), gmax - g_*),
 ||w_inf - w_0||_1 <= 2 Mmax, purity gap: certify.coq.family.terminal_purity_gap_term with c_u = B.
-The claim ``gaussian_probability`` is certify.coq.gaussian's.
+Only smax < eps_smooth is written (the library's case: smax = 1.494, eps = 2); otherwise the claims
+computed from J are listed as not exported. The claim ``gaussian_probability`` is certify.coq.gaussian's.
 """
 
 from __future__ import annotations
@@ -58,11 +57,14 @@ DEFINITIONS = (
     Definition("smooth_phi", f"fun t => {_PHI}", "R -> R",
                "phi(t) = (R + 1)/(R + 1 + 1/t + t/(1-t)^2), R = f(t)/f(1-t) = exp(1/(1-t) - 1/t): "
                "sigma_eps/sigma_eps'(s) = s phi(s/eps) for 0 < s < eps (docs/mathematics.md, 'Smooth dead zone')"),
-    Definition("smooth_ratio",
-               "fun e s => if Rle_dec s 0 then 0 else if Rlt_dec s e then s * smooth_phi (s / e) else s",
-               "R -> R -> R",
-               "sigma_eps/sigma_eps' for sigma_eps(z) = z psi(z/eps): 0 for s <= 0 (sigma = 0), "
-               "s phi(s/eps) on (0, eps), s for s >= eps (sigma is the identity)"),
+    Definition("smooth_f", "fun t => if Rlt_dec 0 t then exp (- (1 / t)) else 0", "R -> R",
+               "f(t) = exp(-1/t) for t > 0, 0 for t <= 0 (Theorem A.3's fixed choice)"),
+    Definition("smooth_psi", "fun t => smooth_f t / (smooth_f t + smooth_f (1 - t))", "R -> R",
+               "psi(t) = f(t)/(f(t) + f(1-t))"),
+    Definition("smooth_sigma", "fun e z => z * smooth_psi (z / e)", "R -> R -> R",
+               "sigma_eps(z) = z psi(z/eps) (A.1)"),
+    Definition("smooth_ratio", "fun e s => smooth_sigma e s / Derive (smooth_sigma e) s", "R -> R -> R",
+               "sigma_eps/sigma_eps' (Coquelicot's Derive; only its values on (0, smax) enter J)"),
     Definition("smooth_J", "fun e s0 => RInt (smooth_ratio e) 0 s0", "R -> R -> R",
                "J(s0) = int_0^s0 sigma_eps/sigma_eps' ds (A.66)"),
 )
@@ -100,27 +102,73 @@ HELPERS = (
   apply Rle_div_l; [lra |].
   assert (H3 : 0 <= t * X) by nra. assert (H4 : 0 <= t * Y) by nra.
   nra.""", "for 0 < t <= 1/2, R <= 1 and phi <= 2/(2 + 1/t) <= 2t (docs/mathematics.md, 'the two proved tail bounds')"),
-    ("smooth_ratio_range", "forall e s, 0 < e -> 0 < s < e -> 0 <= smooth_ratio e s <= s",
+    ("smooth_ratio_closed", "forall e s, 0 < e -> 0 < s < e -> smooth_ratio e s = s * smooth_phi (s / e)",
      f"""intros e s He Hs. unfold smooth_ratio.
-  destruct (Rle_dec s 0) as [H|_]; [lra|].
-  destruct (Rlt_dec s e) as [_|H]; [|lra].
+  assert (Ht : 0 < s / e < 1) by {_UNIT}.
+  set (g := fun x => x * (exp (- (1 / (x / e))) / (exp (- (1 / (x / e))) + exp (- (1 / (1 - x / e)))))).
+  assert (Hloc : locally s (fun x => smooth_sigma e x = g x)).
+  {{ assert (Hd : 0 < Rmin s (e - s)) by (apply Rmin_glb_lt; lra).
+    exists (mkposreal _ Hd). intros y Hy. unfold ball in Hy; simpl in Hy;
+      unfold AbsRing_ball, abs, minus, plus, opp in Hy; simpl in Hy.
+    apply Rabs_def2 in Hy. destruct Hy as [Hy1 Hy2].
+    assert (Hm1 := Rmin_l s (e - s)). assert (Hm2 := Rmin_r s (e - s)).
+    assert (Hy : 0 < y / e < 1) by (split; [apply Rdiv_lt_0_compat; lra | apply (proj1 (Rdiv_lt_1 y e ltac:(lra))); lra]).
+    unfold smooth_sigma, smooth_psi, smooth_f, g.
+    destruct (Rlt_dec 0 (y / e)); [|lra]. destruct (Rlt_dec 0 (1 - y / e)); [reflexivity|lra]. }}
+  rewrite (Derive_ext_loc _ _ _ Hloc).
+  rewrite (locally_singleton _ _ Hloc).
+  evar (l : R).
+  assert (Hd : is_derive g s l).
+  {{ unfold g. auto_derive.
+    - change (s * / e) with (s / e). set (t := s / e) in *.
+      repeat split; try (apply Rgt_not_eq; lra).
+      apply Rgt_not_eq. pose proof (exp_pos (- (1 * / t))). pose proof (exp_pos (- (1 * / (1 + - t)))). lra.
+    - unfold l. reflexivity. }}
+  rewrite (is_derive_unique _ _ _ Hd). unfold l, g, smooth_phi.
+  change (s * / e) with (s / e).
+  assert (Hs' : s = (s / e) * e) by (field; lra).
+  set (t := s / e) in *. clearbody t.
+  assert (HE : exp (- (1 / t)) / exp (- (1 / (1 - t))) = exp (1 / (1 - t) - 1 / t)).
+  {{ unfold Rdiv. rewrite <- exp_Ropp, <- exp_plus. f_equal. field. lra. }}
+  rewrite <- HE.
+  set (a := exp (- (1 / t))) in *. set (b := exp (- (1 / (1 - t)))) in *.
+  change (exp (- (1 * / t))) with a. change (exp (- (1 * / (1 + - t)))) with b.
+  assert (Ha : 0 < a) by apply exp_pos. assert (Hb : 0 < b) by apply exp_pos.
+  assert (Hu : 0 < (1 + - t) * (1 + - t)) by nra.
+  assert (Hu2 : 0 < (1 - t) ^ 2) by (apply pow_lt; lra).
+  assert (P1 : 0 < a * ((1 + - t) * (1 + - t) * (t * (a + b)))) by (repeat apply Rmult_lt_0_compat; nra).
+  assert (P2 : 0 < a * ((1 + - t) * (1 + - t) * b)) by (repeat apply Rmult_lt_0_compat; nra).
+  assert (P3 : 0 < a * b * (t * t)) by (repeat apply Rmult_lt_0_compat; nra).
+  assert (P4 : 0 < ((a + b) * t + b) * (1 - t) ^ 2) by (repeat apply Rmult_lt_0_compat; nra).
+  assert (P5 : 0 < t * (b * t)) by (repeat apply Rmult_lt_0_compat; nra).
+  rewrite Hs'. field. repeat split; apply Rgt_not_eq; lra.""",
+     "on (0, eps), sigma_eps/sigma_eps'(s) = s phi(s/eps), phi(t) = (R+1)/(R+1+1/t+t/(1-t)^2), R = f(t)/f(1-t) "
+     "(docs/mathematics.md, 'Smooth dead zone': derived, and proved here from the definitions)"),
+    ("smooth_ratio_nonpos", "forall e s, 0 < e -> s <= 0 -> smooth_ratio e s = 0",
+     """intros e s He Hs. unfold smooth_ratio, smooth_sigma, smooth_psi, smooth_f.
+  assert (Hi : 0 < / e) by (apply Rinv_0_lt_compat; lra).
+  assert (Ht : s / e <= 0) by (unfold Rdiv; nra).
+  destruct (Rlt_dec 0 (s / e)); [lra|]. unfold Rdiv. ring.""",
+     "for s <= 0, f(s/eps) = 0, so sigma_eps(s) = 0 and so is sigma/sigma'"),
+    ("smooth_ratio_range", "forall e s, 0 < e -> 0 < s < e -> 0 <= smooth_ratio e s <= s",
+     f"""intros e s He Hs. rewrite smooth_ratio_closed by lra.
   assert (Ht : 0 < s / e < 1) by {_UNIT}.
   destruct (smooth_phi_range _ Ht). split; [apply Rmult_le_pos; lra|].
   apply Rle_trans with (s * 1); [apply Rmult_le_compat_l; lra | lra].""",
      "0 <= sigma/sigma' <= s on (0, eps)"),
-    ("smooth_ratio_abs", "forall e s, 0 < e -> Rabs (smooth_ratio e s) <= Rabs s",
-     """intros e s He.
+    ("smooth_ratio_abs", "forall e s, 0 < e -> s < e -> Rabs (smooth_ratio e s) <= Rabs s",
+     """intros e s He Hse.
   destruct (Rle_dec s 0) as [H|H].
-  - unfold smooth_ratio. destruct (Rle_dec s 0); [|lra]. rewrite Rabs_R0. apply Rabs_pos.
-  - destruct (Rlt_dec s e) as [H'|H'].
-    + destruct (smooth_ratio_range e s He) as [H1 H2]; [lra|]. rewrite !Rabs_right; lra.
-    + unfold smooth_ratio. destruct (Rle_dec s 0); [lra|]. destruct (Rlt_dec s e); [lra|]. lra.""",
-     "|sigma/sigma'(s)| <= |s| everywhere"),
+  - rewrite smooth_ratio_nonpos by lra. rewrite Rabs_R0. apply Rabs_pos.
+  - destruct (smooth_ratio_range e s He) as [H1 H2]; [lra|]. rewrite !Rabs_right; lra.""",
+     "|sigma/sigma'(s)| <= |s| for s < eps"),
     ("smooth_ratio_continuous_0", "forall e, 0 < e -> continuous (smooth_ratio e) 0",
      """intros e He. apply continuity_pt_filterlim.
-  intros eps Heps. exists eps. split; [lra|]. intros x [_ Hx]. simpl in *. unfold R_dist in *.
-  assert (H0 : smooth_ratio e 0 = 0) by (unfold smooth_ratio; destruct (Rle_dec 0 0); lra).
-  rewrite H0, Rminus_0_r. rewrite Rminus_0_r in Hx.
+  intros eps Heps. exists (Rmin eps e). split; [apply Rmin_glb_lt; lra|].
+  intros x [_ Hx]. simpl in *. unfold R_dist in *.
+  assert (Hm1 := Rmin_l eps e). assert (Hm2 := Rmin_r eps e).
+  rewrite (smooth_ratio_nonpos e 0 He) by lra. rewrite Rminus_0_r. rewrite Rminus_0_r in Hx.
+  assert (Hxe : x < e) by (apply Rabs_def2 in Hx; lra).
   apply Rle_lt_trans with (Rabs x); [apply smooth_ratio_abs|]; lra.""",
      "sigma/sigma' is continuous at 0 (it is squeezed by |s|)"),
     ("smooth_ratio_continuous", "forall e s, 0 < e -> 0 < s < e -> continuous (smooth_ratio e) s",
@@ -131,7 +179,7 @@ HELPERS = (
       unfold AbsRing_ball, abs, minus, plus, opp in Hy; simpl in Hy.
     apply Rabs_def2 in Hy. destruct Hy as [Hy1 Hy2].
     assert (Hm1 := Rmin_l s (e - s)). assert (Hm2 := Rmin_r s (e - s)).
-    unfold smooth_ratio. destruct (Rle_dec y 0); [lra|]. destruct (Rlt_dec y e); [reflexivity|lra].
+    symmetry. apply smooth_ratio_closed; lra.
   - apply (@ex_derive_continuous R_AbsRing R_NormedModule). unfold smooth_phi.
     assert (Ht : 0 < s / e < 1) by {_UNIT}.
     auto_derive. change (s * / e) with (s / e). set (t := s / e) in *.
@@ -163,7 +211,7 @@ HELPERS = (
       assert (Hx3 : x / e < 1) by lra.
       destruct (smooth_phi_range (x / e)) as [Hp0 Hp1]; [lra|].
       assert (Hp2 := smooth_phi_small (x / e) ltac:(lra)).
-      unfold smooth_ratio. destruct (Rle_dec x 0); [lra|]. destruct (Rlt_dec x e); [|lra].
+      rewrite smooth_ratio_closed by lra.
       apply Rle_trans with (d * smooth_phi (x / e)); [apply Rmult_le_compat_r; lra|].
       apply Rmult_le_compat_l; lra.
     + rewrite RInt_const. unfold scal; simpl; unfold mult; simpl. lra.""",
@@ -173,7 +221,7 @@ HELPERS = (
      "RInt (smooth_ratio e) a b = RInt (fun s => s * smooth_phi (s / e)) a b",
      """intros e a b He Hab Hb. apply RInt_ext. intros x Hx.
   rewrite Rmin_left in Hx by lra. rewrite Rmax_right in Hx by lra.
-  unfold smooth_ratio. destruct (Rle_dec x 0); [lra|]. destruct (Rlt_dec x e); [reflexivity|lra].""",
+  apply smooth_ratio_closed; lra.""",
      "away from 0 and below eps, sigma/sigma' is the closed form s phi(s/eps)"),
 )
 
