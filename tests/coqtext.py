@@ -38,3 +38,30 @@ def not_exported(text: str) -> str:
     """The file's closing comment listing the claims it does not prove ('' if none)."""
     match = re.search(r"\(\* Not exported \(claims this file does not prove\): (.*?) \*\)\s*$", text, flags=re.S)
     return match.group(1) if match else ""
+
+
+def failing_lemma(text: str, message: str) -> str | None:
+    """The name of the lemma holding the line coqc's error message points at (None if it names no line)."""
+    match = re.search(r'File "[^"]*", line (\d+)', message) or re.search(r"line (\d+)", message)
+    if match is None:
+        return None
+    names = [m.group(1) for line in text.splitlines()[:int(match.group(1))]
+             if (m := re.match(r"Lemma ([A-Za-z0-9_']+) :", line))]
+    return names[-1] if names else None
+
+
+def compile_texts(folder, texts: dict, timeout: float = 180) -> dict:
+    """{name: CompileResult} of each Coq text compiled by coqc, two at a time (the machines have two cores).
+    Fails (never skips) without coqc: CI installs it."""
+    from concurrent.futures import ThreadPoolExecutor
+    from pathlib import Path
+
+    from certify.coq.compile import coqc_path, compile_file
+
+    assert coqc_path() is not None, "coqc is not on the PATH (CI installs coq, libcoq-interval, libcoq-coqprime)"
+    paths = {}
+    for name, text in texts.items():
+        paths[name] = Path(folder) / f"{name}.v"
+        paths[name].write_text(text)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(paths, pool.map(lambda path: compile_file(path, timeout=timeout), paths.values())))

@@ -8,18 +8,17 @@ so that its file fails in the forged lemma or in none. coqc is required: these t
 """
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 
 import pytest
 
 from certify.certificate import parse_certificate
-from certify.coq.compile import compile_file, coqc_path
 from certify.coq.dead import dead_obligations
 from certify.coq.export import coq_file
 from certify.coq.lemma import Lemma, NotExported
 from certify.kernel.exact import canonical_text
 from conftest import ROOT
+from coqtext import compile_texts, failing_lemma, strip_comments
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "dead").glob("dead-*.json")}
 WORDS = ("Admitted", "admit", "Axiom", "Axioms", "Parameter", "Parameters", "Hypothesis", "Hypotheses",
@@ -65,31 +64,6 @@ FORGERIES = {
 }
 
 
-def strip_comments(text: str) -> str:
-    out, depth, i = [], 0, 0
-    while i < len(text):
-        if text.startswith("(*", i):
-            depth, i = depth + 1, i + 2
-        elif text.startswith("*)", i) and depth:
-            depth, i = depth - 1, i + 2
-        else:
-            if not depth:
-                out.append(text[i])
-            i += 1
-    assert depth == 0
-    return "".join(out)
-
-
-def failing_lemma(text: str, message: str) -> str | None:
-    """The name of the lemma holding the line coqc's error points at."""
-    match = re.search(r'File "[^"]*", line (\d+)', message)
-    if match is None:
-        return None
-    before = text.splitlines()[:int(match.group(1))]
-    names = [re.match(r"Lemma (\S+) :", line).group(1) for line in before if line.startswith("Lemma ")]
-    return names[-1] if names else None
-
-
 def forged(lemma: str) -> dict:
     claim, end, change = FORGERIES[lemma]
     document = library(5, keep=[claim])
@@ -100,16 +74,10 @@ def forged(lemma: str) -> dict:
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
     """{name: (text, CompileResult)}: the library files of COMPILED and every forgery's file (two coqc at a time)."""
-    assert coqc_path() is not None, "coqc is not on the PATH (CI installs coq, libcoq-interval, libcoq-coqprime)"
     folder = tmp_path_factory.mktemp("coq_dead")
     texts = {f"library_{p}": coq_file(library(p)).text for p in COMPILED}
     texts.update({f"forged_{lemma}": coq_file(forged(lemma)).text for lemma in FORGERIES})
-    paths = {}
-    for name, text in texts.items():
-        paths[name] = folder / f"{name}.v"
-        paths[name].write_text(text)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(zip(paths, pool.map(lambda path: compile_file(path, timeout=120), paths.values())))
+    results = compile_texts(folder, texts, timeout=120)
     return {name: (texts[name], results[name]) for name in texts}
 
 

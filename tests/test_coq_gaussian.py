@@ -11,18 +11,18 @@ import copy
 import json
 import re
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 from flint import fmpq
 
-from certify.coq.compile import compile_file, coqc_path
 from certify.coq.export import HEADER
 from certify.coq.gaussian import CLAIM, box_coordinates, gaussian_lemmas
 from certify.coq.lemma import Definition, Lemma, NotExported
 from certify.coq.terms import ESCAPE_HATCHES
+
+from coqtext import compile_texts, strip_comments
 
 ROOT = Path(__file__).resolve().parent.parent
 THEOREMS = ("dead", "slide", "smooth", "gd")
@@ -40,23 +40,6 @@ def load(theorem: str, p: int) -> dict:
 def coq_text(items) -> str:
     return HEADER + "Local Open Scope R_scope.\n\n" + "\n".join(
         item.text() for item in items if isinstance(item, (Lemma, Definition)))
-
-
-def compile_texts(tmp_path: Path, texts: dict[str, str]) -> dict:
-    assert coqc_path() is not None, "coqc is required (Debian: apt-get install coq libcoq-interval libcoq-coqprime)"
-    paths = {}
-    for name, text in texts.items():
-        folder = tmp_path / name
-        folder.mkdir()
-        paths[name] = folder / f"{name}.v"
-        paths[name].write_text(text)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(zip(paths, pool.map(lambda path: compile_file(path, timeout=300), paths.values())))
-    return results
-
-
-def strip_comments(text: str) -> str:
-    return re.sub(r"\(\*.*?\*\)", " ", text, flags=re.S)
 
 
 def lemma(items, name: str) -> Lemma:

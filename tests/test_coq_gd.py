@@ -7,18 +7,17 @@ tests do not depend on certify.coq.gaussian. coqc is required: these tests fail 
 
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 
 import pytest
 from flint import fmpq
 
-from certify.coq.compile import compile_file, coqc_path
 from certify.coq.export import HEADER, module_name
 from certify.coq.gd import gd_obligations
 from certify.coq.lemma import Definition, Lemma, NotExported
 from certify.kernel.exact import format_rational
 from conftest import ROOT
+from coqtext import compile_texts, strip_comments
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "gd").glob("gd-*.json")}
 WORDS = ("Admitted", "admit", "Axiom", "Axioms", "Parameter", "Parameters", "Hypothesis", "Hypotheses",
@@ -32,33 +31,6 @@ def library(p: int) -> dict:
 def coq_text(items) -> str:
     return HEADER + "Local Open Scope R_scope.\n\n" + "\n".join(
         item.text() for item in items if isinstance(item, (Lemma, Definition)))
-
-
-def compile_texts(tmp_path, texts: dict) -> dict:
-    """{name: CompileResult} of each text compiled by coqc (two at a time)."""
-    assert coqc_path() is not None, "coqc is not on the PATH (CI installs coq, libcoq-interval, libcoq-coqprime)"
-    paths = {}
-    for name, text in texts.items():
-        paths[name] = tmp_path / f"{name}.v"
-        paths[name].write_text(text)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(zip(paths, pool.map(lambda path: compile_file(path, timeout=120), paths.values())))
-    return results
-
-
-def strip_comments(text: str) -> str:
-    out, depth, i = [], 0, 0
-    while i < len(text):
-        if text.startswith("(*", i):
-            depth, i = depth + 1, i + 2
-        elif text.startswith("*)", i) and depth:
-            depth, i = depth - 1, i + 2
-        else:
-            if not depth:
-                out.append(text[i])
-            i += 1
-    assert depth == 0
-    return "".join(out)
 
 
 def scaled(text: str, factor: Fraction) -> str:

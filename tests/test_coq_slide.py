@@ -22,6 +22,8 @@ from certify.coq.slide import slide_obligations
 from certify.coq.terms import ESCAPE_HATCHES
 from certify.kernel.exact import format_rational, parse_exact
 
+from coqtext import failing_lemma, strip_comments
+
 ROOT = Path(__file__).resolve().parent.parent
 TINY = fmpq(1, 10**30)
 
@@ -43,30 +45,6 @@ def compile_text(text: str, folder: Path, name: str):
     path = folder / f"{name}.v"
     path.write_text(text, encoding="utf-8")
     return compile_file(path, timeout=300)
-
-
-def failing_lemma(text: str, message: str) -> str:
-    """The name of the lemma whose proof coqc rejected (the last 'Lemma NAME' at or above the error line)."""
-    match = re.search(r'line (\d+)', message)
-    assert match, message
-    lines = text.splitlines()[:int(match.group(1))]
-    names = [m.group(1) for line in lines if (m := re.match(r"Lemma (\w+) :", line))]
-    assert names, message
-    return names[-1]
-
-
-def strip_comments(text: str) -> str:
-    depth, out, i = 0, [], 0
-    while i < len(text):
-        if text.startswith("(*", i):
-            depth, i = depth + 1, i + 2
-        elif text.startswith("*)", i) and depth:
-            depth, i = depth - 1, i + 2
-        else:
-            if depth == 0:
-                out.append(text[i])
-            i += 1
-    return "".join(out)
 
 
 def test_library_certificates_compile(tmp_path):

@@ -12,19 +12,17 @@ from J to fewer; a forgery of those moves an end by 10^-6 relatively, far past w
 """
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 
 import pytest
 
 from certify.certificate import parse_certificate
-from certify.coq.compile import compile_file, coqc_path
 from certify.coq.export import coq_file
 from certify.coq.lemma import Lemma, NotExported
 from certify.coq.smooth import smooth_obligations
 from certify.kernel.exact import canonical_text
 from conftest import ROOT
-from coqtext import escape_hatches, strip_comments
+from coqtext import compile_texts, escape_hatches, failing_lemma, strip_comments
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "smooth").glob("smooth-*.json")}
 COMPILED = (5, 13)
@@ -54,16 +52,6 @@ FORGERIES = {
 }
 
 
-def failing_lemma(text: str, message: str) -> str | None:
-    """The name of the lemma holding the line coqc's error points at."""
-    match = re.search(r'File "[^"]*", line (\d+)', message)
-    if match is None:
-        return None
-    before = text.splitlines()[:int(match.group(1))]
-    names = [re.match(r"Lemma (\S+) :", line).group(1) for line in before if line.startswith("Lemma ")]
-    return names[-1] if names else None
-
-
 def forged(lemma: str) -> dict:
     claim, end, change = FORGERIES[lemma]
     document = library(13, keep=sorted({claim, "dead_zone_integral"} if claim in (
@@ -75,17 +63,11 @@ def forged(lemma: str) -> dict:
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
     """{name: (text, CompileResult)}: the library files of COMPILED and every forgery's file (two coqc at a time)."""
-    assert coqc_path() is not None, "coqc is not on the PATH (CI installs coq, libcoq-interval, libcoq-coqprime)"
     folder = tmp_path_factory.mktemp("coq_smooth")
     # the slowest first (a refused integral runs out of fuel: about 30 s), so the two workers end together
     texts = {f"forged_{lemma}": coq_file(forged(lemma)).text for lemma in FORGERIES}
     texts.update({f"library_{p}": coq_file(library(p)).text for p in COMPILED})
-    paths = {}
-    for name, text in texts.items():
-        paths[name] = folder / f"{name}.v"
-        paths[name].write_text(text)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(zip(paths, pool.map(lambda path: compile_file(path, timeout=180), paths.values())))
+    results = compile_texts(folder, texts, timeout=180)
     return {name: (texts[name], results[name]) for name in texts}
 
 

@@ -35,7 +35,7 @@ def add_parsers(commands) -> None:
 
 def run_coq(args) -> int:
     from ..certificate import parse_certificate
-    from ..check import Verdict, check_bytes, read_certificate_file
+    from ..check import check_bytes, read_certificate_file
     from ..coq.compile import coqc_path, compile_file
     from ..coq.export import write_coq_file
     from ..errors import MalformedCertificate

@@ -190,7 +190,7 @@ class _Slide:
                 "capture_invariants_after_capture", "capture_invariants",
                 f"capture_d (6 * {X}) ^ 2 - {p} ^ 2 / (2 * ({p} - 1)) * (6 * {X}) ^ 2 = {after}",
                 f"unfold capture_d. rewrite pow2_sqrt. field. "
-                f"apply Rplus_le_le_0_compat. apply pow2_ge_0. apply Rmult_le_pos; lra.",
+                "apply Rplus_le_le_0_compat. apply pow2_ge_0. apply Rmult_le_pos; lra.",
                 "after capture (at x = 6X) d^2 - kappa_p^2 x^2 is constant, its value at capture ((A.39))"))
         return lemmas
 
