@@ -50,8 +50,15 @@ def test_number_refuses_noncanonical_and_overlong_text():
 def test_rounding_is_outward_close_and_decimal(q, digits):
     down, up = Fraction(str(terms.round_down(q, digits))), Fraction(str(terms.round_up(q, digits)))
     assert down <= q <= up
-    # the unit is 10^(e - digits) with 10^(e-1) < |q|: within a relative 10^(1 - digits)
+    # the unit is 10^(e - digits + 1) with 10^e <= |q|: within a relative 10^(1 - digits)
     assert (q - down) < abs(q) * Fraction(10) ** (1 - digits) and (up - q) < abs(q) * Fraction(10) ** (1 - digits)
+    # at most ``digits`` significant digits, and the closest such decimal on its side (oracle: Decimal)
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Context
+
+    for value, rounding in ((down, ROUND_FLOOR), (up, ROUND_CEILING)):
+        context = Context(prec=digits, rounding=rounding, Emin=-10**6, Emax=10**6)
+        exact = context.divide(q.numerator, q.denominator)  # the operands are exact; only the quotient rounds
+        assert value == Fraction(exact), (q, digits, value, exact)
     for value in (down, up):
         denominator = value.denominator
         for prime in (2, 5):
@@ -75,6 +82,7 @@ def test_identifiers_and_comments():
     assert terms.ident("one-step", "a.b") == "one_step_a_b"
     assert terms.ident("0gate") == "c_0gate"
     assert terms.comment("a *) b (* c") == "(* a * ) b ( * c *)"
+    assert '"' not in terms.comment('component u_at_0" (* x')
 
 
 @pytest.mark.parametrize("bad", ["Admitted", "admit", "Axiom", "Parameter", "Hypothesis", "Conjecture", "(* x *)"])

@@ -95,21 +95,26 @@ def _round(value, digits: int, upward: bool) -> fmpq:
     if q == 0:
         return q
     magnitude = abs(q)
-    exponent = len(str(int(magnitude.p))) - len(str(int(magnitude.q)))  # 10^exponent within a factor 10 of |q|
-    scale = fmpq(10) ** (digits - exponent)
+    # the exact exponent: 10^exponent <= |q| < 10^(exponent + 1), from a digit-count estimate fixed up exactly
+    exponent = len(str(int(magnitude.p))) - len(str(int(magnitude.q)))
+    while fmpq(10) ** exponent > magnitude:
+        exponent -= 1
+    while fmpq(10) ** (exponent + 1) <= magnitude:
+        exponent += 1
+    scale = fmpq(10) ** (digits - 1 - exponent)  # one unit of the last of ``digits`` significant digits
     scaled = q * scale
     rounded = fmpz(scaled.ceil() if upward else scaled.floor())
     return fmpq(rounded) / scale
 
 
 def round_down(value, digits: int) -> fmpq:
-    """A decimal <= ``value`` within a relative 10^(1 - digits) of it, with about ``digits`` significant
-    digits (exact; equal if already that short)."""
+    """The largest decimal <= ``value`` with at most ``digits`` significant digits (exact; ``value`` itself
+    if it is that short); within a relative 10^(1 - digits) of it."""
     return _round(value, digits, upward=False)
 
 
 def round_up(value, digits: int) -> fmpq:
-    """A decimal >= ``value`` within a relative 10^(1 - digits) of it (see :func:`round_down`)."""
+    """The smallest decimal >= ``value`` with at most ``digits`` significant digits (see :func:`round_down`)."""
     return _round(value, digits, upward=True)
 
 
@@ -133,6 +138,8 @@ def check_term(term: str) -> str:
 
 
 def comment(text: str) -> str:
-    """A Coq comment holding ``text`` (comment delimiters inside are defused)."""
-    text = text.replace("(*", "( *").replace("*)", "* )")
+    """A Coq comment holding ``text``: comment delimiters are defused, and so are double quotes, because
+    Coq lexes strings inside comments (a quote in one comment and one in a later comment would hide the
+    code between them)."""
+    text = text.replace("(*", "( *").replace("*)", "* )").replace('"', "''")
     return f"(* {text} *)"
