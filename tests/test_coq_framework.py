@@ -130,3 +130,36 @@ def test_module_names():
     assert export.module_name(gd) == "gd_13_eta_1"
     assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1/3"))) == "gd_13_eta_1_3"
     assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="0.1"))) == "gd_13_eta_0_1"
+
+
+def test_a_field_no_lemma_states_is_listed_not_dropped():
+    """Fields and components the exporter does not know (a forged hi on a lower bound, an extra
+    component) are listed as not exported, in the summary and the file (found by review)."""
+    document = _dead13()
+    document["claims"]["gamma_condition"]["hi"] = "0.0001"
+    document["claims"]["hitting_time_box"]["components"] = {"extra": {"hi": "1"}}
+    coq = export.coq_file(document)
+    listed = {(item.claim, item.reason.split(" ")[0]) for item in coq.not_exported}
+    assert listed == {("gamma_condition", "hi"), ("hitting_time_box", "extra.hi")}
+    assert "not exported: gamma_condition (hi is stated by no lemma" in coq.summary()
+    assert "Not exported" in coq.text
+    assert export.coq_file(_dead13()).not_exported == ()
+
+
+def test_the_file_ties_radius_and_base_point_to_the_certificate(tmp_path):
+    """0 < r is proved (every box lemma is vacuous for r < 0), and the base point is the construction of
+    the parameters: a base point moved alone, or a negative radius, is refused by coqc in that lemma."""
+    from coqtext import compile_texts, failing_lemma
+
+    honest = export.coq_file(_dead13()).text
+    assert "Lemma radius_positive :\n  0 < (247 / 1000)." in honest
+    assert "Lemma base_point_w_at_0 :\n  (-2) = - 2." in honest
+    moved = _dead13()
+    moved["base_point"]["w"]["at_0"] = "-2.1"
+    negative = _dead13()
+    negative["radius"] = "-0.247"
+    texts = {"moved": export.coq_file(moved).text, "negative": export.coq_file(negative).text}
+    results = compile_texts(tmp_path, texts, timeout=300)
+    assert not results["moved"].ok and failing_lemma(texts["moved"], results["moved"].message) == "base_point_w_at_0"
+    assert not results["negative"].ok
+    assert failing_lemma(texts["negative"], results["negative"].message) == "radius_positive"

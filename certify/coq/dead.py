@@ -16,7 +16,7 @@ digits only (its ends rounded outward; the lemma names say so), with ``0 < T`` i
 
 from __future__ import annotations
 
-from .family import block_levels, fourier_fraction_lemmas, single_active_gate_lemmas
+from .family import FAMILY_BASE_POINT, base_point_lemmas, block_levels, fourier_fraction_lemmas, single_active_gate_lemmas
 from .family import radius as radius_term
 from .family import terminal_purity_gap_term
 from .lemma import Lemma
@@ -121,19 +121,17 @@ def _balance_lemmas(document: dict, t: _Terms) -> list[Lemma]:
     exact = _end(document, claim, "exact")
     base = (f"{t.u0} ^ 2 + ({p} - 1) * {t.uj} ^ 2 + ({t.v0} ^ 2 + ({p} - 1) * {t.vj} ^ 2)"
             f" - ({t.w0} ^ 2 + ({p} - 1) * {t.wj} ^ 2)")
-    # terminal state of the base point: u(T)(0) = v(T)(0) = (u(0) - v(0))/2, the other u, v unchanged;
-    # w(T) has the conserved mean mu and contrast g(T) = sqrt(Gamma0), Gamma0 = g^2 - c s^2 at time 0
-    mu = f"(({t.w0} + ({p} - 1) * {t.wj}) / {p})"
-    gamma0 = f"(({t.wj} - {t.w0}) ^ 2 - {t.c} * ({t.u0} + {t.v0}) ^ 2)"
-    half = f"(({t.u0} - {t.v0}) / 2)"
-    terminal = (f"{half} ^ 2 + ({p} - 1) * {t.uj} ^ 2 + ((- {half}) ^ 2 + ({p} - 1) * {t.vj} ^ 2)"
-                f" - ({p} * {mu} ^ 2 + ({p} - 1) / {p} * {gamma0})")
+    # the terminal state (2.8) of the construction, in the parameters (certify.kernel.dead's
+    # terminal_balance_quantity): u = v = (0, -B, ..., -B), w with mean mu = -A/p and contrast
+    # sqrt(Gamma), so ||w||^2 = p mu^2 + (p-1) Gamma/p; with the base_point lemmas this ties the
+    # certificate's base point, its parameters and the terminal state together
+    terminal = (f"2 * ({p} - 1) * {t.B} ^ 2 - ({p} * (- {t.A} / {p}) ^ 2 + ({p} - 1) / {p} * {t.Gamma})")
     return [
         Lemma(ident(claim, "base_point"), claim, f"{base} = {exact}", "field.",
               "||u||^2 + ||v||^2 - ||w||^2 at the base point, block by block"),
         Lemma(ident(claim, "terminal"), claim, f"{terminal} = {exact}", "field.",
-              "at the terminal state (2.8) of the base point: u(T)(0) = (u(0) - v(0))/2, mu conserved, "
-              "g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) g(T)^2/p ((A.37) with e = 0); "
+              "at the terminal state (2.8) of the construction (2.1): u = v = (0, -B, ..., -B), mu = -A/p "
+              "conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) Gamma/p ((A.37) with e = 0); "
               "Lemma A.8 (A.10) makes the quantity constant"),
     ]
 
@@ -216,7 +214,8 @@ def dead_obligations(document: dict) -> list:
     lemma, so :func:`certify.coq.export.coq_file` refuses the file.
     """
     builders = _builders(_Terms(document))
-    lemmas: list = []
+    lemmas: list = base_point_lemmas(document, FAMILY_BASE_POINT, "the base point is (2.1) = (A.48)-(A.49) "
+                                     "of the certificate's epsilon, A, B")
     for claim in document["claims"]:
         if claim in builders:
             lemmas += builders[claim](document)

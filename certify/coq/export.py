@@ -64,6 +64,14 @@ def module_name(document: dict) -> str:
     return ident(stem.replace("-", "_").replace(".", "_").replace("+", "_").replace("/", "_"))
 
 
+def radius_lemma(document: dict) -> Lemma:
+    """``radius_positive : 0 < r``: every box lemma quantifies over |x - c| <= r, vacuous for r < 0."""
+    from .terms import number, real
+
+    return Lemma("radius_positive", "radius", f"0 < {real(number(document['radius'], 'radius'))}", "lra.",
+                 "the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set")
+
+
 def obligations(document: dict) -> list:
     """The lemmas, definitions and non-exported claims of a certificate (see certify.coq.lemma): the
     theorem's exporter's, and :func:`certify.coq.gaussian.gaussian_lemmas` for the ``gaussian_probability``
@@ -82,16 +90,46 @@ def _gaussian(document: dict):
     return gaussian_lemmas(document)
 
 
+#: The fields of a claim (or of a component) that hold numbers a lemma must state.
+STATED_FIELDS = ("lo", "hi", "exact", "log10_lo", "log10_hi")
+
+
+def unstated_fields(document: dict, lemmas) -> list[NotExported]:
+    """A NotExported for every number of the certificate that no lemma states, so that a field or
+    component the exporter does not know (a forged ``hi`` on a lower-bound claim, an extra component)
+    is listed, never dropped in silence. Field ``f`` of claim ``c`` (component ``k``) is stated by a
+    lemma of ``c`` that lists it in ``fields`` or whose name is ``c[_k]_f`` or begins with
+    ``c[_k]_f_`` (for ``exact``: whose name is ``c[_k]`` or begins with ``c[_k]_``)."""
+    by_claim: dict[str, list[Lemma]] = {}
+    for lemma in lemmas:
+        by_claim.setdefault(lemma.claim, []).append(lemma)
+    missing = []
+    for claim, body in document["claims"].items():
+        parts = [(None, body)] + [(component, fields) for component, fields in body.get("components", {}).items()]
+        for component, fields in parts:
+            for field in STATED_FIELDS:
+                if field not in fields:
+                    continue
+                path = f"{component}.{field}" if component else field
+                prefix = ident(claim, component or "", "" if field == "exact" else field)
+                if not any(path in lemma.fields or lemma.name == prefix or lemma.name.startswith(prefix + "_")
+                           for lemma in by_claim.get(claim, ())):
+                    missing.append(NotExported(claim, f"{path} is stated by no lemma (not a field the exporter "
+                                                      "knows for this claim)"))
+    return missing
+
+
 def coq_file(document: dict, source: bytes | None = None) -> CoqFile:
     """The .v file of a parsed certificate ``document`` (``source``: its bytes, whose SHA-256 the
     header records). Raises ValueError if the exporter leaves a claim uncovered or repeats a name."""
-    items = obligations(document)
+    items = [radius_lemma(document), *obligations(document)]
     lemmas = tuple(item for item in items if isinstance(item, Lemma))
     not_exported = tuple(item for item in items if isinstance(item, NotExported))
     covered = {item.claim for item in lemmas} | {item.claim for item in not_exported}
     missing = [claim for claim in document["claims"] if claim not in covered]
     if missing:
         raise ValueError(f"the Coq exporter of {document['theorem']} covers no lemma of claim {missing[0]}")
+    not_exported += tuple(unstated_fields(document, lemmas))
     names = [item.name for item in items if isinstance(item, (Lemma, Definition))]
     if len(names) != len(set(names)) or "p_is_prime" in names:
         raise ValueError(f"the Coq exporter of {document['theorem']} repeats a name")

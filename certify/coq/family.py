@@ -100,3 +100,24 @@ def terminal_purity_gap_term(p: int, r: str, uv_lower: str, uv_upper: str, A: st
     w_lo, w_hi = abs_range(w_lower, w_upper)
     uv = (uv_lo, uv_hi, perturbation)
     return purity_gap_term(p, [uv, uv, (w_lo, w_hi, f"({perturbation} + {spread})")])
+
+
+#: The base point of the two-level family (2.1) = (A.48)-(A.49) as Coq terms in the parameters.
+FAMILY_BASE_POINT = {"u": ("{epsilon} / 2", "- {B}"), "v": ("{epsilon} / 2", "- {B}"), "w": ("- {A}", "0")}
+
+
+def base_point_lemmas(document: dict, construction: dict, paper: str) -> list[Lemma]:
+    """Lemmas tying the certificate's base point to its parameters: for each block and level,
+    ``level = formula`` with the formula of ``construction`` ({block: (at_0, elsewhere)}, Coq terms with
+    ``{name}`` for each parameter and ``{p}``), by lra. Without them a file could prove its parameter-based
+    claims (hitting time, purity gap) and its box claims about two different points. Claim ``base_point``
+    (not a claim id of the certificate: the base point is part of every claim)."""
+    values = {name: real(number(text, name)) for name, text in document["parameters"].items()}
+    values["p"] = str(int(document["p"]))
+    lemmas = []
+    for block, (at_0, elsewhere) in construction.items():
+        for level, formula in (("at_0", at_0), ("elsewhere", elsewhere)):
+            stated = real(number(document["base_point"][block][level], f"base_point.{block}.{level}"))
+            lemmas.append(Lemma(f"base_point_{block}_{level}", "base_point",
+                                f"{stated} = {formula.format(**values)}", "lra.", paper))
+    return lemmas

@@ -12,8 +12,9 @@ u and v merged). The file states, over Coq's reals,
 and proves ``0 < box_mass`` in full, ``lo' <= box_mass`` with lo' = M / 10 ^ E (or
 ``ln M - E * ln 10 <= ln box_mass`` when E exceeds :data:`~certify.coq.terms.MAX_LITERAL_DIGITS`)
 and ``log10_lo' <= ln box_mass / ln 10``, where lo' and log10_lo' are the certificate's numbers
-rounded down to as many significant digits as the proof reaches (about 10 and 12-15: the lemma
-names say how many).
+lowered by what the proof loses (s below, about 3p 10^-13 in logarithms) and rounded down to digits
+fixed by s alone (never by comparing the certificate's number with the truth, so that a forged end
+past the truth by more than about 5 s is refused by coqc; the lemma names say how many digits).
 
 Proof. The integrator of CoqInterval errs absolutely, so a far tail (a coordinate at -150 has mass
 about e^-11175) is first rescaled by the generic lemma
@@ -34,7 +35,8 @@ from __future__ import annotations
 from flint import acb, arb, fmpq, fmpz
 
 from .lemma import Definition, Lemma, NotExported
-from .terms import MAX_LITERAL_DIGITS, exact_number, number, real, round_down
+from ..kernel.exact import format_rational
+from .terms import MAX_LITERAL_DIGITS, exact_number, number, real, round_down, round_up
 from ..kernel.balls import working_precision
 
 CLAIM = "gaussian_probability"
@@ -60,10 +62,6 @@ INTEGRAL = "integral with (i_prec 80, i_degree 15)"
 #: interval on the log bound (a sum of terms up to 2.3e6 at slide p = 101, compared 2^-64 inside).
 INTERVAL = "interval with (i_prec 128)"
 PRECISION = 256  # bits of the Arb computations that choose L and the weakened ends
-MARGIN_BITS = 64  # a weakened end lies 2^-64 (relatively, in logarithms) inside what S proves
-#: Fewer significant digits than this and the end is not exported: the certificate's number is then
-#: off by more than the integrals' error, and the lemma would restate a wrong number, not weaken it.
-MIN_DIGITS = 6
 
 _RESCALE_PROOF = """intros c a b.
   rewrite <- (RInt_scal (V := R_CompleteNormedModule)).
@@ -134,21 +132,51 @@ def _lower_rational(value: arb) -> fmpq:
     return round_down(lower * (1 - RELATIVE_GAP), L_DIGITS)
 
 
-def _weakened(value: fmpq, proved: arb) -> tuple[fmpq, int | None]:
-    """(end, digits): ``value`` itself (digits None) if it lies safely below ``proved``, else ``value``
-    rounded down to as many significant digits as lie safely below."""
-    margin = (abs(proved) + 1) * arb(2) ** -MARGIN_BITS
+def _slack_upper(slack: arb) -> fmpq:
+    """A short rational s >= the ball ``slack`` (the proof's loss, in logarithms), s > 0."""
+    upper = fmpq(fmpz((slack.upper() * 2 ** PRECISION).ceil().unique_fmpz()), 2 ** PRECISION)
+    return round_up(max(upper, fmpq(1, 10 ** 30)), 2)
 
-    def safe(q):
-        return bool(arb(q) + margin < proved)
 
-    if safe(value):
-        return value, None
-    for digits in range(60, MIN_DIGITS - 1, -1):
-        rounded = round_down(value, digits)
-        if rounded != value and safe(rounded):
-            return rounded, digits
-    raise ValueError(f"log10_lo exceeds what the integrals prove at {MIN_DIGITS} significant digits")
+def _digits_for(relative: fmpq) -> int:
+    """Significant digits whose rounding unit (relative 10^(1 - k)) is at most ``relative``."""
+    k = 1
+    while fmpq(10) ** (1 - (k + 1)) >= relative:
+        k += 1
+    return k
+
+
+def _lowered_log10(log10_lo: fmpq, slack: fmpq) -> tuple[fmpq, int]:
+    """(end, digits) stated for the log10 twin: log10_lo - 4 s / ln 10 rounded down to ``digits``
+    significant digits, ``digits`` fixed by s and |log10_lo| (never by comparing with the truth), so
+    that an honest log10_lo gives a true lemma (the proof loses at most s in ln) and one forged past
+    the truth by more than about 5 s / ln 10 gives a false one, which coqc refuses."""
+    shift = 4 * slack * fmpq(1000, 2302)  # 4 s / ln 10, with 1000/2302 > 1/ln 10 = 0.43429...
+    target = log10_lo - shift
+    digits = _digits_for(slack / (abs(target) + 1) / 4)
+    return round_down(target, digits), digits
+
+
+def _lowered_lo(text: str, slack: fmpq) -> tuple[tuple[int, int], int]:
+    """((M, E), digits): lo (1 - 4 s), i.e. M' 10^-E', with its mantissa rounded down to ``digits``
+    significant digits, ``digits`` fixed by s alone; computed on the mantissa, never expanded (lo
+    reaches 10^-981117). An honest lo gives a true lemma; one forged past the truth by more than about
+    5 s (relatively) gives a false one."""
+    value = exact_number(text, "gaussian_probability.lo")
+    if value.denominator != 1 or value.numerator <= 0:
+        raise ValueError(f"lo = {text[:40]} is not a positive decimal")
+    digits = _digits_for(slack)
+    mantissa, exponent = fmpq(value.numerator) * (1 - 4 * slack), -value.exp10
+    length = len(str(int(mantissa.floor())))
+    shift = length - digits  # M' = floor(M (1 - 4 s) / 10^shift), E' = E - shift
+    scaled = mantissa / fmpq(10) ** shift if shift >= 0 else mantissa * fmpq(10) ** -shift
+    m = int(scaled.floor())
+    e = exponent - shift
+    while m % 10 == 0 and m:
+        m, e = m // 10, e - 1
+    if m <= 0:
+        raise ValueError("lo is too small to state")
+    return (m, e), digits
 
 
 def _lemmas(document: dict) -> list:
@@ -193,11 +221,13 @@ def _lemmas(document: dict) -> list:
 
     with working_precision(PRECISION):
         by_value: dict = {}  # value -> (lemma name, c, L)
+        rescaled_by_value: dict = {}  # value -> the rescaled integral (Arb), to measure the proof's loss
         for name, m, _ in coordinates:
             if m in by_value:
                 continue
             c = rescaling_centre(m, r)
-            L = _lower_rational(rescaled_integral(m, r, c))
+            rescaled_by_value[m] = rescaled_integral(m, r, c)
+            L = _lower_rational(rescaled_by_value[m])
             lemma_name = f"{CLAIM}_{name}_mass_lower"
             bound = f"exp (- {real(c)} ^ 2 / 2) * {real(L)}"
             items.append(Lemma(
@@ -225,13 +255,19 @@ def _lemmas(document: dict) -> list:
                            f"{independence}, each positive; so P(theta(0) in box) > 0; {why}"))
 
         # what S proves, with every number exact
-        log_bound = sum((k * (arb(L).log() - arb(c) ** 2 / 2) for (_, c, L), k in factors), arb(0))
-        ln10 = arb(10).log()
-        (mantissa, exponent), lo_digits = _weakened_lo(stated["lo"], log_bound)
-        suffix = "" if lo_digits is None else f"_{lo_digits}_digits"
-        statement_of = f"P(theta(0) in box) >= lo = {stated['lo']}"
-        if lo_digits is not None:
-            statement_of += f", here rounded down to {lo_digits} significant digits"
+        # the proof's loss s >= ln P - S: each coordinate's L sits RELATIVE_GAP below its integral. The
+        # stated ends are the certificate's moved down by 4 s and rounded to digits fixed by s, so the
+        # digits never depend on how close the certificate's own end is to the truth.
+        slack = _slack_upper(sum((k * (rescaled_by_value[c_m].log() - arb(L).log())
+                                  for ((_, c, L), k), c_m in zip(factors, (m for _, m, _ in coordinates))),
+                                 arb(0)))
+        (mantissa, exponent), lo_digits = _lowered_lo(stated["lo"], slack)
+        suffix = f"_{lo_digits}_digits"
+        statement_of = (f"P(theta(0) in box) >= lo = {stated['lo']}, here lowered by a relative 4 s = "
+                        f"{format_rational(4 * slack)} (what the integrals lose) and rounded down to {lo_digits} "
+                        "significant digits")
+        if exponent < 0:
+            raise ValueError("lo >= 1")
         if exponent <= MAX_LITERAL_DIGITS:
             written = f"{mantissa} / 10 ^ {exponent}"
             items.append(Lemma(
@@ -249,40 +285,13 @@ def _lemmas(document: dict) -> list:
                 f"{independence}; {statement_of} = {mantissa} 10^-{exponent}, in logarithms "
                 f"(its literal is too long for Coq); {why}", lo_digits))
 
-        log10_end, log10_digits = _weakened(log10_lo, log_bound / ln10)
-        suffix = "" if log10_digits is None else f"_{log10_digits}_digits"
-        statement_of = f"log10 P(theta(0) in box) >= log10_lo = {stated['log10_lo']}"
-        if log10_digits is not None:
-            statement_of += f", here rounded down to {log10_digits} significant digits"
+        log10_end, log10_digits = _lowered_log10(log10_lo, slack)
+        suffix = f"_{log10_digits}_digits"
+        statement_of = (f"log10 P(theta(0) in box) >= log10_lo = {stated['log10_lo']}, here lowered by "
+                        f"4 s / ln 10 and rounded down to {log10_digits} significant digits")
         items.append(Lemma(
             f"{CLAIM}_log10_lo{suffix}", CLAIM, f"{real(log10_end)} <= ln {BOX} / ln 10",
             f"apply Rle_trans with ({LOG_BOUND} / ln 10); [unfold {LOG_BOUND}; {INTERVAL} | ].\n"
             f"  unfold Rdiv. apply Rmult_le_compat_r; [{INTERVAL} | exact (proj2 {BOX_LN})].",
             f"{independence}; {statement_of}; {why}", log10_digits))
     return items
-
-
-def _weakened_lo(text: str, ln_bound: arb) -> tuple[tuple[int, int], int | None]:
-    """((M, E), digits): lo = M 10^-E itself (digits None) if ln lo lies safely below ``ln_bound``,
-    else lo's leading ``digits`` digits (rounded down), as many as are safely below. Compared in
-    logarithms, never expanded (lo reaches 10^-981117)."""
-    value = exact_number(text, "gaussian_probability.lo")
-    if value.denominator != 1 or value.numerator <= 0:
-        raise ValueError(f"lo = {text[:40]} is not a positive decimal")
-    mantissa, exponent = value.numerator, -value.exp10
-    while mantissa % 10 == 0 and exponent > 0:
-        mantissa, exponent = mantissa // 10, exponent - 1
-    margin = (abs(ln_bound) + 1) * arb(2) ** -MARGIN_BITS
-
-    def safe(m, e):
-        return bool(arb(m).log() - e * arb(10).log() + margin < ln_bound)
-
-    if exponent >= 0 and safe(mantissa, exponent):
-        return (mantissa, exponent), None
-    length = len(str(mantissa))
-    for digits in range(min(length - 1, 60), MIN_DIGITS - 1, -1):
-        drop = length - digits
-        m, e = mantissa // 10 ** drop, exponent - drop
-        if e >= 0 and safe(m, e):
-            return (m, e), digits
-    raise ValueError(f"lo exceeds what the integrals prove at {MIN_DIGITS} significant digits")

@@ -25,8 +25,8 @@ Lemmas per claim:
 
 from __future__ import annotations
 
-from .family import (BOX_TACTIC, block_levels, fourier_fraction_lemmas, radius, single_active_gate_lemmas,
-                     terminal_purity_gap_term)
+from .family import (BOX_TACTIC, FAMILY_BASE_POINT, base_point_lemmas, block_levels, fourier_fraction_lemmas,
+                     radius, single_active_gate_lemmas, terminal_purity_gap_term)
 from .lemma import Definition, Lemma, NotExported
 from .terms import ident, number, real
 
@@ -169,7 +169,8 @@ def base_step_contrasts_squared(document: dict) -> list[str]:
 
 def gd_obligations(document: dict) -> list[Lemma | Definition | NotExported]:
     """Every claim of a gd certificate except gaussian_probability (certify.coq.gaussian's)."""
-    items: list = []
+    items: list = base_point_lemmas(document, FAMILY_BASE_POINT, "the base point is (A.48)-(A.49) = (2.1) of "
+                                    "the certificate's epsilon, A, B")
     claims = document["claims"]
     if "single_active_gate" in claims:
         items += single_active_gate_lemmas(document, "before the step, (A.48)-(A.49)")

@@ -20,7 +20,9 @@ class Lemma:
     ``claim``: the claim id it proves (part of); ``paper``: which lemma of the paper turns the
     numerical fact into the claim (the comment above it); ``digits``: None if the statement uses the
     certificate's numbers exactly, else the number of significant digits its ends were rounded
-    outward to (a weaker statement: the name must say so, e.g. ``hitting_time_lo_12_digits``).
+    outward to (a weaker statement: the name must say so, e.g. ``hitting_time_lo_12_digits``);
+    ``fields``: the claim's fields it states (``"lo"``, ``"u_at_0.hi"``), when its name does not say
+    so by the rule of :func:`certify.coq.export.unstated_fields`.
     """
 
     name: str
@@ -29,6 +31,7 @@ class Lemma:
     proof: str
     paper: str
     digits: int | None = None
+    fields: tuple[str, ...] = ()
 
     def __post_init__(self):
         check_term(self.statement)
