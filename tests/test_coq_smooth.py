@@ -7,11 +7,15 @@ certificate keeps the forged claim only (and dead_zone_integral, which the claim
 so that its file fails in the forged lemma or in none. coqc is required: these tests fail when it is missing.
 
 J(smax) = int_0^smax sigma_eps/sigma_eps' ds (sigma_eps defined from f and psi, sigma_eps' by Derive) is
-proved to 11 significant digits only (CoqInterval's ``integral``), and the claims computed
-from J to fewer; a forgery of those moves an end by 10^-6 relatively, far past what is proved.
+proved to 11 significant digits only (CoqInterval's ``integral``) in an enclosure whose ends the exporter
+chooses, and the claims computed from J to fewer through that enclosure; a forgery of those moves an end
+by 10^-6 relatively, far past what is proved. Widening the certificate's own J changes nothing downstream
+(the reviewer's forgery: J widened to 5 digits and g_condition.lo raised by 2e-4 relatively). The base
+point is tied to the parameters: moving w.at_0 alone is refused.
 """
 
 import re
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -20,6 +24,7 @@ from certify.certificate import parse_certificate
 from certify.coq.export import coq_file
 from certify.coq.lemma import Lemma, NotExported
 from certify.coq.smooth import smooth_obligations
+from certify.coq.terms import real
 from certify.kernel.exact import canonical_text
 from conftest import ROOT
 from coqtext import compile_texts, escape_hatches, failing_lemma, strip_comments
@@ -42,14 +47,19 @@ def shift(text: str, factor) -> str:
     return canonical_text(Fraction(text) * Fraction(factor))
 
 
+J_TERM = "(smooth_J 2 (1 + 2 * (247 / 1000)))"
 TINY, SMALL = Fraction(1, 10**30), Fraction(1, 10**6)
 #: (claim, end, new text from the old, the lemma coqc must stop in). Every new end lies past the truth.
 FORGERIES = {
     "dead_zone_integral_11_digits": ("dead_zone_integral", "lo", lambda x: shift(x, 1 + Fraction(1, 10**8))),
-    "purity_gap_box_lo_10_digits": ("purity_gap_box", "lo", lambda x: shift(x, 1 + SMALL)),
+    "purity_gap_box_lo_9_digits": ("purity_gap_box", "lo", lambda x: shift(x, 1 + SMALL)),
     "single_active_gate_lo_positive": ("single_active_gate", "lo", lambda x: shift(x, -1)),
     "terminal_fourier_fraction_value": ("terminal_fourier_fraction", "exact", lambda x: shift(x, 1 + TINY)),
 }
+
+
+#: The reviewer's widened (still true) J at p = 13: 5 digits instead of 45.
+WIDE_J = {"lo": "0.372887011592", "hi": "0.372894469408"}
 
 
 def forged(lemma: str) -> dict:
@@ -60,12 +70,29 @@ def forged(lemma: str) -> dict:
     return document
 
 
+def wide_J_forgery() -> dict:
+    """The reviewer's forgery: J widened (still true) and g_condition.lo raised by 2e-4 relatively."""
+    document = library(13, keep=["dead_zone_integral", "g_condition"])
+    document["claims"]["dead_zone_integral"].update(WIDE_J)
+    document["claims"]["g_condition"]["lo"] = shift(document["claims"]["g_condition"]["lo"], 1 + Fraction(2, 10**4))
+    return document
+
+
+def base_point_forgery() -> dict:
+    """w.at_0 moved (and nothing else): the box lemmas would speak of another point than the parameters'."""
+    document = library(13, keep=["single_active_gate", "terminal_fourier_fraction"])
+    document["base_point"]["w"]["at_0"] = shift(document["base_point"]["w"]["at_0"], Fraction(101, 100))
+    return document
+
+
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
     """{name: (text, CompileResult)}: the library files of COMPILED and every forgery's file (two coqc at a time)."""
     folder = tmp_path_factory.mktemp("coq_smooth")
     # the slowest first (a refused integral runs out of fuel: about 30 s), so the two workers end together
     texts = {f"forged_{lemma}": coq_file(forged(lemma)).text for lemma in FORGERIES}
+    texts["forged_wide_J"] = coq_file(wide_J_forgery()).text
+    texts["forged_base_point"] = coq_file(base_point_forgery()).text
     texts.update({f"library_{p}": coq_file(library(p)).text for p in COMPILED})
     results = compile_texts(folder, texts, timeout=180)
     return {name: (texts[name], results[name]) for name in texts}
@@ -85,12 +112,71 @@ def test_forged_bound_is_rejected_in_its_lemma(compiled, lemma):
     assert failing_lemma(text, result.message) == lemma, result.message
 
 
+def test_wide_J_and_raised_g_condition_is_rejected(compiled):
+    """Widening the certificate's J does not weaken g_condition: its lemma has the honest file's digits
+    (it goes through smooth_J_enclosure, not the certificate's J), and coqc refuses the raised lo."""
+    text, result = compiled["forged_wide_J"]
+    honest = {item.name for item in smooth_obligations(library(13)) if isinstance(item, Lemma)}
+    names = [item.name for item in smooth_obligations(wide_J_forgery()) if isinstance(item, Lemma)]
+    g_lemma = [name for name in names if name.startswith("g_condition_lo_") and name.endswith("_digits")]
+    assert len(g_lemma) == 1 and g_lemma[0] in honest, names
+    assert int(g_lemma[0].split("_")[3]) >= 9
+    # the certificate's own (short) J ends lie outside the enclosure: stated as they are, in full
+    assert "dead_zone_integral_lo_hi" in names and "dead_zone_integral_11_digits" not in names
+    assert not result.ok, "coqc accepted g_condition.lo raised by 2e-4 behind a widened J"
+    assert failing_lemma(text, result.message) == g_lemma[0], result.message
+
+
+def test_moved_base_point_is_rejected(compiled):
+    text, result = compiled["forged_base_point"]
+    assert not result.ok, "coqc accepted a base point that is not (A.48)-(A.49) of the parameters"
+    assert failing_lemma(text, result.message) == "base_point_w_at_0", result.message
+
+
+def test_J_claims_do_not_depend_on_the_certificate_J():
+    """The statements of g_condition, purity_gap_box and terminal_displacement_box, and the enclosure they
+    use, are the same whatever the certificate says about J (honest, widened, or absent)."""
+    def downstream(document):
+        return {item.name: item.statement for item in smooth_obligations(document) if isinstance(item, Lemma)
+                and (item.claim in ("g_condition", "purity_gap_box", "terminal_displacement_box")
+                     or item.name == "smooth_J_enclosure")}
+
+    honest = library(13)
+    wide = library(13)
+    wide["claims"]["dead_zone_integral"].update(WIDE_J)
+    absent = library(13)
+    del absent["claims"]["dead_zone_integral"]
+    assert downstream(honest) == downstream(wide) == downstream(absent)
+    assert len(downstream(honest)) == 8
+
+
+def test_dead_zone_digits_in_the_name_are_true():
+    """dead_zone_integral's lemma says 11_digits only when an end is rounded (to exactly 11 significant
+    digits); ends outside the enclosure are stated as the certificate writes them."""
+    def lemma(lo, hi):
+        document = library(13, keep=["dead_zone_integral"])
+        document["claims"]["dead_zone_integral"].update(lo=lo, hi=hi)
+        found = [item for item in smooth_obligations(document)
+                 if isinstance(item, Lemma) and item.claim == "dead_zone_integral" and item.fields]
+        assert len(found) == 1
+        return found[0]
+
+    short = lemma("0.3728", "0.373")
+    assert short.name == "dead_zone_integral_lo_hi" and short.digits is None
+    assert short.statement == f"{real(Fraction('0.3728'))} <= {J_TERM} <= {real(Fraction('0.373'))}"
+    mixed = lemma("0.3728", library(13)["claims"]["dead_zone_integral"]["hi"])
+    assert mixed.name == "dead_zone_integral_11_digits" and mixed.digits == 11
+    n, d = map(int, re.search(r"<= \((\d+) / (\d+)\)$", mixed.statement).groups())
+    hi = Decimal(n) / Decimal(d)
+    assert Decimal(n) / hi == d and len(hi.normalize().as_tuple().digits) <= 11
+
+
 @pytest.mark.parametrize("p", sorted(LIBRARY))
 def test_every_claim_but_gaussian_is_covered(p):
     document = parse_certificate(LIBRARY[p].read_bytes())
     items = smooth_obligations(document)
     covered = {item.claim for item in items if isinstance(item, (Lemma, NotExported))}
-    assert covered == set(document["claims"]) - {"gaussian_probability"}
+    assert covered == set(document["claims"]) - {"gaussian_probability"} | {"base_point"}
     assert not [item for item in items if isinstance(item, NotExported)]
     lemmas = [item for item in items if isinstance(item, Lemma)]
     names = [item.name for item in lemmas]
@@ -100,7 +186,8 @@ def test_every_claim_but_gaussian_is_covered(p):
     assert weakened == {"dead_zone_integral", "g_condition", "terminal_displacement_box", "purity_gap_box"}
     assert all(item.digits >= 7 for item in lemmas if item.digits is not None)
     # every sign the theorem rests on is a lemma of its own, in full, about the real quantity
-    for name in ("single_active_gate_lo_positive", "g_condition_positive", "g_condition_lo_positive",
+    for name in ("base_point_u_at_0", "base_point_w_at_0", "base_point_w_elsewhere", "smooth_J_enclosure",
+                 "single_active_gate_lo_positive", "g_condition_positive", "g_condition_lo_positive",
                  "purity_gap_box_positive", "purity_gap_box_lo_positive"):
         assert name in names and lemmas[names.index(name)].digits is None
     assert not any("gaussian" in item.claim for item in lemmas)
@@ -127,6 +214,15 @@ def test_statements_use_the_certificate_numbers():
     lo, hi = Fraction(int(match.group(1)), int(match.group(2))), Fraction(int(match.group(3)), int(match.group(4)))
     J_lo, J_hi = Fraction(claims["dead_zone_integral"]["lo"]), Fraction(claims["dead_zone_integral"]["hi"])
     assert lo <= J_lo < J_hi <= hi and hi - lo < J_lo / 10**9
+    # the enclosure the claims computed from J use: the exporter's, proved by integral, about as narrow
+    match = re.search(r"Lemma smooth_J_enclosure :\n  \((\d+) / (\d+)\) <= \(smooth_J 2 \(1 \+ 2 \* "
+                      r"\(247 / 1000\)\)\) <= \((\d+) / (\d+)\)\.\nProof\.\n  unfold smooth_J\.", text)
+    assert match, "the enclosure lemma"
+    E_lo, E_hi = Fraction(int(match.group(1)), int(match.group(2))), Fraction(int(match.group(3)), int(match.group(4)))
+    assert lo <= E_lo < J_lo < J_hi < E_hi <= hi and E_hi - E_lo < J_lo / 10**9
+    assert "pose proof smooth_J_enclosure. lra." in text and "pose proof dead_zone_integral" not in text
+    # the base point is (A.48)-(A.49) of the parameters
+    assert "Lemma base_point_w_at_0 :\n  (-2) = - 2." in text
     assert "Definition smooth_J : R -> R -> R := fun e s0 => RInt (smooth_ratio e) 0 s0." in text
     # sigma/sigma' is written from the paper's f, psi and sigma_eps (A.1), with Coquelicot's Derive
     assert "Definition smooth_f : R -> R := fun t => if Rlt_dec 0 t then exp (- (1 / t)) else 0." in text

@@ -14,12 +14,21 @@ with Coquelicot's ``Derive``, and J(s0) = int_0^s0 sigma_eps/sigma_eps' ds (A.66
 
 J(smax) = int_0^d + int_d^smax: the first piece by that bound, the second by CoqInterval's
 ``integral`` on the closed form (whose essential singularity at 0 keeps ``integral`` away from 0).
-The integral reaches about 11 significant digits in about 8 s, not the certificate's 45: the claim
-``dead_zone_integral`` is proved with its ends moved outward and rounded (the lemma's name says how
-many digits are kept), and so are the claims computed from J (g_condition, terminal_displacement_box,
-purity_gap_box); each sign the theorem rests on (gmin^2 - J > 0, purity gap > 0, and each claim's
-lo > 0) is proved in full. The digit counts depend only on how wide J's proved enclosure is, never on
-the claim's own end, so a forged end past the truth by more than about 10^-(k-1) is refused by coqc.
+The integral reaches about 11 significant digits in about 8 s, not the certificate's 45. It proves
+``smooth_J_enclosure``, an enclosure of J whose ends the exporter chooses itself, never from the
+certificate: python-flint's ``acb.integral`` of the same closed form on [d, smax] (plus [0, 2 d^3/eps]
+for [0, d]), moved outward by the integral's expected width and rounded outward to 11 digits. The
+claims computed from J (g_condition, terminal_displacement_box, purity_gap_box) use that lemma only,
+so their digit counts and ends do not depend on what the certificate says about J (a widened J cannot
+buy a forged g_condition fewer digits); each sign the theorem rests on (gmin^2 - J > 0, purity gap > 0,
+and each claim's lo > 0) is proved in full. The claim ``dead_zone_integral`` states the certificate's
+own ends: an end outside the enclosure exactly (by lra), an end inside it moved outward by twice the
+integral's width and rounded outward to 11 digits (the lemma's name then says ``11_digits``), by lra
+when the enclosure lies inside and else by its own ``integral``. A forged end past the truth by more
+than about 10^-(k-1) relatively is refused by coqc.
+
+The base point is tied to the parameters by certify.coq.family.base_point_lemmas ((A.48)-(A.49)), so
+the box lemmas and the parameter-based lemmas speak of the same point.
 
 Box quantities (certify.kernel.smooth.smooth_box_bounds): smax = epsilon + 2r, gmin = (p-1)(A-2r)/p,
 gmax = (p-1)(A+2r)/p, g_* = sqrt(gmin^2 - J), Mmax = min(J/(2 g_*), gmax - g_*),
@@ -32,9 +41,9 @@ from __future__ import annotations
 
 import math
 
-from flint import arb, ctx, fmpq
+from flint import acb, arb, ctx, fmpq
 
-from .family import fourier_fraction_lemmas, single_active_gate_lemmas
+from .family import FAMILY_BASE_POINT, base_point_lemmas, fourier_fraction_lemmas, single_active_gate_lemmas
 from .family import radius as radius_term
 from .family import terminal_purity_gap_term
 from .lemma import Definition, Lemma, NotExported
@@ -325,29 +334,87 @@ def _bits(digits: int) -> int:
 
 # --- the claims ---
 
-def _j_parameters(document: dict, t: _Terms) -> tuple[int, fmpq, fmpq]:
-    """(k, lo_k, hi_k) of the J lemma: J_DIGITS digits, the ends moved outward by the integral's
-    expected enclosure width and the bound of the piece [0, d] (whatever the certificate's ends)."""
-    ends = document["claims"]["dead_zone_integral"]
-    lo, hi = number(ends["lo"], "dead_zone_integral.lo"), number(ends["hi"], "dead_zone_integral.hi")
+#: The lemma enclosing J(smax) with the exporter's own ends (the claims computed from J use it).
+J_ENCLOSURE = "smooth_J_enclosure"
+
+
+def _integral_width(value) -> fmpq:
+    """The width ``integral`` is expected to leave on J (a power of 2 near J 10^-(J_DIGITS + 1.5))."""
+    return fmpq(2) ** math.floor(math.log2(float(value)) - (J_DIGITS + 1.5) * math.log2(10))
+
+
+def _closed_form_integral(t: _Terms) -> arb | None:
+    """int_d^smax s phi(s/eps) ds by python-flint's rigorous acb.integral (kernel-independent), or None."""
+    with ctx.workprec(96):
+        e = acb(_ball(t.q["eps_smooth"]))
+
+        def integrand(s, analytic):
+            u = s / e
+            R = (1 / (1 - u) - 1 / u).exp()
+            return s * (R + 1) / (R + 1 + 1 / u + u / (1 - u) ** 2)
+
+        value = acb.integral(integrand, acb(_ball(t.d_q)), acb(_ball(t.smax_q)), rel_tol=arb(2) ** -70)
+        if not (value.real.is_finite() and value.imag.contains(0) and value.real.rad() < abs(value.real.mid()) * 1e-20):
+            return None
+        return value.real
+
+
+def _j_enclosure(t: _Terms) -> tuple[fmpq, fmpq] | None:
+    """(lo, hi) of smooth_J_enclosure: python-flint's enclosure of int_d^smax, plus [0, tail] for
+    [0, d], moved outward by twice the integral's expected width and rounded outward to J_DIGITS
+    digits. Chosen by the exporter, never from the certificate; proved by ``integral``."""
+    interior = _closed_form_integral(t)
+    if interior is None or not interior > 0:
+        return None
+    lower = fmpq(int((interior.lower() * 2**200).floor().unique_fmpz()), 2**200)
+    upper = fmpq(int((interior.upper() * 2**200).ceil().unique_fmpz()), 2**200)
     tail = 2 * t.d_q**3 / t.q["eps_smooth"]
-    width = fmpq(2) ** math.floor(math.log2(float(lo)) - (J_DIGITS + 1.5) * math.log2(10))
-    slack = 2 * width + tail
-    return J_DIGITS, round_down(lo - slack, J_DIGITS), round_up(hi + slack + tail, J_DIGITS)
+    slack = 2 * _integral_width(lower)
+    return round_down(lower - slack, J_DIGITS), round_up(upper + slack + 2 * tail, J_DIGITS)
 
 
-def _dead_zone_lemmas(t: _Terms, k: int, lo: fmpq, hi: fmpq) -> list:
-    claim = "dead_zone_integral"
+def _j_integral_proof(t: _Terms, lo: fmpq, hi: fmpq) -> str:
+    """A proof of lo <= J(smax) <= hi: Chasles at d, the piece [0, d] by smooth_J_near_zero, [d, smax] by integral."""
     e, d, smax = t.e, t.d, t.smax
     tail = f"({d} * ({d} * (2 * ({d} / {e}))))"
     closed = f"RInt (fun s => s * smooth_phi (s / {e})) {d} {smax}"
-    proof = (f"unfold smooth_J. rewrite (smooth_J_split {e} 0 {d} {smax}) by lra. "
-             f"rewrite (smooth_J_interior {e} {d} {smax}) by lra. "
-             f"pose proof (smooth_J_near_zero {e} {d} ltac:(lra) ltac:(lra) ltac:(lra)) as H0. "
-             f"assert (H1 : {real(lo)} <= {closed} <= {real(hi)} - {tail}) "
-             f"by (unfold smooth_phi; {J_INTEGRAL}). lra.")
-    return [Lemma(ident(claim, f"{k}_digits"), claim, f"{real(lo)} <= {t.J} <= {real(hi)}", proof,
-                  PAPER_J + "; the piece [0, d] by smooth_J_near_zero, [d, smax] by CoqInterval's integral", digits=k)]
+    return (f"unfold smooth_J. rewrite (smooth_J_split {e} 0 {d} {smax}) by lra. "
+            f"rewrite (smooth_J_interior {e} {d} {smax}) by lra. "
+            f"pose proof (smooth_J_near_zero {e} {d} ltac:(lra) ltac:(lra) ltac:(lra)) as H0. "
+            f"assert (H1 : {real(lo)} <= {closed} <= {real(hi)} - {tail}) "
+            f"by (unfold smooth_phi; {J_INTEGRAL}). lra.")
+
+
+def _enclosure_lemma(t: _Terms, lo: fmpq, hi: fmpq) -> Lemma:
+    return Lemma(J_ENCLOSURE, "dead_zone_integral", f"{real(lo)} <= {t.J} <= {real(hi)}", _j_integral_proof(t, lo, hi),
+                 PAPER_J + "; an enclosure whose ends the exporter chooses (python-flint's acb.integral of the "
+                 "closed form, rounded outward), not the certificate's: the claims computed from J use it; "
+                 "the piece [0, d] by smooth_J_near_zero, [d, smax] by CoqInterval's integral")
+
+
+def _dead_zone_lemma(document: dict, t: _Terms, enclosure: tuple[fmpq, fmpq]) -> Lemma:
+    """The claim dead_zone_integral with the certificate's own ends: an end outside the enclosure as it
+    is, an end inside it moved outward by twice the integral's width and rounded outward to J_DIGITS
+    digits (then, and only then, the name says so); by lra from the enclosure when it lies inside the
+    stated ends (or when an end lies past the enclosure, which lra then refuses), else by its own integral."""
+    claim = "dead_zone_integral"
+    E_lo, E_hi = enclosure
+    lo, hi = _end(document, claim, "lo"), _end(document, claim, "hi")
+    tail = 2 * t.d_q**3 / t.q["eps_smooth"]
+    weakened = False
+    if lo > E_lo:
+        lo, weakened = round_down(lo - 4 * _integral_width(abs(lo)) - tail, J_DIGITS), True
+    if hi < E_hi:
+        hi, weakened = round_up(hi + 4 * _integral_width(abs(hi)) + 2 * tail, J_DIGITS), True
+    if (lo <= E_lo and E_hi <= hi) or lo > E_hi or hi < E_lo:
+        # the enclosure proves the ends, or contradicts them (then no integral can prove them: lra fails fast)
+        proof = f"pose proof {J_ENCLOSURE}. lra."
+    else:
+        proof = _j_integral_proof(t, lo, hi)
+    digits = J_DIGITS if weakened else None
+    name = ident(claim, f"{J_DIGITS}_digits") if weakened else ident(claim, "lo_hi")
+    return Lemma(name, claim, f"{real(lo)} <= {t.J} <= {real(hi)}", proof,
+                 PAPER_J + f"; from {J_ENCLOSURE} or by CoqInterval's integral", digits=digits, fields=("lo", "hi"))
 
 
 DEPENDS_ON_J = ("dead_zone_integral", "g_condition", "terminal_displacement_box", "purity_gap_box")
@@ -357,24 +424,28 @@ def smooth_obligations(document: dict) -> list:
     """The definitions and lemmas of every claim of a ``smooth`` certificate but ``gaussian_probability``.
 
     Claims are taken in the certificate's order; the definitions, the general lemmas and the J lemma
-    come first when a claim needs J (the J lemma is the claim ``dead_zone_integral``'s).
+    come first when a claim needs J, with the exporter's own enclosure of J (:data:`J_ENCLOSURE`) that
+    the claims computed from J use; the base point's lemmas (tied to the parameters) come first of all.
     """
     t = _Terms(document)
     claims = document["claims"]
     needs_J = [claim for claim in DEPENDS_ON_J if claim in claims]
     reason = None
-    if needs_J and "dead_zone_integral" not in claims:
-        reason = "J(smax) is bounded only through the certificate's claim dead_zone_integral, which is absent"
-    elif not (0 < t.smax_q < t.q["eps_smooth"] and 2 * t.d_q < t.smax_q):
+    if not (0 < t.smax_q < t.q["eps_smooth"] and 2 * t.d_q < t.smax_q):
         reason = ("J(smax) is proved only for smax = epsilon + 2r < eps_smooth (the file encloses the closed "
                   "form on (0, eps); the identity part and the singularity at t = 1 are not written)")
-    items: list = []
-    parameters = None
+    enclosure = None
     if needs_J and reason is None:
-        parameters = _j_parameters(document, t)
+        enclosure = _j_enclosure(t)
+        if enclosure is None:
+            reason = "python-flint's integral of the closed form on [d, smax] did not converge"
+    items: list = list(base_point_lemmas(document, FAMILY_BASE_POINT, WHERE))
+    if enclosure is not None:
         items += DEFINITIONS
         items += [Lemma(name, "dead_zone_integral", statement, proof, paper) for name, statement, proof, paper in HELPERS]
-        items += _dead_zone_lemmas(t, *parameters)
+        items.append(_enclosure_lemma(t, *enclosure))
+        if "dead_zone_integral" in claims:
+            items.append(_dead_zone_lemma(document, t, enclosure))
     for claim in claims:
         if claim == "single_active_gate":
             items += single_active_gate_lemmas(document, WHERE)
@@ -386,7 +457,7 @@ def smooth_obligations(document: dict) -> list:
         elif claim in DEPENDS_ON_J and reason is not None:
             items.append(NotExported(claim, reason))
         elif claim in DEPENDS_ON_J and claim != "dead_zone_integral":
-            items += _j_claim(document, t, claim, parameters)
+            items += _j_claim(document, t, claim, enclosure)
         elif claim not in DEPENDS_ON_J and claim != "gaussian_probability":
             items.append(NotExported(claim, "not a claim of theorem smooth known to this exporter"))
     return items
@@ -398,9 +469,11 @@ def _lo_positive(document: dict, claim: str) -> Lemma:
                  f"{claim}: lo > 0, as the claim states")
 
 
-def _j_claim(document: dict, t: _Terms, claim: str, parameters) -> list:
-    k_J, lo_J, hi_J = parameters
-    J_lemma = ident("dead_zone_integral", f"{k_J}_digits")
+def _j_claim(document: dict, t: _Terms, claim: str, enclosure: tuple[fmpq, fmpq]) -> list:
+    """The lemmas of a claim computed from J, through the exporter's enclosure of J only (its digit
+    count and ends never depend on the certificate's own J ends)."""
+    lo_J, hi_J = enclosure
+    J_lemma = J_ENCLOSURE
     with ctx.workprec(256):
         J_ball = _between(lo_J, hi_J)
         if claim == "g_condition":
@@ -412,7 +485,7 @@ def _j_claim(document: dict, t: _Terms, claim: str, parameters) -> list:
         end = "hi" if upward else "lo"
         weakened = _weakened(_end(document, claim, end), ball, upward)
     if weakened is None:
-        return [NotExported(claim, f"J's bounds to {k_J} digits leave fewer than 3 digits of {end}")]
+        return [NotExported(claim, f"J's bounds to {J_DIGITS} digits leave fewer than 3 digits of {end}")]
     k, value = weakened
     name = ident(claim, end, f"{k}_digits")
     if claim == "g_condition":
