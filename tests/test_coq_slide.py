@@ -91,7 +91,38 @@ def forge_invariant(d):
 def forge_capture_time(d):
     entry = d["claims"]["capture_time"]
     _set(entry, "log10_lo", value(entry["log10_lo"]) + fmpq(1, 10**9))
-    return None  # the weakened lemma's name depends on its digits: any capture_time_log10_* lemma
+    return None  # the weakened lemma's name depends on its digits: any capture_time_log10_lo_* lemma
+
+
+def forge_capture_lo_far(d):
+    d["claims"]["capture_time"]["lo"] = "1e600"  # T is about 1e67 (p = 5): lo past the truth by 10^533
+    return "capture_time_lo_13_digits"
+
+
+def forge_capture_lo(d):
+    entry = d["claims"]["capture_time"]
+    _set(entry, "lo", value(entry["lo"]) * (1 + fmpq(1, 10**10)))  # past the truth by more than 13 digits resolve
+    return "capture_time_lo_13_digits"
+
+
+def forge_capture_hi(d):
+    entry = d["claims"]["capture_time"]
+    _set(entry, "hi", value(entry["hi"]) * (1 - fmpq(1, 10**10)))
+    return "capture_time_hi_13_digits"
+
+
+def forge_capture_consistent(d):
+    """lo and log10_lo moved past the truth together: the enclosure itself is false (integral fails)."""
+    entry = d["claims"]["capture_time"]
+    _set(entry, "lo", value(entry["lo"]) * (1 + fmpq(1, 10**9)))
+    _set(entry, "log10_lo", value(entry["log10_lo"]) + fmpq(1, 10**9))
+    return "capture_time_ln_enclosure"
+
+
+def forge_base_point(d):
+    """Only the base point's w(0) moved: the parameters (d0 = 2 p gamma_*) and the box disagree."""
+    d["base_point"]["w"]["at_0"] = format_rational(value(d["base_point"]["w"]["at_0"]) + fmpq(1, 1000))
+    return "base_point_w_at_0"
 
 
 def forge_kappa(d):
@@ -135,10 +166,13 @@ def forge_region_sign(d):
     return "region_box_gamma_minus_gamma_star_lo_positive"
 
 
-#: Each forged file compiles in about 2 s (coqc stops at the forged lemma); capture_time's, which must
-#: exhaust the integral's fuel before it fails, takes about 20 s and is run once.
+#: Each forged file compiles in about 2 s (coqc stops at the forged lemma); capture_time's pass the
+#: enclosure integral first (a few seconds) and fail in interval, except the consistent one, which must
+#: exhaust the integral's fuel before it fails (about 20 s).
 FORGERIES = [forge_admissibility, forge_admissibility_sign, forge_invariant, forge_kappa, forge_direction,
              forge_direction_elsewhere, forge_fraction, forge_loss, forge_region_sign]
+CAPTURE_FORGERIES = [forge_capture_consistent, forge_capture_time, forge_capture_lo_far, forge_capture_lo,
+                     forge_capture_hi]
 
 
 def test_forged_certificates_are_rejected(tmp_path):
@@ -147,20 +181,25 @@ def test_forged_certificates_are_rejected(tmp_path):
     for forge in FORGERIES:
         document = forged(5)
         jobs.append((forge.__name__, forge(document), coq_file(document).text))
-    document = forged(5, keep_capture_time=True)
-    jobs.append(("forge_capture_time", forge_capture_time(document), coq_file(document).text))
+    for forge in CAPTURE_FORGERIES:
+        document = forged(5, keep_capture_time=True)
+        jobs.append((forge.__name__, forge(document), coq_file(document).text))
+    document = copy.deepcopy(certificate(5))  # the whole certificate, only w(0) moved
+    jobs.append(("forge_base_point", forge_base_point(document), coq_file(document).text))
 
     def run(job):
         name, _, text = job
         return compile_text(text, tmp_path / name, "forged")
 
+    order = sorted(jobs, key=lambda job: job[0] != "forge_capture_consistent")  # the slow one first
     with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(run, jobs[::-1]))[::-1]  # the slow one first
-    for (name, lemma, text), result in zip(jobs, results):
+        results = dict(zip((job[0] for job in order), pool.map(run, order)))
+    for name, lemma, text in jobs:
+        result = results[name]
         assert not result.ok, f"{name}: coqc accepted a forged certificate"
         rejected = failing_lemma(text, result.message)
         if lemma is None:
-            assert rejected.startswith("capture_time_log10_"), (name, rejected, result.message)
+            assert rejected.startswith("capture_time_log10_lo_"), (name, rejected, result.message)
         else:
             assert rejected == lemma, (name, rejected, result.message)
 
@@ -171,13 +210,16 @@ def test_every_claim_is_covered(p):
     items = slide_obligations(document)
     covered = {item.claim for item in items if isinstance(item, (Lemma, NotExported))}
     mine = set(document["claims"]) - {"gaussian_probability"}
-    assert covered == mine  # gaussian_probability is certify.coq.gaussian's
+    assert covered == mine | {"base_point"}  # gaussian_probability is certify.coq.gaussian's
     exported = {item.claim for item in items if isinstance(item, Lemma)}
-    assert exported == mine  # every claim of slide has lemmas
-    # weakened lemmas: only the capture-time integral, and its name says how many digits
+    assert exported == mine | {"base_point"}  # every claim of slide has lemmas, and the base point its own
+    # weakened lemmas: only the capture-time integral's ends, and each name says which end and how many digits
     weak = [item for item in items if isinstance(item, Lemma) and item.digits is not None]
-    assert [item.claim for item in weak] == ["capture_time"]
-    assert f"_{weak[0].digits}_digits" in weak[0].name and weak[0].digits >= 14
+    assert {item.claim for item in weak} == {"capture_time"}
+    assert [re.sub(r"_\d+_digits$", "", item.name) for item in weak] == [
+        "capture_time_lo", "capture_time_hi", "capture_time_log10_lo", "capture_time_log10_hi"]
+    for item in weak:
+        assert item.name.endswith(f"_{item.digits}_digits") and item.digits >= 13
     names = {item.name for item in items if isinstance(item, Lemma)}
     for required in ("admissibility_hi_below_1", "admissibility_below_1", "capture_time_positive", "kappa_positive",
                      "kappa_lo_positive", "region_box_x_minus_X_lo_positive", "region_box_cross_gates_lo_positive",
@@ -194,8 +236,8 @@ def test_statements_use_the_certificates_numbers():
     assert "598" in items["capture_invariants_before_capture"].statement
     assert items["capture_invariants_after_capture"].statement.endswith("= (-7826)")
     # the weakened log10 ends lie outside the certificate's, by at least the slack
-    weak = next(item for item in items.values() if item.name.startswith("capture_time_log10_"))
-    ends = re.findall(r"\((\d+) / (\d+)\)", weak.statement)
+    ends = [re.findall(r"\((\d+) / (\d+)\)", item.statement)[0] for item in items.values()
+            if re.fullmatch(r"capture_time_log10_(lo|hi)_\d+_digits", item.name)]
     low, high = (fmpq(int(n), int(d)) for n, d in ends)
     claim = document["claims"]["capture_time"]
     assert low < value(claim["log10_lo"]) - fmpq(1, 10**13) and high > value(claim["log10_hi"]) + fmpq(1, 10**13)
@@ -208,3 +250,60 @@ def test_no_escape_hatches(p):
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_']*", text))
     assert not words & set(ESCAPE_HATCHES)
     assert "Admitted" not in text and "admit" not in text.split()
+
+
+def log_form(statement: str) -> fmpq:
+    """M 10^E of the first ``ln M + E * ln 10`` of a statement (E possibly written ``(-E)``)."""
+    m, e = re.search(r"ln (\d+) \+ \(?(-?\d+)\)? \* ln 10", statement).groups()
+    return fmpq(int(m)) * fmpq(10) ** int(e)
+
+
+@pytest.mark.parametrize("p", [5, 13, 101])
+def test_capture_time_ends_are_the_certificates(p):
+    """lo and hi are stated (in log form), each the certificate's end moved outward by at most 3e-12 relatively."""
+    document = certificate(p)
+    items = {item.name: item for item in slide_obligations(document) if isinstance(item, Lemma)}
+    claim = document["claims"]["capture_time"]
+    lo, hi = value(claim["lo"]), value(claim["hi"])
+    lo_stated = log_form(items["capture_time_lo_13_digits"].statement)
+    hi_stated = log_form(items["capture_time_hi_13_digits"].statement)
+    assert items["capture_time_lo_13_digits"].statement.endswith("<= ln capture_time")
+    assert items["capture_time_hi_13_digits"].statement.startswith("ln capture_time <= ")
+    assert lo * (1 - fmpq(3, 10**12)) <= lo_stated < lo * (1 - fmpq(1, 10**12))
+    assert hi * (1 + fmpq(1, 10**12)) < hi_stated <= hi * (1 + fmpq(3, 10**12))
+    # the ends are short: the literal of lo (~log10_lo digits) is never written out
+    for name in ("capture_time_lo_13_digits", "capture_time_hi_13_digits"):
+        assert max(len(n) for n in re.findall(r"\d+", items[name].statement)) <= 14
+    # one fine integral for all four ends (and a coarse one for the sign)
+    proofs = [item.proof for item in items.values() if item.claim == "capture_time"]
+    assert sum("integral" in proof for proof in proofs) == 2
+    assert "integral" in items["capture_time_ln_enclosure"].proof
+
+
+def test_capture_time_digits_do_not_follow_the_claim():
+    """A forged end does not change how many digits the lemmas state: it is rejected, not weakened."""
+    def names(document):
+        return sorted(item.name for item in slide_obligations(document)
+                      if isinstance(item, Lemma) and item.claim == "capture_time")
+
+    honest = forged(13, keep_capture_time=True)
+    for forge in (forge_capture_lo_far, forge_capture_lo, forge_capture_hi, forge_capture_time):
+        document = forged(13, keep_capture_time=True)
+        forge(document)
+        assert names(document) == names(honest), forge.__name__
+
+
+@pytest.mark.parametrize("p", [5, 13, 101])
+def test_base_point_is_the_construction(p):
+    """base_point_* lemmas state the certificate's base point = the construction of section A.3 in its own
+    parameters, before every lemma that uses the base point."""
+    document = certificate(p)
+    items = [item for item in slide_obligations(document) if isinstance(item, Lemma)]
+    names = [item.name for item in items]
+    blocks = [f"base_point_{b}_{level}" for b in "uvw" for level in ("at_0", "elsewhere")]
+    assert names[:6] == blocks
+    statements = {item.name: item.statement for item in items}
+    X, g = document["parameters"]["X"], document["parameters"]["gamma_star"]
+    assert statements["base_point_w_at_0"].endswith(f"= 2 * {p} * {g}")
+    assert statements["base_point_u_elsewhere"].endswith(f"= - 3 * {X}")
+    assert statements["base_point_w_at_0"].startswith(f"{document['base_point']['w']['at_0']} = ")

@@ -9,23 +9,36 @@ point:
                            gates) and gamma_j - gamma_* are >= lo (by lra), and lo > 0
 ``admissibility``          (p-1)/(e X gamma_*) <= hi, hi < 1 and (p-1)/(e X gamma_*) < 1 (interval)
 ``capture_time``           T = p^2/(2(p-1)) RInt_{2X}^{6X} (e^{x d(x)} + p - 1)/d(x) dx with
-                           d(x) = sqrt(d0^2 + c (x^2 - 4X^2)): 0 < T in full, and log10 T in
-                           [log10_lo, log10_hi] moved outward by 5e-13 and rounded outward (the log
-                           form states [lo, hi] = [10^log10_lo, 10^log10_hi]; lo has ~10^log10_lo digits)
+                           d(x) = sqrt(d0^2 + c (x^2 - 4X^2)): 0 < T in full; one ``integral`` proves
+                           the enclosure L <= ln T <= H (``capture_time_ln_enclosure``), L and H the
+                           certificate's four ends (lo, hi, 10^log10_lo, 10^log10_hi) in logarithms,
+                           the lowest and highest, moved outward by CAPTURE_RELATIVE; from it
+                           ``interval`` proves lo <= T and T <= hi in log form (ln M + E ln 10 for
+                           M 10^E: lo has ~log10_lo digits, never written out), lo and hi moved outward
+                           by 2 CAPTURE_RELATIVE and rounded outward to 13 digits, and log10_lo, log10_hi
+                           moved outward by CAPTURE_RELATIVE / 2 and rounded outward (lemma names
+                           ``capture_time_{lo,hi,log10_lo,log10_hi}_K_digits``)
 ``capture_invariants``     d(x)^2 - c x^2 = before for x >= 2X, d(6X)^2 - kappa_p^2 (6X)^2 = after (field)
 ``kappa``                  lo <= p/sqrt(2(p-1)) <= hi and 0 < p/sqrt(2(p-1))
 ``limit_direction``        each component of (1/sqrt p)(V, V, kappa_p q) in [lo, hi]
 ``limit_fourier_fraction`` the two-level fraction (1.5) of contrasts (1, 1, kappa_p) is the exact value
 ``limit_loss``             lo <= (p^2-1)/p^2 log p <= hi
+
+and, first, ``base_point_*`` (certify.coq.family.base_point_lemmas): the certificate's base point is the
+construction of section A.3 in its parameters, u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*,
+w(j) = 0 (certify.kernel.slide.slide_base_point), so that the lemmas from the parameters (capture time,
+invariants, admissibility, kappa) and those from the base point (region_box, gaussian_probability) are
+about one point.
 """
 
 from __future__ import annotations
 
-from flint import fmpq
+from flint import arb, fmpq, fmpz
 
-from .family import BOX_TACTIC, fourier_fraction_lemmas
+from ..kernel.balls import working_precision
+from .family import BOX_TACTIC, base_point_lemmas, fourier_fraction_lemmas
 from .lemma import Definition, Lemma, NotExported
-from .terms import ident, number, real, round_down, round_up
+from .terms import exact_number, ident, number, real, round_down, round_up
 
 #: Bits for ``interval`` on the 45-digit ends of sqrt/exp/ln expressions (certificates use 128 bits).
 INTERVAL = "interval with (i_prec 256)."
@@ -37,7 +50,20 @@ INTEGRAL_OPTIONS = "i_degree 10, i_fuel 100"
 #: Positivity of T needs only a coarse enclosure.
 INTEGRAL_SIGN = "integral with (i_prec 30, i_degree 2, i_fuel 40)."
 
+#: Significant digits of the weakened lo and hi of T: they lie 2 CAPTURE_RELATIVE (relatively) outside the
+#: certificate's, and 13 digits resolve that (10^-12 relative rounding at most). Fixed by the proof's accuracy,
+#: never by the certificate's ends: an end past the truth by more than this is rejected, not weakened further.
+CAPTURE_DIGITS = len(str(int(1 / CAPTURE_RELATIVE)))
+#: Arb bits for the enclosure's ends (ln T up to ~10^5 resolved to 10^-20).
+PRECISION = 256
+
 SHARED = "gaussian_probability"  # certify.coq.gaussian exports it
+
+#: The base point of section A.3 in the parameters (certify.kernel.slide.slide_base_point).
+SLIDE_BASE_POINT = {"u": ("{X}", "- 3 * {X}"), "v": ("{X}", "- 3 * {X}"), "w": ("2 * {p} * {gamma_star}", "0")}
+BASE_POINT_PAPER = ("the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, "
+                    "w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and "
+                    "those from the base point (region_box, gaussian_probability) are about this one point")
 
 
 def slide_obligations(document: dict) -> list:
@@ -47,8 +73,10 @@ def slide_obligations(document: dict) -> list:
                 "capture_invariants": s.capture_invariants, "kappa": s.kappa,
                 "limit_direction": s.limit_direction, "limit_fourier_fraction": s.limit_fourier_fraction,
                 "limit_loss": s.limit_loss}
-    # capture_d and capture_time, used by both capture claims, come first
-    items: list = s.capture_definitions() if {"capture_time", "capture_invariants"} & set(document["claims"]) else []
+    # the base point in the parameters, then capture_d and capture_time (used by both capture claims)
+    items: list = base_point_lemmas(document, SLIDE_BASE_POINT, BASE_POINT_PAPER)
+    if {"capture_time", "capture_invariants"} & set(document["claims"]):
+        items += s.capture_definitions()
     for claim in document["claims"]:
         if claim == SHARED:
             continue
@@ -154,21 +182,62 @@ class _Slide:
         ]
 
     def capture_time(self) -> list:
+        """0 < T (coarse integral); the enclosure L <= ln T <= H by one fine integral; from it, by interval,
+        lo <= T and T <= hi in log form and log10_lo <= log10 T <= log10_hi, all weakened (see module doc)."""
         claim = self.claims["capture_time"]
         paper = "T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30))"
         log_lo, log_hi = number(claim["log10_lo"], "log10_lo"), number(claim["log10_hi"], "log10_hi")
-        bits = 20 + (int(abs(log_hi).ceil()) * 3).bit_length() + int(1 / CAPTURE_RELATIVE).bit_length()  # ln 10 < 3
-        proof = f"unfold capture_time, capture_d. integral with (i_prec {bits}, {INTEGRAL_OPTIONS})."
-        items: list = []
-        items.append(Lemma("capture_time_positive", "capture_time", "0 < capture_time",
-                           f"unfold capture_time, capture_d. {INTEGRAL_SIGN}", "T_cap > 0: lo > 0"))
-        # log10 T: ends moved outward by the integral's accuracy, then rounded to the digits that resolve it
-        slack = CAPTURE_RELATIVE / 2  # log10(1 + e) < e / 2: T to relative accuracy e puts log10 T within slack
+        lo_m, lo_e = _decimal(claim["lo"], "capture_time.lo")
+        hi_m, hi_e = _decimal(claim["hi"], "capture_time.hi")
+        e = CAPTURE_RELATIVE
+        bits = 20 + (int(abs(log_hi).ceil()) * 3).bit_length() + int(1 / e).bit_length()  # ln 10 < 3
+        enclosure = "capture_time_ln_enclosure"
+        items: list = [Lemma("capture_time_positive", "capture_time", "0 < capture_time",
+                             f"unfold capture_time, capture_d. {INTEGRAL_SIGN}", "T_cap > 0: lo > 0")]
+
+        # the enclosure: the lowest and highest of the four ends, in ln, moved outward by e (ln(1 + e) < e)
+        with working_precision(PRECISION):
+            ln10 = arb(10).log()
+            low = _below(min(_below(arb(lo_m).log() + lo_e * ln10), _below(arb(log_lo) * ln10)) - e)
+            high = _above(max(_above(arb(hi_m).log() + hi_e * ln10), _above(arb(log_hi) * ln10)) + e)
+        places = len(str(int(max(abs(low), abs(high)).ceil()))) + 20  # rounded to 10^-19 or so
+        L, H = real(round_down(low, places)), real(round_up(high, places))
+        items.append(Lemma(
+            enclosure, "capture_time", f"{L} <= ln capture_time <= {H}",
+            f"unfold capture_time, capture_d. integral with (i_prec {bits}, {INTEGRAL_OPTIONS}).",
+            f"{paper}; an enclosure of ln T_cap, from the certificate's lowest and highest ends (lo, hi, "
+            f"10^log10_lo, 10^log10_hi) moved outward by {e} in ln, for the lemmas below"))
+
+        # lo and hi: moved outward by 2e (relatively) and rounded to CAPTURE_DIGITS, stated in logarithms
+        digits = CAPTURE_DIGITS
+        m, k = _leading(lo_m * (1 - 2 * e), digits, upward=False)
+        lo_term = f"ln {m} + {real(k + lo_e)} * ln 10"
+        m, k = _leading(hi_m * (1 + 2 * e), digits, upward=True)
+        hi_term = f"ln {m} + {real(k + hi_e)} * ln 10"
+        log_form = "in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive)"
+        items.append(Lemma(
+            f"capture_time_lo_{digits}_digits", "capture_time", f"{lo_term} <= ln capture_time",
+            f"apply Rle_trans with {L}; [{INTERVAL[:-1]} | exact (proj1 {enclosure})].",
+            f"{paper}: lo <= T_cap, lo = {claim['lo']} {log_form}", digits))
+        items.append(Lemma(
+            f"capture_time_hi_{digits}_digits", "capture_time", f"ln capture_time <= {hi_term}",
+            f"apply Rle_trans with {H}; [exact (proj2 {enclosure}) | {INTERVAL[:-1]}].",
+            f"{paper}: T_cap <= hi, hi = {claim['hi']} {log_form}", digits))
+
+        # log10 T: ends moved outward by e/2 > e/ln 10, then rounded to the digits that resolve it
+        slack = e / 2
         digits = len(str(int(abs(log_hi).floor()))) + len(str(int(1 / slack))) - 1
-        lo = round_down(log_lo - slack, digits)
-        hi = round_up(log_hi + slack, digits)
-        items.append(Lemma(f"capture_time_log10_{digits}_digits", "capture_time",
-                           f"{real(lo)} <= ln capture_time / ln 10 <= {real(hi)}", proof, paper, digits))
+        lo10, hi10 = real(round_down(log_lo - slack, digits)), real(round_up(log_hi + slack, digits))
+        items.append(Lemma(
+            f"capture_time_log10_lo_{digits}_digits", "capture_time", f"{lo10} <= ln capture_time / ln 10",
+            f"apply Rle_trans with ({L} / ln 10); [{INTERVAL[:-1]} | ].\n"
+            f"  unfold Rdiv. apply Rmult_le_compat_r; [{INTERVAL[:-1]} | exact (proj1 {enclosure})].",
+            paper, digits))
+        items.append(Lemma(
+            f"capture_time_log10_hi_{digits}_digits", "capture_time", f"ln capture_time / ln 10 <= {hi10}",
+            f"apply Rle_trans with ({H} / ln 10); [ | {INTERVAL[:-1]}].\n"
+            f"  unfold Rdiv. apply Rmult_le_compat_r; [{INTERVAL[:-1]} | exact (proj2 {enclosure})].",
+            paper, digits))
         return items
 
     def capture_invariants(self) -> list[Lemma]:
@@ -189,7 +258,7 @@ class _Slide:
             lemmas.append(Lemma(
                 "capture_invariants_after_capture", "capture_invariants",
                 f"capture_d (6 * {X}) ^ 2 - {p} ^ 2 / (2 * ({p} - 1)) * (6 * {X}) ^ 2 = {after}",
-                f"unfold capture_d. rewrite pow2_sqrt. field. "
+                "unfold capture_d. rewrite pow2_sqrt. field. "
                 "apply Rplus_le_le_0_compat. apply pow2_ge_0. apply Rmult_le_pos; lra.",
                 "after capture (at x = 6X) d^2 - kappa_p^2 x^2 is constant, its value at capture ((A.39))"))
         return lemmas
@@ -224,3 +293,36 @@ class _Slide:
         p = self.p
         formula = f"(({p} ^ 2 - 1) / {p} ^ 2 * ln {p})"
         return self.bounds("limit_loss", None, formula, "the loss (1.1) -> (p^2-1)/p^2 log p ((A.33))")
+
+
+def _decimal(text: str, what: str) -> tuple[int, int]:
+    """(M, E) with the certificate's number M 10^E, M > 0 an integer (never expanded: 10^37123)."""
+    value = exact_number(text, what)
+    if value.denominator != 1 or value.numerator <= 0:
+        raise ValueError(f"{what} = {text[:40]} is not a positive decimal")
+    return value.numerator, value.exp10
+
+
+def _leading(value: fmpq, digits: int, upward: bool) -> tuple[int, int]:
+    """(m, k) with m 10^k = ``value`` rounded outward (up if ``upward``) to about ``digits`` significant digits,
+    m an integer without trailing zeros."""
+    rounded = (round_up if upward else round_down)(value, digits)  # a decimal: its denominator divides 10^k
+    k = 0
+    while (rounded * fmpq(10) ** k).q != 1:
+        k += 1
+        if k > 4 * digits + 100:
+            raise ValueError("a rounded end is not a decimal")
+    m, k = int((rounded * fmpq(10) ** k).p), -k
+    while m % 10 == 0 and m:
+        m, k = m // 10, k + 1
+    return m, k
+
+
+def _below(x: arb) -> fmpq:
+    """A rational <= every point of the ball ``x`` (at most 2^-PRECISION below its lower end)."""
+    return fmpq(fmpz((arb(x).lower() * 2 ** PRECISION).floor().unique_fmpz()), 2 ** PRECISION)
+
+
+def _above(x: arb) -> fmpq:
+    """A rational >= every point of the ball ``x``."""
+    return fmpq(fmpz((arb(x).upper() * 2 ** PRECISION).ceil().unique_fmpz()), 2 ** PRECISION)
