@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (499 / 1000).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_at_0 :
+  50 = 50.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_elsewhere :
+  (-150) = - 3 * 50.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_at_0 :
+  50 = 50.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_elsewhere :
+  (-150) = - 3 * 50.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_at_0 :
+  202 = 2 * 101 * 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* d(x) = w(0) - w(j) along the base trajectory before capture: d^2 = d0^2 + c (x^2 - 4X^2), d0 = 2 p gamma_*, c = p/(2(p-1)) *)
 Definition capture_d : R -> R := fun x : R => sqrt ((2 * 101 * 1) ^ 2 + (101 / (2 * (101 - 1))) * (x ^ 2 - 4 * 50 ^ 2)).
 
@@ -67,11 +116,41 @@ Proof.
   unfold capture_time, capture_d. integral with (i_prec 30, i_degree 2, i_fuel 40).
 Qed.
 
-(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
-Lemma capture_time_log10_17_digits :
-  (371239827940440771 / 10000000000000) <= ln capture_time / ln 10 <= (37123982794044079 / 1000000000000).
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)); an enclosure of ln T_cap, from the certificate's lowest and highest ends (lo, hi, 10^log10_lo, 10^log10_hi) moved outward by 1/1000000000000 in ln, for the lemmas below. *)
+Lemma capture_time_ln_enclosure :
+  (8548112937413333355840283 / 100000000000000000000) <= ln capture_time <= (2137028234353333388960071 / 25000000000000000000).
 Proof.
   unfold capture_time, capture_d. integral with (i_prec 77, i_degree 10, i_fuel 100).
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): lo <= T_cap, lo = 9.6115636011000218528503073153384378267e37123 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_lo_13_digits :
+  ln 961156360108 + 37112 * ln 10 <= ln capture_time.
+Proof.
+  apply Rle_trans with (8548112937413333355840283 / 100000000000000000000); [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): T_cap <= hi, hi = 9.61156360110002185285030731533849154158e37123 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_hi_13_digits :
+  ln capture_time <= ln 961156360112 + 37112 * ln 10.
+Proof.
+  apply Rle_trans with (2137028234353333388960071 / 25000000000000000000); [exact (proj2 capture_time_ln_enclosure) | interval with (i_prec 256)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma capture_time_log10_lo_17_digits :
+  (37123982794044077 / 1000000000000) <= ln capture_time / ln 10.
+Proof.
+  apply Rle_trans with ((8548112937413333355840283 / 100000000000000000000) / ln 10); [interval with (i_prec 256) | ].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma capture_time_log10_hi_17_digits :
+  ln capture_time / ln 10 <= (37123982794044079 / 1000000000000).
+Proof.
+  apply Rle_trans with ((2137028234353333388960071 / 25000000000000000000) / ln 10); [ | interval with (i_prec 256)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj2 capture_time_ln_enclosure)].
 Qed.
 
 (* claim kappa: d/x -> kappa_p = p/sqrt(2(p-1)) ((A.40)). *)
@@ -333,7 +412,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 50 (the base point's u at_0) is at least exp(-c^2/2) L, c = 49501/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (49501 / 1000) ^ 2 / 2) * (10069990225840937 / 1250000000000000000) <= gaussian_probability_mass 50 (499 / 1000).
+  0 < exp (- (49501 / 1000) ^ 2 / 2) * (8055992180672749 / 1000000000000000000) <= gaussian_probability_mass 50 (499 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -343,7 +422,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -150 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -149501/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (149501 / 1000)) ^ 2 / 2) * (26683730106732901 / 10000000000000000000) <= gaussian_probability_mass (-150) (499 / 1000).
+  0 < exp (- (- (149501 / 1000)) ^ 2 / 2) * (266837301067329 / 100000000000000000) <= gaussian_probability_mass (-150) (499 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -363,7 +442,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (19111030797492633 / 50000000000000000) <= gaussian_probability_mass 0 (499 / 1000).
+  0 < exp (- 0 ^ 2 / 2) * (1911103079749263 / 5000000000000000) <= gaussian_probability_mass 0 (499 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -372,7 +451,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (49501 / 1000) ^ 2 / 2 + ln (10069990225840937 / 1250000000000000000)) + (INR 100 * (- (- (149501 / 1000)) ^ 2 / 2 + ln (26683730106732901 / 10000000000000000000)) + (INR 1 * (- (49501 / 1000) ^ 2 / 2 + ln (10069990225840937 / 1250000000000000000)) + (INR 100 * (- (- (149501 / 1000)) ^ 2 / 2 + ln (26683730106732901 / 10000000000000000000)) + (INR 1 * (- (201501 / 1000) ^ 2 / 2 + ln (197980385012871 / 100000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (19111030797492633 / 50000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (49501 / 1000) ^ 2 / 2 + ln (8055992180672749 / 1000000000000000000)) + (INR 100 * (- (- (149501 / 1000)) ^ 2 / 2 + ln (266837301067329 / 100000000000000000)) + (INR 1 * (- (49501 / 1000) ^ 2 / 2 + ln (8055992180672749 / 1000000000000000000)) + (INR 100 * (- (- (149501 / 1000)) ^ 2 / 2 + ln (266837301067329 / 100000000000000000)) + (INR 1 * (- (201501 / 1000) ^ 2 / 2 + ln (197980385012871 / 100000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (1911103079749263 / 5000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -394,16 +473,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.49355740747785335943835301729732278435133825e-981117, here rounded down to 10 significant digits = 4493557407 10^-981126, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 10 significant digits. *)
-Lemma gaussian_probability_lo_10_digits :
-  ln 4493557407 - 981126 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.49355740747785335943835301729732278435133825e-981117, here lowered by a relative 4 s = 1.24e-10 (what the integrals lose) and rounded down to 11 significant digits = 44935574069 10^-981127, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
+Lemma gaussian_probability_lo_11_digits :
+  ln 44935574069 - 981127 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -981116.3474097056053439757913010663071, here rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (9811163474097057 / 10000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -981116.3474097056053439757913010663071, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma gaussian_probability_log10_lo_18_digits :
+  (- (49055817370485283 / 50000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (68 / 125).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_at_0 :
+  5 = 5.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_elsewhere :
+  (-15) = - 3 * 5.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_at_0 :
+  5 = 5.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_elsewhere :
+  (-15) = - 3 * 5.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_at_0 :
+  22 = 2 * 11 * 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* d(x) = w(0) - w(j) along the base trajectory before capture: d^2 = d0^2 + c (x^2 - 4X^2), d0 = 2 p gamma_*, c = p/(2(p-1)) *)
 Definition capture_d : R -> R := fun x : R => sqrt ((2 * 11 * 1) ^ 2 + (11 / (2 * (11 - 1))) * (x ^ 2 - 4 * 5 ^ 2)).
 
@@ -67,11 +116,41 @@ Proof.
   unfold capture_time, capture_d. integral with (i_prec 30, i_degree 2, i_fuel 40).
 Qed.
 
-(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma capture_time_log10_15_digits :
-  (393672485901717 / 1000000000000) <= ln capture_time / ln 10 <= (393672485901719 / 1000000000000).
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)); an enclosure of ln T_cap, from the certificate's lowest and highest ends (lo, hi, 10^log10_lo, 10^log10_hi) moved outward by 1/1000000000000 in ln, for the lemmas below. *)
+Lemma capture_time_ln_enclosure :
+  (18129287951184090167693 / 20000000000000000000) <= ln capture_time <= (45323219877960325419233 / 50000000000000000000).
 Proof.
   unfold capture_time, capture_d. integral with (i_prec 71, i_degree 10, i_fuel 100).
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): lo <= T_cap, lo = 4.70420134467811373542740943618302532021709e393 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_lo_13_digits :
+  ln 4704201344668 + 381 * ln 10 <= ln capture_time.
+Proof.
+  apply Rle_trans with (18129287951184090167693 / 20000000000000000000); [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): T_cap <= hi, hi = 4.70420134467811373542740943618302551902387e393 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_hi_13_digits :
+  ln capture_time <= ln 4704201344688 + 381 * ln 10.
+Proof.
+  apply Rle_trans with (45323219877960325419233 / 50000000000000000000); [exact (proj2 capture_time_ln_enclosure) | interval with (i_prec 256)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma capture_time_log10_lo_15_digits :
+  (393672485901717 / 1000000000000) <= ln capture_time / ln 10.
+Proof.
+  apply Rle_trans with ((18129287951184090167693 / 20000000000000000000) / ln 10); [interval with (i_prec 256) | ].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma capture_time_log10_hi_15_digits :
+  ln capture_time / ln 10 <= (393672485901719 / 1000000000000).
+Proof.
+  apply Rle_trans with ((45323219877960325419233 / 50000000000000000000) / ln 10); [ | interval with (i_prec 256)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj2 capture_time_ln_enclosure)].
 Qed.
 
 (* claim kappa: d/x -> kappa_p = p/sqrt(2(p-1)) ((A.40)). *)
@@ -333,7 +412,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 5 (the base point's u at_0) is at least exp(-c^2/2) L, c = 557/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (557 / 125) ^ 2 / 2) * (2664671389716989 / 31250000000000000) <= gaussian_probability_mass 5 (68 / 125).
+  0 < exp (- (557 / 125) ^ 2 / 2) * (2131737111773591 / 25000000000000000) <= gaussian_probability_mass 5 (68 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -343,7 +422,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -15 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -1807/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (1807 / 125)) ^ 2 / 2) * (13733397433014931 / 500000000000000000) <= gaussian_probability_mass (-15) (68 / 125).
+  0 < exp (- (- (1807 / 125)) ^ 2 / 2) * (1373339743301493 / 50000000000000000) <= gaussian_probability_mass (-15) (68 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -372,7 +451,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (557 / 125) ^ 2 / 2 + ln (2664671389716989 / 31250000000000000)) + (INR 10 * (- (- (1807 / 125)) ^ 2 / 2 + ln (13733397433014931 / 500000000000000000)) + (INR 1 * (- (557 / 125) ^ 2 / 2 + ln (2664671389716989 / 31250000000000000)) + (INR 10 * (- (- (1807 / 125)) ^ 2 / 2 + ln (13733397433014931 / 500000000000000000)) + (INR 1 * (- (2682 / 125) ^ 2 / 2 + ln (463834451269949 / 25000000000000000)) + (INR 10 * (- 0 ^ 2 / 2 + ln (516948158940297 / 1250000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (557 / 125) ^ 2 / 2 + ln (2131737111773591 / 25000000000000000)) + (INR 10 * (- (- (1807 / 125)) ^ 2 / 2 + ln (1373339743301493 / 50000000000000000)) + (INR 1 * (- (557 / 125) ^ 2 / 2 + ln (2131737111773591 / 25000000000000000)) + (INR 10 * (- (- (1807 / 125)) ^ 2 / 2 + ln (1373339743301493 / 50000000000000000)) + (INR 1 * (- (2682 / 125) ^ 2 / 2 + ln (463834451269949 / 25000000000000000)) + (INR 10 * (- 0 ^ 2 / 2 + ln (516948158940297 / 1250000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -394,20 +473,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 8.1539456076917748504792778762167317224461986e-1056, here rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  81539456076 / 10 ^ 1066 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 8.1539456076917748504792778762167317224461986e-1056, here lowered by a relative 4 s = 1.36e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  815394560758 / 10 ^ 1067 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (81539456076 / 10 ^ 1066) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (815394560758 / 10 ^ 1067) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (81539456076 / 10 ^ 1066) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (815394560758 / 10 ^ 1067) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1055.0886321899108559539328814145999462, here rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (6594303951187 / 6250000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1055.0886321899108559539328814145999462, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (1055088632189917 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (67 / 125).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_at_0 :
+  6 = 6.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_elsewhere :
+  (-18) = - 3 * 6.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_at_0 :
+  6 = 6.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_elsewhere :
+  (-18) = - 3 * 6.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_at_0 :
+  26 = 2 * 13 * 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* d(x) = w(0) - w(j) along the base trajectory before capture: d^2 = d0^2 + c (x^2 - 4X^2), d0 = 2 p gamma_*, c = p/(2(p-1)) *)
 Definition capture_d : R -> R := fun x : R => sqrt ((2 * 13 * 1) ^ 2 + (13 / (2 * (13 - 1))) * (x ^ 2 - 4 * 6 ^ 2)).
 
@@ -67,11 +116,41 @@ Proof.
   unfold capture_time, capture_d. integral with (i_prec 30, i_degree 2, i_fuel 40).
 Qed.
 
-(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma capture_time_log10_15_digits :
-  (22450403390413 / 40000000000) <= ln capture_time / ln 10 <= (5612600847603269 / 10000000000000).
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)); an enclosure of ln T_cap, from the certificate's lowest and highest ends (lo, hi, 10^log10_lo, 10^log10_hi) moved outward by 1/1000000000000 in ln, for the lemmas below. *)
+Lemma capture_time_ln_enclosure :
+  (64617455223085052558673 / 50000000000000000000) <= ln capture_time <= (129234910446170305117347 / 100000000000000000000).
 Proof.
   unfold capture_time, capture_d. integral with (i_prec 71, i_degree 10, i_fuel 100).
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): lo <= T_cap, lo = 1.82005604039853182262528077309204780846687e561 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_lo_13_digits :
+  ln 1820056040394 + 549 * ln 10 <= ln capture_time.
+Proof.
+  apply Rle_trans with (64617455223085052558673 / 50000000000000000000); [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): T_cap <= hi, hi = 1.82005604039853182262528077309204796277913e561 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_hi_13_digits :
+  ln capture_time <= ln 1820056040403 + 549 * ln 10.
+Proof.
+  apply Rle_trans with (129234910446170305117347 / 100000000000000000000); [exact (proj2 capture_time_ln_enclosure) | interval with (i_prec 256)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma capture_time_log10_lo_15_digits :
+  (22450403390413 / 40000000000) <= ln capture_time / ln 10.
+Proof.
+  apply Rle_trans with ((64617455223085052558673 / 50000000000000000000) / ln 10); [interval with (i_prec 256) | ].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma capture_time_log10_hi_15_digits :
+  ln capture_time / ln 10 <= (561260084760327 / 1000000000000).
+Proof.
+  apply Rle_trans with ((129234910446170305117347 / 100000000000000000000) / ln 10); [ | interval with (i_prec 256)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj2 capture_time_ln_enclosure)].
 Qed.
 
 (* claim kappa: d/x -> kappa_p = p/sqrt(2(p-1)) ((A.40)). *)
@@ -353,7 +432,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 26 (the base point's w at_0) is at least exp(-c^2/2) L, c = 3183/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (3183 / 125) ^ 2 / 2) * (7821431195376241 / 500000000000000000) <= gaussian_probability_mass 26 (67 / 125).
+  0 < exp (- (3183 / 125) ^ 2 / 2) * (97767889942203 / 6250000000000000) <= gaussian_probability_mass 26 (67 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -372,7 +451,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (683 / 125) ^ 2 / 2 + ln (282733271535563 / 4000000000000000)) + (INR 12 * (- (- (2183 / 125)) ^ 2 / 2 + ln (2276951982299723 / 100000000000000000)) + (INR 1 * (- (683 / 125) ^ 2 / 2 + ln (282733271535563 / 4000000000000000)) + (INR 12 * (- (- (2183 / 125)) ^ 2 / 2 + ln (2276951982299723 / 100000000000000000)) + (INR 1 * (- (3183 / 125) ^ 2 / 2 + ln (7821431195376241 / 500000000000000000)) + (INR 12 * (- 0 ^ 2 / 2 + ln (2040207247756701 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (683 / 125) ^ 2 / 2 + ln (282733271535563 / 4000000000000000)) + (INR 12 * (- (- (2183 / 125)) ^ 2 / 2 + ln (2276951982299723 / 100000000000000000)) + (INR 1 * (- (683 / 125) ^ 2 / 2 + ln (282733271535563 / 4000000000000000)) + (INR 12 * (- (- (2183 / 125)) ^ 2 / 2 + ln (2276951982299723 / 100000000000000000)) + (INR 1 * (- (3183 / 125) ^ 2 / 2 + ln (97767889942203 / 6250000000000000)) + (INR 12 * (- 0 ^ 2 / 2 + ln (2040207247756701 / 5000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -394,20 +473,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.61300853517467894348670689218786983606785769e-1792, here rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  36130085351 / 10 ^ 1802 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.61300853517467894348670689218786983606785769e-1792, here lowered by a relative 4 s = 1.6e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  361300853511 / 10 ^ 1803 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (36130085351 / 10 ^ 1802) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (361300853511 / 10 ^ 1803) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (36130085351 / 10 ^ 1802) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (361300853511 / 10 ^ 1803) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1791.4421310124771239647516888792085744, here rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (2799128329707 / 1562500000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1791.4421310124771239647516888792085744, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (358288426202497 / 200000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -18,6 +18,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (21 / 40).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_at_0 :
+  8 = 8.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_elsewhere :
+  (-24) = - 3 * 8.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_at_0 :
+  8 = 8.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_elsewhere :
+  (-24) = - 3 * 8.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_at_0 :
+  34 = 2 * 17 * 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* d(x) = w(0) - w(j) along the base trajectory before capture: d^2 = d0^2 + c (x^2 - 4X^2), d0 = 2 p gamma_*, c = p/(2(p-1)) *)
 Definition capture_d : R -> R := fun x : R => sqrt ((2 * 17 * 1) ^ 2 + (17 / (2 * (17 - 1))) * (x ^ 2 - 4 * 8 ^ 2)).
 
@@ -66,11 +115,41 @@ Proof.
   unfold capture_time, capture_d. integral with (i_prec 30, i_degree 2, i_fuel 40).
 Qed.
 
-(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma capture_time_log10_15_digits :
-  (984915549279477 / 1000000000000) <= ln capture_time / ln 10 <= (984915549279479 / 1000000000000).
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)); an enclosure of ln T_cap, from the certificate's lowest and highest ends (lo, hi, 10^log10_lo, 10^log10_hi) moved outward by 1/1000000000000 in ln, for the lemmas below. *)
+Lemma capture_time_ln_enclosure :
+  (226785186162896697550263 / 100000000000000000000) <= ln capture_time <= (28348148270362112193783 / 12500000000000000000).
 Proof.
   unfold capture_time, capture_d. integral with (i_prec 72, i_degree 10, i_fuel 100).
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): lo <= T_cap, lo = 8.2328324972908366153755224463810174846206e984 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_lo_13_digits :
+  ln 8232832497274 + 972 * ln 10 <= ln capture_time.
+Proof.
+  apply Rle_trans with (226785186162896697550263 / 100000000000000000000); [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): T_cap <= hi, hi = 8.232832497290836615375522446381018604147e984 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_hi_13_digits :
+  ln capture_time <= ln 8232832497308 + 972 * ln 10.
+Proof.
+  apply Rle_trans with (28348148270362112193783 / 12500000000000000000); [exact (proj2 capture_time_ln_enclosure) | interval with (i_prec 256)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma capture_time_log10_lo_15_digits :
+  (984915549279477 / 1000000000000) <= ln capture_time / ln 10.
+Proof.
+  apply Rle_trans with ((226785186162896697550263 / 100000000000000000000) / ln 10); [interval with (i_prec 256) | ].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma capture_time_log10_hi_15_digits :
+  ln capture_time / ln 10 <= (984915549279479 / 1000000000000).
+Proof.
+  apply Rle_trans with ((28348148270362112193783 / 12500000000000000000) / ln 10); [ | interval with (i_prec 256)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj2 capture_time_ln_enclosure)].
 Qed.
 
 (* claim kappa: d/x -> kappa_p = p/sqrt(2(p-1)) ((A.40)). *)
@@ -342,7 +421,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -24 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -939/40 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (939 / 40)) ^ 2 / 2) * (16963674219060291 / 1000000000000000000) <= gaussian_probability_mass (-24) (21 / 40).
+  0 < exp (- (- (939 / 40)) ^ 2 / 2) * (1696367421906029 / 100000000000000000) <= gaussian_probability_mass (-24) (21 / 40).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -352,7 +431,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 34 (the base point's w at_0) is at least exp(-c^2/2) L, c = 1339/40 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (1339 / 40) ^ 2 / 2) * (11907011614871293 / 1000000000000000000) <= gaussian_probability_mass 34 (21 / 40).
+  0 < exp (- (1339 / 40) ^ 2 / 2) * (1190701161487129 / 100000000000000000) <= gaussian_probability_mass 34 (21 / 40).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -362,7 +441,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (20020840453128409 / 50000000000000000) <= gaussian_probability_mass 0 (21 / 40).
+  0 < exp (- 0 ^ 2 / 2) * (4004168090625681 / 10000000000000000) <= gaussian_probability_mass 0 (21 / 40).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -371,7 +450,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (299 / 40) ^ 2 / 2 + ln (2622592572639141 / 50000000000000000)) + (INR 16 * (- (- (939 / 40)) ^ 2 / 2 + ln (16963674219060291 / 1000000000000000000)) + (INR 1 * (- (299 / 40) ^ 2 / 2 + ln (2622592572639141 / 50000000000000000)) + (INR 16 * (- (- (939 / 40)) ^ 2 / 2 + ln (16963674219060291 / 1000000000000000000)) + (INR 1 * (- (1339 / 40) ^ 2 / 2 + ln (11907011614871293 / 1000000000000000000)) + (INR 16 * (- 0 ^ 2 / 2 + ln (20020840453128409 / 50000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (299 / 40) ^ 2 / 2 + ln (2622592572639141 / 50000000000000000)) + (INR 16 * (- (- (939 / 40)) ^ 2 / 2 + ln (1696367421906029 / 100000000000000000)) + (INR 1 * (- (299 / 40) ^ 2 / 2 + ln (2622592572639141 / 50000000000000000)) + (INR 16 * (- (- (939 / 40)) ^ 2 / 2 + ln (1696367421906029 / 100000000000000000)) + (INR 1 * (- (1339 / 40) ^ 2 / 2 + ln (1190701161487129 / 100000000000000000)) + (INR 16 * (- 0 ^ 2 / 2 + ln (4004168090625681 / 10000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -393,16 +472,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.34639446438303394091672381293792785075394999e-4165, here rounded down to 11 significant digits = 43463944643 10^-4175, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  ln 43463944643 - 4175 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.34639446438303394091672381293792785075394999e-4165, here lowered by a relative 4 s = 2.08e-11 (what the integrals lose) and rounded down to 12 significant digits = 434639446429 10^-4176, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  ln 434639446429 - 4176 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -4164.361870861096329225169416943159661, here rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (41643618708611 / 10000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -4164.361870861096329225169416943159661, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (2082180935430553 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (261 / 500).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_at_0 :
+  9 = 9.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_elsewhere :
+  (-27) = - 3 * 9.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_at_0 :
+  9 = 9.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_elsewhere :
+  (-27) = - 3 * 9.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_at_0 :
+  38 = 2 * 19 * 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* d(x) = w(0) - w(j) along the base trajectory before capture: d^2 = d0^2 + c (x^2 - 4X^2), d0 = 2 p gamma_*, c = p/(2(p-1)) *)
 Definition capture_d : R -> R := fun x : R => sqrt ((2 * 19 * 1) ^ 2 + (19 / (2 * (19 - 1))) * (x ^ 2 - 4 * 9 ^ 2)).
 
@@ -67,11 +116,41 @@ Proof.
   unfold capture_time, capture_d. integral with (i_prec 30, i_degree 2, i_fuel 40).
 Qed.
 
-(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma capture_time_log10_16_digits :
-  (12409771175234871 / 10000000000000) <= ln capture_time / ln 10 <= (6204885587617441 / 5000000000000).
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)); an enclosure of ln T_cap, from the certificate's lowest and highest ends (lo, hi, 10^log10_lo, 10^log10_hi) moved outward by 1/1000000000000 in ln, for the lemmas below. *)
+Lemma capture_time_ln_enclosure :
+  (285745541155630149121517 / 100000000000000000000) <= ln capture_time <= (142872770577815174560759 / 50000000000000000000).
 Proof.
   unfold capture_time, capture_d. integral with (i_prec 72, i_degree 10, i_fuel 100).
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): lo <= T_cap, lo = 9.486751474926190283548894050064609394841e1240 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_lo_13_digits :
+  ln 9486751474907 + 1228 * ln 10 <= ln capture_time.
+Proof.
+  apply Rle_trans with (285745541155630149121517 / 100000000000000000000); [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): T_cap <= hi, hi = 9.486751474926190283548894050064610824581e1240 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_hi_13_digits :
+  ln capture_time <= ln 9486751474946 + 1228 * ln 10.
+Proof.
+  apply Rle_trans with (142872770577815174560759 / 50000000000000000000); [exact (proj2 capture_time_ln_enclosure) | interval with (i_prec 256)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma capture_time_log10_lo_16_digits :
+  (1240977117523487 / 1000000000000) <= ln capture_time / ln 10.
+Proof.
+  apply Rle_trans with ((285745541155630149121517 / 100000000000000000000) / ln 10); [interval with (i_prec 256) | ].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma capture_time_log10_hi_16_digits :
+  ln capture_time / ln 10 <= (1240977117523489 / 1000000000000).
+Proof.
+  apply Rle_trans with ((142872770577815174560759 / 50000000000000000000) / ln 10); [ | interval with (i_prec 256)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj2 capture_time_ln_enclosure)].
 Qed.
 
 (* claim kappa: d/x -> kappa_p = p/sqrt(2(p-1)) ((A.40)). *)
@@ -333,7 +412,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 9 (the base point's u at_0) is at least exp(-c^2/2) L, c = 4239/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (4239 / 500) ^ 2 / 2) * (5802955502447863 / 125000000000000000) <= gaussian_probability_mass 9 (261 / 500).
+  0 < exp (- (4239 / 500) ^ 2 / 2) * (464236440195829 / 10000000000000000) <= gaussian_probability_mass 9 (261 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -343,7 +422,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -27 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -13239/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (13239 / 500)) ^ 2 / 2) * (7522767244556633 / 500000000000000000) <= gaussian_probability_mass (-27) (261 / 500).
+  0 < exp (- (- (13239 / 500)) ^ 2 / 2) * (752276724455663 / 50000000000000000) <= gaussian_probability_mass (-27) (261 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -353,7 +432,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 38 (the base point's w at_0) is at least exp(-c^2/2) L, c = 18739/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (18739 / 500) ^ 2 / 2) * (2659285843949183 / 250000000000000000) <= gaussian_probability_mass 38 (261 / 500).
+  0 < exp (- (18739 / 500) ^ 2 / 2) * (1063714337579673 / 100000000000000000) <= gaussian_probability_mass 38 (261 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -372,7 +451,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (4239 / 500) ^ 2 / 2 + ln (5802955502447863 / 125000000000000000)) + (INR 18 * (- (- (13239 / 500)) ^ 2 / 2 + ln (7522767244556633 / 500000000000000000)) + (INR 1 * (- (4239 / 500) ^ 2 / 2 + ln (5802955502447863 / 125000000000000000)) + (INR 18 * (- (- (13239 / 500)) ^ 2 / 2 + ln (7522767244556633 / 500000000000000000)) + (INR 1 * (- (18739 / 500) ^ 2 / 2 + ln (2659285843949183 / 250000000000000000)) + (INR 18 * (- 0 ^ 2 / 2 + ln (3983296694152699 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (4239 / 500) ^ 2 / 2 + ln (464236440195829 / 10000000000000000)) + (INR 18 * (- (- (13239 / 500)) ^ 2 / 2 + ln (752276724455663 / 50000000000000000)) + (INR 1 * (- (4239 / 500) ^ 2 / 2 + ln (464236440195829 / 10000000000000000)) + (INR 18 * (- (- (13239 / 500)) ^ 2 / 2 + ln (752276724455663 / 50000000000000000)) + (INR 1 * (- (18739 / 500) ^ 2 / 2 + ln (1063714337579673 / 100000000000000000)) + (INR 18 * (- 0 ^ 2 / 2 + ln (3983296694152699 / 10000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -394,16 +473,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.52657423734579289698104943905417828170321028e-5895, here rounded down to 11 significant digits = 55265742373 10^-5905, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  ln 55265742373 - 5905 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.52657423734579289698104943905417828170321028e-5895, here lowered by a relative 4 s = 2.32e-11 (what the integrals lose) and rounded down to 12 significant digits = 552657423721 10^-5906, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  ln 552657423721 - 5906 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -5894.257543991812951797049505850217534, here rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (294712877199591 / 50000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -5894.257543991812951797049505850217534, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (368391096499489 / 62500000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

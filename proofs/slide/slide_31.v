@@ -20,6 +20,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (511 / 1000).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_at_0 :
+  15 = 15.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_elsewhere :
+  (-45) = - 3 * 15.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_at_0 :
+  15 = 15.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_elsewhere :
+  (-45) = - 3 * 15.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_at_0 :
+  62 = 2 * 31 * 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* d(x) = w(0) - w(j) along the base trajectory before capture: d^2 = d0^2 + c (x^2 - 4X^2), d0 = 2 p gamma_*, c = p/(2(p-1)) *)
 Definition capture_d : R -> R := fun x : R => sqrt ((2 * 31 * 1) ^ 2 + (31 / (2 * (31 - 1))) * (x ^ 2 - 4 * 15 ^ 2)).
 
@@ -68,11 +117,41 @@ Proof.
   unfold capture_time, capture_d. integral with (i_prec 30, i_degree 2, i_fuel 40).
 Qed.
 
-(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma capture_time_log10_16_digits :
-  (33965370545039777 / 10000000000000) <= ln capture_time / ln 10 <= (3396537054503979 / 1000000000000).
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)); an enclosure of ln T_cap, from the certificate's lowest and highest ends (lo, hi, 10^log10_lo, 10^log10_hi) moved outward by 1/1000000000000 in ln, for the lemmas below. *)
+Lemma capture_time_ln_enclosure :
+  (391040779475138190960839 / 50000000000000000000) <= ln capture_time <= (782081558950276581921679 / 100000000000000000000).
 Proof.
   unfold capture_time, capture_d. integral with (i_prec 74, i_degree 10, i_fuel 100).
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): lo <= T_cap, lo = 3.4439314940804887295957658682134855569191e3396 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_lo_13_digits :
+  ln 3443931494073 + 3384 * ln 10 <= ln capture_time.
+Proof.
+  apply Rle_trans with (391040779475138190960839 / 50000000000000000000); [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): T_cap <= hi, hi = 3.4439314940804887295957658682134869987477e3396 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_hi_13_digits :
+  ln capture_time <= ln 3443931494088 + 3384 * ln 10.
+Proof.
+  apply Rle_trans with (782081558950276581921679 / 100000000000000000000); [exact (proj2 capture_time_ln_enclosure) | interval with (i_prec 256)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma capture_time_log10_lo_16_digits :
+  (3396537054503977 / 1000000000000) <= ln capture_time / ln 10.
+Proof.
+  apply Rle_trans with ((391040779475138190960839 / 50000000000000000000) / ln 10); [interval with (i_prec 256) | ].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma capture_time_log10_hi_16_digits :
+  ln capture_time / ln 10 <= (3396537054503979 / 1000000000000).
+Proof.
+  apply Rle_trans with ((782081558950276581921679 / 100000000000000000000) / ln 10); [ | interval with (i_prec 256)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj2 capture_time_ln_enclosure)].
 Qed.
 
 (* claim kappa: d/x -> kappa_p = p/sqrt(2(p-1)) ((A.40)). *)
@@ -334,7 +413,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 15 (the base point's u at_0) is at least exp(-c^2/2) L, c = 14489/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (14489 / 1000) ^ 2 / 2) * (27404816133775171 / 1000000000000000000) <= gaussian_probability_mass 15 (511 / 1000).
+  0 < exp (- (14489 / 1000) ^ 2 / 2) * (2740481613377517 / 100000000000000000) <= gaussian_probability_mass 15 (511 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -373,7 +452,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (14489 / 1000) ^ 2 / 2 + ln (27404816133775171 / 1000000000000000000)) + (INR 30 * (- (- (44489 / 1000)) ^ 2 / 2 + ln (4481343983235883 / 500000000000000000)) + (INR 1 * (- (14489 / 1000) ^ 2 / 2 + ln (27404816133775171 / 1000000000000000000)) + (INR 30 * (- (- (44489 / 1000)) ^ 2 / 2 + ln (4481343983235883 / 500000000000000000)) + (INR 1 * (- (61489 / 1000) ^ 2 / 2 + ln (3243156082955961 / 500000000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (1953244716134453 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (14489 / 1000) ^ 2 / 2 + ln (2740481613377517 / 100000000000000000)) + (INR 30 * (- (- (44489 / 1000)) ^ 2 / 2 + ln (4481343983235883 / 500000000000000000)) + (INR 1 * (- (14489 / 1000) ^ 2 / 2 + ln (2740481613377517 / 100000000000000000)) + (INR 30 * (- (- (44489 / 1000)) ^ 2 / 2 + ln (4481343983235883 / 500000000000000000)) + (INR 1 * (- (61489 / 1000) ^ 2 / 2 + ln (3243156082955961 / 500000000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (1953244716134453 / 5000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -395,16 +474,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 6.43370370147455139414104462570873554277588257e-26841, here rounded down to 11 significant digits = 64337037014 10^-26851, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  ln 64337037014 - 26851 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 6.43370370147455139414104462570873554277588257e-26841, here lowered by a relative 4 s = 3.76e-11 (what the integrals lose) and rounded down to 12 significant digits = 643370370123 10^-26852, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  ln 643370370123 - 26852 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -26840.19153894402119437574347618326431, here rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (2684019153894403 / 100000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -26840.19153894402119437574347618326431, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (13420095769472019 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

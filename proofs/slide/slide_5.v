@@ -18,6 +18,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (309 / 500).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_at_0 :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_elsewhere :
+  (-6) = - 3 * 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_at_0 :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_elsewhere :
+  (-6) = - 3 * 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_at_0 :
+  10 = 2 * 5 * 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* d(x) = w(0) - w(j) along the base trajectory before capture: d^2 = d0^2 + c (x^2 - 4X^2), d0 = 2 p gamma_*, c = p/(2(p-1)) *)
 Definition capture_d : R -> R := fun x : R => sqrt ((2 * 5 * 1) ^ 2 + (5 / (2 * (5 - 1))) * (x ^ 2 - 4 * 2 ^ 2)).
 
@@ -66,11 +115,41 @@ Proof.
   unfold capture_time, capture_d. integral with (i_prec 30, i_degree 2, i_fuel 40).
 Qed.
 
-(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma capture_time_log10_14_digits :
-  (679859653486447 / 10000000000000) <= ln capture_time / ln 10 <= (339929826743229 / 5000000000000).
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)); an enclosure of ln T_cap, from the certificate's lowest and highest ends (lo, hi, 10^log10_lo, 10^log10_hi) moved outward by 1/1000000000000 in ln, for the lemmas below. *)
+Lemma capture_time_ln_enclosure :
+  (15654347034459930241531 / 100000000000000000000) <= ln capture_time <= (3913586758615032560383 / 25000000000000000000).
 Proof.
   unfold capture_time, capture_d. integral with (i_prec 68, i_degree 10, i_fuel 100).
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): lo <= T_cap, lo = 9.6820060268700725268183200261735584739809e67 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_lo_13_digits :
+  ln 968200602685 + 56 * ln 10 <= ln capture_time.
+Proof.
+  apply Rle_trans with (15654347034459930241531 / 100000000000000000000); [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): T_cap <= hi, hi = 9.6820060268700725268183200261735585620649e67 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_hi_13_digits :
+  ln capture_time <= ln 968200602689 + 56 * ln 10.
+Proof.
+  apply Rle_trans with (3913586758615032560383 / 25000000000000000000); [exact (proj2 capture_time_ln_enclosure) | interval with (i_prec 256)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma capture_time_log10_lo_14_digits :
+  (16996491337161 / 250000000000) <= ln capture_time / ln 10.
+Proof.
+  apply Rle_trans with ((15654347034459930241531 / 100000000000000000000) / ln 10); [interval with (i_prec 256) | ].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma capture_time_log10_hi_14_digits :
+  ln capture_time / ln 10 <= (33992982674323 / 500000000000).
+Proof.
+  apply Rle_trans with ((3913586758615032560383 / 25000000000000000000) / ln 10); [ | interval with (i_prec 256)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj2 capture_time_ln_enclosure)].
 Qed.
 
 (* claim kappa: d/x -> kappa_p = p/sqrt(2(p-1)) ((A.40)). *)
@@ -332,7 +411,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 691/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (691 / 500) ^ 2 / 2) * (5136305276469301 / 25000000000000000) <= gaussian_probability_mass 2 (309 / 500).
+  0 < exp (- (691 / 500) ^ 2 / 2) * (51363052764693 / 250000000000000) <= gaussian_probability_mass 2 (309 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -352,7 +431,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 10 (the base point's w at_0) is at least exp(-c^2/2) L, c = 4691/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (4691 / 500) ^ 2 / 2) * (21027222773183977 / 500000000000000000) <= gaussian_probability_mass 10 (309 / 500).
+  0 < exp (- (4691 / 500) ^ 2 / 2) * (841088910927359 / 20000000000000000) <= gaussian_probability_mass 10 (309 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -371,7 +450,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (691 / 500) ^ 2 / 2 + ln (5136305276469301 / 25000000000000000)) + (INR 4 * (- (- (2691 / 500)) ^ 2 / 2 + ln (7175857207423781 / 100000000000000000)) + (INR 1 * (- (691 / 500) ^ 2 / 2 + ln (5136305276469301 / 25000000000000000)) + (INR 4 * (- (- (2691 / 500)) ^ 2 / 2 + ln (7175857207423781 / 100000000000000000)) + (INR 1 * (- (4691 / 500) ^ 2 / 2 + ln (21027222773183977 / 500000000000000000)) + (INR 4 * (- 0 ^ 2 / 2 + ln (2317123306918909 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (691 / 500) ^ 2 / 2 + ln (51363052764693 / 250000000000000)) + (INR 4 * (- (- (2691 / 500)) ^ 2 / 2 + ln (7175857207423781 / 100000000000000000)) + (INR 1 * (- (691 / 500) ^ 2 / 2 + ln (51363052764693 / 250000000000000)) + (INR 4 * (- (- (2691 / 500)) ^ 2 / 2 + ln (7175857207423781 / 100000000000000000)) + (INR 1 * (- (4691 / 500) ^ 2 / 2 + ln (841088910927359 / 20000000000000000)) + (INR 4 * (- 0 ^ 2 / 2 + ln (2317123306918909 / 5000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -393,8 +472,8 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.14767004152288326837312344934327191723639881e-84, here rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.14767004152288326837312344934327191723639881e-84, here lowered by a relative 4 s = 6.4e-12 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
   31476700415 / 10 ^ 94 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
@@ -404,9 +483,9 @@ Proof.
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -83.50201079939313928572104648308601702, here rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (41751005399697 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -83.50201079939313928572104648308601702, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma gaussian_probability_log10_lo_15_digits :
+  (- (20875502699849 / 250000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

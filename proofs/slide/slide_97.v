@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (1 / 2).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_at_0 :
+  48 = 48.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_u_elsewhere :
+  (-144) = - 3 * 48.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_at_0 :
+  48 = 48.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_v_elsewhere :
+  (-144) = - 3 * 48.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_at_0 :
+  194 = 2 * 97 * 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point of section A.3: u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*, w(j) = 0; the claims from the parameters (capture time from d0, invariants, kappa) and those from the base point (region_box, gaussian_probability) are about this one point. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* d(x) = w(0) - w(j) along the base trajectory before capture: d^2 = d0^2 + c (x^2 - 4X^2), d0 = 2 p gamma_*, c = p/(2(p-1)) *)
 Definition capture_d : R -> R := fun x : R => sqrt ((2 * 97 * 1) ^ 2 + (97 / (2 * (97 - 1))) * (x ^ 2 - 4 * 48 ^ 2)).
 
@@ -67,11 +116,41 @@ Proof.
   unfold capture_time, capture_d. integral with (i_prec 30, i_degree 2, i_fuel 40).
 Qed.
 
-(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
-Lemma capture_time_log10_17_digits :
-  (6844763683775831 / 200000000000) <= ln capture_time / ln 10 <= (34223818418879157 / 1000000000000).
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)); an enclosure of ln T_cap, from the certificate's lowest and highest ends (lo, hi, 10^log10_lo, 10^log10_hi) moved outward by 1/1000000000000 in ln, for the lemmas below. *)
+Lemma capture_time_ln_enclosure :
+  (492520338229038716105799 / 6250000000000000000) <= ln capture_time <= (1576065082332923931538557 / 20000000000000000000).
 Proof.
   unfold capture_time, capture_d. integral with (i_prec 77, i_degree 10, i_fuel 100).
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): lo <= T_cap, lo = 6.58292457560684888059137764145985243251e34223 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_lo_13_digits :
+  ln 6582924575593 + 34211 * ln 10 <= ln capture_time.
+Proof.
+  apply Rle_trans with (492520338229038716105799 / 6250000000000000000); [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)): T_cap <= hi, hi = 6.58292457560684888059137764145988789283e34223 in logarithms (ln M + E ln 10 <= ln T is M 10^E <= T, T > 0 by capture_time_positive). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma capture_time_hi_13_digits :
+  ln capture_time <= ln 6582924575621 + 34211 * ln 10.
+Proof.
+  apply Rle_trans with (1576065082332923931538557 / 20000000000000000000); [exact (proj2 capture_time_ln_enclosure) | interval with (i_prec 256)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma capture_time_log10_lo_17_digits :
+  (6844763683775831 / 200000000000) <= ln capture_time / ln 10.
+Proof.
+  apply Rle_trans with ((492520338229038716105799 / 6250000000000000000) / ln 10); [interval with (i_prec 256) | ].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj1 capture_time_ln_enclosure)].
+Qed.
+
+(* claim capture_time: T_cap = int_{2X}^{6X} p^2 dx/(2A) along the base trajectory ((A.19)-(A.30)). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma capture_time_log10_hi_17_digits :
+  ln capture_time / ln 10 <= (34223818418879157 / 1000000000000).
+Proof.
+  apply Rle_trans with ((1576065082332923931538557 / 20000000000000000000) / ln 10); [ | interval with (i_prec 256)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 256) | exact (proj2 capture_time_ln_enclosure)].
 Qed.
 
 (* claim kappa: d/x -> kappa_p = p/sqrt(2(p-1)) ((A.40)). *)
@@ -343,7 +422,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -144 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -287/2 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (287 / 2)) ^ 2 / 2) * (27799505909719943 / 10000000000000000000) <= gaussian_probability_mass (-144) (1 / 2).
+  0 < exp (- (- (287 / 2)) ^ 2 / 2) * (1389975295485997 / 500000000000000000) <= gaussian_probability_mass (-144) (1 / 2).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -353,7 +432,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 194 (the base point's w at_0) is at least exp(-c^2/2) L, c = 387/2 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (387 / 2) ^ 2 / 2) * (20616621518639463 / 10000000000000000000) <= gaussian_probability_mass 194 (1 / 2).
+  0 < exp (- (387 / 2) ^ 2 / 2) * (1030831075931973 / 500000000000000000) <= gaussian_probability_mass 194 (1 / 2).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -363,7 +442,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (38292492254798791 / 100000000000000000) <= gaussian_probability_mass 0 (1 / 2).
+  0 < exp (- 0 ^ 2 / 2) * (3829249225479879 / 10000000000000000) <= gaussian_probability_mass 0 (1 / 2).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -372,7 +451,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (95 / 2) ^ 2 / 2 + ln (1679013467204771 / 200000000000000000)) + (INR 96 * (- (- (287 / 2)) ^ 2 / 2 + ln (27799505909719943 / 10000000000000000000)) + (INR 1 * (- (95 / 2) ^ 2 / 2 + ln (1679013467204771 / 200000000000000000)) + (INR 96 * (- (- (287 / 2)) ^ 2 / 2 + ln (27799505909719943 / 10000000000000000000)) + (INR 1 * (- (387 / 2) ^ 2 / 2 + ln (20616621518639463 / 10000000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (38292492254798791 / 100000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (95 / 2) ^ 2 / 2 + ln (1679013467204771 / 200000000000000000)) + (INR 96 * (- (- (287 / 2)) ^ 2 / 2 + ln (1389975295485997 / 500000000000000000)) + (INR 1 * (- (95 / 2) ^ 2 / 2 + ln (1679013467204771 / 200000000000000000)) + (INR 96 * (- (- (287 / 2)) ^ 2 / 2 + ln (1389975295485997 / 500000000000000000)) + (INR 1 * (- (387 / 2) ^ 2 / 2 + ln (1030831075931973 / 500000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (3829249225479879 / 10000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -394,16 +473,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.43090960165183669378161186958300119161961567e-868186, here rounded down to 10 significant digits = 2430909601 10^-868195, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 10 significant digits. *)
-Lemma gaussian_probability_lo_10_digits :
-  ln 2430909601 - 868195 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.43090960165183669378161186958300119161961567e-868186, here lowered by a relative 4 s = 1.2e-10 (what the integrals lose) and rounded down to 11 significant digits = 24309096013 10^-868196, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
+Lemma gaussian_probability_lo_11_digits :
+  ln 24309096013 - 868196 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -868185.61423119098543593528987690606, here rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma gaussian_probability_log10_lo_16_digits :
-  (- (868185614231191 / 1000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -868185.61423119098543593528987690606, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma gaussian_probability_log10_lo_18_digits :
+  (- (434092807115595519 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
