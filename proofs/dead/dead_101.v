@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (4 / 25).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* claim balance_invariant: ||u||^2 + ||v||^2 - ||w||^2 at the base point, block by block. *)
 Lemma balance_invariant_base_point :
   (1 / 2) ^ 2 + (101 - 1) * (-1) ^ 2 + ((1 / 2) ^ 2 + (101 - 1) * (-1) ^ 2) - ((-2) ^ 2 + (101 - 1) * 0 ^ 2) = (393 / 2).
@@ -26,9 +75,9 @@ Proof.
   field.
 Qed.
 
-(* claim balance_invariant: at the terminal state (2.8) of the base point: u(T)(0) = (u(0) - v(0))/2, mu conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) g(T)^2/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
+(* claim balance_invariant: at the terminal state (2.8) of the construction (2.1): u = v = (0, -B, ..., -B), mu = -A/p conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) Gamma/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
 Lemma balance_invariant_terminal :
-  (((1 / 2) - (1 / 2)) / 2) ^ 2 + (101 - 1) * (-1) ^ 2 + ((- (((1 / 2) - (1 / 2)) / 2)) ^ 2 + (101 - 1) * (-1) ^ 2) - (101 * (((-2) + (101 - 1) * 0) / 101) ^ 2 + (101 - 1) / 101 * ((0 - (-2)) ^ 2 - (101 / (2 * (101 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) = (393 / 2).
+  2 * (101 - 1) * 1 ^ 2 - (101 * (- 2 / 101) ^ 2 + (101 - 1) / 101 * (2 ^ 2 - (101 / (2 * (101 - 1))) * 1 ^ 2)) = (393 / 2).
 Proof.
   field.
 Qed.
@@ -271,7 +320,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 17/50 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (17 / 50) ^ 2 / 2) * (11898362477910617 / 100000000000000000) <= gaussian_probability_mass (1 / 2) (4 / 25).
+  0 < exp (- (17 / 50) ^ 2 / 2) * (1189836247791061 / 10000000000000000) <= gaussian_probability_mass (1 / 2) (4 / 25).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -301,7 +350,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (2542378515657059 / 20000000000000000) <= gaussian_probability_mass 0 (4 / 25).
+  0 < exp (- 0 ^ 2 / 2) * (1271189257828529 / 10000000000000000) <= gaussian_probability_mass 0 (4 / 25).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -310,7 +359,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (17 / 50) ^ 2 / 2 + ln (11898362477910617 / 100000000000000000)) + (INR 100 * (- (- (21 / 25)) ^ 2 / 2 + ln (110186192391791 / 1000000000000000)) + (INR 1 * (- (17 / 50) ^ 2 / 2 + ln (11898362477910617 / 100000000000000000)) + (INR 100 * (- (- (21 / 25)) ^ 2 / 2 + ln (110186192391791 / 1000000000000000)) + (INR 1 * (- (- (46 / 25)) ^ 2 / 2 + ln (9509479509675203 / 100000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (2542378515657059 / 20000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (17 / 50) ^ 2 / 2 + ln (1189836247791061 / 10000000000000000)) + (INR 100 * (- (- (21 / 25)) ^ 2 / 2 + ln (110186192391791 / 1000000000000000)) + (INR 1 * (- (17 / 50) ^ 2 / 2 + ln (1189836247791061 / 10000000000000000)) + (INR 100 * (- (- (21 / 25)) ^ 2 / 2 + ln (110186192391791 / 1000000000000000)) + (INR 1 * (- (- (46 / 25)) ^ 2 / 2 + ln (9509479509675203 / 100000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (1271189257828529 / 10000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -332,20 +381,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.51877042110376964791034680625425796025780435e-316, here rounded down to 9 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 9 significant digits. *)
-Lemma gaussian_probability_lo_9_digits :
-  351877042 / 10 ^ 324 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.51877042110376964791034680625425796025780435e-316, here lowered by a relative 4 s = 1.24e-10 (what the integrals lose) and rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
+Lemma gaussian_probability_lo_11_digits :
+  35187704206 / 10 ^ 326 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (351877042 / 10 ^ 324) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (35187704206 / 10 ^ 326) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (351877042 / 10 ^ 324) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (35187704206 / 10 ^ 326) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -315.4536090673791585525699108809031295, here rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_log10_lo_12_digits :
-  (- (1577268045337 / 5000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -315.4536090673791585525699108809031295, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_log10_lo_14_digits :
+  (- (3943170113343 / 12500000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

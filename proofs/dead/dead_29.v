@@ -20,6 +20,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (47 / 200).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* claim balance_invariant: ||u||^2 + ||v||^2 - ||w||^2 at the base point, block by block. *)
 Lemma balance_invariant_base_point :
   (1 / 2) ^ 2 + (29 - 1) * (-1) ^ 2 + ((1 / 2) ^ 2 + (29 - 1) * (-1) ^ 2) - ((-2) ^ 2 + (29 - 1) * 0 ^ 2) = (105 / 2).
@@ -27,9 +76,9 @@ Proof.
   field.
 Qed.
 
-(* claim balance_invariant: at the terminal state (2.8) of the base point: u(T)(0) = (u(0) - v(0))/2, mu conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) g(T)^2/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
+(* claim balance_invariant: at the terminal state (2.8) of the construction (2.1): u = v = (0, -B, ..., -B), mu = -A/p conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) Gamma/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
 Lemma balance_invariant_terminal :
-  (((1 / 2) - (1 / 2)) / 2) ^ 2 + (29 - 1) * (-1) ^ 2 + ((- (((1 / 2) - (1 / 2)) / 2)) ^ 2 + (29 - 1) * (-1) ^ 2) - (29 * (((-2) + (29 - 1) * 0) / 29) ^ 2 + (29 - 1) / 29 * ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) = (105 / 2).
+  2 * (29 - 1) * 1 ^ 2 - (29 * (- 2 / 29) ^ 2 + (29 - 1) / 29 * (2 ^ 2 - (29 / (2 * (29 - 1))) * 1 ^ 2)) = (105 / 2).
 Proof.
   field.
 Qed.
@@ -64,14 +113,14 @@ Qed.
 
 (* claim hitting_time: (2.2) with (2.6): ds/dt = -(2/p^2)(1 - pi_0) g and 1/(1 - pi_0) = 1 + e^{-s g}/(p-1), so s reaches 0 at this T. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma hitting_time_lo_15_digits :
-  (1118178862958019 / 5000000000000) <= (29 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (29 / (2 * (29 - 1))) * 1 ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) / (29 - 1)) / (sqrt ((2 ^ 2 - (29 / (2 * (29 - 1))) * 1 ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) 0 1).
+  (223635772591603 / 1000000000000) <= (29 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (29 / (2 * (29 - 1))) * 1 ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) / (29 - 1)) / (sqrt ((2 ^ 2 - (29 / (2 * (29 - 1))) * 1 ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) 0 1).
 Proof.
   integral with (i_prec 90, i_degree 14, i_fuel 16).
 Qed.
 
 (* claim hitting_time: (2.2) with (2.6): ds/dt = -(2/p^2)(1 - pi_0) g and 1/(1 - pi_0) = 1 + e^{-s g}/(p-1), so s reaches 0 at this T. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma hitting_time_hi_15_digits :
-  (29 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (29 / (2 * (29 - 1))) * 1 ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) / (29 - 1)) / (sqrt ((2 ^ 2 - (29 / (2 * (29 - 1))) * 1 ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) 0 1) <= (2236357725916039 / 10000000000000).
+  (29 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (29 / (2 * (29 - 1))) * 1 ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) / (29 - 1)) / (sqrt ((2 ^ 2 - (29 / (2 * (29 - 1))) * 1 ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) 0 1) <= (55908943147901 / 250000000000).
 Proof.
   integral with (i_prec 90, i_degree 14, i_fuel 16).
 Qed.
@@ -272,7 +321,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 53/200 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (53 / 200) ^ 2 / 2) * (8510384770282759 / 50000000000000000) <= gaussian_probability_mass (1 / 2) (47 / 200).
+  0 < exp (- (53 / 200) ^ 2 / 2) * (1702076954056551 / 10000000000000000) <= gaussian_probability_mass (1 / 2) (47 / 200).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -282,7 +331,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -153/200 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (153 / 200)) ^ 2 / 2) * (3047535880677613 / 20000000000000000) <= gaussian_probability_mass (-1) (47 / 200).
+  0 < exp (- (- (153 / 200)) ^ 2 / 2) * (761883970169403 / 5000000000000000) <= gaussian_probability_mass (-1) (47 / 200).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -292,7 +341,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -353/200 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (353 / 200)) ^ 2 / 2) * (6189092810648051 / 50000000000000000) <= gaussian_probability_mass (-2) (47 / 200).
+  0 < exp (- (- (353 / 200)) ^ 2 / 2) * (123781856212961 / 1000000000000000) <= gaussian_probability_mass (-2) (47 / 200).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -302,7 +351,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (9289563338962373 / 50000000000000000) <= gaussian_probability_mass 0 (47 / 200).
+  0 < exp (- 0 ^ 2 / 2) * (928956333896237 / 5000000000000000) <= gaussian_probability_mass 0 (47 / 200).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -311,7 +360,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (53 / 200) ^ 2 / 2 + ln (8510384770282759 / 50000000000000000)) + (INR 28 * (- (- (153 / 200)) ^ 2 / 2 + ln (3047535880677613 / 20000000000000000)) + (INR 1 * (- (53 / 200) ^ 2 / 2 + ln (8510384770282759 / 50000000000000000)) + (INR 28 * (- (- (153 / 200)) ^ 2 / 2 + ln (3047535880677613 / 20000000000000000)) + (INR 1 * (- (- (353 / 200)) ^ 2 / 2 + ln (6189092810648051 / 50000000000000000)) + (INR 28 * (- 0 ^ 2 / 2 + ln (9289563338962373 / 50000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (53 / 200) ^ 2 / 2 + ln (1702076954056551 / 10000000000000000)) + (INR 28 * (- (- (153 / 200)) ^ 2 / 2 + ln (761883970169403 / 5000000000000000)) + (INR 1 * (- (53 / 200) ^ 2 / 2 + ln (1702076954056551 / 10000000000000000)) + (INR 28 * (- (- (153 / 200)) ^ 2 / 2 + ln (761883970169403 / 5000000000000000)) + (INR 1 * (- (- (353 / 200)) ^ 2 / 2 + ln (123781856212961 / 1000000000000000)) + (INR 28 * (- 0 ^ 2 / 2 + ln (928956333896237 / 5000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -333,20 +382,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.21616063820740997875762714047863844359339543e-77, here rounded down to 10 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 10 significant digits. *)
-Lemma gaussian_probability_lo_10_digits :
-  3216160638 / 10 ^ 86 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.21616063820740997875762714047863844359339543e-77, here lowered by a relative 4 s = 3.52e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  321616063809 / 10 ^ 88 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (3216160638 / 10 ^ 86) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (321616063809 / 10 ^ 88) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (3216160638 / 10 ^ 86) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (321616063809 / 10 ^ 88) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -76.49266226759001461313911935530144358, here rounded down to 13 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
-Lemma gaussian_probability_log10_lo_13_digits :
-  (- (191231655669 / 2500000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -76.49266226759001461313911935530144358, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_log10_lo_14_digits :
+  (- (38246331133803 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

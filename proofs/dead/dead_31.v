@@ -20,6 +20,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (29 / 125).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* claim balance_invariant: ||u||^2 + ||v||^2 - ||w||^2 at the base point, block by block. *)
 Lemma balance_invariant_base_point :
   (1 / 2) ^ 2 + (31 - 1) * (-1) ^ 2 + ((1 / 2) ^ 2 + (31 - 1) * (-1) ^ 2) - ((-2) ^ 2 + (31 - 1) * 0 ^ 2) = (113 / 2).
@@ -27,9 +76,9 @@ Proof.
   field.
 Qed.
 
-(* claim balance_invariant: at the terminal state (2.8) of the base point: u(T)(0) = (u(0) - v(0))/2, mu conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) g(T)^2/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
+(* claim balance_invariant: at the terminal state (2.8) of the construction (2.1): u = v = (0, -B, ..., -B), mu = -A/p conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) Gamma/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
 Lemma balance_invariant_terminal :
-  (((1 / 2) - (1 / 2)) / 2) ^ 2 + (31 - 1) * (-1) ^ 2 + ((- (((1 / 2) - (1 / 2)) / 2)) ^ 2 + (31 - 1) * (-1) ^ 2) - (31 * (((-2) + (31 - 1) * 0) / 31) ^ 2 + (31 - 1) / 31 * ((0 - (-2)) ^ 2 - (31 / (2 * (31 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) = (113 / 2).
+  2 * (31 - 1) * 1 ^ 2 - (31 * (- 2 / 31) ^ 2 + (31 - 1) / 31 * (2 ^ 2 - (31 / (2 * (31 - 1))) * 1 ^ 2)) = (113 / 2).
 Proof.
   field.
 Qed.
@@ -71,7 +120,7 @@ Qed.
 
 (* claim hitting_time: (2.2) with (2.6): ds/dt = -(2/p^2)(1 - pi_0) g and 1/(1 - pi_0) = 1 + e^{-s g}/(p-1), so s reaches 0 at this T. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma hitting_time_hi_15_digits :
-  (31 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (31 / (2 * (31 - 1))) * 1 ^ 2) + (31 / (2 * (31 - 1))) * s ^ 2))) / (31 - 1)) / (sqrt ((2 ^ 2 - (31 / (2 * (31 - 1))) * 1 ^ 2) + (31 / (2 * (31 - 1))) * s ^ 2))) 0 1) <= (2552475440303529 / 10000000000000).
+  (31 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (31 / (2 * (31 - 1))) * 1 ^ 2) + (31 / (2 * (31 - 1))) * s ^ 2))) / (31 - 1)) / (sqrt ((2 ^ 2 - (31 / (2 * (31 - 1))) * 1 ^ 2) + (31 / (2 * (31 - 1))) * s ^ 2))) 0 1) <= (255247544030353 / 1000000000000).
 Proof.
   integral with (i_prec 90, i_degree 14, i_fuel 16).
 Qed.
@@ -272,7 +321,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 67/250 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (67 / 250) ^ 2 / 2) * (8409927402535887 / 50000000000000000) <= gaussian_probability_mass (1 / 2) (29 / 125).
+  0 < exp (- (67 / 250) ^ 2 / 2) * (1681985480507177 / 10000000000000000) <= gaussian_probability_mass (1 / 2) (29 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -282,7 +331,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -96/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (96 / 125)) ^ 2 / 2) * (3769456294236229 / 25000000000000000) <= gaussian_probability_mass (-1) (29 / 125).
+  0 < exp (- (- (96 / 125)) ^ 2 / 2) * (1507782517694491 / 10000000000000000) <= gaussian_probability_mass (-1) (29 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -292,7 +341,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -221/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (221 / 125)) ^ 2 / 2) * (6138399912397721 / 50000000000000000) <= gaussian_probability_mass (-2) (29 / 125).
+  0 < exp (- (- (221 / 125)) ^ 2 / 2) * (153459997809943 / 1250000000000000) <= gaussian_probability_mass (-2) (29 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -311,7 +360,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (67 / 250) ^ 2 / 2 + ln (8409927402535887 / 50000000000000000)) + (INR 30 * (- (- (96 / 125)) ^ 2 / 2 + ln (3769456294236229 / 25000000000000000)) + (INR 1 * (- (67 / 250) ^ 2 / 2 + ln (8409927402535887 / 50000000000000000)) + (INR 30 * (- (- (96 / 125)) ^ 2 / 2 + ln (3769456294236229 / 25000000000000000)) + (INR 1 * (- (- (221 / 125)) ^ 2 / 2 + ln (6138399912397721 / 50000000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (1834619861980421 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (67 / 250) ^ 2 / 2 + ln (1681985480507177 / 10000000000000000)) + (INR 30 * (- (- (96 / 125)) ^ 2 / 2 + ln (1507782517694491 / 10000000000000000)) + (INR 1 * (- (67 / 250) ^ 2 / 2 + ln (1681985480507177 / 10000000000000000)) + (INR 30 * (- (- (96 / 125)) ^ 2 / 2 + ln (1507782517694491 / 10000000000000000)) + (INR 1 * (- (- (221 / 125)) ^ 2 / 2 + ln (153459997809943 / 1250000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (1834619861980421 / 10000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -333,20 +382,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.65924529697016026200569010704711474823480898e-83, here rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  56592452969 / 10 ^ 93 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.65924529697016026200569010704711474823480898e-83, here lowered by a relative 4 s = 3.76e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  565924529675 / 10 ^ 94 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (56592452969 / 10 ^ 93) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (565924529675 / 10 ^ 94) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (56592452969 / 10 ^ 93) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (565924529675 / 10 ^ 94) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -82.24724148139392315833900150693825815, here rounded down to 13 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
-Lemma gaussian_probability_log10_lo_13_digits :
-  (- (411236207407 / 5000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -82.24724148139392315833900150693825815, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_log10_lo_14_digits :
+  (- (82247241481411 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -18,6 +18,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (247 / 1000).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* claim balance_invariant: ||u||^2 + ||v||^2 - ||w||^2 at the base point, block by block. *)
 Lemma balance_invariant_base_point :
   (1 / 2) ^ 2 + (5 - 1) * (-1) ^ 2 + ((1 / 2) ^ 2 + (5 - 1) * (-1) ^ 2) - ((-2) ^ 2 + (5 - 1) * 0 ^ 2) = (9 / 2).
@@ -25,9 +74,9 @@ Proof.
   field.
 Qed.
 
-(* claim balance_invariant: at the terminal state (2.8) of the base point: u(T)(0) = (u(0) - v(0))/2, mu conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) g(T)^2/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
+(* claim balance_invariant: at the terminal state (2.8) of the construction (2.1): u = v = (0, -B, ..., -B), mu = -A/p conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) Gamma/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
 Lemma balance_invariant_terminal :
-  (((1 / 2) - (1 / 2)) / 2) ^ 2 + (5 - 1) * (-1) ^ 2 + ((- (((1 / 2) - (1 / 2)) / 2)) ^ 2 + (5 - 1) * (-1) ^ 2) - (5 * (((-2) + (5 - 1) * 0) / 5) ^ 2 + (5 - 1) / 5 * ((0 - (-2)) ^ 2 - (5 / (2 * (5 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) = (9 / 2).
+  2 * (5 - 1) * 1 ^ 2 - (5 * (- 2 / 5) ^ 2 + (5 - 1) / 5 * (2 ^ 2 - (5 / (2 * (5 - 1))) * 1 ^ 2)) = (9 / 2).
 Proof.
   field.
 Qed.
@@ -62,14 +111,14 @@ Qed.
 
 (* claim hitting_time: (2.2) with (2.6): ds/dt = -(2/p^2)(1 - pi_0) g and 1/(1 - pi_0) = 1 + e^{-s g}/(p-1), so s reaches 0 at this T. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma hitting_time_lo_15_digits :
-  (7359482761327701 / 1000000000000000) <= (5 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (5 / (2 * (5 - 1))) * 1 ^ 2) + (5 / (2 * (5 - 1))) * s ^ 2))) / (5 - 1)) / (sqrt ((2 ^ 2 - (5 / (2 * (5 - 1))) * 1 ^ 2) + (5 / (2 * (5 - 1))) * s ^ 2))) 0 1).
+  (73594827613277 / 10000000000000) <= (5 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (5 / (2 * (5 - 1))) * 1 ^ 2) + (5 / (2 * (5 - 1))) * s ^ 2))) / (5 - 1)) / (sqrt ((2 ^ 2 - (5 / (2 * (5 - 1))) * 1 ^ 2) + (5 / (2 * (5 - 1))) * s ^ 2))) 0 1).
 Proof.
   integral with (i_prec 90, i_degree 14, i_fuel 16).
 Qed.
 
 (* claim hitting_time: (2.2) with (2.6): ds/dt = -(2/p^2)(1 - pi_0) g and 1/(1 - pi_0) = 1 + e^{-s g}/(p-1), so s reaches 0 at this T. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma hitting_time_hi_15_digits :
-  (5 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (5 / (2 * (5 - 1))) * 1 ^ 2) + (5 / (2 * (5 - 1))) * s ^ 2))) / (5 - 1)) / (sqrt ((2 ^ 2 - (5 / (2 * (5 - 1))) * 1 ^ 2) + (5 / (2 * (5 - 1))) * s ^ 2))) 0 1) <= (3679741380663851 / 500000000000000).
+  (5 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (5 / (2 * (5 - 1))) * 1 ^ 2) + (5 / (2 * (5 - 1))) * s ^ 2))) / (5 - 1)) / (sqrt ((2 ^ 2 - (5 / (2 * (5 - 1))) * 1 ^ 2) + (5 / (2 * (5 - 1))) * s ^ 2))) 0 1) <= (735948276132771 / 100000000000000).
 Proof.
   integral with (i_prec 90, i_degree 14, i_fuel 16).
 Qed.
@@ -270,7 +319,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 253/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (253 / 1000) ^ 2 / 2) * (8910786260368179 / 50000000000000000) <= gaussian_probability_mass (1 / 2) (247 / 1000).
+  0 < exp (- (253 / 1000) ^ 2 / 2) * (356431450414727 / 2000000000000000) <= gaussian_probability_mass (1 / 2) (247 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -280,7 +329,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -753/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (753 / 1000)) ^ 2 / 2) * (123987417053773 / 781250000000000) <= gaussian_probability_mass (-1) (247 / 1000).
+  0 < exp (- (- (753 / 1000)) ^ 2 / 2) * (793519469144147 / 5000000000000000) <= gaussian_probability_mass (-1) (247 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -290,7 +339,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -1753/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (1753 / 1000)) ^ 2 / 2) * (12774026113086079 / 100000000000000000) <= gaussian_probability_mass (-2) (247 / 1000).
+  0 < exp (- (- (1753 / 1000)) ^ 2 / 2) * (1277402611308607 / 10000000000000000) <= gaussian_probability_mass (-2) (247 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -309,7 +358,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (253 / 1000) ^ 2 / 2 + ln (8910786260368179 / 50000000000000000)) + (INR 4 * (- (- (753 / 1000)) ^ 2 / 2 + ln (123987417053773 / 781250000000000)) + (INR 1 * (- (253 / 1000) ^ 2 / 2 + ln (8910786260368179 / 50000000000000000)) + (INR 4 * (- (- (753 / 1000)) ^ 2 / 2 + ln (123987417053773 / 781250000000000)) + (INR 1 * (- (- (1753 / 1000)) ^ 2 / 2 + ln (12774026113086079 / 100000000000000000)) + (INR 4 * (- 0 ^ 2 / 2 + ln (60966179976929 / 312500000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (253 / 1000) ^ 2 / 2 + ln (356431450414727 / 2000000000000000)) + (INR 4 * (- (- (753 / 1000)) ^ 2 / 2 + ln (793519469144147 / 5000000000000000)) + (INR 1 * (- (253 / 1000) ^ 2 / 2 + ln (356431450414727 / 2000000000000000)) + (INR 4 * (- (- (753 / 1000)) ^ 2 / 2 + ln (793519469144147 / 5000000000000000)) + (INR 1 * (- (- (1753 / 1000)) ^ 2 / 2 + ln (1277402611308607 / 10000000000000000)) + (INR 4 * (- 0 ^ 2 / 2 + ln (60966179976929 / 312500000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -331,20 +380,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.94067914186157003936620024178659472127954642e-14, here rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  49406791418 / 10 ^ 24 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.94067914186157003936620024178659472127954642e-14, here lowered by a relative 4 s = 6.4e-12 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  494067914182 / 10 ^ 25 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (49406791418 / 10 ^ 24) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (494067914182 / 10 ^ 25) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (49406791418 / 10 ^ 24) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (494067914182 / 10 ^ 25) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -13.30621334919571528524743524000297173, here rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_log10_lo_12_digits :
-  (- (33265533373 / 2500000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -13.30621334919571528524743524000297173, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_log10_lo_14_digits :
+  (- (13306213349199 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

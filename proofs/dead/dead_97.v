@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (163 / 1000).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) = (A.48)-(A.49) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* claim balance_invariant: ||u||^2 + ||v||^2 - ||w||^2 at the base point, block by block. *)
 Lemma balance_invariant_base_point :
   (1 / 2) ^ 2 + (97 - 1) * (-1) ^ 2 + ((1 / 2) ^ 2 + (97 - 1) * (-1) ^ 2) - ((-2) ^ 2 + (97 - 1) * 0 ^ 2) = (377 / 2).
@@ -26,9 +75,9 @@ Proof.
   field.
 Qed.
 
-(* claim balance_invariant: at the terminal state (2.8) of the base point: u(T)(0) = (u(0) - v(0))/2, mu conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) g(T)^2/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
+(* claim balance_invariant: at the terminal state (2.8) of the construction (2.1): u = v = (0, -B, ..., -B), mu = -A/p conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) Gamma/p ((A.37) with e = 0); Lemma A.8 (A.10) makes the quantity constant. *)
 Lemma balance_invariant_terminal :
-  (((1 / 2) - (1 / 2)) / 2) ^ 2 + (97 - 1) * (-1) ^ 2 + ((- (((1 / 2) - (1 / 2)) / 2)) ^ 2 + (97 - 1) * (-1) ^ 2) - (97 * (((-2) + (97 - 1) * 0) / 97) ^ 2 + (97 - 1) / 97 * ((0 - (-2)) ^ 2 - (97 / (2 * (97 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) = (377 / 2).
+  2 * (97 - 1) * 1 ^ 2 - (97 * (- 2 / 97) ^ 2 + (97 - 1) / 97 * (2 ^ 2 - (97 / (2 * (97 - 1))) * 1 ^ 2)) = (377 / 2).
 Proof.
   field.
 Qed.
@@ -63,14 +112,14 @@ Qed.
 
 (* claim hitting_time: (2.2) with (2.6): ds/dt = -(2/p^2)(1 - pi_0) g and 1/(1 - pi_0) = 1 + e^{-s g}/(p-1), so s reaches 0 at this T. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma hitting_time_lo_15_digits :
-  (2471047800904841 / 1000000000000) <= (97 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (97 / (2 * (97 - 1))) * 1 ^ 2) + (97 / (2 * (97 - 1))) * s ^ 2))) / (97 - 1)) / (sqrt ((2 ^ 2 - (97 / (2 * (97 - 1))) * 1 ^ 2) + (97 / (2 * (97 - 1))) * s ^ 2))) 0 1).
+  (61776195022621 / 25000000000) <= (97 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (97 / (2 * (97 - 1))) * 1 ^ 2) + (97 / (2 * (97 - 1))) * s ^ 2))) / (97 - 1)) / (sqrt ((2 ^ 2 - (97 / (2 * (97 - 1))) * 1 ^ 2) + (97 / (2 * (97 - 1))) * s ^ 2))) 0 1).
 Proof.
   integral with (i_prec 90, i_degree 14, i_fuel 16).
 Qed.
 
 (* claim hitting_time: (2.2) with (2.6): ds/dt = -(2/p^2)(1 - pi_0) g and 1/(1 - pi_0) = 1 + e^{-s g}/(p-1), so s reaches 0 at this T. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma hitting_time_hi_15_digits :
-  (97 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (97 / (2 * (97 - 1))) * 1 ^ 2) + (97 / (2 * (97 - 1))) * s ^ 2))) / (97 - 1)) / (sqrt ((2 ^ 2 - (97 / (2 * (97 - 1))) * 1 ^ 2) + (97 / (2 * (97 - 1))) * s ^ 2))) 0 1) <= (1235523900452421 / 500000000000).
+  (97 ^ 2 / 2 * RInt (fun s => (1 + exp (- s * (sqrt ((2 ^ 2 - (97 / (2 * (97 - 1))) * 1 ^ 2) + (97 / (2 * (97 - 1))) * s ^ 2))) / (97 - 1)) / (sqrt ((2 ^ 2 - (97 / (2 * (97 - 1))) * 1 ^ 2) + (97 / (2 * (97 - 1))) * s ^ 2))) 0 1) <= (49420956018097 / 20000000000).
 Proof.
   integral with (i_prec 90, i_degree 14, i_fuel 16).
 Qed.
@@ -271,7 +320,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 337/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (337 / 1000) ^ 2 / 2) * (3026922559890259 / 25000000000000000) <= gaussian_probability_mass (1 / 2) (163 / 1000).
+  0 < exp (- (337 / 1000) ^ 2 / 2) * (1210769023956103 / 10000000000000000) <= gaussian_probability_mass (1 / 2) (163 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -281,7 +330,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -837/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (837 / 1000)) ^ 2 / 2) * (2239401486929159 / 20000000000000000) <= gaussian_probability_mass (-1) (163 / 1000).
+  0 < exp (- (- (837 / 1000)) ^ 2 / 2) * (1119700743464579 / 10000000000000000) <= gaussian_probability_mass (-1) (163 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -310,7 +359,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (337 / 1000) ^ 2 / 2 + ln (3026922559890259 / 25000000000000000)) + (INR 96 * (- (- (837 / 1000)) ^ 2 / 2 + ln (2239401486929159 / 20000000000000000)) + (INR 1 * (- (337 / 1000) ^ 2 / 2 + ln (3026922559890259 / 25000000000000000)) + (INR 96 * (- (- (837 / 1000)) ^ 2 / 2 + ln (2239401486929159 / 20000000000000000)) + (INR 1 * (- (- (1837 / 1000)) ^ 2 / 2 + ln (9639085337394037 / 100000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (1294815653290251 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (337 / 1000) ^ 2 / 2 + ln (1210769023956103 / 10000000000000000)) + (INR 96 * (- (- (837 / 1000)) ^ 2 / 2 + ln (1119700743464579 / 10000000000000000)) + (INR 1 * (- (337 / 1000) ^ 2 / 2 + ln (1210769023956103 / 10000000000000000)) + (INR 96 * (- (- (837 / 1000)) ^ 2 / 2 + ln (1119700743464579 / 10000000000000000)) + (INR 1 * (- (- (1837 / 1000)) ^ 2 / 2 + ln (9639085337394037 / 100000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (1294815653290251 / 10000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -332,20 +381,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.28710196238860327360828058365899545924603714e-301, here rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.28710196238860327360828058365899545924603714e-301, here lowered by a relative 4 s = 1.2e-10 (what the integrals lose) and rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
 Lemma gaussian_probability_lo_11_digits :
-  22871019623 / 10 ^ 311 <= gaussian_probability_box_mass.
+  22871019621 / 10 ^ 311 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (22871019623 / 10 ^ 311) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (22871019621 / 10 ^ 311) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (22871019623 / 10 ^ 311) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (22871019621 / 10 ^ 311) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -300.6407144734712377388875530010725819, here rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_log10_lo_12_digits :
-  (- (601281428947 / 2000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -300.6407144734712377388875530010725819, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_log10_lo_14_digits :
+  (- (30064071447353 / 100000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (129 / 50000).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_at_0 :
+  (131 / 50000) = (131 / 25000) / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_at_0 :
+  (131 / 50000) = (131 / 25000) / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* claim single_active_gate: the margin is positive: the box has exactly one active gate. *)
 Lemma single_active_gate_lo_positive :
   0 < (1 / 12500).
@@ -214,7 +263,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -49871/50000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (49871 / 50000)) ^ 2 / 2) * (4106489614057819 / 2000000000000000000) <= gaussian_probability_mass (-1) (129 / 50000).
+  0 < exp (- (- (49871 / 50000)) ^ 2 / 2) * (2053244807028909 / 1000000000000000000) <= gaussian_probability_mass (-1) (129 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -224,7 +273,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -99871/50000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (99871 / 50000)) ^ 2 / 2) * (4095922158324273 / 2000000000000000000) <= gaussian_probability_mass (-2) (129 / 50000).
+  0 < exp (- (- (99871 / 50000)) ^ 2 / 2) * (255995134895267 / 125000000000000000) <= gaussian_probability_mass (-2) (129 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -243,7 +292,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 25000) ^ 2 / 2 + ln (2058532819480827 / 1000000000000000000)) + (INR 18 * (- (- (49871 / 50000)) ^ 2 / 2 + ln (4106489614057819 / 2000000000000000000)) + (INR 1 * (- (1 / 25000) ^ 2 / 2 + ln (2058532819480827 / 1000000000000000000)) + (INR 18 * (- (- (49871 / 50000)) ^ 2 / 2 + ln (4106489614057819 / 2000000000000000000)) + (INR 1 * (- (- (99871 / 50000)) ^ 2 / 2 + ln (4095922158324273 / 2000000000000000000)) + (INR 18 * (- 0 ^ 2 / 2 + ln (2058539883126787 / 1000000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 25000) ^ 2 / 2 + ln (2058532819480827 / 1000000000000000000)) + (INR 18 * (- (- (49871 / 50000)) ^ 2 / 2 + ln (2053244807028909 / 1000000000000000000)) + (INR 1 * (- (1 / 25000) ^ 2 / 2 + ln (2058532819480827 / 1000000000000000000)) + (INR 18 * (- (- (49871 / 50000)) ^ 2 / 2 + ln (2053244807028909 / 1000000000000000000)) + (INR 1 * (- (- (99871 / 50000)) ^ 2 / 2 + ln (255995134895267 / 125000000000000000)) + (INR 18 * (- 0 ^ 2 / 2 + ln (2058539883126787 / 1000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -265,20 +314,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.5381756592011099223847495883222583615955102e-162, here rounded down to 10 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 10 significant digits. *)
-Lemma gaussian_probability_lo_10_digits :
-  1538175659 / 10 ^ 171 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.5381756592011099223847495883222583615955102e-162, here lowered by a relative 4 s = 2.32e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  153817565916 / 10 ^ 173 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (1538175659 / 10 ^ 171) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (153817565916 / 10 ^ 173) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (1538175659 / 10 ^ 171) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (153817565916 / 10 ^ 173) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -161.8129940654022415298681250527942241, here rounded down to 13 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
-Lemma gaussian_probability_log10_lo_13_digits :
-  (- (16181299406541 / 100000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -161.8129940654022415298681250527942241, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma gaussian_probability_log10_lo_15_digits :
+  (- (161812994065413 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -20,6 +20,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (113 / 100000).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_at_0 :
+  (229 / 200000) = (229 / 100000) / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_at_0 :
+  (229 / 200000) = (229 / 100000) / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* claim single_active_gate: the margin is positive: the box has exactly one active gate. *)
 Lemma single_active_gate_lo_positive :
   0 < (3 / 100000).
@@ -266,20 +315,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.14227957241315058344013110278359395557543165e-278, here rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  11422795724 / 10 ^ 288 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.14227957241315058344013110278359395557543165e-278, here lowered by a relative 4 s = 3.52e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+Lemma gaussian_probability_lo_12_digits :
+  114227957237 / 10 ^ 289 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (11422795724 / 10 ^ 288) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (114227957237 / 10 ^ 289) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (11422795724 / 10 ^ 288) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (114227957237 / 10 ^ 289) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -277.9422275897007110338444776611181885, here rounded down to 13 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
-Lemma gaussian_probability_log10_lo_13_digits :
-  (- (27794222758971 / 100000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -277.9422275897007110338444776611181885, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma gaussian_probability_log10_lo_15_digits :
+  (- (277942227589717 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

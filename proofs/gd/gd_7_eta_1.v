@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (167 / 10000).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_at_0 :
+  (349 / 20000) = (349 / 10000) / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_at_0 :
+  (349 / 20000) = (349 / 10000) / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* claim single_active_gate: the margin is positive: the box has exactly one active gate. *)
 Lemma single_active_gate_lo_positive :
   0 < (3 / 2000).
@@ -204,7 +253,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 349/20000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 3/4000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (3 / 4000) ^ 2 / 2) * (13322028324436489 / 1000000000000000000) <= gaussian_probability_mass (349 / 20000) (167 / 10000).
+  0 < exp (- (3 / 4000) ^ 2 / 2) * (5203917314233 / 390625000000000) <= gaussian_probability_mass (349 / 20000) (167 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -214,7 +263,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -9833/10000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (9833 / 10000)) ^ 2 / 2) * (3276456324101543 / 250000000000000000) <= gaussian_probability_mass (-1) (167 / 10000).
+  0 < exp (- (- (9833 / 10000)) ^ 2 / 2) * (1310582529640617 / 100000000000000000) <= gaussian_probability_mass (-1) (167 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -224,7 +273,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -19833/10000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (19833 / 10000)) ^ 2 / 2) * (12890572675008541 / 1000000000000000000) <= gaussian_probability_mass (-2) (167 / 10000).
+  0 < exp (- (- (19833 / 10000)) ^ 2 / 2) * (644528633750427 / 50000000000000000) <= gaussian_probability_mass (-2) (167 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -234,7 +283,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (6662026419172663 / 500000000000000000) <= gaussian_probability_mass 0 (167 / 10000).
+  0 < exp (- 0 ^ 2 / 2) * (333101320958633 / 25000000000000000) <= gaussian_probability_mass 0 (167 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -243,7 +292,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (3 / 4000) ^ 2 / 2 + ln (13322028324436489 / 1000000000000000000)) + (INR 6 * (- (- (9833 / 10000)) ^ 2 / 2 + ln (3276456324101543 / 250000000000000000)) + (INR 1 * (- (3 / 4000) ^ 2 / 2 + ln (13322028324436489 / 1000000000000000000)) + (INR 6 * (- (- (9833 / 10000)) ^ 2 / 2 + ln (3276456324101543 / 250000000000000000)) + (INR 1 * (- (- (19833 / 10000)) ^ 2 / 2 + ln (12890572675008541 / 1000000000000000000)) + (INR 6 * (- 0 ^ 2 / 2 + ln (6662026419172663 / 500000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (3 / 4000) ^ 2 / 2 + ln (5203917314233 / 390625000000000)) + (INR 6 * (- (- (9833 / 10000)) ^ 2 / 2 + ln (1310582529640617 / 100000000000000000)) + (INR 1 * (- (3 / 4000) ^ 2 / 2 + ln (5203917314233 / 390625000000000)) + (INR 6 * (- (- (9833 / 10000)) ^ 2 / 2 + ln (1310582529640617 / 100000000000000000)) + (INR 1 * (- (- (19833 / 10000)) ^ 2 / 2 + ln (644528633750427 / 50000000000000000)) + (INR 6 * (- 0 ^ 2 / 2 + ln (333101320958633 / 25000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -265,20 +314,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.3905869696436193412819063284972207226067345e-43, here rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.3905869696436193412819063284972207226067345e-43, here lowered by a relative 4 s = 8.8e-12 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
 Lemma gaussian_probability_lo_12_digits :
-  139058696964 / 10 ^ 54 <= gaussian_probability_box_mass.
+  139058696963 / 10 ^ 54 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (139058696964 / 10 ^ 54) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (139058696963 / 10 ^ 54) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (139058696964 / 10 ^ 54) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (139058696963 / 10 ^ 54) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -42.85680184444442498620890665365654984, here rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_log10_lo_12_digits :
-  (- (857136036889 / 20000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -42.85680184444442498620890665365654984, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_log10_lo_14_digits :
+  (- (42856801844449 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

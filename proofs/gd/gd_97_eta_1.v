@@ -19,6 +19,55 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
+(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
+Lemma radius_positive :
+  0 < (103 / 1000000).
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_at_0 :
+  (21 / 200000) = (21 / 100000) / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_at_0 :
+  (21 / 200000) = (21 / 100000) / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (A.48)-(A.49) = (2.1) of the certificate's epsilon, A, B. *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
 (* claim single_active_gate: the margin is positive: the box has exactly one active gate. *)
 Lemma single_active_gate_lo_positive :
   0 < (1 / 250000).
@@ -204,7 +253,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 21/200000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 1/500000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (1 / 500000) ^ 2 / 2) * (41091054582255367 / 500000000000000000000) <= gaussian_probability_mass (21 / 200000) (103 / 1000000).
+  0 < exp (- (1 / 500000) ^ 2 / 2) * (8218210916451073 / 100000000000000000000) <= gaussian_probability_mass (21 / 200000) (103 / 1000000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -214,7 +263,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -999897/1000000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (999897 / 1000000)) ^ 2 / 2) * (41086822938595747 / 500000000000000000000) <= gaussian_probability_mass (-1) (103 / 1000000).
+  0 < exp (- (- (999897 / 1000000)) ^ 2 / 2) * (8217364587719149 / 100000000000000000000) <= gaussian_probability_mass (-1) (103 / 1000000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -243,7 +292,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 500000) ^ 2 / 2 + ln (41091054582255367 / 500000000000000000000)) + (INR 96 * (- (- (999897 / 1000000)) ^ 2 / 2 + ln (41086822938595747 / 500000000000000000000)) + (INR 1 * (- (1 / 500000) ^ 2 / 2 + ln (41091054582255367 / 500000000000000000000)) + (INR 96 * (- (- (999897 / 1000000)) ^ 2 / 2 + ln (41086822938595747 / 500000000000000000000)) + (INR 1 * (- (- (1999897 / 1000000)) ^ 2 / 2 + ln (8216518286338649 / 100000000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (2054552740434381 / 25000000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 500000) ^ 2 / 2 + ln (8218210916451073 / 100000000000000000000)) + (INR 96 * (- (- (999897 / 1000000)) ^ 2 / 2 + ln (8217364587719149 / 100000000000000000000)) + (INR 1 * (- (1 / 500000) ^ 2 / 2 + ln (8218210916451073 / 100000000000000000000)) + (INR 96 * (- (- (999897 / 1000000)) ^ 2 / 2 + ln (8217364587719149 / 100000000000000000000)) + (INR 1 * (- (- (1999897 / 1000000)) ^ 2 / 2 + ln (8216518286338649 / 100000000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (2054552740434381 / 25000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -265,19 +314,19 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.35843905028400678134416714771215400692675719e-1232, here rounded down to 10 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 10 significant digits. *)
-Lemma gaussian_probability_lo_10_digits :
-  4358439050 / 10 ^ 1241 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.35843905028400678134416714771215400692675719e-1232, here lowered by a relative 4 s = 1.2e-10 (what the integrals lose) and rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
+Lemma gaussian_probability_lo_11_digits :
+  43584390497 / 10 ^ 1242 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (4358439050 / 10 ^ 1241) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (43584390497 / 10 ^ 1242) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (4358439050 / 10 ^ 1241) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (43584390497 / 10 ^ 1242) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1231.360669022939853576695760728376041, here rounded down to 13 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
-Lemma gaussian_probability_log10_lo_13_digits :
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1231.360669022939853576695760728376041, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma gaussian_probability_log10_lo_15_digits :
   (- (1231360669023 / 1000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
