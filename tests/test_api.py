@@ -100,7 +100,7 @@ def test_every_number_of_every_claim_is_the_fraction_of_its_text(four):
         assert set(c.claims) == set(stored)
         for claim_id, claim in c.claims.items():
             assert claim.statement == stored[claim_id]["statement"]
-            assert claim.scope == stored[claim_id]["scope"] in ("box", "base_point")
+            assert claim.scope == stored[claim_id]["scope"] in ("box", "base_point", "region")
             parts = stored[claim_id].get("components", {})
             assert set(claim.components) == set(parts)
             for view, raw in [(claim, stored[claim_id])] + [(claim.components[n], parts[n]) for n in parts]:
@@ -180,7 +180,7 @@ def test_verdict_is_truthy_exactly_when_verified():
 
 def test_check_verifies_a_genuine_certificate_and_rejects_a_doctored_one(dead13):
     verdict = dead13.check()
-    assert verdict and verdict.status == "verified" and "12 claims verified" in verdict.message
+    assert verdict and verdict.status == "verified" and "13 claims verified" in verdict.message
     document = dead13.document
     hi = Fraction(document["claims"]["hitting_time"]["hi"])
     document["claims"]["hitting_time"]["lo"] = format(float(hi), ".17g")  # lo just at hi, not implied

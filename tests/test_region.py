@@ -388,3 +388,33 @@ def test_huge_p_matches_the_asymptotics(p):
             - log10_c
         point = ball_point(bound)
         assert lower - abs(lower) * mpmath.mpf(2) ** -(PREC - 8) <= point <= upper
+
+
+def test_the_dead_certificate_states_the_region_bound_and_the_checker_rechecks_it():
+    """The claim region_probability of a dead certificate: its log10_lo is at most the kernel's bound (written
+    rounded down), and a lo moved just above the bound is rejected by certify check."""
+    import json
+    from fractions import Fraction
+
+    from flint import fmpq
+
+    from certify.check import check_bytes
+    from certify.kernel.exact import format_rational
+    from certify.theorems.dead import certify_dead
+
+    document = certify_dead(13).certificate
+    claim = document["claims"]["region_probability"]
+    assert claim["scope"] == "region" and "R_dead" in claim["statement"] and "sigma" in claim["statement"]
+    # the claim's log10_lo is the kernel's natural-log bound over ln 10; that bound's last ~64 bits depend on
+    # the precision it is computed at (the certificate's 128 bits against this call's default), so compare
+    # to 2^-50 relative, and below the exact value from an independent quadrature
+    point = dead_region_log_probability_lower(13, 128)
+    with mpmath.workdps(60):
+        bound = mpmath.mpf(point.mid().str(60, radius=False)) / mpmath.log(10)
+        assert abs(mpmath.mpf(claim["log10_lo"]) / bound - 1) < mpmath.mpf(2) ** -50
+    assert float(claim["log10_lo"]) < -7.3430  # the exact value is -7.343070 (quadrature above)
+    assert check_bytes(json.dumps(document).encode(), "dead-13").status == "verified"
+    raised = Fraction(claim["lo"]) * (1 + Fraction(1, 10 ** 30))  # past the truth: lo is ~1e-37 below it
+    forged = json.loads(json.dumps(document))
+    forged["claims"]["region_probability"]["lo"] = format_rational(fmpq(raised.numerator, raised.denominator))
+    assert check_bytes(json.dumps(forged).encode(), "forged").status == "rejected"

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from flint import arb, fmpq
 
-SCOPES = ("base_point", "box")
+SCOPES = ("base_point", "box", "region")
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ DEAD = KernelRecord(
     parameter_names=("epsilon", "A", "B"),
     claim_ids=("single_active_gate", "gamma_condition", "hitting_time", "hitting_time_box", "transversality_margin",
                "transversality_margin_box", "terminal_w_displacement_box", "terminal_fourier_fraction",
-               "balance_invariant", "purity_gap_box", "terminal_loss", "gaussian_probability"))
+               "balance_invariant", "purity_gap_box", "terminal_loss", "gaussian_probability", "region_probability"))
 
 SLIDE = KernelRecord(
     name="slide", module="certify.kernel.slide", parameters="SlideParameters",

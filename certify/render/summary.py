@@ -57,6 +57,9 @@ def dead_summary(certificate: dict) -> list[str]:
         f"F_zeta = {claims['terminal_fourier_fraction']['exact']} at the base point)",
         f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
         f"under N(0, I_{{3p}})",
+        *([f"  P(theta(0) in R_dead | active) >= 10^"
+           f"{short_fixed(claims['region_probability']['log10_lo'], 2, False)} under N(0, sigma^2 I_{{3p}}), "
+           "every sigma (the whole dead region)"] if "region_probability" in claims else []),
     ]
 
 

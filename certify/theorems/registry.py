@@ -207,7 +207,8 @@ certified Gaussian probability: the probability grows with R, so certify takes
     key_numbers=(KeyNumber("single_active_gate", None, "lo", "min", "gate margin"),
                  KeyNumber("transversality_margin_box", None, "lo", "min", "transversality margin"),
                  KeyNumber("purity_gap_box", None, "lo", "min", "purity gap delta_p"),
-                 _PROBABILITY),
+                 _PROBABILITY,
+                 KeyNumber("region_probability", None, "log10_lo", "min", "log10 P(dead region | active)")),
 )
 
 SLIDE_THEOREM = Theorem(
