@@ -129,7 +129,9 @@ def coq_file(document: dict, source: bytes | None = None) -> CoqFile:
     missing = [claim for claim in document["claims"] if claim not in covered]
     if missing:
         raise ValueError(f"the Coq exporter of {document['theorem']} covers no lemma of claim {missing[0]}")
-    not_exported += tuple(unstated_fields(document, lemmas))
+    # a claim the exporter lists as not exported needs no field-by-field listing
+    listed = {item.claim for item in not_exported}
+    not_exported += tuple(item for item in unstated_fields(document, lemmas) if item.claim not in listed)
     names = [item.name for item in items if isinstance(item, (Lemma, Definition))]
     if len(names) != len(set(names)) or "p_is_prime" in names:
         raise ValueError(f"the Coq exporter of {document['theorem']} repeats a name")

@@ -399,4 +399,4 @@ Proof.
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* Not exported (claims this file does not prove): region_probability: its bound needs E[S] = C(2p,p) int Phi^p (1 - Phi)^p, an integral of the normal distribution function Phi, itself an integral: CoqInterval has no erf and integral takes no integral inside its integrand; region_probability: lo is stated by no lemma (not a field the exporter knows for this claim); region_probability: log10_lo is stated by no lemma (not a field the exporter knows for this claim) *)
+(* Not exported (claims this file does not prove): region_probability: its bound needs E[S] = C(2p,p) int Phi^p (1 - Phi)^p, an integral of the normal distribution function Phi, itself an integral: CoqInterval has no erf and integral takes no integral inside its integrand *)
