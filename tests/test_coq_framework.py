@@ -164,3 +164,19 @@ def test_the_file_ties_radius_and_base_point_to_the_certificate(tmp_path):
     assert not results["moved"].ok and failing_lemma(texts["moved"], results["moved"].message) == "base_point_w_at_0"
     assert not results["negative"].ok
     assert failing_lemma(texts["negative"], results["negative"].message) == "radius_positive"
+
+
+@given(rationals, st.integers(1, 200))
+def test_rationals_below_and_above_a_ball(q, bits):
+    """rational_below/above bracket every point of a ball within 2^-bits of its ends (Fraction oracle)."""
+    from flint import arb
+
+    x = arb(q.numerator) / q.denominator + arb(0, Fraction(1, 2 ** 70).numerator) / 2 ** 70  # q +/- 2^-70
+    below, above = (Fraction(str(f(x, bits))) for f in (terms.rational_below, terms.rational_above))
+    def exact(end):  # an exact arb m 2^e as a Fraction
+        mantissa, exponent = (int(part) for part in end.man_exp())
+        return Fraction(mantissa) * Fraction(2) ** exponent
+
+    lower, upper = exact(x.lower()), exact(x.upper())
+    assert below <= lower and upper <= above
+    assert lower - below <= Fraction(1, 2 ** bits) and above - upper <= Fraction(1, 2 ** bits)

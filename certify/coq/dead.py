@@ -16,7 +16,8 @@ digits only (its ends rounded outward; the lemma names say so), with ``0 < T`` i
 
 from __future__ import annotations
 
-from .family import FAMILY_BASE_POINT, base_point_lemmas, block_levels, fourier_fraction_lemmas, single_active_gate_lemmas
+from .family import (FAMILY_BASE_POINT, base_point_lemmas, block_levels, enclosed_atom_proof, fourier_fraction_lemmas,
+                     single_active_gate_lemmas)
 from .family import radius as radius_term
 from .family import terminal_purity_gap_term
 from .lemma import Lemma, NotExported
@@ -70,14 +71,6 @@ class _Terms:
 
 def _end(document: dict, claim: str, end: str) -> str:
     return real(number(document["claims"][claim][end], f"{claim}.{end}"))
-
-
-def _atom_proof(atom: str) -> str:
-    """``interval`` on a goal where the term ``atom`` occurs many times: enclose it once
-    (``interval_intro``), then treat it as a variable within that enclosure (the purity-gap term
-    repeats Mmax eight times; with Mmax one variable, interval is about ten times faster)."""
-    return (f"interval_intro {atom} {INTERVAL_OPTIONS} as Hatom. set (atom := {atom}) in *. clearbody atom. "
-            f"{INTERVAL_TACTIC}")
 
 
 def _bounds(document: dict, claim: str, quantity: str, paper: str, proof: str = INTERVAL_TACTIC,
@@ -200,7 +193,7 @@ def _builders(t: _Terms) -> dict:
         "purity_gap_box": lambda d: _bounds(
             d, "purity_gap_box", gap, "the purity-gap lemma on (1.5) applied to the terminal blocks of "
             "docs/mathematics.md, 'Purity gap at terminal states' (Theorem A.2(iii))",
-            proof=_atom_proof(t.transfer), positive=True),
+            proof=enclosed_atom_proof(t.transfer, INTERVAL_TACTIC), positive=True),
         "terminal_loss": lambda d: _bounds(
             d, "terminal_loss", f"(ln {p})",
             "after T every activation is 0, so every logit is 0 and the loss (1.1) is log p (Lemma A.17)"),

@@ -70,6 +70,15 @@ def fourier_fraction_lemmas(document: dict, claim: str, contrasts_squared: list[
     ]
 
 
+def enclosed_atom_proof(atom: str, tactic: str) -> str:
+    """``tactic`` (an ``interval with (...)`` call) on a goal where the term ``atom`` occurs many times,
+    after enclosing it once (``interval_intro`` with the same options) and treating it as one variable
+    within that enclosure: the purity-gap term repeats the transfer bound Mmax about eight times, and
+    with Mmax one variable interval is about ten times faster."""
+    options = tactic[tactic.index(" with "):].rstrip(".")
+    return f"interval_intro {atom}{options} as Hatom. set (atom := {atom}) in *. clearbody atom. {tactic}"
+
+
 def purity_gap_term(p: int, blocks) -> str:
     """The Coq term of the purity-gap lemma's bound (certify.kernel.fourier.purity_gap_lower):
 

@@ -32,11 +32,11 @@ terms, with ln lo' and log10_lo' ln 10.
 
 from __future__ import annotations
 
-from flint import acb, arb, fmpq, fmpz
+from flint import acb, arb, fmpq
 
 from .lemma import Definition, Lemma, NotExported
 from ..kernel.exact import format_rational
-from .terms import MAX_LITERAL_DIGITS, exact_number, number, real, round_down, round_up
+from .terms import MAX_LITERAL_DIGITS, exact_number, number, rational_above, rational_below, real, round_down, round_up
 from ..kernel.balls import working_precision
 
 CLAIM = "gaussian_probability"
@@ -126,7 +126,7 @@ def rescaled_integral(m: fmpq, r: fmpq, c: fmpq) -> arb:
 
 def _lower_rational(value: arb) -> fmpq:
     """A short rational L with 0 < L < value, about RELATIVE_GAP (relatively) below it."""
-    lower = fmpq(fmpz((value.lower() * 2 ** PRECISION).floor().unique_fmpz()), 2 ** PRECISION)
+    lower = rational_below(value, PRECISION)
     if not lower > 0:
         raise ValueError("a rescaled Gaussian integral is not certainly positive")
     return round_down(lower * (1 - RELATIVE_GAP), L_DIGITS)
@@ -134,7 +134,7 @@ def _lower_rational(value: arb) -> fmpq:
 
 def _slack_upper(slack: arb) -> fmpq:
     """A short rational s >= the ball ``slack`` (the proof's loss, in logarithms), s > 0."""
-    upper = fmpq(fmpz((slack.upper() * 2 ** PRECISION).ceil().unique_fmpz()), 2 ** PRECISION)
+    upper = rational_above(slack, PRECISION)
     return round_up(max(upper, fmpq(1, 10 ** 30)), 2)
 
 

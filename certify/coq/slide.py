@@ -33,12 +33,12 @@ about one point.
 
 from __future__ import annotations
 
-from flint import arb, fmpq, fmpz
+from flint import arb, fmpq
 
 from ..kernel.balls import working_precision
 from .family import BOX_TACTIC, base_point_lemmas, fourier_fraction_lemmas
 from .lemma import Definition, Lemma, NotExported
-from .terms import exact_number, ident, number, real, round_down, round_up
+from .terms import exact_number, ident, number, rational_above, rational_below, real, round_down, round_up
 
 #: Bits for ``interval`` on the 45-digit ends of sqrt/exp/ln expressions (certificates use 128 bits).
 INTERVAL = "interval with (i_prec 256)."
@@ -198,8 +198,10 @@ class _Slide:
         # the enclosure: the lowest and highest of the four ends, in ln, moved outward by e (ln(1 + e) < e)
         with working_precision(PRECISION):
             ln10 = arb(10).log()
-            low = _below(min(_below(arb(lo_m).log() + lo_e * ln10), _below(arb(log_lo) * ln10)) - e)
-            high = _above(max(_above(arb(hi_m).log() + hi_e * ln10), _above(arb(log_hi) * ln10)) + e)
+            low = rational_below(min(rational_below(arb(lo_m).log() + lo_e * ln10, PRECISION),
+                                      rational_below(arb(log_lo) * ln10, PRECISION)) - e, PRECISION)
+            high = rational_above(max(rational_above(arb(hi_m).log() + hi_e * ln10, PRECISION),
+                                       rational_above(arb(log_hi) * ln10, PRECISION)) + e, PRECISION)
         places = len(str(int(max(abs(low), abs(high)).ceil()))) + 20  # rounded to 10^-19 or so
         L, H = real(round_down(low, places)), real(round_up(high, places))
         items.append(Lemma(
@@ -316,13 +318,3 @@ def _leading(value: fmpq, digits: int, upward: bool) -> tuple[int, int]:
     while m % 10 == 0 and m:
         m, k = m // 10, k + 1
     return m, k
-
-
-def _below(x: arb) -> fmpq:
-    """A rational <= every point of the ball ``x`` (at most 2^-PRECISION below its lower end)."""
-    return fmpq(fmpz((arb(x).lower() * 2 ** PRECISION).floor().unique_fmpz()), 2 ** PRECISION)
-
-
-def _above(x: arb) -> fmpq:
-    """A rational >= every point of the ball ``x``."""
-    return fmpq(fmpz((arb(x).upper() * 2 ** PRECISION).ceil().unique_fmpz()), 2 ** PRECISION)

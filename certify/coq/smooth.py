@@ -45,7 +45,7 @@ from flint import acb, arb, ctx, fmpq
 
 from .family import FAMILY_BASE_POINT, base_point_lemmas, fourier_fraction_lemmas, single_active_gate_lemmas
 from .family import radius as radius_term
-from .family import terminal_purity_gap_term
+from .family import enclosed_atom_proof, terminal_purity_gap_term
 from .lemma import Definition, Lemma, NotExported
 from .terms import ident, number, real, rmin, round_down, round_up
 
@@ -276,13 +276,6 @@ def _with_J(t: _Terms, lemma: str, tactic: str) -> str:
     return f"pose proof {lemma} as HJ. revert HJ. generalize {t.J}. intros J HJ. {tactic}"
 
 
-def _atom(atom: str, tactic: str) -> str:
-    """``tactic`` after enclosing ``atom`` once and treating it as a variable (the purity-gap term
-    repeats Mmax many times; certify.coq.dead does the same)."""
-    options = tactic[tactic.index(" with "):].rstrip(".")
-    return f"interval_intro {atom}{options} as Hatom. set (atom := {atom}) in *. clearbody atom. {tactic}"
-
-
 # --- choosing the weakened ends (proof parameters only: the statements use the certificate's numbers) ---
 
 def _ball(q: fmpq) -> arb:
@@ -500,7 +493,7 @@ def _j_claim(document: dict, t: _Terms, claim: str, enclosure: tuple[fmpq, fmpq]
                       "||w_inf - w_0||_1 = 2M", digits=k)]
     else:
         lemma = Lemma(name, claim, f"{real(value)} <= {quantity}",
-                      _with_J(t, J_lemma, _atom(t.transfer("J"), f"interval with (i_prec {_bits(k)}).")),
+                      _with_J(t, J_lemma, enclosed_atom_proof(t.transfer("J"), f"interval with (i_prec {_bits(k)}).")),
                       "the purity-gap lemma on (1.5) applied to the terminal blocks (c_u = c_v = B, "
                       "c_w = -A + M p/(p-1), M <= Mmax) (Theorem A.3)", digits=k)
         sign = "the purity gap is positive: every limit from the box has max_zeta F_zeta < 1 (Theorem A.3)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from flint import fmpq, fmpz
+from flint import arb, fmpq, fmpz
 
 from ..errors import MalformedCertificate
 from ..kernel.exact import ExactNumber, parse_exact
@@ -73,10 +73,15 @@ def real(value) -> str:
     return f"({n} / {d})" if n >= 0 else f"(- ({-n} / {d}))"
 
 
-def literal_fits(value) -> bool:
-    """Whether :func:`real` can write ``value``."""
-    q = rational(value)
-    return max(len(str(abs(int(q.p)))), len(str(int(q.q)))) <= MAX_LITERAL_DIGITS
+def rational_below(x, bits: int) -> fmpq:
+    """A rational <= every point of the ball ``x`` (an arb, or anything arb() takes exactly), at most
+    2^-bits below its lower end: for choosing proof ends, never for a certificate's own numbers."""
+    return fmpq(fmpz((arb(x).lower() * 2 ** bits).floor().unique_fmpz()), 2 ** bits)
+
+
+def rational_above(x, bits: int) -> fmpq:
+    """A rational >= every point of the ball ``x``, at most 2^-bits above its upper end."""
+    return fmpq(fmpz((arb(x).upper() * 2 ** bits).ceil().unique_fmpz()), 2 ** bits)
 
 
 def rmin(a: str, b: str) -> str:
