@@ -440,54 +440,56 @@ def theorem_function(name: str):
     return certify_named
 
 
-def dead(p, *, epsilon=None, A=None, B=None, radius=None, prec: int = 128) -> Certificate:
+def dead(p, *, epsilon=None, A=None, B=None, sigma=None, radius=None, prec: int = 128) -> Certificate:
     """Certify Theorem 1.5 / A.2 (the neuron dies in finite time, not single-frequency) at the prime p.
 
-    Defaults epsilon = 1, A = 2, B = 1 (every hypothesis holds for every p >= 5); see
+    Defaults epsilon = 1, A = 2, B = 1 (every hypothesis holds for every p >= 5) and sigma = 1 (the
+    scale of the initialisation N(0, sigma^2 I_{3p}) of the probability claims; every theorem takes it); see
     :func:`certify_theorem` for the parameters' types, the radius and the errors.
 
     >>> c = dead(p=13, epsilon="1/2")
     >>> c.claims["hitting_time"].scope, c.parameters["epsilon"]
     ('base_point', Fraction(1, 2))
     """
-    return certify_theorem("dead", p, epsilon=epsilon, A=A, B=B, radius=radius, prec=prec)
+    return certify_theorem("dead", p, epsilon=epsilon, A=A, B=B, sigma=sigma, radius=radius, prec=prec)
 
 
-def slide(p, *, gamma_star=None, X=None, radius=None, prec: int = 128) -> Certificate:
+def slide(p, *, gamma_star=None, X=None, sigma=None, radius=None, prec: int = 128) -> Certificate:
     """Certify Theorem A.1 (the persistent sliding trajectory) at the prime p.
 
-    Defaults gamma_star = 1, X = (p-1)/(2 gamma_star). The capture time is astronomically large;
+    Defaults gamma_star = 1, X = (p-1)/(2 gamma_star), sigma = 1. The capture time is astronomically large;
     its ends are Fractions of several hundred digits and ``log10_lo``/``log10_hi`` bound its log10.
 
     >>> t = slide(p=5).claims["capture_time"]
     >>> 10 ** int(t.log10_lo) <= t.lo
     True
     """
-    return certify_theorem("slide", p, gamma_star=gamma_star, X=X, radius=radius, prec=prec)
+    return certify_theorem("slide", p, gamma_star=gamma_star, X=X, sigma=sigma, radius=radius, prec=prec)
 
 
-def smooth(p, *, eps_smooth=None, epsilon=None, A=None, B=None, radius=None, prec: int = 128) -> Certificate:
+def smooth(p, *, eps_smooth=None, epsilon=None, A=None, B=None, sigma=None, radius=None,
+           prec: int = 128) -> Certificate:
     """Certify Theorem A.3 (smooth dead-zone activation sigma_eps) at the prime p.
 
-    Defaults eps_smooth = 2, epsilon = 1, A = 2, B = 1.
+    Defaults eps_smooth = 2, epsilon = 1, A = 2, B = 1, sigma = 1.
 
     >>> smooth(p=5).claims["terminal_fourier_fraction"].exact
     Fraction(1, 2)
     """
-    return certify_theorem("smooth", p, eps_smooth=eps_smooth, epsilon=epsilon, A=A, B=B, radius=radius,
-                           prec=prec)
+    return certify_theorem("smooth", p, eps_smooth=eps_smooth, epsilon=epsilon, A=A, B=B, sigma=sigma,
+                           radius=radius, prec=prec)
 
 
-def gd(p, *, eta, epsilon=None, A=None, B=None, radius=None, prec: int = 128) -> Certificate:
+def gd(p, *, eta, epsilon=None, A=None, B=None, sigma=None, radius=None, prec: int = 128) -> Certificate:
     """Certify Theorem A.4 (one gradient-descent step with step size eta kills the neuron) at the prime p.
 
     ``eta`` is required; epsilon defaults to min(1, half the (A.71) threshold 2 eta (p-1) A / p^3),
-    A = 2, B = 1.
+    A = 2, B = 1, sigma = 1.
 
     >>> gd(p=5, eta="1e-3").parameters["eta"]
     Fraction(1, 1000)
     """
-    return certify_theorem("gd", p, eta=eta, epsilon=epsilon, A=A, B=B, radius=radius, prec=prec)
+    return certify_theorem("gd", p, eta=eta, epsilon=epsilon, A=A, B=B, sigma=sigma, radius=radius, prec=prec)
 
 
 def load(source) -> Certificate:

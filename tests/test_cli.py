@@ -45,8 +45,21 @@ def test_parameters_and_radius_are_honoured(tmp_path):
                          "--prec", 96)
     assert result.returncode == 0, result.stderr
     certificate = json.loads(result.stdout)
-    assert certificate["parameters"] == {"epsilon": "0.5", "A": "1.5", "B": "0.75"}
+    assert certificate["parameters"] == {"epsilon": "0.5", "A": "1.5", "B": "0.75", "sigma": "1"}
     assert certificate["radius"] == "0.01" and certificate["precision_bits"] == 96
+
+
+def test_sigma_is_a_parameter_of_every_theorem():
+    """--sigma (default 1) is stored, named in the probability statements, and a non-positive one is refused."""
+    for theorem, extra in (("dead", []), ("slide", []), ("smooth", []), ("gd", ["--eta", "1"])):
+        result = run_certify(theorem, "--p", 5, *extra, "--sigma", "5/2")
+        assert result.returncode == 0, result.stderr
+        certificate = json.loads(result.stdout)
+        assert certificate["parameters"]["sigma"] == "2.5"
+        assert "sigma = 2.5" in certificate["claims"]["gaussian_probability"]["statement"]
+        assert "sigma = 2.5" in result.stderr
+        for bad in ("0", "-1"):
+            assert_one_line_error(run_certify(theorem, "--p", 5, *extra, "--sigma", bad), "sigma > 0")
 
 
 @pytest.mark.parametrize("p, words", [("4", "not a prime >= 5"), ("9", "not prime"), ("3", "Remark 1.6"),

@@ -140,7 +140,7 @@ def test_a_field_no_lemma_states_is_listed_not_dropped():
     document["claims"]["hitting_time_box"]["components"] = {"extra": {"hi": "1"}}
     coq = export.coq_file(document)
     listed = {(item.claim, item.reason.split(" ")[0]) for item in coq.not_exported
-              if item.claim != "region_probability"}  # listed whole by the dead exporter (issue 13)
+              if item.claim != "region_probability"}  # listed whole by certify.coq.export (REGION_NOT_EXPORTED)
     assert listed == {("gamma_condition", "hi"), ("hitting_time_box", "extra.hi")}
     assert "gamma_condition (hi is stated by no lemma" in coq.summary()
     assert "Not exported" in coq.text

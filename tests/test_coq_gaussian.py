@@ -217,3 +217,26 @@ def test_no_claim_no_lemmas():
     document = load("dead", 5)
     del document["claims"][CLAIM]
     assert gaussian_lemmas(document) == []
+
+
+def test_a_scale_sigma_is_stated_in_units_of_sigma_and_a_forged_sigma_is_refused(tmp_path):
+    """Under --sigma 5/2 the masses are those of the box in units of sigma (centres m/sigma, radius
+    r/sigma): the honest file compiles; the same certificate claiming sigma = 4 (a wider law, so a
+    smaller true mass than the stated lo) states a false bound, and coqc refuses it."""
+    import certify
+
+    document = certify.dead(p=5, sigma="5/2").document
+    items = gaussian_lemmas(document)
+    assert not [item for item in items if isinstance(item, NotExported)]
+    point = document["base_point"]
+    ours = {name: Fraction(int(value.p), int(value.q)) for name, value, _ in box_coordinates(document)}
+    assert ours["w_at_0"] == Fraction(point["w"]["at_0"]) / Fraction(5, 2)
+    assert f"{CLAIM}_mass" in coq_text(items)
+    radius = Fraction(document["radius"]) / Fraction(5, 2)
+    assert f"({radius.numerator} / {radius.denominator})" in coq_text(items)
+    wider = copy.deepcopy(document)
+    wider["parameters"]["sigma"] = "4"
+    results = compile_texts(tmp_path, {"honest": coq_text(items), "wider": coq_text(gaussian_lemmas(wider))},
+                            timeout=300)
+    assert results["honest"].ok, results["honest"].message
+    assert not results["wider"].ok

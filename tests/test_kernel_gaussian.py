@@ -91,3 +91,34 @@ def test_astronomical_log_mass_keeps_absolute_accuracy():
     with working_precision(128):
         total = box_log_mass([(fmpq(-3 * 5 * 10**17), 2 * 10**18), (fmpq(10**19), 1)], fmpq(1, 2))
     assert total.rad() < 1 and total.is_finite()
+
+
+@pytest.mark.parametrize("sigma", [Fraction(1, 3), Fraction(5, 2), 7])
+def test_box_log_mass_under_a_scale_sigma(sigma):
+    """Under N(0, sigma^2 I) the box mass is the integral of the N(0, sigma^2) density over [m - r, m + r]:
+    the oracle integrates that density directly (mpmath, 50 digits), without standardising."""
+    centres = [(fmpq(1, 2), 2), (fmpq(-1), 3), (fmpq(0), 1)]
+    r = fmpq(3, 10)
+    with working_precision(192):
+        total = box_log_mass(centres, r, as_fmpq(sigma))
+    with mpmath.workdps(60):
+        s = mpmath.mpf(Fraction(sigma).numerator) / Fraction(sigma).denominator
+        density = lambda t: mpmath.exp(-t * t / (2 * s * s)) / (s * mpmath.sqrt(2 * mpmath.pi))
+        half_width = mpmath.mpf(3) / 10
+        expected = sum(k * mpmath.log(mpmath.quad(density, mpmath.linspace(mpmath.mpf(int(m.p)) / int(m.q) - half_width,
+                                                                             mpmath.mpf(int(m.p)) / int(m.q) + half_width,
+                                                                             33)))
+                       for m, k in centres)
+        assert contains(total, expected)
+
+
+def test_sigma_must_be_positive():
+    from certify.errors import HypothesisError
+    from certify.kernel.gaussian import require_positive_sigma
+
+    for sigma in (fmpq(0), fmpq(-1, 2)):
+        with pytest.raises(HypothesisError, match="sigma > 0"):
+            require_positive_sigma(sigma)
+        with pytest.raises(NotCertified):
+            box_log_mass([(fmpq(0), 1)], fmpq(1, 4), sigma)
+    require_positive_sigma(fmpq(1, 10**30))

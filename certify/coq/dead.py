@@ -20,7 +20,7 @@ from .family import (FAMILY_BASE_POINT, base_point_lemmas, block_levels, enclose
                      single_active_gate_lemmas)
 from .family import radius as radius_term
 from .family import terminal_purity_gap_term
-from .lemma import Lemma, NotExported
+from .lemma import Lemma
 from .terms import ident, number, real, rmin, round_down, round_up
 
 #: Significant digits to which the hitting time T is proved by CoqInterval's ``integral`` (measured on
@@ -212,12 +212,4 @@ def dead_obligations(document: dict) -> list:
     for claim in document["claims"]:
         if claim in builders:
             lemmas += builders[claim](document)
-    if "region_probability" in document["claims"]:
-        lemmas.append(NotExported("region_probability", REGION_NOT_EXPORTED))
     return lemmas
-
-
-#: Why the region claim is not exported yet (docs/coq.md).
-REGION_NOT_EXPORTED = ("its bound needs E[S] = C(2p,p) int Phi^p (1 - Phi)^p, an integral of the normal "
-                       "distribution function Phi, itself an integral: CoqInterval has no erf and integral "
-                       "takes no integral inside its integrand")

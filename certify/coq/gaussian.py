@@ -1,7 +1,9 @@
 """The ``gaussian_probability`` claim of every theorem as Coq lemmas about the actual probability.
 
-The claim: P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{3p}), the box being the
-sup-norm box of radius r around the base point. The base point has six (value, count) pairs: each
+The claim: P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, sigma^2 I_{3p}), the box being the
+sup-norm box of radius r around the base point; in units of sigma (X = theta/sigma ~ N(0, I_{3p})) its
+centres are m/sigma and its radius r/sigma, exact rationals, and the file states the standard masses.
+The base point has six (value, count) pairs: each
 block u, v, w has ``at_0`` (1 coordinate) and ``elsewhere`` (p - 1 coordinates), exactly the
 kernel's centres (``family_gaussian_centres``, ``slide_gaussian_centres``: value, multiplicity with
 u and v merged). The file states, over Coq's reals,
@@ -100,12 +102,22 @@ def gaussian_lemmas(document: dict) -> list:
         return [NotExported(CLAIM, str(error))]
 
 
+def initialisation_scale(document: dict) -> fmpq:
+    """The certificate's sigma (theta(0) ~ N(0, sigma^2 I_{3p})), > 0 (ValueError otherwise)."""
+    sigma = number(document["parameters"]["sigma"], "parameters.sigma")
+    if not sigma > 0:
+        raise ValueError("sigma is not positive")
+    return sigma
+
+
 def box_coordinates(document: dict) -> list[tuple[str, fmpq, int]]:
-    """The six (name, value, count) coordinates of the base point: ``u_at_0`` once, ``u_elsewhere``
-    p - 1 times, and so on for v and w (the kernel's Gaussian centres, unmerged)."""
+    """The six (name, value, count) coordinates of the base point in units of sigma (m / sigma, the
+    centre of the standardised coordinate): ``u_at_0`` once, ``u_elsewhere`` p - 1 times, and so on
+    for v and w (the kernel's Gaussian centres, unmerged)."""
     p = int(document["p"])
     point = document["base_point"]
-    return [(f"{block}_{part}", number(point[block][part], f"base_point.{block}.{part}"),
+    sigma = initialisation_scale(document)
+    return [(f"{block}_{part}", number(point[block][part], f"base_point.{block}.{part}") / sigma,
              1 if part == "at_0" else p - 1) for block, part in COMPONENTS]
 
 
@@ -183,7 +195,8 @@ def _lemmas(document: dict) -> list:
     claims = document["claims"]
     stated = claims[CLAIM]
     log10_lo = number(stated["log10_lo"], "gaussian_probability.log10_lo")
-    r = number(document["radius"], "radius")
+    sigma = initialisation_scale(document)
+    r = number(document["radius"], "radius") / sigma  # the radius in units of sigma
     if not r > 0:
         raise ValueError("the radius is not positive")
     coordinates = box_coordinates(document)
@@ -200,8 +213,10 @@ def _lemmas(document: dict) -> list:
                    "P(|X - m| <= r) for X ~ N(0, 1): the Gaussian mass of one coordinate of the box"),
         Definition(BOX, " * (".join(f"{MASS} {real(m)} {real(r)} ^ {k}" for _, m, k in coordinates)
                    + ")" * (len(coordinates) - 1), "R",
-                   "P(theta(0) in box) for theta(0) ~ N(0, I_{3p}): the masses of the coordinates of the box "
-                   "around the base point, blocks u, v, w, each at_0 (1 coordinate) and elsewhere (p - 1)"),
+                   f"P(theta(0) in box) for theta(0) ~ N(0, sigma^2 I_{{3p}}), sigma = {format_rational(sigma)}: "
+                   "the standard-normal masses of the coordinates of the box around the base point in units of "
+                   "sigma (centre m/sigma, radius r/sigma), blocks u, v, w, each at_0 (1 coordinate) and "
+                   "elsewhere (p - 1)"),
         Lemma(RESCALE, CLAIM,
               f"forall c a b, RInt {PHI} a b = exp (- c ^ 2 / 2) * "
               "RInt (fun x => exp ((c ^ 2 - x ^ 2) / 2) / sqrt (2 * PI)) a b",

@@ -25,7 +25,7 @@ from .claims import Claim, claim, enclosure
 from .fourier import two_level_fourier_fraction
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
                      terminal_purity_gap)
-from .gaussian import box_log_mass, gaussian_probability_claim
+from .gaussian import box_log_mass, gaussian_probability_claim, require_positive_sigma
 from .region import dead_region_log_probability_lower
 from .exact import format_rational
 
@@ -41,6 +41,8 @@ class DeadParameters:
     epsilon: fmpq
     A: fmpq
     B: fmpq
+    #: the initialisation scale: theta(0) ~ N(0, sigma^2 I_{3p}) (the probability claims; default 1)
+    sigma: fmpq = fmpq(1)
 
     @property
     def c(self) -> fmpq:
@@ -74,6 +76,7 @@ def require_dead_hypotheses(params: DeadParameters) -> None:
         value = getattr(params, name)
         if not value > 0:
             raise _fails(f"{name} > 0", value, 0)
+    require_positive_sigma(params.sigma)
     if not params.B > params.epsilon / 2:
         raise _fails("B > epsilon/2 (section 2: cross gates epsilon/2 - B < 0)", params.B, params.epsilon / 2)
     if not params.gamma_in**2 > params.epsilon**2 / 2:
@@ -238,7 +241,7 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
                            "balance_invariant")
     terminal_contrasts_squared = [params.B**2, params.B**2, params.Gamma]
     with working_precision(prec):
-        log_mass = box_log_mass(dead_gaussian_centres(params), radius)
+        log_mass = box_log_mass(dead_gaussian_centres(params), radius, params.sigma)
         log_p = ball(p).log()
         zero = fmpq(0)
         return [
@@ -279,7 +282,7 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
                       "every terminal state from the box has loss (1.1) equal to log p, in [lo, hi] "
                       "(all activations are 0)",
                       "box", log_p),
-            gaussian_probability_claim(log_mass, "is initially active (Theorem 1.5)"),
+            gaussian_probability_claim(log_mass, "is initially active (Theorem 1.5)", params.sigma),
             region_probability_claim(p, prec),
         ]
 

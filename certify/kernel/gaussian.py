@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from flint import arb, ctx, fmpq
 
-from ..errors import NotCertified
+from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, working_precision
 from .claims import Claim, claim
+from .exact import format_rational
+
+
+def require_positive_sigma(sigma) -> None:
+    """Raise HypothesisError unless the initialisation scale sigma (theta(0) ~ N(0, sigma^2 I)) is > 0 (exact)."""
+    if not fmpq(sigma) > 0:
+        raise HypothesisError(f"sigma > 0 fails: sigma = {format_rational(fmpq(sigma))} "
+                              "(theta(0) ~ N(0, sigma^2 I_{3p}) needs a positive scale)")
 
 
 def coordinate_log_mass(centre, radius) -> arb:
@@ -63,8 +71,9 @@ def coordinate_mass(centre, radius) -> arb:
     return coordinate_log_mass(centre, radius).exp()
 
 
-def box_log_mass(centres_with_counts, radius) -> arb:
-    """Encloses log P(theta in box), the box being the product over coordinates of [m - r, m + r].
+def box_log_mass(centres_with_counts, radius, sigma=1) -> arb:
+    """Encloses log P(theta in box) for theta ~ N(0, sigma^2 I), the box being the product over
+    coordinates of [m - r, m + r] (sigma > 0 exact; P(|sigma Z - m| <= r) = P(|Z - m/sigma| <= r/sigma)).
 
     ``centres_with_counts`` is a list of (m, k): k coordinates centred at m. The
     mass is a product of independent one-dimensional masses, so a two-level base
@@ -72,7 +81,11 @@ def box_log_mass(centres_with_counts, radius) -> arb:
     magnitude of log P has (10^54 for slide at p = 10^18), so that its absolute error stays far
     below 1 and P = exp(log P) keeps its relative accuracy.
     """
-    r = fmpq(radius)
+    sigma = fmpq(sigma)
+    if not sigma > 0:
+        raise NotCertified("the Gaussian box mass needs sigma > 0")
+    centres_with_counts = [(fmpq(centre) / sigma, count) for centre, count in centres_with_counts]
+    r = fmpq(radius) / sigma
     magnitude = sum(count * ((abs(fmpq(centre)) + r) ** 2 + 1) for centre, count in centres_with_counts)
     extra = int(magnitude.ceil()).bit_length() + (int((1 / r).ceil()).bit_length() if r < 1 else 0)
     with working_precision(ctx.prec + extra):
@@ -92,12 +105,13 @@ def _sum_log_masses(centres_with_counts, radius) -> arb:
     return total
 
 
-def gaussian_probability_claim(log_mass: arb, why: str) -> Claim:
+def gaussian_probability_claim(log_mass: arb, why: str, sigma=1) -> Claim:
     """The ``gaussian_probability`` claim of every theorem: P(theta(0) in box) >= lo = 10^log10_lo.
 
-    ``log_mass`` encloses log P (see :func:`box_log_mass`); ``why`` completes the statement with
+    ``log_mass`` encloses log P under N(0, sigma^2 I_{3p}) (see :func:`box_log_mass`); ``why`` completes the statement with
     what every point of the box satisfies (e.g. "is initially active (Theorem 1.5)").
     """
     return claim("gaussian_probability",
-                 f"P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, I_{{3p}}); every point of the box {why}",
+                 f"P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, sigma^2 I_{{3p}}), sigma = "
+                 f"{format_rational(fmpq(sigma))}; every point of the box {why}",
                  "box", lower=log_mass.exp(), lower_must_exceed=fmpq(0), log10_lower=log_mass / arb(10).log())

@@ -20,7 +20,7 @@ from .basepoint import BasePoint
 from .claims import Claim, Quantity, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass, gaussian_probability_claim
+from .gaussian import box_log_mass, gaussian_probability_claim, require_positive_sigma
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
                      terminal_purity_gap)
 
@@ -37,6 +37,8 @@ class GDParameters:
     epsilon: fmpq
     A: fmpq
     B: fmpq
+    #: the initialisation scale: theta(0) ~ N(0, sigma^2 I_{3p}) (the probability claims; default 1)
+    sigma: fmpq = fmpq(1)
 
     @property
     def gamma_in(self) -> fmpq:
@@ -61,6 +63,7 @@ def require_gd_hypotheses(params: GDParameters) -> None:
         value = getattr(params, name)
         if not value > 0:
             raise HypothesisError(f"{name} > 0 fails: {name} = {format_rational(value)}")
+    require_positive_sigma(params.sigma)
     if not params.B > params.epsilon / 2:
         raise HypothesisError(f"B > epsilon/2 (section 2: cross gates epsilon/2 - B < 0) fails: "
                               f"B = {format_rational(params.B)}, epsilon/2 = {format_rational(params.epsilon / 2)}")
@@ -151,7 +154,7 @@ def gd_claims(params: GDParameters, radius, prec: int) -> list[Claim]:
     box = gd_box_bounds(params, radius, prec)
     zero = fmpq(0)
     with working_precision(prec):
-        log_mass = box_log_mass(gd_gaussian_centres(params), radius)
+        log_mass = box_log_mass(gd_gaussian_centres(params), radius, params.sigma)
         fraction = two_level_fourier_fraction(p, gd_base_step_contrasts_squared(params))
         return [
             single_active_gate_claim(box.gate_margin, "before the step, (A.48)-(A.49)"),
@@ -175,5 +178,5 @@ def gd_claims(params: GDParameters, radius, prec: int) -> list[Claim]:
                   "from the base point theta_1 is two-level and F_zeta(theta_1) equals this value for every "
                   "zeta != 0 (Theorem A.4)",
                   "base_point", exact=fraction),
-            gaussian_probability_claim(log_mass, "is initially active (Theorem A.4)"),
+            gaussian_probability_claim(log_mass, "is initially active (Theorem A.4)", params.sigma),
         ]

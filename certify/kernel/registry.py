@@ -85,7 +85,7 @@ class TheoremKernel:
 DEAD = KernelRecord(
     name="dead", module="certify.kernel.dead", parameters="DeadParameters",
     require_hypotheses="require_dead_hypotheses", base_point="dead_base_point", claims="dead_claims",
-    parameter_names=("epsilon", "A", "B"),
+    parameter_names=("epsilon", "A", "B", "sigma"),
     claim_ids=("single_active_gate", "gamma_condition", "hitting_time", "hitting_time_box", "transversality_margin",
                "transversality_margin_box", "terminal_w_displacement_box", "terminal_fourier_fraction",
                "balance_invariant", "purity_gap_box", "terminal_loss", "gaussian_probability", "region_probability"))
@@ -93,21 +93,21 @@ DEAD = KernelRecord(
 SLIDE = KernelRecord(
     name="slide", module="certify.kernel.slide", parameters="SlideParameters",
     require_hypotheses="require_slide_hypotheses", base_point="slide_base_point", claims="slide_claims",
-    parameter_names=("gamma_star", "X"),
+    parameter_names=("gamma_star", "X", "sigma"),
     claim_ids=("region_box", "admissibility", "capture_time", "capture_invariants", "kappa", "limit_direction",
                "limit_fourier_fraction", "limit_loss", "gaussian_probability"))
 
 SMOOTH = KernelRecord(
     name="smooth", module="certify.kernel.smooth", parameters="SmoothParameters",
     require_hypotheses="require_smooth_hypotheses", base_point="smooth_base_point", claims="smooth_claims",
-    parameter_names=("eps_smooth", "epsilon", "A", "B"), hypotheses_take_precision=True,
+    parameter_names=("eps_smooth", "epsilon", "A", "B", "sigma"), hypotheses_take_precision=True,
     claim_ids=("single_active_gate", "dead_zone_integral", "g_condition", "terminal_displacement_box",
                "purity_gap_box", "terminal_fourier_fraction", "gaussian_probability"))
 
 GD = KernelRecord(
     name="gd", module="certify.kernel.gd", parameters="GDParameters",
     require_hypotheses="require_gd_hypotheses", base_point="gd_base_point", claims="gd_claims",
-    parameter_names=("eta", "epsilon", "A", "B"),
+    parameter_names=("eta", "epsilon", "A", "B", "sigma"),
     claim_ids=("single_active_gate", "one_step_death_box", "w_step_box", "purity_gap_box",
                "terminal_fourier_fraction", "gaussian_probability"))
 

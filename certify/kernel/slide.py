@@ -22,7 +22,7 @@ from .basepoint import BasePoint, TwoLevel
 from .claims import Claim, Quantity, claim, enclosure
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass, gaussian_probability_claim
+from .gaussian import box_log_mass, gaussian_probability_claim, require_positive_sigma
 
 PAPER = ("Theorem A.1: region (A.14)-(A.17), sliding selection (A.26)-(A.30), Lemmas A.9-A.11, "
          "full face (A.31)-(A.33), limits (A.39)-(A.46)")
@@ -38,6 +38,8 @@ class SlideParameters:
     p: int
     gamma_star: fmpq
     X: fmpq
+    #: the initialisation scale: theta(0) ~ N(0, sigma^2 I_{3p}) (the probability claims; default 1)
+    sigma: fmpq = fmpq(1)
 
     @property
     def c(self) -> fmpq:
@@ -74,6 +76,7 @@ def require_slide_hypotheses(params: SlideParameters) -> None:
         raise HypothesisError(f"gamma_* > 0 fails: gamma_* = {format_rational(params.gamma_star)}")
     if not params.X > 0:
         raise HypothesisError(f"X > 0 fails: X = {format_rational(params.X)}")
+    require_positive_sigma(params.sigma)
     for prec in _DECISION_PRECISIONS:
         with working_precision(prec):
             bound = admissibility_upper(params)
@@ -202,7 +205,7 @@ def slide_claims(params: SlideParameters, radius, prec: int) -> list[Claim]:
     with working_precision(prec):
         ln10 = arb(10).log()
         admissibility = admissibility_upper(params)
-        log_mass = box_log_mass(slide_gaussian_centres(params), radius)
+        log_mass = box_log_mass(slide_gaussian_centres(params), radius, params.sigma)
         direction = limit_direction_enclosures(params)
         return [
             Claim("region_box",
@@ -238,5 +241,5 @@ def slide_claims(params: SlideParameters, radius, prec: int) -> list[Claim]:
             enclosure("limit_loss",
                       "along every trajectory from the box the loss (1.1) -> (p^2-1)/p^2 log p in [lo, hi] ((A.33))",
                       "box", ball(fmpq(p * p - 1, p * p)) * ball(p).log()),
-            gaussian_probability_claim(log_mass, "is initially active and slides (Theorem A.1)"),
+            gaussian_probability_claim(log_mass, "is initially active and slides (Theorem A.1)", params.sigma),
         ]

@@ -29,7 +29,7 @@ from .basepoint import BasePoint
 from .claims import Claim, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass, gaussian_probability_claim
+from .gaussian import box_log_mass, gaussian_probability_claim, require_positive_sigma
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
                      terminal_purity_gap)
 
@@ -52,6 +52,8 @@ class SmoothParameters:
     epsilon: fmpq
     A: fmpq
     B: fmpq
+    #: the initialisation scale: theta(0) ~ N(0, sigma^2 I_{3p}) (the probability claims; default 1)
+    sigma: fmpq = fmpq(1)
 
     @property
     def gamma_in(self) -> fmpq:
@@ -129,6 +131,7 @@ def require_smooth_hypotheses(params: SmoothParameters, prec: int) -> None:
         value = getattr(params, name)
         if not value > 0:
             raise _fails(f"{name} > 0", value, 0)
+    require_positive_sigma(params.sigma)
     if not params.B > params.epsilon / 2:
         raise _fails("B > epsilon/2 (section 2: cross gates epsilon/2 - B < 0)", params.B, params.epsilon / 2)
     _, J_upper = dead_zone_integral(params.epsilon, params.eps_smooth, prec)
@@ -195,7 +198,7 @@ def smooth_claims(params: SmoothParameters, radius, prec: int) -> list[Claim]:
     box = smooth_box_bounds(params, radius, prec)
     zero = fmpq(0)
     with working_precision(prec):
-        log_mass = box_log_mass(smooth_gaussian_centres(params), radius)
+        log_mass = box_log_mass(smooth_gaussian_centres(params), radius, params.sigma)
         return [
             single_active_gate_claim(box.gate_margin, "(A.48)-(A.49)"),
             claim("dead_zone_integral",
@@ -214,5 +217,5 @@ def smooth_claims(params: SmoothParameters, radius, prec: int) -> list[Claim]:
                   "from the base point the limit is two-level and F_zeta equals this value for every zeta != 0 "
                   "(Theorem A.3)",
                   "base_point", exact=two_level_fourier_fraction(p, [params.B**2, params.B**2])),
-            gaussian_probability_claim(log_mass, "is initially active (Theorem A.3)"),
+            gaussian_probability_claim(log_mass, "is initially active (Theorem A.3)", params.sigma),
         ]

@@ -42,6 +42,20 @@ def interval(claim: dict, digits: int = 12) -> str:
     return f"[{short(claim['lo'], False, digits)}, {short(claim['hi'], True, digits)}]"
 
 
+def probability_lines(certificate: dict, region: str) -> list[str]:
+    """The lines of the probability claims: the box's (gaussian_probability) and, when the certificate has
+    it, the whole region's (region_probability, named ``region``), with the scale sigma they are under."""
+    claims = certificate["claims"]
+    law = f"N(0, sigma^2 I_{{3p}}), sigma = {parameter(certificate['parameters'].get('sigma', '1'))}"
+    lines = [f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
+             f"under {law}"] if "gaussian_probability" in claims else []
+    if "region_probability" in claims:
+        lines.append(f"  P(theta(0) in {region} | active) >= 10^"
+                     f"{short_fixed(claims['region_probability']['log10_lo'], 2, False)} under {law} "
+                     "(the theorem's whole region)")
+    return lines
+
+
 def dead_summary(certificate: dict) -> list[str]:
     """Lines: parameters, T at the base point and on the box, margins, purity gap, probability."""
     claims = certificate["claims"]
@@ -55,11 +69,7 @@ def dead_summary(certificate: dict) -> list[str]:
         f">= {short(claims['transversality_margin_box']['lo'], False, 6)} on the box",
         f"  delta_p >= {short(claims['purity_gap_box']['lo'], False, 6)} (max F_zeta <= 1 - delta_p on the box; "
         f"F_zeta = {claims['terminal_fourier_fraction']['exact']} at the base point)",
-        f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
-        f"under N(0, I_{{3p}})",
-        *([f"  P(theta(0) in R_dead | active) >= 10^"
-           f"{short_fixed(claims['region_probability']['log10_lo'], 2, False)} under N(0, sigma^2 I_{{3p}}), "
-           "every sigma (the whole dead region)"] if "region_probability" in claims else []),
+        *probability_lines(certificate, "R_dead"),
     ]
 
 
@@ -77,8 +87,7 @@ def slide_summary(certificate: dict) -> list[str]:
         f"d/x -> kappa_p in {interval(claims['kappa'], 10)} (A.40)",
         f"  F_zeta -> {claims['limit_fourier_fraction']['exact']} for every zeta (A.46); loss -> "
         f"{interval(claims['limit_loss'], 8)} (A.33)",
-        f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
-        f"under N(0, I_{{3p}})",
+        *probability_lines(certificate, "R_slide"),
     ]
 
 
@@ -94,8 +103,7 @@ def smooth_summary(certificate: dict) -> list[str]:
         f"  ||w_inf - w_0||_1 <= {short(claims['terminal_displacement_box']['hi'], True, 6)} (A.69); "
         f"delta >= {short(claims['purity_gap_box']['lo'], False, 6)} (F_zeta = "
         f"{claims['terminal_fourier_fraction']['exact']} at the base point)",
-        f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
-        f"under N(0, I_{{3p}})",
+        *probability_lines(certificate, "R_smooth"),
     ]
 
 
@@ -113,8 +121,7 @@ def gd_summary(certificate: dict) -> list[str]:
         f"  ||w_1 - w_0||_1 <= {short(claims['w_step_box']['hi'], True, 6)}; delta >= "
         f"{short(claims['purity_gap_box']['lo'], False, 6)} (F_zeta = {claims['terminal_fourier_fraction']['exact']} "
         f"at the base point)",
-        f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
-        f"under N(0, I_{{3p}})",
+        *probability_lines(certificate, "R_gd"),
     ]
 
 

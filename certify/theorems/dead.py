@@ -18,6 +18,7 @@ from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_
 DEFAULT_EPSILON = fmpq(1)
 DEFAULT_A = fmpq(2)
 DEFAULT_B = fmpq(1)
+DEFAULT_SIGMA = fmpq(1)
 DEFAULT_PRECISION = 128
 
 #: Bits used while searching for the radius (the final certificate uses the full precision).
@@ -31,7 +32,7 @@ def choose_radius(params: kernel.DeadParameters) -> fmpq:
                                       params.epsilon / 2)
 
 
-def certify_dead(p, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_PRECISION) -> CertifiedInstance:
+def certify_dead(p, epsilon=None, A=None, B=None, sigma=None, radius=None, prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Theorem 1.5 / A.2 for the prime p (InputError, HypothesisError or NotCertified otherwise)."""
     p = require_prime(p)
     params = kernel.DeadParameters(
@@ -39,12 +40,13 @@ def certify_dead(p, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_PREC
         DEFAULT_EPSILON if epsilon is None else fmpq(epsilon),
         DEFAULT_A if A is None else fmpq(A),
         DEFAULT_B if B is None else fmpq(B),
+        DEFAULT_SIGMA if sigma is None else fmpq(sigma),
     )
     kernel.require_dead_hypotheses(params)
     radius, claims = certify_with_radius(lambda r: kernel.dead_claims(params, r, prec), radius,
                                          lambda: choose_radius(params))
     certificate = build_certificate(
         theorem="dead", paper=kernel.PAPER, p=p,
-        parameters={"epsilon": params.epsilon, "A": params.A, "B": params.B},
+        parameters={"epsilon": params.epsilon, "A": params.A, "B": params.B, "sigma": params.sigma},
         base_point=kernel.dead_base_point(params), radius=radius, precision_bits=prec, claims=claims)
     return CertifiedInstance(certificate, params, radius)

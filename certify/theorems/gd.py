@@ -11,6 +11,7 @@ from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_
 
 DEFAULT_A = fmpq(2)
 DEFAULT_B = fmpq(1)
+DEFAULT_SIGMA = fmpq(1)
 DEFAULT_PRECISION = 128
 
 
@@ -30,7 +31,7 @@ def choose_radius(params: kernel.GDParameters, prec: int = 64) -> fmpq:
                                       params.epsilon / 2)
 
 
-def certify_gd(p, eta, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_PRECISION) -> CertifiedInstance:
+def certify_gd(p, eta, epsilon=None, A=None, B=None, sigma=None, radius=None, prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Theorem A.4 for the prime p and step size eta."""
     p = require_prime(p)
     eta = fmpq(eta)
@@ -38,12 +39,13 @@ def certify_gd(p, eta, epsilon=None, A=None, B=None, radius=None, prec=DEFAULT_P
     if not eta > 0 or not A > 0:  # named before the default epsilon is derived from them
         kernel.require_gd_hypotheses(kernel.GDParameters(p, eta, fmpq(1), A, DEFAULT_B))
     epsilon = default_epsilon(p, eta, A) if epsilon is None else fmpq(epsilon)
-    params = kernel.GDParameters(p, eta, epsilon, A, DEFAULT_B if B is None else fmpq(B))
+    params = kernel.GDParameters(p, eta, epsilon, A, DEFAULT_B if B is None else fmpq(B),
+                                 DEFAULT_SIGMA if sigma is None else fmpq(sigma))
     kernel.require_gd_hypotheses(params)
     radius, claims = certify_with_radius(lambda r: kernel.gd_claims(params, r, prec), radius,
                                          lambda: choose_radius(params))
     certificate = build_certificate(
         theorem="gd", paper=kernel.PAPER, p=p,
-        parameters={"eta": params.eta, "epsilon": params.epsilon, "A": params.A, "B": params.B},
+        parameters={"eta": params.eta, "epsilon": params.epsilon, "A": params.A, "B": params.B, "sigma": params.sigma},
         base_point=kernel.gd_base_point(params), radius=radius, precision_bits=prec, claims=claims)
     return CertifiedInstance(certificate, params, radius)

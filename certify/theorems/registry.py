@@ -166,6 +166,9 @@ _EPSILON = Parameter("epsilon", "--epsilon", f"s0 = u(0)+v(0) at the base point 
                      r"\varepsilon")
 _A = Parameter("A", "--A", "-w(0) at the base point (default 2)", "2", "A")
 _B = Parameter("B", "--B", "-u(j) = -v(j) at the base point (default 1)", "1", "B")
+_SIGMA = Parameter("sigma", "--sigma",
+                   "the initialisation scale sigma > 0 of the probability claims: theta(0) ~ N(0, sigma^2 I_3p) "
+                   f"(default 1); {NUMBER_NOTE}", "1", r"\sigma", label="the initialisation scale")
 _PROBABILITY = KeyNumber("gaussian_probability", None, "log10_lo", "min", "log10 P")
 
 DEAD_THEOREM = Theorem(
@@ -185,8 +188,8 @@ Hypotheses (checked exactly): epsilon, A, B > 0; B > epsilon/2; and (A.58)
 every prime p >= 5. Without --radius the radius is chosen to maximise the
 certified Gaussian probability: the probability grows with R, so certify takes
 99% of the largest radius the kernel can certify, rounded down to 3 digits.""",
-    hypotheses="epsilon, A, B > 0; B > epsilon/2; (A.58) ((p-1)A/p)^2 > epsilon^2/2",
-    parameters=(_EPSILON, _A, _B),
+    hypotheses="epsilon, A, B, sigma > 0; B > epsilon/2; (A.58) ((p-1)A/p)^2 > epsilon^2/2",
+    parameters=(_EPSILON, _A, _B, _SIGMA),
     coq="certify.coq.dead:dead_obligations",
     kernel=DEAD,
     builder="certify.theorems.dead:certify_dead",
@@ -229,11 +232,12 @@ Hypotheses: gamma_* > 0 and (A.14) X > (p-1)/(e gamma_*), decided with balls
 3 digits (it maximises the certified Gaussian probability). The capture time is
 astronomically large (about 10^561 for p = 13); it is enclosed as it is and
 reported by its exponent.""",
-    hypotheses="gamma_* > 0; (A.14) X > (p-1)/(e gamma_*)",
+    hypotheses="gamma_*, sigma > 0; (A.14) X > (p-1)/(e gamma_*)",
     parameters=(
         Parameter("gamma_star", "--gamma-star", f"gamma_* of (A.14)-(A.17) (default 1); {NUMBER_NOTE}", "1",
                   r"\gamma_*"),
         Parameter("X", "--X", "X of (A.14)-(A.15) (default (p-1)/(2 gamma_*))", "(p-1)/(2 gamma_*)", "X"),
+        _SIGMA,
     ),
     coq="certify.coq.slide:slide_obligations",
     kernel=SLIDE,
@@ -274,11 +278,11 @@ g(0)^2 > J(s0) with J(s0) = int_0^s0 sigma/sigma' enclosed rigorously (one
 acb.integral plus proved tail bounds). Defaults: eps = 2, epsilon = 1, A = 2,
 B = 1. Without --radius the radius maximises the certified Gaussian
 probability (99% of the largest certifiable radius, 3 digits).""",
-    hypotheses="eps, epsilon, A, B > 0; B > epsilon/2; (A.67) g(0)^2 > J(s0) (decided with balls)",
+    hypotheses="eps, epsilon, A, B, sigma > 0; B > epsilon/2; (A.67) g(0)^2 > J(s0) (decided with balls)",
     parameters=(
         Parameter("eps_smooth", "--eps-smooth", f"eps of sigma_eps (default 2); {NUMBER_NOTE}", "2", r"\epsilon"),
         Parameter("epsilon", "--epsilon", "s0 = u(0)+v(0) at the base point (default 1)", "1", r"s_0"),
-        _A, _B,
+        _A, _B, _SIGMA,
     ),
     coq="certify.coq.smooth:smooth_obligations",
     kernel=SMOOTH,
@@ -318,14 +322,14 @@ epsilon < 2 eta (p-1)A/p^3. The defaults adapt to eta: A = 2, B = 1 and
 epsilon = min(1, half the (A.71) threshold), so the command works for any
 eta > 0 (a small eta needs a small s0 = epsilon). Without --radius the radius
 maximises the certified Gaussian probability.""",
-    hypotheses="eta, epsilon, A, B > 0; B > epsilon/2; (A.71) epsilon < 2 eta (p-1)A/p^3",
+    hypotheses="eta, epsilon, A, B, sigma > 0; B > epsilon/2; (A.71) epsilon < 2 eta (p-1)A/p^3",
     parameters=(
         Parameter("eta", "--eta", f"the step size eta > 0; {NUMBER_NOTE}", None, r"\eta", label="the step size",
                   reference="1"),
         Parameter("epsilon", "--epsilon",
                   f"s0 = u(0)+v(0) at the base point (default: adapts to eta); {NUMBER_NOTE}",
                   "min(1, half the (A.71) threshold 2 eta (p-1)A/p^3)", r"s_0"),
-        _A, _B,
+        _A, _B, _SIGMA,
     ),
     coq="certify.coq.gd:gd_obligations",
     kernel=GD,

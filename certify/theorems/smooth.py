@@ -14,6 +14,7 @@ DEFAULT_EPS_SMOOTH = fmpq(2)
 DEFAULT_EPSILON = fmpq(1)
 DEFAULT_A = fmpq(2)
 DEFAULT_B = fmpq(1)
+DEFAULT_SIGMA = fmpq(1)
 DEFAULT_PRECISION = 128
 SEARCH_PRECISION = 53
 
@@ -43,7 +44,7 @@ def choose_radius(params: kernel.SmoothParameters) -> fmpq:
         lambda radius: kernel.smooth_box_bounds(params, radius, SEARCH_PRECISION, dead_zone), params.epsilon / 2)
 
 
-def certify_smooth(p, eps_smooth=None, epsilon=None, A=None, B=None, radius=None,
+def certify_smooth(p, eps_smooth=None, epsilon=None, A=None, B=None, sigma=None, radius=None,
                    prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Theorem A.3 for the prime p."""
     p = require_prime(p)
@@ -53,12 +54,14 @@ def certify_smooth(p, eps_smooth=None, epsilon=None, A=None, B=None, radius=None
         DEFAULT_EPSILON if epsilon is None else fmpq(epsilon),
         DEFAULT_A if A is None else fmpq(A),
         DEFAULT_B if B is None else fmpq(B),
+        DEFAULT_SIGMA if sigma is None else fmpq(sigma),
     )
     kernel.require_smooth_hypotheses(params, prec)
     radius, claims = certify_with_radius(lambda r: kernel.smooth_claims(params, r, prec), radius,
                                          lambda: choose_radius(params))
     certificate = build_certificate(
         theorem="smooth", paper=kernel.PAPER, p=p,
-        parameters={"eps_smooth": params.eps_smooth, "epsilon": params.epsilon, "A": params.A, "B": params.B},
+        parameters={"eps_smooth": params.eps_smooth, "epsilon": params.epsilon, "A": params.A, "B": params.B,
+                    "sigma": params.sigma},
         base_point=kernel.smooth_base_point(params), radius=radius, precision_bits=prec, claims=claims)
     return CertifiedInstance(certificate, params, radius)
