@@ -60,7 +60,7 @@ def test_latex_renders_the_bytes_it_checked_and_reads_the_file_once(tmp_path, mo
     source = (tmp_path / "out" / "dead-13.tex").read_text()
     assert len(reads) == 1
     assert "12.75" not in source and "B = 0.75" not in source
-    assert f"B = {dead13['parameters']['B']}$" in source
+    assert f"B = {dead13['parameters']['B']}" in source
     expected = certificate_document(dead13, [])
     assert source == expected
 
@@ -133,13 +133,13 @@ def parameter_texts(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(parameter_texts(), min_size=4, max_size=4))
+@given(st.lists(parameter_texts(), min_size=5, max_size=5))
 def test_parameters_and_radius_are_printed_with_every_digit(dead13, texts):
     document = copy(dead13)
-    document["parameters"] = {"epsilon": texts[0], "A": texts[1], "B": texts[2]}
+    document["parameters"] = {"epsilon": texts[0], "A": texts[1], "B": texts[2], "sigma": texts[4]}
     document["radius"] = texts[3]
     shown = printed_parameters(certificate_document(document, []))
-    assert shown == {r"\varepsilon": texts[0], "A": texts[1], "B": texts[2], "r": texts[3]}
+    assert shown == {r"\varepsilon": texts[0], "A": texts[1], "B": texts[2], r"\sigma": texts[4], "r": texts[3]}
 
 
 def test_a_verified_certificate_with_b_just_above_one_half_prints_b_exactly(tmp_path):
