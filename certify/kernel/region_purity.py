@@ -1,0 +1,535 @@
+"""Dead AND impure: the dead region R_dead of Theorem A.2 with a purity margin at the terminal state.
+
+Two results on R_dead (certify.kernel.region; paper section A.6, (1.5) for F_zeta), under
+theta(0) ~ N(0, sigma^2 I_{3p}) for every sigma > 0, conditioned on initial activity:
+
+* Lemma (null set): the points of R_dead whose terminal state theta_inf is single-frequency
+  (max_zeta F_zeta(theta_inf) = 1, or F undefined) form a Lebesgue-null set, so
+  P(dies in finite time and is not single-frequency | active) >= P(R_dead | active):
+  :func:`dead_not_single_frequency_log_probability_lower`.
+* The delta-margin bound: P(theta(0) in R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active)
+  >= lo(delta), by bounding the measure of the tube lost near purity:
+  :func:`dead_region_purity_log_probability_lower`.
+
+Sketch (docs/purity-tube.md has every inequality with its proof). On R_dead, with S the middle
+spacing of the 2p values {u(a)} u {-v(b)}, Q their sum of squares, W = ||w(0)_0||^2,
+O_zeta = dist(w(0), span(1, E_zeta))^2 and d >= ||w_inf - w(0)||_2,
+
+    1 - F_zeta(theta_inf) >= (sqrt(O_zeta) - d)_+^2 / (Q + (sqrt(W) + d)^2),
+
+d <= sqrt(2) M with M = gamma_y(0) - gamma_y(T) <= gamma - sqrt(gamma^2 - S^2/2) <= S / sqrt 2, and
+d <= (lambda - sqrt(lambda^2 - 1)) S on {gamma_y >= lambda S / sqrt 2}. With Z = S / sqrt(Q) (independent of
+Q: X / ||X|| is independent of ||X||), rho = O_zeta / W ~ Beta((p-3)/2, 1) and B = W / (Q + W) ~
+Beta((p-1)/2, p), all independent, the lost event for one class lies in {rho < kappa(mu Z)^2 / B},
+kappa(e) = e + sqrt(delta)(1 + e), whose probability given Z is a closed form.
+
+Each function takes the precision ``prec`` (bits) it computes at (guard bits are added) and raises
+NotCertified rather than return an unproved value. Floats never enter: the free constants (the
+ratios lambda, the grid in Z, the radii r) are exact rationals fixed by the code, and the best of a
+fixed finite list of rigorous bounds is returned, so the result is deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+
+from flint import acb, arb, fmpq
+
+from ..errors import InputError, NotCertified
+from .balls import ball, certainly_lt, certainly_positive, upper_endpoint, working_precision
+from .exact import ExactNumber
+from .primes import require_prime
+from .region import (dead_region_log_probability_lower, expected_spacing_upper, log_central_binomial)
+
+__all__ = [
+    "DEFAULT_PURITY_MARGIN", "chi_square_cdf_upper", "spacing_tail_probability",
+    "spacing_tail_probability_upper", "scaled_spacing_tail_probability_upper", "class_fraction_deficit_probability",
+    "purity_tube_probability_upper", "dead_not_single_frequency_log_probability_lower",
+    "dead_region_purity_log_probability_lower", "dead_region_purity_log10_probability_lower",
+]
+
+#: The default purity margin delta: P(dies and max_zeta F_zeta(theta_inf) <= 1 - delta | active) is
+#: certified for it at every prime tried, p = 5 included (there it keeps ~28% of the R_dead bound, ~85%
+#: at p = 7, all of it to 4 digits from p = 31 on); 1/20 fails at p = 5 (docs/purity-tube.md, the table).
+DEFAULT_PURITY_MARGIN = fmpq(1, 100)
+
+#: Ratios lambda > 1 tried for the cut gamma_y >= lambda S / sqrt 2 (None: no cut, the whole R_dead, d <= S).
+_GAMMA_RATIOS = (None, fmpq(9, 8), fmpq(5, 4), fmpq(3, 2), fmpq(2), fmpq(3))
+#: The integration window [-L, L] of the spacing-tail integral (the tails are bounded in closed form).
+_SPACING_WINDOW = 8
+#: Primes above this use only Markov's bound E[Z]/z for P(Z > z): there the tube is exponentially small
+#: until z is ~1e12 E[Z] or more, so the Markov tail at the end of the grid (2^40 / 16 E[Z]) is ~4e-12.
+_SPACING_INTEGRAL_MAX_P = 10**6
+
+
+def _guarded(p, prec) -> tuple[int, int]:
+    """Validate (p, prec) and return (p, the internal precision): guard bits as in certify.kernel.region
+    (log C(2p, p) ~ 2p log 2 and log-gamma of numbers ~p must keep a small absolute error)."""
+    p = require_prime(p)
+    if isinstance(prec, bool) or not isinstance(prec, int) or prec < 16:
+        raise InputError(f"the precision must be an integer number of bits >= 16, got {prec!r}")
+    return p, prec + 2 * p.bit_length() + 20
+
+
+def _region_call(function, p: int, prec: int, work: int) -> arb:
+    """Call a certify.kernel.region function with the ambient precision fixed at ``work``: region.py
+    rounds some endpoints (``.upper()``) at the ambient precision, so this keeps our results independent of it."""
+    with working_precision(work):
+        return function(p, prec)
+
+
+def _exact_rational(value, what: str) -> fmpq:
+    """An int, fmpz, fmpq, Fraction or ExactNumber as an fmpq; floats and anything else refused."""
+    if isinstance(value, float):
+        raise InputError(f"{what} must be an exact rational (fmpq, Fraction, ExactNumber), not a float: {value!r}")
+    try:
+        number = ExactNumber.from_rational(value)
+    except TypeError:
+        raise InputError(f"{what} must be an exact rational, got {value!r}") from None
+    if not number.is_expandable():
+        raise InputError(f"{what} has an exponent too large to use: {value!r}")
+    return number.fmpq()
+
+
+def _require_margin(delta) -> fmpq:
+    delta = _exact_rational(delta, "the purity margin delta")
+    if not 0 < delta < 1:
+        raise InputError(f"the purity margin delta must lie in (0, 1), got {delta}")
+    return delta
+
+
+# ---------------------------------------------------------------- chi-square lower tails
+
+
+def _chi_square_cdf_upper(n: int, x: fmpq) -> arb:
+    """Exact point >= P(chi^2_n <= x) (x > 0): the smaller of Arb's regularized lower incomplete gamma
+    P(n/2, x/2) (when its ball is finite) and the Chernoff bound (x/n)^(n/2) e^((n-x)/2) for x < n."""
+    bounds = []
+    value = (ball(x) / 2).gamma_lower(ball(n) / 2, regularized=1)
+    if value.is_finite():
+        bounds.append(value.upper())
+    if x < n:
+        ratio = ball(x) / n
+        bounds.append(((ball(n) / 2) * (ratio.log() + 1 - ratio)).exp().upper())
+    best = arb(1)
+    for bound in bounds:
+        if certainly_lt(bound, best):
+            best = bound
+    return best
+
+
+def chi_square_cdf_upper(n: int, x, prec: int) -> arb:
+    """An exact ball (radius 0) >= P(X <= x), X ~ chi^2_n (a sum of n squared standard normals).
+
+    Requires an integer n >= 1 and an exact rational x > 0. The bound is the smaller of Arb's regularized
+    lower incomplete gamma P(n/2, x/2) (used only when Arb returns a finite ball; its upper end) and,
+    for x < n, Chernoff's E[e^(-lam X)] e^(lam x) at lam = (n/x - 1)/2, i.e. (x/n)^(n/2) e^((n - x)/2); 1 if
+    neither is smaller. docs/purity-tube.md, step (T).
+
+    >>> float(chi_square_cdf_upper(2, fmpq(1), 64)) - (1 - math.exp(-0.5)) < 1e-15
+    True
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"the degrees of freedom must be a positive integer, got {n!r}")
+    x = _exact_rational(x, "the chi-square argument")
+    if not x > 0:
+        raise InputError(f"the chi-square argument must be positive, got {x}")
+    if isinstance(prec, bool) or not isinstance(prec, int) or prec < 16:
+        raise InputError(f"the precision must be an integer number of bits >= 16, got {prec!r}")
+    with working_precision(prec + 2 * n.bit_length() + 20):
+        return _chi_square_cdf_upper(n, x)
+
+
+# ---------------------------------------------------------------- the middle spacing's upper tail
+
+
+def _log_central_binomial_ball(p: int) -> arb:
+    return arb.lgamma(ball(2 * p + 1)) - 2 * arb.lgamma(ball(p + 1))
+
+
+def _spacing_tail(p: int, spacing: fmpq) -> arb:
+    """Encloses P(S > s) by its integral on [-L, L] plus the two closed-form tails (see the public doc)."""
+    s = ball(spacing)
+    root2 = ball(2).sqrt()
+    window = _SPACING_WINDOW
+
+    def integrand(x, analytic):
+        # erfc(-x/sqrt2) = 2 Phi(x), erfc((x+s)/sqrt2) = 2 Phibar(x+s): entire, integer powers
+        return (-x / root2).erfc() ** (p - 1) * ((x + s) / root2).erfc() ** p * (-x * x / 2).exp()
+
+    body = acb.integral(integrand, acb(-window), acb(window))
+    if not (body.real.is_finite() and body.imag.contains(0)):
+        raise NotCertified(f"p = {p}: the spacing-tail integral did not converge")
+    # p C(2p,p) Phi^(p-1) phi Phibar^p = p C 2^-(2p-1) (2Phi)^(p-1) (2Phibar)^p e^(-x^2/2) / sqrt(2 pi)
+    factor = ball(p) * (_log_central_binomial_ball(p) - (2 * p - 1) * ball(2).log()).exp() / (2 * arb.pi()).sqrt()
+    phibar_window = (ball(window) / root2).erfc() / 2
+    log_c = _log_central_binomial_ball(p)
+    # x < -L: Phibar(x+s) <= 1, int Phi^(p-1) phi = Phi(-L)^p / p;  x > L: Phi <= 1, Phibar(x+s) <= Phibar(x),
+    # int_L^inf phi Phibar^p = Phibar(L)^(p+1) / (p+1)
+    tails = (log_c + p * phibar_window.log()).exp() + ball(p) / (p + 1) * (log_c + (p + 1) * phibar_window.log()).exp()
+    tails_hi = tails.upper()
+    value = factor * body.real + tails_hi / 2 + arb(0, 1) * (tails_hi / 2)
+    if not value.is_finite():
+        raise NotCertified(f"p = {p}: the spacing-tail probability is not finite")
+    return value
+
+
+def _require_spacing(spacing) -> fmpq:
+    spacing = _exact_rational(spacing, "the spacing cut-off")
+    if not spacing > 0:
+        raise InputError(f"the spacing cut-off must be positive, got {spacing}")
+    return spacing
+
+
+def spacing_tail_probability(p: int, spacing, prec: int) -> arb:
+    """Encloses P(S > s), S = X_(p+1) - X_(p) the middle spacing of 2p iid N(0, 1), s = ``spacing`` > 0.
+
+    The joint density of (X_(p), X_(p+1)) integrated over {y > x + s} gives
+
+        P(S > s) = p C(2p, p) int_R Phi(x)^(p-1) phi(x) Phibar(x + s)^p dx,
+
+    enclosed by ``acb.integral`` on [-8, 8] (the integrand is entire: erfc and integer powers) plus
+    [0, C Phi(-8)^p + p C Phibar(8)^(p+1) / (p+1)] for the two tails (docs/purity-tube.md, step (S)). Given the
+    one-gate pattern, s = u(a*) + v(b*) has this law (order statistics are independent of the pattern).
+
+    >>> x = spacing_tail_probability(5, fmpq(1, 4), 64)
+    >>> x.str(6, radius=False), x.rad() < 1e-15
+    ('0.377084', True)
+    """
+    p, work = _guarded(p, prec)
+    spacing = _require_spacing(spacing)
+    with working_precision(work):
+        return _spacing_tail(p, spacing)
+
+
+def _spacing_tail_upper(p: int, spacing: fmpq, spacing_mean_hi: arb) -> arb:
+    """Exact point >= P(S > s): min(1, Markov E[S]_hi / s, the integral's upper end when affordable)."""
+    best = arb(1)
+    markov = (spacing_mean_hi / ball(spacing)).upper()
+    if certainly_lt(markov, best):
+        best = markov
+    if p <= _SPACING_INTEGRAL_MAX_P:
+        try:
+            integral = _spacing_tail(p, spacing).upper()
+        except NotCertified:
+            integral = None
+        if integral is not None and certainly_lt(integral, best):
+            best = integral
+    return best
+
+
+def spacing_tail_probability_upper(p: int, spacing, prec: int) -> arb:
+    """An exact ball (radius 0) >= P(S > s), S the middle spacing of 2p iid N(0, 1), s = ``spacing`` > 0.
+
+    The smallest of 1, Markov's E[S]_hi / s (E[S]_hi from certify.kernel.region.expected_spacing_upper)
+    and, for p <= 10^6, the upper end of :func:`spacing_tail_probability`. Valid for every prime p >= 5.
+
+    >>> 0.3770 < float(spacing_tail_probability_upper(5, fmpq(1, 4), 64)) < 0.3771
+    True
+    """
+    p, work = _guarded(p, prec)
+    spacing = _require_spacing(spacing)
+    with working_precision(work):
+        mean_hi = _region_call(expected_spacing_upper, p, prec, work).upper()
+        return _spacing_tail_upper(p, spacing, mean_hi)
+
+
+# ---------------------------------------------------------------- the out-of-class fraction of w
+
+
+def _class_fraction_deficit(p: int, c: arb) -> arb:
+    """Upper end (exact point) of E[min(1, c/B)^k] for an exact point 0 < c < 1 (see the public doc)."""
+    a = ball(p - 1) / 2
+    k = ball(p - 3) / 2
+    log_beta = arb.lgamma(a) + arb.lgamma(ball(p)) - arb.lgamma(a + p)
+    # P(B <= c): Arb's regularized incomplete beta, or int_0^c x^(a-1) dx / B(a, p) = c^a / (a B(a, p))
+    head = c.beta_lower(a, ball(p), regularized=1)
+    crude = (a * c.log() - a.log() - log_beta).exp()
+    head_hi = crude.upper()
+    if head.is_finite() and certainly_lt(head.upper(), head_hi):
+        head_hi = head.upper()
+    # c^k E[B^-k; B > c] = c^k int_c^1 (1-x)^(p-1) dx / B(a, p) = c^k (1-c)^p / (p B(a, p))  (a - 1 - k = 0)
+    body = (k * c.log() + p * (-c).log1p() - ball(p).log() - log_beta).exp()
+    value = head_hi + body
+    if not value.is_finite():
+        raise NotCertified(f"p = {p}: the class-fraction deficit probability is not finite")
+    return value.upper()
+
+
+def class_fraction_deficit_probability(p: int, c, prec: int) -> arb:
+    """Encloses P(rho < c / B) = E[min(1, c/B)^k] for independent rho ~ Beta(k, 1), k = (p-3)/2, and
+    B ~ Beta((p-1)/2, p), for an exact rational 0 < c < 1; the ball's upper end is a proved upper bound.
+
+    rho = O_zeta / W is the out-of-class share of the centred w(0) (O_zeta = dist(w(0), span(1, E_zeta))^2 ~
+    chi^2_{p-3}, W = ||w(0)_0||^2 ~ chi^2_{p-1}, (1.3)) and B = W / (Q + W) with Q ~ chi^2_{2p} the sum of
+    squares of the 2p gate values; docs/purity-tube.md, step (B). With a = (p-1)/2 (so a - 1 = k)
+
+        P(rho < c/B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)),
+
+    I_c the regularized incomplete beta (Arb's, or its bound c^a / (a B(a, p)) when that is smaller or
+    Arb's ball is not finite). The returned ball is [upper bound - 0, upper bound]: radius 0.
+
+    >>> x = class_fraction_deficit_probability(5, fmpq(1, 100), 64)
+    >>> 0.058519 < float(x) < 0.058520
+    True
+    """
+    p, work = _guarded(p, prec)
+    c = _exact_rational(c, "the class-fraction threshold c")
+    if not 0 < c < 1:
+        raise InputError(f"the class-fraction threshold c must lie in (0, 1), got {c}")
+    with working_precision(work):
+        return _class_fraction_deficit(p, ball(c))
+
+
+# ---------------------------------------------------------------- the scale-free spacing Z = S / sqrt(Q)
+
+
+def _log_mean_root_chi_square(n: int) -> arb:
+    """log E[sqrt(chi^2_n)] = log(sqrt 2 Gamma((n+1)/2) / Gamma(n/2))."""
+    return ball(2).log() / 2 + arb.lgamma(ball(n + 1) / 2) - arb.lgamma(ball(n) / 2)
+
+
+def _scaled_spacing_tail_upper(p: int, z: fmpq, spacing_mean_hi: arb, radii: list[fmpq],
+                               cdf_hi: list[arb]) -> arb:
+    """Exact point >= P(Z > z), Z = S / sqrt(Q) (see :func:`scaled_spacing_tail_probability_upper`)."""
+    # Markov with E[Z] = E[S] / E[sqrt Q] (Z and Q independent)
+    best = (spacing_mean_hi / (ball(z) * _log_mean_root_chi_square(2 * p).exp())).upper()
+    if certainly_lt(arb(1), best):
+        best = arb(1)
+    if p <= _SPACING_INTEGRAL_MAX_P:
+        for r, cdf in zip(radii, cdf_hi):
+            denominator = 1 - cdf  # <= P(Q >= r^2)
+            if not certainly_positive(denominator):
+                continue
+            try:
+                tail = _spacing_tail(p, z * r).upper()
+            except NotCertified:
+                continue
+            bound = (tail / denominator).upper()
+            if certainly_lt(bound, best):
+                best = bound
+    return best
+
+
+def _radius_grid(p: int) -> list[fmpq]:
+    """Radii r (exact, r^2 near 2p - j sqrt(4p), j = 0, 1, 2, 3): P(Q >= r^2) is near 1/2 ... 1."""
+    n = 2 * p
+    radii = []
+    for j in range(4):
+        target = max(n - j * math.isqrt(2 * n), 1)  # chi^2_n has sd sqrt(2n)
+        radii.append(fmpq(math.isqrt(target * 4096), 64))
+    return sorted(set(r for r in radii if r > 0))
+
+
+def scaled_spacing_tail_probability_upper(p: int, z, prec: int) -> arb:
+    """An exact ball (radius 0) >= P(Z > z), Z = S / sqrt(Q): the middle spacing S of 2p iid N(0, 1) over
+    the root of their sum of squares Q, for an exact rational z > 0.
+
+    X / ||X|| is independent of ||X|| for X ~ N(0, I_2p), so Z is independent of Q, and
+    {Z > z} n {Q >= r^2} is inside {S > z r}: P(Z > z) <= P(S > z r) / P(Q >= r^2) for every r > 0 (a few
+    exact r are tried, P(Q >= r^2) >= 1 - :func:`chi_square_cdf_upper`); also Markov's E[Z] / z with
+    E[Z] = E[S] / E[sqrt Q], E[sqrt Q] = sqrt2 Gamma(p + 1/2) / Gamma(p). docs/purity-tube.md, step (Z).
+
+    >>> 0.4717 < float(scaled_spacing_tail_probability_upper(5, fmpq(1, 10), 64)) < 0.4718
+    True
+    """
+    p, work = _guarded(p, prec)
+    z = _require_spacing(z)
+    with working_precision(work):
+        mean_hi = _region_call(expected_spacing_upper, p, prec, work).upper()
+        radii = _radius_grid(p)
+        cdf_hi = [_chi_square_cdf_upper(2 * p, r * r) for r in radii]
+        return _scaled_spacing_tail_upper(p, z, mean_hi, radii, cdf_hi)
+
+
+# ---------------------------------------------------------------- the tube
+
+
+def _deficit_bound(p: int, delta: fmpq, z: arb) -> arb:
+    """Exact point >= min(1, P(rho < kappa^2 / B)), kappa = z + sqrt(delta) (1 + z), for a ball z >= 0."""
+    kappa = z + ball(delta).sqrt() * (1 + z)
+    c = (kappa * kappa).upper()
+    if certainly_lt(c, arb(1)):
+        deficit = _class_fraction_deficit(p, c)
+        if certainly_lt(deficit, arb(1)):
+            return deficit
+    return arb(1)
+
+
+def _tube_upper(p: int, delta: fmpq, factor: arb, grid: list[fmpq], tail) -> arb:
+    """Exact point >= E[min(1, (p-1)/2 P(rho < kappa(mu Z)^2 / B | Z))], mu = ``factor``,
+    kappa(e) = e + sqrt(delta)(1+e).
+
+    H(z) = min(1, (p-1)/2 x that probability) is non-decreasing in z (the union over the (p-1)/2 classes
+    is taken given Z). For Z in (z_{i-1}, z_i] use H(z_i), for Z <= z_0 H(z_0), beyond the grid 1; Abel
+    summation gives H(z_0) + sum_i P(Z > z_{i-1}) (H(z_i) - H(z_{i-1})) + P(Z > z_I) (1 - H(z_I)), every
+    difference >= 0 (exact points, made monotone), P(Z > z_i) <= tail(i). The grid stops where H = 1.
+    """
+    classes = ball(p - 1) / 2
+    values = []
+    saturated = False
+    for z in grid:
+        current = (classes * _deficit_bound(p, delta, factor * ball(z))).upper()
+        if not certainly_lt(current, arb(1)):
+            current, saturated = arb(1), True
+        if values and certainly_lt(current, values[-1]):
+            current = values[-1]  # H is non-decreasing, so the larger upper bound is still one
+        values.append(current)
+        if saturated:  # H = 1 from here on: nothing further to gain
+            break
+    total = values[0]
+    for i in range(1, len(values)):
+        total += tail(i - 1) * (values[i] - values[i - 1])
+    if not saturated:
+        total += tail(len(values) - 1) * (1 - values[-1])
+    return total.upper()
+
+
+def _tube_setup(p: int, spacing_mean_hi: arb) -> tuple[list[fmpq], object]:
+    """The grid z_i = m_i E[Z]_hi (m_i = 2^(i/2) / 16 for i <= 24, then 2^(i - 12) / 16 up to 2^44 / 16) and a
+    cached i -> exact point >= P(Z > z_i), kept non-increasing in i (P(Z > z) is)."""
+    mean_z = upper_endpoint(spacing_mean_hi / _log_mean_root_chi_square(2 * p).exp())
+    multiples = [fmpq(2 ** (j // 2) * (1 if j % 2 == 0 else 181), 16 * (1 if j % 2 == 0 else 128)) for j in range(25)]
+    multiples += [fmpq(2 ** j, 16) for j in range(13, 45)]
+    grid = [mean_z * m for m in multiples]
+    radii = _radius_grid(p)
+    cdf_hi = [_chi_square_cdf_upper(2 * p, r * r) for r in radii]
+    cache: dict[int, arb] = {}
+
+    def tail(i: int) -> arb:
+        if i not in cache:
+            bound = _scaled_spacing_tail_upper(p, grid[i], spacing_mean_hi, radii, cdf_hi)
+            if i > 0 and certainly_lt(tail(i - 1), bound):
+                bound = tail(i - 1)
+            cache[i] = bound
+        return cache[i]
+
+    return grid, tail
+
+
+def purity_tube_probability_upper(p: int, delta, factor, prec: int) -> arb:
+    """An exact ball (radius 0) >= P(exists zeta != 0: sqrt(O_zeta) < d + sqrt(delta (Q + (sqrt(W) + d)^2)))
+    with d = mu S, mu = ``factor`` >= 0.
+
+    Here the 2p gate values X ~ N(0, I_2p) (S their middle spacing, Q their sum of squares) and
+    w ~ N(0, I_p) are independent, O_zeta = dist(w, span(1, E_zeta))^2 (E_zeta of (1.3)), W = ||w_0||^2
+    ((1.2)), and 0 < delta < 1 is an exact rational. Outside this event every terminal state of R_dead
+    with ||w_inf - w(0)||_2 <= mu S has 1 - F_zeta >= delta for every zeta (docs/purity-tube.md, (P1)-(P3)).
+    The event for one zeta lies in {rho < kappa(mu Z)^2 / B} (step (B)), with Z = S / sqrt(Q) independent of
+    (rho, B); the bound is the union over the (p-1)/2 classes of the grid-in-Z bound (step (Z)) with the
+    closed form of :func:`class_fraction_deficit_probability`. It may exceed 1 (then it says nothing).
+
+    >>> x = purity_tube_probability_upper(13, fmpq(1, 100), 0, 64)
+    >>> 0 < float(x) < 0.007
+    True
+    """
+    p, work = _guarded(p, prec)
+    delta = _require_margin(delta)
+    factor = _exact_rational(factor, "the displacement factor mu")
+    if factor < 0:
+        raise InputError(f"the displacement factor mu must be >= 0, got {factor}")
+    with working_precision(work):
+        mean_hi = _region_call(expected_spacing_upper, p, prec, work).upper()
+        grid, tail = _tube_setup(p, mean_hi)
+        return _tube_upper(p, delta, ball(factor), grid, tail)
+
+
+# ---------------------------------------------------------------- the two region probabilities
+
+
+def dead_not_single_frequency_log_probability_lower(p: int, prec: int) -> arb:
+    """An exact ball (radius 0) <= log P(theta(0) in R_dead and theta_inf is not single-frequency | active).
+
+    For every sigma > 0 under theta(0) ~ N(0, sigma^2 I_{3p}). "Single-frequency" means max_zeta
+    F_zeta(theta_inf) = 1 ((1.5); or F undefined). Lemma (docs/purity-tube.md, section 'The null-set lemma'): on
+    R_dead the terminal u_inf differs from u(0) only at a*, so F_zeta(theta_inf) = 1 forces u(0) into
+    span(1, E_zeta) + R e_{a*} (dimension 4 < p) and v(0) into span(1, E_zeta) + R e_{b*}; the union over the
+    finitely many (a*, b*, zeta) is a null set, and the law of theta(0) given activity has a density. So
+    the probability equals P(R_dead | active), bounded by
+    certify.kernel.region.dead_region_log_probability_lower, which this returns.
+
+    >>> -6.39 < float(dead_not_single_frequency_log_probability_lower(5, 64)) < -6.38
+    True
+    """
+    p, work = _guarded(p, prec)
+    return _region_call(dead_region_log_probability_lower, p, prec, work)
+
+
+def _phibar(x: arb) -> arb:
+    return (x / ball(2).sqrt()).erfc() / 2
+
+
+def _pattern_purity_lower(p: int, delta: fmpq, prec: int, work: int) -> tuple[arb, arb]:
+    """(lower bound of P(R_dead and purity gap >= delta | one-gate pattern), log(C(2p, p) - 1)): exact points."""
+    with working_precision(work):
+        log_dead = _region_call(dead_region_log_probability_lower, p, prec, work)
+        mean_hi = _region_call(expected_spacing_upper, p, prec, work).upper()
+        log_c = _region_call(log_central_binomial, p, prec, work)
+        log_c_minus_one = log_c + (-(-log_c).exp()).log1p()
+        c_p = (ball(p) / (2 * ball(p - 1))).sqrt()
+        grid, tail = _tube_setup(p, mean_hi)
+        best = None
+        for ratio in _GAMMA_RATIOS:
+            if ratio is None:
+                # the whole R_dead: E[Phibar(c_p S)] >= exp(log P_lower + log(C - 1)) (region.py); d <= S
+                kept = (log_dead + log_c_minus_one).exp().lower()
+                factor = arb(1)
+            else:
+                # R_dead n {gamma_y >= lambda S / sqrt 2}: E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]_hi)
+                # (Jensen); d <= sqrt2 (gamma - sqrt(gamma^2 - S^2/2)) <= (lambda - sqrt(lambda^2 - 1)) S
+                lam = ball(ratio)
+                kept = _phibar(lam * c_p * mean_hi).lower()
+                factor = (lam - (lam * lam - 1).sqrt()).upper()
+            lost = _tube_upper(p, delta, factor, grid, tail)
+            value = (kept - lost).lower()
+            if value.is_finite() and (best is None or certainly_lt(best, value)):
+                best = value
+        return best, log_c_minus_one
+
+
+def dead_region_purity_log_probability_lower(p: int, delta, prec: int) -> arb:
+    """An exact ball (radius 0) <= log P(theta(0) in R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active).
+
+    For every sigma > 0 under theta(0) ~ N(0, sigma^2 I_{3p}); theta_inf is the terminal state of the
+    Clarke flow from a point of R_dead (it dies in finite time, section A.6, Lemma A.17), F_zeta is (1.5),
+    delta in (0, 1) an exact rational (:data:`DEFAULT_PURITY_MARGIN` = 1/100 is the suggested default).
+    With one-gate pattern probability 1/(C(2p, p) - 1) (certify.kernel.region),
+
+        P >= max_lambda [kept(lambda) - lost(lambda)] / (C(2p, p) - 1),
+
+    kept = E[Phibar(c_p S)]_lo (the kernel's R_dead bound; no gamma cut, ||w_inf - w(0)|| <= S) or
+    Phibar(lambda c_p E[S]_hi) (Jensen; the cut gamma_y >= lambda S / sqrt 2, ||w_inf - w(0)|| <= mu S with
+    mu = lambda - sqrt(lambda^2 - 1)), lost = :func:`purity_tube_probability_upper` (delta, mu), lambda in a
+    fixed list (docs/purity-tube.md, section 'The delta-margin bound'). Raises NotCertified when no bracket
+    is certainly positive (p = 5 with delta >= 1/50, p = 7 with delta >= 1/10, p = 31 with delta = 1/5: the
+    bound is worthless there, it never returns a wrong value).
+
+    >>> x = dead_region_purity_log_probability_lower(13, fmpq(1, 20), 64)
+    >>> x.rad() == 0, -16.971 < float(x) < -16.970
+    (True, True)
+    """
+    p, work = _guarded(p, prec)
+    delta = _require_margin(delta)
+    best, log_c_minus_one = _pattern_purity_lower(p, delta, prec, work)
+    with working_precision(work):
+        if best is None or not certainly_positive(best):
+            raise NotCertified(
+                f"p = {p}, delta = {delta}: the tube near purity is not certainly smaller than the dead-region "
+                "mass (the bound says nothing for this margin)")
+        bound = best.log() - log_c_minus_one
+        if not bound.is_finite():
+            raise NotCertified(f"p = {p}: the log of the purity bound is not finite")
+        return bound.lower()
+
+
+def dead_region_purity_log10_probability_lower(p: int, delta, prec: int) -> arb:
+    """An exact ball (radius 0) <= log10 P(theta(0) in R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active):
+    :func:`dead_region_purity_log_probability_lower` divided by log 10, rounded down.
+
+    >>> -7.3703 < float(dead_region_purity_log10_probability_lower(13, fmpq(1, 20), 64)) < -7.3702
+    True
+    """
+    p, work = _guarded(p, prec)
+    log_lower = dead_region_purity_log_probability_lower(p, delta, prec)
+    with working_precision(work):
+        return (log_lower / ball(10).log()).lower()
