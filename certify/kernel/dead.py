@@ -25,7 +25,7 @@ from .claims import Claim, claim, enclosure
 from .fourier import two_level_fourier_fraction
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
                      terminal_purity_gap)
-from .gaussian import box_log_mass, gaussian_probability_claim, require_positive_sigma
+from .gaussian import box_log_mass, gaussian_probability_claim, region_probability_claim, require_positive_sigma
 from .region import dead_region_log_probability_lower
 from .exact import format_rational
 
@@ -283,24 +283,25 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
                       "(all activations are 0)",
                       "box", log_p),
             gaussian_probability_claim(log_mass, "is initially active (Theorem 1.5)", params.sigma),
-            region_probability_claim(p, prec),
+            dead_region_claim(params, prec),
         ]
 
 
-def region_probability_claim(p: int, prec: int) -> Claim:
-    """The ``region_probability`` claim: P(theta(0) in R_dead | initially active) >= lo = 10^log10_lo.
+def dead_region_claim(params: DeadParameters, prec: int) -> Claim:
+    """The ``region_probability`` claim of Theorem A.2: P(theta(0) in R_dead | initially active) >= lo = 10^log10_lo.
 
     R_dead (every initial point with exactly one active gate (a*, b*), s = u(a*) + v(b*),
     gamma_y = mu(w) - w(y) > 0, y = a* + b*, and gamma_y^2 > s^2/2, (A.58)) dies in finite time along
-    every Clarke trajectory (section A.6, (A.53)-(A.57), Lemma A.17). The bound is the Jensen bound of
+    every Clarke trajectory (section A.6, (A.53)-(A.57), Lemma A.17). The bound is
     :func:`certify.kernel.region.dead_region_log_probability_lower` (docs/mathematics.md, section
-    'Region probability of the dead theorem'), the same for every sigma. Its ball is one exact point, a
-    proved lower bound of log P; the claim's lo is its exponential (a ball at ``prec`` bits).
+    'Region probability of the dead theorem'), the same for every sigma (R_dead is a cone). Its ball is
+    one exact point, a proved lower bound of log P; the claim's lo is its exponential (a ball at ``prec`` bits).
     """
-    log_lower = dead_region_log_probability_lower(p, prec)
-    return claim("region_probability",
-                 "P(theta(0) in R_dead | theta(0) initially active) >= lo = 10^log10_lo for theta(0) ~ "
-                 "N(0, sigma^2 I_{3p}), every sigma > 0; R_dead: exactly one active gate (a*, b*), "
-                 "gamma_y = mu - w(y) > 0 with y = a* + b*, and gamma_y^2 > s^2/2, s = u(a*) + v(b*) ((A.58)); "
-                 "every trajectory from R_dead dies in finite time (section A.6, Lemma A.17)",
-                 "region", lower=log_lower.exp(), lower_must_exceed=fmpq(0), log10_lower=log_lower / arb(10).log())
+    log_lower = dead_region_log_probability_lower(params.p, prec)
+    with working_precision(prec):
+        return region_probability_claim(
+            log_lower,
+            "R = R_dead: exactly one active gate (a*, b*), gamma_y = mu - w(y) > 0 with y = a* + b*, and "
+            "gamma_y^2 > s^2/2, s = u(a*) + v(b*) ((A.58)); every trajectory from R_dead dies in finite time "
+            "(section A.6, Lemma A.17); R_dead is a cone, so the bound holds for every sigma",
+            params.sigma)

@@ -115,3 +115,18 @@ def gaussian_probability_claim(log_mass: arb, why: str, sigma=1) -> Claim:
                  f"P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, sigma^2 I_{{3p}}), sigma = "
                  f"{format_rational(fmpq(sigma))}; every point of the box {why}",
                  "box", lower=log_mass.exp(), lower_must_exceed=fmpq(0), log10_lower=log_mass / arb(10).log())
+
+
+def region_probability_claim(log_lower: arb, region: str, sigma) -> Claim:
+    """The ``region_probability`` claim of every theorem: P(theta(0) in R | initially active) >= lo =
+    10^log10_lo under N(0, sigma^2 I_{3p}), R the theorem's whole region (not a box).
+
+    ``log_lower`` is a proved lower bound of log P (an exact ball from :mod:`certify.kernel.region` or
+    :mod:`certify.kernel.region_slide`); lo is its exponential and log10_lo its quotient by log 10 (balls
+    at the current precision, so the stored ends are rounded outward from them); ``region`` names and
+    defines R and says why the theorem holds from every point of it.
+    """
+    return claim("region_probability",
+                 "P(theta(0) in R | theta(0) initially active) >= lo = 10^log10_lo for theta(0) ~ "
+                 f"N(0, sigma^2 I_{{3p}}), sigma = {format_rational(fmpq(sigma))}; {region}",
+                 "region", lower=log_lower.exp(), lower_must_exceed=fmpq(0), log10_lower=log_lower / arb(10).log())

@@ -95,7 +95,7 @@ SLIDE = KernelRecord(
     require_hypotheses="require_slide_hypotheses", base_point="slide_base_point", claims="slide_claims",
     parameter_names=("gamma_star", "X", "sigma"),
     claim_ids=("region_box", "admissibility", "capture_time", "capture_invariants", "kappa", "limit_direction",
-               "limit_fourier_fraction", "limit_loss", "gaussian_probability"))
+               "limit_fourier_fraction", "limit_loss", "gaussian_probability", "region_probability"))
 
 SMOOTH = KernelRecord(
     name="smooth", module="certify.kernel.smooth", parameters="SmoothParameters",

@@ -22,7 +22,8 @@ from .basepoint import BasePoint, TwoLevel
 from .claims import Claim, Quantity, claim, enclosure
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass, gaussian_probability_claim, require_positive_sigma
+from .gaussian import box_log_mass, gaussian_probability_claim, region_probability_claim, require_positive_sigma
+from .region_slide import slide_region_log_probability_lower
 
 PAPER = ("Theorem A.1: region (A.14)-(A.17), sliding selection (A.26)-(A.30), Lemmas A.9-A.11, "
          "full face (A.31)-(A.33), limits (A.39)-(A.46)")
@@ -242,4 +243,25 @@ def slide_claims(params: SlideParameters, radius, prec: int) -> list[Claim]:
                       "along every trajectory from the box the loss (1.1) -> (p^2-1)/p^2 log p in [lo, hi] ((A.33))",
                       "box", ball(fmpq(p * p - 1, p * p)) * ball(p).log()),
             gaussian_probability_claim(log_mass, "is initially active and slides (Theorem A.1)", params.sigma),
+            slide_region_claim(params, prec),
         ]
+
+
+def slide_region_claim(params: SlideParameters, prec: int) -> Claim:
+    """The ``region_probability`` claim of Theorem A.1: P(theta(0) in R_slide | initially active) >= lo.
+
+    R_slide (one active gate (a*, b*), x = u(a*) + v(b*), m = min_{j != y} gamma_j > 0, x m > (p-1)/e) is
+    the union over (A.14) of the relabelled U_slide(gamma_*, X) of (A.15)-(A.17); the bound of
+    :func:`certify.kernel.region_slide.slide_region_log_probability_lower` measures one of them, with the
+    (gamma_*, X) it names (chosen for the scale sigma, independent of the box's parameters). Its ball is
+    one exact point; the claim's lo is its exponential at ``prec`` bits.
+    """
+    bound = slide_region_log_probability_lower(params.p, params.sigma, prec)
+    with working_precision(prec):
+        return region_probability_claim(
+            bound.log_lower,
+            "R = R_slide: exactly one active gate (a*, b*), x = u(a*) + v(b*), gamma_j = mu - w(j) for "
+            "j != y = a* + b*, m = min_j gamma_j > 0 and x m > (p-1)/e; the union over (A.14) of U_slide(gamma_*, X) "
+            "of (A.15)-(A.17) relabelled, from every point of which Theorem A.1 holds (the bound measures "
+            f"U_slide(gamma_*, X) with gamma_* = {format_rational(bound.gamma_star)}, X = {format_rational(bound.X)})",
+            params.sigma)

@@ -170,6 +170,7 @@ _SIGMA = Parameter("sigma", "--sigma",
                    "the initialisation scale sigma > 0 of the probability claims: theta(0) ~ N(0, sigma^2 I_3p) "
                    f"(default 1); {NUMBER_NOTE}", "1", r"\sigma", label="the initialisation scale")
 _PROBABILITY = KeyNumber("gaussian_probability", None, "log10_lo", "min", "log10 P")
+_REGION = KeyNumber("region_probability", None, "log10_lo", "min", "log10 P(region | active)")
 
 DEAD_THEOREM = Theorem(
     name="dead",
@@ -210,8 +211,7 @@ certified Gaussian probability: the probability grows with R, so certify takes
     key_numbers=(KeyNumber("single_active_gate", None, "lo", "min", "gate margin"),
                  KeyNumber("transversality_margin_box", None, "lo", "min", "transversality margin"),
                  KeyNumber("purity_gap_box", None, "lo", "min", "purity gap delta_p"),
-                 _PROBABILITY,
-                 KeyNumber("region_probability", None, "log10_lo", "min", "log10 P(dead region | active)")),
+                 _PROBABILITY, _REGION),
 )
 
 SLIDE_THEOREM = Theorem(
@@ -256,7 +256,7 @@ reported by its exponent.""",
     derivations=("sliding-relations", "sliding-selection", "sliding-limits", "fourier", "fourier-exact", "balance"),
     key_numbers=(KeyNumber("region_box", "gamma_minus_gamma_star", "lo", "min", "gamma_j - gamma_* margin"),
                  KeyNumber("admissibility", None, "hi", "max", "kink coefficient bound"),
-                 _PROBABILITY),
+                 _PROBABILITY, _REGION),
 )
 
 _FAMILY_BASE_POINT = r"u(0)=v(0)=s_0/2,\ u(j)=v(j)=-B,\ w(0)=-A,\ w(j)=0 \quad (A.48)\text{--}(A.49)"
