@@ -440,18 +440,21 @@ def theorem_function(name: str):
     return certify_named
 
 
-def dead(p, *, epsilon=None, A=None, B=None, sigma=None, radius=None, prec: int = 128) -> Certificate:
+def dead(p, *, epsilon=None, A=None, B=None, sigma=None, purity_margin=None, radius=None,
+         prec: int = 128) -> Certificate:
     """Certify Theorem 1.5 / A.2 (the neuron dies in finite time, not single-frequency) at the prime p.
 
     Defaults epsilon = 1, A = 2, B = 1 (every hypothesis holds for every p >= 5) and sigma = 1 (the
-    scale of the initialisation N(0, sigma^2 I_{3p}) of the probability claims; every theorem takes it); see
+    scale of the initialisation N(0, sigma^2 I_{3p}) of the probability claims; every theorem takes it) and
+    purity_margin = 1/100 (the delta of the claim region_purity_probability); see
     :func:`certify_theorem` for the parameters' types, the radius and the errors.
 
     >>> c = dead(p=13, epsilon="1/2")
     >>> c.claims["hitting_time"].scope, c.parameters["epsilon"]
     ('base_point', Fraction(1, 2))
     """
-    return certify_theorem("dead", p, epsilon=epsilon, A=A, B=B, sigma=sigma, radius=radius, prec=prec)
+    return certify_theorem("dead", p, epsilon=epsilon, A=A, B=B, sigma=sigma, purity_margin=purity_margin,
+                           radius=radius, prec=prec)
 
 
 def slide(p, *, gamma_star=None, X=None, sigma=None, radius=None, prec: int = 128) -> Certificate:

@@ -34,7 +34,7 @@ def test_tutorial_notebook_executes_and_shows_each_step():
     assert "| `hitting_time` | base_point |" in markdown
     printed = "".join(output.get("text", "") for cell in code for output in cell.outputs
                       if output.output_type == "stream")
-    assert "True verified - dead, p = 7, 13 claims verified" in printed
+    assert "True verified - dead, p = 7, 14 claims verified" in printed
     assert "simulated T = " in printed
     assert any(_outputs(cell, "image/png") for cell in code), "the figure is not shown"
     latex = [output["data"]["text/latex"] for cell in code for output in _outputs(cell, "text/latex")]

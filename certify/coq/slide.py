@@ -57,7 +57,7 @@ CAPTURE_DIGITS = len(str(int(1 / CAPTURE_RELATIVE)))
 #: Arb bits for the enclosure's ends (ln T up to ~10^5 resolved to 10^-20).
 PRECISION = 256
 
-SHARED = ("gaussian_probability", "region_probability")  # certify.coq.export covers them (export.SHARED_CLAIMS)
+SHARED = ("gaussian_probability", "region_probability")  # certify.coq.export covers them (SHARED_CLAIMS there)
 
 #: The base point of section A.3 in the parameters (certify.kernel.slide.slide_base_point).
 SLIDE_BASE_POINT = {"u": ("{X}", "- 3 * {X}"), "v": ("{X}", "- 3 * {X}"), "w": ("2 * {p} * {gamma_star}", "0")}

@@ -85,10 +85,11 @@ class TheoremKernel:
 DEAD = KernelRecord(
     name="dead", module="certify.kernel.dead", parameters="DeadParameters",
     require_hypotheses="require_dead_hypotheses", base_point="dead_base_point", claims="dead_claims",
-    parameter_names=("epsilon", "A", "B", "sigma"),
+    parameter_names=("epsilon", "A", "B", "sigma", "purity_margin"),
     claim_ids=("single_active_gate", "gamma_condition", "hitting_time", "hitting_time_box", "transversality_margin",
                "transversality_margin_box", "terminal_w_displacement_box", "terminal_fourier_fraction",
-               "balance_invariant", "purity_gap_box", "terminal_loss", "gaussian_probability", "region_probability"))
+               "balance_invariant", "purity_gap_box", "terminal_loss", "gaussian_probability", "region_probability",
+               "region_purity_probability"))
 
 SLIDE = KernelRecord(
     name="slide", module="certify.kernel.slide", parameters="SlideParameters",

@@ -70,6 +70,11 @@ def dead_summary(certificate: dict) -> list[str]:
         f"  delta_p >= {short(claims['purity_gap_box']['lo'], False, 6)} (max F_zeta <= 1 - delta_p on the box; "
         f"F_zeta = {claims['terminal_fourier_fraction']['exact']} at the base point)",
         *probability_lines(certificate, "R_dead"),
+        *([f"  P(theta(0) in R_dead, dies with max F_zeta <= 1 - delta | active) >= 10^"
+           f"{short_fixed(claims['region_purity_probability']['components']['purity_margin']['log10_lo'], 2, False)}, "
+           f"delta = {parameter(params['purity_margin'])} (not single-frequency: >= 10^"
+           f"{short_fixed(claims['region_purity_probability']['components']['not_single_frequency']['log10_lo'], 2, False)})"]
+          if "region_purity_probability" in claims else []),
     ]
 
 

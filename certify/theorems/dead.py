@@ -32,7 +32,8 @@ def choose_radius(params: kernel.DeadParameters) -> fmpq:
                                       params.epsilon / 2)
 
 
-def certify_dead(p, epsilon=None, A=None, B=None, sigma=None, radius=None, prec=DEFAULT_PRECISION) -> CertifiedInstance:
+def certify_dead(p, epsilon=None, A=None, B=None, sigma=None, purity_margin=None, radius=None,
+                 prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Theorem 1.5 / A.2 for the prime p (InputError, HypothesisError or NotCertified otherwise)."""
     p = require_prime(p)
     params = kernel.DeadParameters(
@@ -41,12 +42,14 @@ def certify_dead(p, epsilon=None, A=None, B=None, sigma=None, radius=None, prec=
         DEFAULT_A if A is None else fmpq(A),
         DEFAULT_B if B is None else fmpq(B),
         DEFAULT_SIGMA if sigma is None else fmpq(sigma),
+        kernel.DEFAULT_PURITY_MARGIN if purity_margin is None else fmpq(purity_margin),
     )
     kernel.require_dead_hypotheses(params)
     radius, claims = certify_with_radius(lambda r: kernel.dead_claims(params, r, prec), radius,
                                          lambda: choose_radius(params))
     certificate = build_certificate(
         theorem="dead", paper=kernel.PAPER, p=p,
-        parameters={"epsilon": params.epsilon, "A": params.A, "B": params.B, "sigma": params.sigma},
+        parameters={"epsilon": params.epsilon, "A": params.A, "B": params.B, "sigma": params.sigma,
+                    "purity_margin": params.purity_margin},
         base_point=kernel.dead_base_point(params), radius=radius, precision_bits=prec, claims=claims)
     return CertifiedInstance(certificate, params, radius)

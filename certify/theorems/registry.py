@@ -189,8 +189,12 @@ Hypotheses (checked exactly): epsilon, A, B > 0; B > epsilon/2; and (A.58)
 every prime p >= 5. Without --radius the radius is chosen to maximise the
 certified Gaussian probability: the probability grows with R, so certify takes
 99% of the largest radius the kernel can certify, rounded down to 3 digits.""",
-    hypotheses="epsilon, A, B, sigma > 0; B > epsilon/2; (A.58) ((p-1)A/p)^2 > epsilon^2/2",
-    parameters=(_EPSILON, _A, _B, _SIGMA),
+    hypotheses="epsilon, A, B, sigma > 0; 0 < purity_margin < 1; B > epsilon/2; (A.58) ((p-1)A/p)^2 > epsilon^2/2",
+    parameters=(_EPSILON, _A, _B, _SIGMA,
+                Parameter("purity_margin", "--purity-margin",
+                          "delta of the region purity claim P(dies and max F_zeta <= 1 - delta | active), "
+                          f"0 < delta < 1 (default 1/100); {NUMBER_NOTE}", "1/100", r"\delta",
+                          label="the purity margin")),
     coq="certify.coq.dead:dead_obligations",
     kernel=DEAD,
     builder="certify.theorems.dead:certify_dead",
