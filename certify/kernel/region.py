@@ -1,4 +1,5 @@
-"""Probability of the whole dead region R_dead of Theorem A.2, conditioned on initial activity.
+"""Probability of the whole dead region R_dead of Theorem A.2, and of the one-gate regions of Theorems A.3
+and A.4, conditioned on initial activity.
 
 R_dead is the open set of initial points with exactly one active gate (a*, b*), label
 y = a* + b* mod p, s = u(a*) + v(b*) > 0, gamma_y = mu(w) - w(y) > 0 and gamma_y^2 > s^2/2:
@@ -13,6 +14,14 @@ decreasing Phibar = 1 - Phi on [0, inf). The derivation (the ordering identity, 
 the independence of gamma_y, Jensen) is in docs/mathematics.md, section 'Region probability of
 the dead theorem'.
 
+The same reduction gives every *one-gate region with a threshold* theta (exactly one active gate,
+s > 0, gamma_y > theta(s), theta >= 0 nondecreasing): P = E[psi(S)] / (C(2p, p) - 1) with
+psi(t) = Phibar(theta(sigma t)/(sigma tau_p)). :func:`one_gate_region_log_probability_lower` bounds it
+by a lower Riemann-Stieltjes sum over bins of S, whose probabilities are integrated from below by a
+chord rule (the integrands are log-concave); the wrappers are R_dead (for comparison with Jensen,
+which stays the tighter), R_gd of Theorem A.4 ((A.71)) and R_smooth of Theorem A.3 ((A.67)); same
+docs section, (e)-(k).
+
 Everything is computed in log form, with C(2p, p) through log-gamma, and the integral in the
 variable t = sqrt(p) x, where the integrand is a peak of fixed width: a call costs about the same
 for p = 5 and p = 10^18. Each function takes the precision ``prec`` (bits) it computes at (a few
@@ -23,15 +32,18 @@ from __future__ import annotations
 
 import math
 
-from flint import acb, arb
+from flint import acb, arb, fmpq, fmpz
 
-from ..errors import InputError, NotCertified
-from .balls import ball, certainly_positive, working_precision
+from ..errors import HypothesisError, InputError, NotCertified
+from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .primes import require_prime
 
 __all__ = [
     "log_central_binomial", "log_one_active_gate_probability", "expected_spacing_upper",
     "spacing_integral_tail_bound", "dead_region_log_probability_lower", "dead_region_log10_probability_lower",
+    "DEFAULT_BINS", "spacing_bin_probability_lower", "one_gate_region_grid", "one_gate_region_log_probability_lower",
+    "dead_region_z_upper", "gd_region_z_upper", "smooth_region_z_upper", "dead_region_binned_log_probability_lower",
+    "gd_region_log_probability_lower", "smooth_region_log_probability_lower",
 ]
 
 
@@ -202,3 +214,376 @@ def dead_region_log10_probability_lower(p: int, prec: int) -> arb:
     log_lower = dead_region_log_probability_lower(p, prec)
     with working_precision(work):
         return (log_lower / ball(10).log()).lower()
+
+
+# ---------------------------------------------------------------------------------------------
+# One-gate regions with a threshold: the lower Riemann-Stieltjes sum over bins of S
+# (docs/mathematics.md, section 'Region probability of the dead theorem', (e)-(k); "docs, (g)" below
+# is its paragraph (g)).
+
+#: Bins of S in the lower sum; the relative slack of the sum falls like ~1/bins (docs, (h)).
+DEFAULT_BINS = 64
+#: Nodes of the x-integral, in xi = sqrt(p) x, the same for every p (the integrand is a peak of fixed
+#: shape in xi, ~ exp(-2 xi^2/pi)): cells of width 1/8 on [-7/2, 7/2] (where the mass is), 1/4 out to +-6.
+_NODE_CORE, _CORE_STEP = fmpq(7, 2), fmpq(1, 8)
+_NODE_END, _TAIL_STEP = 6, fmpq(1, 4)
+# Every bin integrand g has -2 <= (log g)'' <= 0 in xi (docs, (g)): the chord rule keeps at least
+# exp(-step^2/4) of each cell, 99.6% at step 1/8 and 98.4% at 1/4.
+#: The grid search evaluates z_upper at this precision (floats choose the grid, balls prove the bound).
+_GRID_PREC = 53
+
+
+def _positive_rational(name: str, value) -> fmpq:
+    """``value`` as an exact fmpq > 0, else InputError (wrong type) or HypothesisError (not > 0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, fmpz, fmpq)):
+        raise InputError(f"{name} must be an exact rational (int or fmpq), got {value!r}")
+    value = fmpq(value)
+    if not value > 0:
+        raise HypothesisError(f"{name} > 0 fails: {name} = {value}")
+    return value
+
+
+def _nonnegative_rational(name: str, value) -> fmpq:
+    if isinstance(value, bool) or not isinstance(value, (int, fmpz, fmpq)):
+        raise InputError(f"{name} must be an exact rational (int or fmpq), got {value!r}")
+    value = fmpq(value)
+    if value < 0:
+        raise InputError(f"{name} >= 0 fails: {name} = {value}")
+    return value
+
+
+def _require_bins(bins) -> int:
+    if isinstance(bins, bool) or not isinstance(bins, int) or not 1 <= bins <= 4096:
+        raise InputError(f"the number of bins must be an integer in [1, 4096], got {bins!r}")
+    return bins
+
+
+def _scaled_nodes() -> list[fmpq]:
+    """The dyadic nodes -6 < ... < 6 of the chord rule (see _NODE_CORE)."""
+    tail = [fmpq(-_NODE_END) + k * _TAIL_STEP for k in range(int((_NODE_END - _NODE_CORE) / _TAIL_STEP))]
+    core = [-_NODE_CORE + k * _CORE_STEP for k in range(int(2 * _NODE_CORE / _CORE_STEP) + 1)]
+    return tail + core + [-x for x in reversed(tail)]
+
+
+def _edge_guard_bits(edges: list[fmpq]) -> int:
+    """Bits lost to cancellation in log Phibar(x + b) - log Phibar(x + a) for the narrowest bin b - a."""
+    narrowest = min(b - a for a, b in zip(edges, edges[1:]))
+    return max(0, int(fmpz(narrowest.q).bit_length()) - int(fmpz(narrowest.p).bit_length())) + 8
+
+
+def _bin_probabilities_lower(p: int, edges: list[fmpq]) -> list[arb]:
+    """Exact balls P_i <= P(e_{i-1} < S <= e_i) for consecutive ``edges`` e_0 < e_1 < ..., at the current
+    precision (the caller sets it).
+
+    P(a < S <= b) = kappa int_R g(xi) dxi, kappa = 2 sqrt(p) C(2p,p) 4^-p, x = xi/sqrt(p),
+    g = E2(x)^(p-1) phi(x) E1(x+a)^p (1 - (E1(x+b)/E1(x+a))^p), E1(y) = erfc(y/sqrt 2) = 2 Phibar(y),
+    E2(x) = erfc(-x/sqrt 2) = 2 Phi(x). g is positive and log-concave, so on every cell [c, c + d] of
+    the node grid int g >= d LM(g(c), g(c + d)) >= d sqrt(g(c) g(c + d)) (1 + y^2/24),
+    y = log g(c) - log g(c + d) (chord of the concave log g; LM the logarithmic mean), and the
+    integral over R is at least the sum over the cells of [-6, 6]. A node whose log g is not a finite
+    ball contributes 0 to its two cells (still a lower bound).
+    """
+    root_p, root_2 = ball(p).sqrt(), ball(2).sqrt()
+    log_root_2pi = (2 * arb.pi()).sqrt().log()
+    shifts = [ball(e) for e in edges]
+    bins = len(edges) - 1
+    sums = [arb(0)] * bins
+    previous, previous_xi = None, None
+    for xi in _scaled_nodes():
+        x = ball(xi) / root_p
+        left = (p - 1) * (-x / root_2).erfc().log() - x * x / 2 - log_root_2pi  # log(E2^(p-1) phi)
+        powers = [p * ((x + shift) / root_2).erfc().log() for shift in shifts]  # p log E1(x + e_j)
+        row = []
+        for i in range(bins):
+            gap = -(powers[i + 1] - powers[i]).expm1()  # 1 - (E1(x + e_i)/E1(x + e_{i-1}))^p
+            value = (left + powers[i] + gap.log()) if certainly_positive(gap) else None
+            row.append(value.lower() if value is not None and value.is_finite() else None)
+        if previous is not None:
+            width = ball(xi - previous_xi)
+            for i in range(bins):
+                a, b = previous[i], row[i]
+                if a is not None and b is not None:
+                    sums[i] += width * ((a + b) / 2).exp() * (1 + (a - b) ** 2 / 24)
+        previous, previous_xi = row, xi
+    log_factor = ball(2).log() + ball(p).log() / 2 + _log_central_binomial(p) - p * ball(4).log()
+    factor = log_factor.exp()
+    return [(factor * total).lower() for total in sums]
+
+
+def spacing_bin_probability_lower(p: int, a, b, prec: int) -> arb:
+    """An exact ball (radius 0) <= P(a < S <= b), S = X_(p+1) - X_(p) the middle spacing of 2p iid N(0, 1).
+
+    ``a`` < ``b`` are exact rationals (int or fmpq), a >= 0. From the joint density
+    K Phi(x)^(p-1) phi(x) phi(y) (1 - Phi(y))^(p-1), x < y, K = (2p)!/((p-1)!)^2, of (X_(p), X_(p+1)),
+
+        P(a < S <= b) = p C(2p,p) int_R Phi(x)^(p-1) phi(x) [(1 - Phi(x+a))^p - (1 - Phi(x+b))^p] dx,
+
+    a positive, log-concave integrand, integrated from below by the chord rule on the cells of
+    [-6, 6] in xi = sqrt(p) x (docs/mathematics.md, section 'Region probability of the dead theorem',
+    (e) and (g)); the dropped tails and the chord only lower it. Raises NotCertified if the bound is
+    not certainly positive.
+
+    >>> x = spacing_bin_probability_lower(5, 0, fmpq(1, 4), 64)
+    >>> x.rad() == 0, 0.621 < float(x) < 0.6230  # P(S <= 1/4) = 0.62292 (quadrature)
+    (True, True)
+    """
+    p, work = _guarded(p, prec)
+    a, b = _nonnegative_rational("a", a), _nonnegative_rational("b", b)
+    if not a < b:
+        raise InputError(f"a < b fails: a = {a}, b = {b}")
+    with working_precision(work + _edge_guard_bits([a, b])):
+        (probability,) = _bin_probabilities_lower(p, [a, b])
+        if not certainly_positive(probability):
+            raise NotCertified(f"p = {p}: the lower bound of P({a} < S <= {b}) is not certainly positive")
+        return probability
+
+
+def _grid_float(value, what: str) -> float:
+    if not (isinstance(value, arb) and value.is_finite()):
+        raise NotCertified(f"{what} is not a finite ball")
+    return float(value.mid())
+
+
+def _phibar_drop(z_low: float, z_high: float) -> float:
+    """Phibar(z_low) - Phibar(z_high) >= 0 in floats, without the cancellation of 1/2 - tiny near 0."""
+    if z_high <= z_low:
+        return 0.0
+    if z_high < 1:
+        return (math.erf(z_high / math.sqrt(2)) - math.erf(z_low / math.sqrt(2))) / 2
+    return (math.erfc(z_low / math.sqrt(2)) - math.erfc(z_high / math.sqrt(2))) / 2
+
+
+def one_gate_region_grid(p: int, z_upper, bins: int = DEFAULT_BINS) -> list[fmpq]:
+    """The grid 0 < t_1 < ... < t_m (exact dyadic rationals, m <= ``bins``) of the lower sum of
+    :func:`one_gate_region_log_probability_lower`, chosen by floats (docs, (h)).
+
+    Deterministic: the same p, z_upper and bins give the same grid, at any ambient precision.
+    z_upper is evaluated at 53 bits and only its midpoints are used; the grid affects how tight
+    the bound is, never whether it holds. The model is S ~ Exp(mean E[S]) with
+    p E[S] ~ sqrt(pi/2)(1 + (pi/8 - 1/2)/p), psi(t) = Phibar(z(t)). The scale of psi is where z
+    crosses 1 (bisection on log2 t over [2^-900, 64] E[S]); a geometric pre-grid (ratio 2^(1/4))
+    runs from 1/64 of the smaller of the two scales up to where psi(t) P(S > t) is 2^-12 of the sum
+    so far (or 200 E[S]); the points then equidistribute c(t) = sum sqrt(Delta F Delta psi) over it
+    (the first-order error of a lower sum is sum Delta F Delta psi), the last point being the end of
+    the pre-grid; each is rounded to 12 significant bits.
+    """
+    p = require_prime(p)
+    bins = _require_bins(bins)
+    with working_precision(_GRID_PREC):
+        def z(t: float) -> float:
+            exact = fmpq(*float(t).as_integer_ratio())
+            return max(0.0, _grid_float(z_upper(exact), f"z_upper({exact})"))
+
+        mean = math.sqrt(math.pi / 2) / p * (1 + (math.pi / 8 - 0.5) / p)
+        rate = 1 / mean
+        cdf = lambda t: -math.expm1(-rate * t)  # noqa: E731
+        # the scale of psi: z(scale) ~ 1; mean if z >= 1 all the way down (psi(0+) < 1/2, no finer scale)
+        low, high = -900, 6  # exponents of 2, relative to mean
+        if z(mean * 2.0 ** high) < 1:
+            scale = mean * 2.0 ** high
+        elif z(mean * 2.0 ** low) >= 1:
+            scale = mean
+        else:
+            while high - low > 1:
+                middle = (low + high) // 2
+                low, high = (middle, high) if z(mean * 2.0 ** middle) < 1 else (low, middle)
+            scale = mean * 2.0 ** high
+        points, cdfs, zs = [0.0], [0.0], []
+        t = min(mean, scale) / 64
+        estimate = 0.0
+        while True:
+            f, zt = cdf(t), z(t)
+            points.append(t)
+            cdfs.append(f)
+            zs.append(zt)
+            q = math.erfc(zt / math.sqrt(2)) / 2
+            estimate += (f - cdfs[-2]) * q
+            if t >= 200 * mean or (estimate > 0 and q * (1 - f) <= 2.0 ** -12 * estimate):
+                break
+            t *= 2.0 ** 0.25
+        zs.insert(0, zs[0])  # psi(0+) ~ psi(t_1): t_1 lies far below both scales (z_upper needs t > 0)
+        cumulative = [0.0]
+        for k in range(1, len(points)):
+            drop = _phibar_drop(zs[k - 1], zs[k])
+            cumulative.append(cumulative[-1] + math.sqrt((cdfs[k] - cdfs[k - 1]) * drop))
+        total = cumulative[-1]
+        chosen = []
+        k = 1
+        for i in range(1, bins):
+            target = total * i / bins
+            while k < len(points) - 1 and cumulative[k] < target:
+                k += 1
+            below, above = cumulative[k - 1], cumulative[k]
+            share = 0.0 if above <= below else min(1.0, max(0.0, (target - below) / (above - below)))
+            chosen.append(points[k - 1] + share * (points[k] - points[k - 1]))
+        chosen.append(points[-1])
+    return sorted({_dyadic(t) for t in chosen if t > 0})
+
+
+def _dyadic(t: float) -> fmpq:
+    """t rounded to 12 significant bits, as an exact fmpq."""
+    mantissa, exponent = math.frexp(t)
+    numerator, shift = round(mantissa * 2**12), exponent - 12
+    return fmpq(numerator * 2**shift) if shift >= 0 else fmpq(numerator, 2**-shift)
+
+
+def one_gate_region_log_probability_lower(p: int, z_upper, prec: int, bins: int = DEFAULT_BINS) -> arb:
+    """An exact ball (radius 0) <= log P(theta(0) in R | initially active) for a one-gate region R with
+    a threshold, under theta(0) ~ N(0, sigma^2 I_{3p}).
+
+    R: exactly one active gate (a*, b*), s = u(a*) + v(b*) > 0, y = a* + b* mod p and
+    gamma_y = mu(w) - w(y) > theta(s), for a function theta >= 0 nondecreasing on (0, inf). Given one
+    active gate, s = sigma S and gamma_y = sigma tau_p Z, tau_p = sqrt((p-1)/p), Z ~ N(0, 1)
+    independent of S (docs/mathematics.md, section 'Region probability of the dead theorem', (a)-(b)),
+    so with psi(t) = Phibar(z(t)), z(t) = theta(sigma t)/(sigma tau_p),
+
+        P(R | active) = E[psi(S)] / (C(2p,p) - 1) >= sum_i Phibar(z_hi(t_i)) P_i / (C(2p,p) - 1)
+
+    over the bins (t_{i-1}, t_i] of :func:`one_gate_region_grid` (t_0 = 0; psi decreases; S > t_m
+    dropped), with P_i <= P(t_{i-1} < S <= t_i) from the chord rule of
+    :func:`spacing_bin_probability_lower` (docs, (e)-(h)).
+
+    The contract of ``z_upper``: called with an exact fmpq t > 0 (t in units of S, so s = sigma t), at
+    the ambient Arb precision that this function sets, it returns an arb ball whose upper end is
+    >= z(t) = theta(sigma t)/(sigma tau_p); it must be deterministic and finite. sigma enters only
+    through it. The bound uses Phibar(max(0, upper end)) (theta >= 0), so a loose z_upper costs
+    tightness only. Raises NotCertified if a value is not finite or the sum is not certainly positive.
+
+    >>> c_p = lambda t: (ball(5) / 8).sqrt() * ball(t)  # the dead region at p = 5: z(t) = c_p t
+    >>> x = one_gate_region_log_probability_lower(5, c_p, 64)
+    >>> x.rad() == 0, -6.40 < float(x) < -6.38
+    (True, True)
+    """
+    p, work = _guarded(p, prec)
+    bins = _require_bins(bins)
+    grid = one_gate_region_grid(p, z_upper, bins)
+    edges = [fmpq(0)] + grid
+    with working_precision(work + _edge_guard_bits(edges)):
+        probabilities = _bin_probabilities_lower(p, edges)
+        root_2 = ball(2).sqrt()
+        total = arb(0)
+        for t, probability in zip(grid, probabilities):
+            z = z_upper(t)
+            if not (isinstance(z, arb) and z.is_finite()):
+                raise NotCertified(f"p = {p}: z_upper({t}) is not a finite ball")
+            z_hi = z.upper()
+            if not certainly_positive(z_hi):
+                z_hi = arb(0)  # theta >= 0: z(t) >= 0, so 0 is an upper bound too
+            tail = (z_hi / root_2).erfc().lower()  # 2 Phibar(z_hi) >= tail >= 0
+            if certainly_positive(tail):
+                total += tail * probability / 2
+        if not certainly_positive(total):
+            raise NotCertified(f"p = {p}: the lower sum of the one-gate region probability is not certainly positive")
+        bound = total.lower().log() - _log_binomial_minus_one(_log_central_binomial(p))
+        if not bound.is_finite():
+            raise NotCertified(f"p = {p}: the log of the one-gate region bound is not finite")
+        return bound.lower()
+
+
+def _inverse_tau(p: int) -> arb:
+    """1/tau_p = sqrt(p/(p-1)): gamma_y = sigma tau_p Z."""
+    return (ball(p) / ball(p - 1)).sqrt()
+
+
+def dead_region_z_upper(p: int):
+    """z_upper for R_dead ((A.58): theta(s) = s/sqrt 2): z(t) = c_p t, c_p = sqrt(p/(2(p-1))), for every sigma."""
+    p = require_prime(p)
+
+    def z_upper(t: fmpq) -> arb:
+        return _inverse_tau(p) / ball(2).sqrt() * ball(t)
+
+    return z_upper
+
+
+def gd_region_z_upper(p: int, eta):
+    """z_upper for R_gd ((A.71): theta(s) = p^2 s/(2 eta)): z(t) = p^2 t/(2 eta tau_p), for every sigma."""
+    p = require_prime(p)
+    eta = _positive_rational("eta", eta)
+
+    def z_upper(t: fmpq) -> arb:
+        return ball(fmpq(p * p) * t / (2 * eta)) * _inverse_tau(p)
+
+    return z_upper
+
+
+def smooth_region_z_upper(p: int, sigma, eps_smooth, J_eps_upper: arb):
+    """z_upper for R_smooth ((A.67): theta(s) = sqrt(J(s))): z(t) <= sqrt(J_hi(sigma t))/(sigma tau_p) with
+    J_hi(s) = min(s^2/2, J(eps)_hi) for s <= eps and J(eps)_hi + (s^2 - eps^2)/2 for s > eps, J(eps)_hi
+    the upper end of ``J_eps_upper`` (see :func:`smooth_region_log_probability_lower`)."""
+    p = require_prime(p)
+    sigma = _positive_rational("sigma", sigma)
+    eps = _positive_rational("eps_smooth", eps_smooth)
+    if not (isinstance(J_eps_upper, arb) and J_eps_upper.is_finite()):
+        raise InputError(f"J_eps_upper must be a finite arb ball, got {J_eps_upper!r}")
+    j_eps = J_eps_upper.upper()  # an exact point
+    if not certainly_positive(j_eps):
+        raise InputError(f"J(eps) > 0, so the upper end of J_eps_upper must be > 0, got {J_eps_upper}")
+
+    def z_upper(t: fmpq) -> arb:
+        s = sigma * t
+        if s <= eps:
+            half_square = ball(s * s / 2)
+            # min(s^2/2, J(eps)_hi); where balls cannot order the two, their union's upper end is the max
+            j = half_square if certainly_lt(half_square, j_eps) else j_eps if certainly_lt(j_eps, half_square) \
+                else half_square.union(j_eps)
+        else:
+            j = j_eps + ball((s * s - eps * eps) / 2)  # sigma_eps is the identity on [eps, s]
+        return j.sqrt() / ball(sigma) * _inverse_tau(p)
+
+    return z_upper
+
+
+def dead_region_binned_log_probability_lower(p: int, prec: int, bins: int = DEFAULT_BINS) -> arb:
+    """An exact ball (radius 0) <= log P(theta(0) in R_dead | initially active) by the lower sum of
+    :func:`one_gate_region_log_probability_lower` with theta(s) = s/sqrt 2 ((A.58)), z(t) = c_p t,
+    c_p = sqrt(p/(2(p-1))); for every sigma > 0 (R_dead is a cone).
+
+    The alternative to :func:`dead_region_log_probability_lower` (Jensen), which is tighter at every p
+    measured (docs/mathematics.md, section 'Region probability of the dead theorem', (i)); kept for
+    the comparison.
+
+    >>> -6.40 < float(dead_region_binned_log_probability_lower(5, 64)) < -6.3816  # exact: -6.38161
+    True
+    """
+    return one_gate_region_log_probability_lower(p, dead_region_z_upper(p), prec, bins)
+
+
+def gd_region_log_probability_lower(p: int, eta, prec: int, bins: int = DEFAULT_BINS) -> arb:
+    """An exact ball (radius 0) <= log P(theta(0) in R_gd | initially active), for every sigma > 0.
+
+    R_gd (Theorem A.4 at a general point): exactly one active gate (a*, b*), s = u(a*) + v(b*) > 0
+    and (A.71) s < 2 eta gamma_y/p^2, gamma_y = mu(w) - w(y), y = a* + b* mod p; on R_gd one step of
+    full-batch gradient descent with step ``eta`` (exact, > 0) and ReLU'(0) = 0 makes every gate
+    strictly negative ((A.70), (A.53)), and theta_n = theta_1 for n >= 1 (docs/mathematics.md,
+    section 'Region probability of the dead theorem', (j)). The threshold is theta(s) = p^2 s/(2 eta),
+    so z(t) = p^2 t/(2 eta tau_p) does not depend on sigma: (A.71) is homogeneous of degree 1 in
+    theta(0), R_gd is a cone and its probability under N(0, sigma^2 I) is the same for every sigma
+    (it depends on eta and p only).
+
+    >>> -7.95 < float(gd_region_log_probability_lower(5, 1, 64)) < -7.916  # exact: -7.91614 (quadrature)
+    True
+    """
+    return one_gate_region_log_probability_lower(p, gd_region_z_upper(p, eta), prec, bins)
+
+
+def smooth_region_log_probability_lower(p: int, sigma, eps_smooth, J_eps_upper: arb, prec: int,
+                                        bins: int = DEFAULT_BINS) -> arb:
+    """An exact ball (radius 0) <= log P(theta(0) in R_smooth | initially active) under
+    theta(0) ~ N(0, sigma^2 I_{3p}).
+
+    R_smooth (Theorem A.3 at a general point): exactly one active gate (a*, b*), s > 0, g(0) =
+    gamma_y > 0 and (A.67) gamma_y^2 > J(s), J(s) = int_0^s sigma_eps/sigma_eps' (A.66); on it the
+    smooth gradient flow converges, s -> 0 ((A.62)-(A.69); docs/mathematics.md, section 'Region
+    probability of the dead theorem', (k)). The threshold is theta(s) = sqrt(J(s)), bounded above
+    without new integrals: J(s) <= min(s^2/2, J(eps)) for s <= eps ((A.61), J increasing) and
+    J(s) = J(eps) + (s^2 - eps^2)/2 for s >= eps (sigma_eps is the identity there). ``J_eps_upper`` is
+    an arb whose upper end is >= J(eps) for eps = ``eps_smooth`` (the caller passes
+    ``certify.kernel.smooth.dead_zone_integral(eps, eps, prec)[1]``). sigma, eps_smooth > 0 exact. The
+    region is not a cone: the bound depends on sigma/eps.
+
+    >>> x = smooth_region_log_probability_lower(5, 1, 2, ball(2), 64)  # J(2) <= 2 = 2^2/2 (A.61)
+    >>> -6.40 < float(x) < -6.38
+    True
+    """
+    return one_gate_region_log_probability_lower(p, smooth_region_z_upper(p, sigma, eps_smooth, J_eps_upper),
+                                                 prec, bins)
