@@ -46,6 +46,7 @@ from flint import acb, arb, ctx, fmpq
 from .family import FAMILY_BASE_POINT, base_point_lemmas, fourier_fraction_lemmas, single_active_gate_lemmas
 from .family import radius as radius_term
 from .family import enclosed_atom_proof, terminal_purity_gap_term
+from .export import SHARED_CLAIMS
 from .lemma import Definition, Lemma, NotExported
 from .terms import ident, number, real, rmin, round_down, round_up
 
@@ -451,7 +452,7 @@ def smooth_obligations(document: dict) -> list:
             items.append(NotExported(claim, reason))
         elif claim in DEPENDS_ON_J and claim != "dead_zone_integral":
             items += _j_claim(document, t, claim, enclosure)
-        elif claim not in DEPENDS_ON_J and claim != "gaussian_probability":
+        elif claim not in DEPENDS_ON_J and claim not in SHARED_CLAIMS:
             items.append(NotExported(claim, "not a claim of theorem smooth known to this exporter"))
     return items
 

@@ -20,7 +20,8 @@ from .basepoint import BasePoint
 from .claims import Claim, Quantity, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass, gaussian_probability_claim, require_positive_sigma
+from .gaussian import box_log_mass, gaussian_probability_claim, region_probability_claim, require_positive_sigma
+from .region import gd_region_log_probability_lower
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
                      terminal_purity_gap)
 
@@ -179,4 +180,24 @@ def gd_claims(params: GDParameters, radius, prec: int) -> list[Claim]:
                   "zeta != 0 (Theorem A.4)",
                   "base_point", exact=fraction),
             gaussian_probability_claim(log_mass, "is initially active (Theorem A.4)", params.sigma),
+            gd_region_claim(params, prec),
         ]
+
+
+def gd_region_claim(params: GDParameters, prec: int) -> Claim:
+    """The ``region_probability`` claim of Theorem A.4: P(theta(0) in R_gd | initially active) >= lo.
+
+    R_gd (one active gate (a*, b*), s = u(a*) + v(b*) > 0 and (A.71) s < 2 eta gamma_y/p^2, gamma_y =
+    mu - w(y), y = a* + b*) dies in one step of full-batch gradient descent with ReLU'(0) = 0 ((A.70),
+    (A.53) at a general point); the bound is :func:`certify.kernel.region.gd_region_log_probability_lower`,
+    the same for every sigma (R_gd is a cone). Its ball is one exact point; lo is its exponential.
+    """
+    log_lower = gd_region_log_probability_lower(params.p, params.eta, prec)
+    with working_precision(prec):
+        return region_probability_claim(
+            log_lower,
+            "R = R_gd: exactly one active gate (a*, b*), s = u(a*) + v(b*) > 0 and (A.71) s < 2 eta gamma_y/p^2, "
+            "gamma_y = mu - w(y), y = a* + b*; from every point of it one gradient-descent step with "
+            "ReLU'(0) = 0 makes every gate strictly negative, so theta_n = theta_1 ((A.70), (A.53)); R_gd is a "
+            "cone, so the bound holds for every sigma",
+            params.sigma)

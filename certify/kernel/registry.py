@@ -103,14 +103,14 @@ SMOOTH = KernelRecord(
     require_hypotheses="require_smooth_hypotheses", base_point="smooth_base_point", claims="smooth_claims",
     parameter_names=("eps_smooth", "epsilon", "A", "B", "sigma"), hypotheses_take_precision=True,
     claim_ids=("single_active_gate", "dead_zone_integral", "g_condition", "terminal_displacement_box",
-               "purity_gap_box", "terminal_fourier_fraction", "gaussian_probability"))
+               "purity_gap_box", "terminal_fourier_fraction", "gaussian_probability", "region_probability"))
 
 GD = KernelRecord(
     name="gd", module="certify.kernel.gd", parameters="GDParameters",
     require_hypotheses="require_gd_hypotheses", base_point="gd_base_point", claims="gd_claims",
     parameter_names=("eta", "epsilon", "A", "B", "sigma"),
     claim_ids=("single_active_gate", "one_step_death_box", "w_step_box", "purity_gap_box",
-               "terminal_fourier_fraction", "gaussian_probability"))
+               "terminal_fourier_fraction", "gaussian_probability", "region_probability"))
 
 #: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd.
 KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD)}

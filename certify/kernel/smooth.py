@@ -29,7 +29,8 @@ from .basepoint import BasePoint
 from .claims import Claim, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass, gaussian_probability_claim, require_positive_sigma
+from .gaussian import box_log_mass, gaussian_probability_claim, region_probability_claim, require_positive_sigma
+from .region import smooth_region_log_probability_lower
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
                      terminal_purity_gap)
 
@@ -218,4 +219,24 @@ def smooth_claims(params: SmoothParameters, radius, prec: int) -> list[Claim]:
                   "(Theorem A.3)",
                   "base_point", exact=two_level_fourier_fraction(p, [params.B**2, params.B**2])),
             gaussian_probability_claim(log_mass, "is initially active (Theorem A.3)", params.sigma),
+            smooth_region_claim(params, prec),
         ]
+
+
+def smooth_region_claim(params: SmoothParameters, prec: int) -> Claim:
+    """The ``region_probability`` claim of Theorem A.3: P(theta(0) in R_smooth | initially active) >= lo.
+
+    R_smooth (one active gate (a*, b*), g(0) = gamma_y = mu - w(y) > 0 and (A.67) gamma_y^2 > J(s),
+    s = u(a*) + v(b*)): the smooth gradient flow converges from every point of it ((A.62)-(A.69) at a
+    general point). The bound is :func:`certify.kernel.region.smooth_region_log_probability_lower` with
+    the upper ball of J(eps) (:func:`dead_zone_integral` at s0 = eps); it depends on sigma/eps.
+    """
+    _, J_eps_upper = dead_zone_integral(params.eps_smooth, params.eps_smooth, prec)
+    log_lower = smooth_region_log_probability_lower(params.p, params.sigma, params.eps_smooth, J_eps_upper, prec)
+    with working_precision(prec):
+        return region_probability_claim(
+            log_lower,
+            "R = R_smooth: exactly one active gate (a*, b*), g(0) = gamma_y = mu - w(y) > 0 with y = a* + b*, and "
+            "(A.67) gamma_y^2 > J(s), s = u(a*) + v(b*), J(s) = int_0^s sigma_eps/sigma_eps' ((A.66)); from every "
+            "point of it the gradient flow converges to a finite limit ((A.62)-(A.69))",
+            params.sigma)

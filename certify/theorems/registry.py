@@ -306,7 +306,7 @@ probability (99% of the largest certifiable radius, 3 digits).""",
     derivations=("convexity", "fourier", "fourier-exact"),
     key_numbers=(KeyNumber("g_condition", None, "lo", "min", "(A.67) margin"),
                  KeyNumber("purity_gap_box", None, "lo", "min", "purity gap"),
-                 _PROBABILITY),
+                 _PROBABILITY, _REGION),
 )
 
 GD_THEOREM = Theorem(
@@ -353,7 +353,7 @@ maximises the certified Gaussian probability.""",
     derivations=("gd-one-step", "convexity", "fourier", "fourier-exact"),
     key_numbers=(KeyNumber("one_step_death_box", "central_gate", "hi", "max", "central gate after the step"),
                  KeyNumber("purity_gap_box", None, "lo", "min", "purity gap"),
-                 _PROBABILITY),
+                 _PROBABILITY, _REGION),
 )
 
 #: Every theorem, by name, in the fixed order dead, slide, smooth, gd. Consumers read it when they
