@@ -290,7 +290,16 @@ def _spacing_threshold(p: int, sigma: fmpq, g: fmpq) -> arb:
 
 
 def _mills(z: arb) -> arb:
-    """phi(z)/Phibar(z), the derivative of -log Phibar."""
+    """phi(z)/Phibar(z), the derivative of -log Phibar.
+
+    For z >= 256 it is 1 / (Phibar(z)/phi(z)) with the enclosure of :func:`_log_phibar`
+    ([1/z - 1/z^3, 1/z - 1/z^3 + 3/z^5]): the form exp(-z^2/2 - log sqrt(2 pi) - log Phibar(z)) would cancel
+    about 2 log2(z) bits, so for z ~ 1e16 (t/2 at g = 1 when sigma ~ 1e-8) every sign taken from it was
+    uncertain and :func:`_dyadic_root` searched the octave of g in the wrong direction."""
+    if certainly_positive(z - _ASYMPTOTIC_FROM):
+        inverse = 1 / z
+        low = inverse - inverse**3
+        return 1 / _interval(low, low + 3 * inverse**5)
     return (-z * z / 2 - (2 * arb.pi()).sqrt().log() - _log_phibar(z)).exp()
 
 
