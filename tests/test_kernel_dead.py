@@ -159,3 +159,27 @@ def test_work_is_independent_of_p():
     for p in (5, 1000003):
         centres = dead_gaussian_centres(params(p))
         assert len(centres) == 4 and sum(k for _, k in centres) == 3 * p
+
+
+def test_rounded_down_is_the_floor_on_the_dyadic_grid():
+    """certify.kernel.dead.rounded_down: the largest dyadic of `bits` significant bits below the ball,
+    checked against exact rational arithmetic (Fraction) on random exact inputs of both signs."""
+    import random
+    from fractions import Fraction
+
+    from flint import arb, fmpq
+
+    from certify.kernel.dead import rounded_down
+
+    rng = random.Random(13)
+    for _ in range(300):
+        value = Fraction(rng.randrange(-10**30, 10**30), rng.randrange(1, 10**25))
+        bits = rng.randrange(2, 60)
+        x = arb(fmpq(value.numerator, value.denominator))  # a ball at the ambient 53 bits around value
+        low = x.lower()
+        mantissa, exponent = (int(v) for v in rounded_down(x, bits).man_exp())
+        result = Fraction(mantissa) * Fraction(2) ** exponent
+        lower_end = Fraction(*(int(v) for v in low.man_exp()[:1]), 1) * Fraction(2) ** int(low.man_exp()[1])
+        assert result <= lower_end and abs(mantissa).bit_length() <= bits
+        # the next dyadic of that grid is above the lower end: result is the floor, not merely below it
+        assert result + Fraction(2) ** exponent > lower_end or result == lower_end

@@ -317,18 +317,32 @@ def dead_region_claim(params: DeadParameters, prec: int) -> Claim:
 
 
 #: The precision of the tube bound. Each bound is an exact point below the probability at any precision;
-#: at a fixed 64 bits the point does not depend on the certificate's precision (the checker recomputes
-#: the same point) and costs 0.2 s instead of 0.6 s at p = 13 (0.4 s at p = 101; measured, 64 and 128
-#: bits agree to 20 digits).
+#: at a fixed 64 bits the point does not depend on the certificate's precision and costs 0.2 s instead of
+#: 0.6 s at p = 13 (0.4 s at p = 101; measured, 64 and 128 bits agree to 20 digits).
 PURITY_PRECISION = 64
+#: ... and the point is then rounded down to this many significant bits: its bits beyond the accuracy of
+#: a 64-bit computation are noise (they differed between two processes, after matplotlib and scipy had
+#: been loaded), and the checker must recompute the very point the certificate states.
+PURITY_BITS = 40
+
+
+def rounded_down(x: arb, bits: int) -> arb:
+    """The largest dyadic with ``bits`` significant bits that is <= every point of the ball ``x`` (exact
+    integer arithmetic on the lower end's mantissa and exponent)."""
+    mantissa, exponent = (x.lower().mid()).man_exp()
+    mantissa, exponent = int(mantissa), int(exponent)
+    shift = mantissa.bit_length() - bits if mantissa else 0
+    if shift > 0:
+        mantissa, exponent = mantissa >> shift, exponent + shift  # >> floors, also for negative mantissas
+    return arb(fmpq(mantissa) * fmpq(2) ** exponent if exponent >= 0 else fmpq(mantissa, 2 ** -exponent))
 
 
 @lru_cache(maxsize=64)
 def _purity_log_lowers(p: int, delta: fmpq) -> tuple[arb, arb]:
-    """(not single-frequency, margin delta) log lower bounds at :data:`PURITY_PRECISION`, cached: a
-    checker meets the same (p, delta) again and again."""
-    return (dead_not_single_frequency_log_probability_lower(p, PURITY_PRECISION),
-            dead_region_purity_log_probability_lower(p, delta, PURITY_PRECISION))
+    """(not single-frequency, margin delta) log lower bounds at :data:`PURITY_PRECISION`, rounded down
+    to :data:`PURITY_BITS`, cached: a checker meets the same (p, delta) again and again."""
+    return (rounded_down(dead_not_single_frequency_log_probability_lower(p, PURITY_PRECISION), PURITY_BITS),
+            rounded_down(dead_region_purity_log_probability_lower(p, delta, PURITY_PRECISION), PURITY_BITS))
 
 
 def dead_region_purity_claim(params: DeadParameters, prec: int) -> Claim:
