@@ -169,7 +169,7 @@ def test_rounded_down_is_the_floor_on_the_dyadic_grid():
 
     from flint import arb, fmpq
 
-    from certify.kernel.dead import rounded_down
+    from certify.kernel.balls import rounded_down
 
     rng = random.Random(13)
     for _ in range(300):
@@ -183,3 +183,34 @@ def test_rounded_down_is_the_floor_on_the_dyadic_grid():
         assert result <= lower_end and abs(mantissa).bit_length() <= bits
         # the next dyadic of that grid is above the lower end: result is the floor, not merely below it
         assert result + Fraction(2) ** exponent > lower_end or result == lower_end
+
+
+def test_memoized_remembers_results_and_refusals():
+    """certify.kernel.memo.memoized: a second call with the same arguments neither recomputes a result
+    nor a NotCertified refusal, and raises the same refusal again; other exceptions are not remembered."""
+    from certify.errors import NotCertified
+    from certify.kernel.memo import memoized
+
+    calls = []
+
+    def bound(p, delta):
+        calls.append((p, delta))
+        if delta > 1:
+            raise NotCertified(f"delta = {delta} says nothing")
+        if delta < 0:
+            raise ZeroDivisionError("a bug")
+        return p * delta
+
+    cached = memoized(bound, maxsize=2)
+    assert cached(5, 1) == 5 and cached(5, 1) == 5
+    for _ in range(2):
+        with pytest.raises(NotCertified, match="says nothing"):
+            cached(5, 2)
+    assert calls == [(5, 1), (5, 2)]
+    for _ in range(2):
+        with pytest.raises(ZeroDivisionError):
+            cached(5, -1)
+    assert calls[-2:] == [(5, -1), (5, -1)]
+    cached(7, 1)  # (5, 1) was the least recently used: evicted (maxsize 2)
+    cached(5, 1)
+    assert calls[-1] == (5, 1)

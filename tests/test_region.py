@@ -897,3 +897,26 @@ def test_gd_bound_at_huge_p_matches_the_small_spacing_asymptotics(p):
 def test_one_gate_region_bounds_refuse_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_dead_and_smooth_bounds_do_not_depend_on_the_ambient_precision():
+    """dead_region_log_probability_lower and smooth_region_log_probability_lower round upper ends inside
+    their own precision: the exact points they return are the same at ambient precision 20, 53 and 300."""
+    from flint import ctx
+
+    from certify.kernel.balls import ball
+    from certify.kernel.region import dead_region_log_probability_lower, smooth_region_log_probability_lower
+
+    saved = ctx.prec
+    results = []
+    try:
+        for ambient in (20, 53, 300):
+            ctx.prec = ambient
+            J = ball(fmpq(3, 2)) + arb(0, 1) * ball(fmpq(1, 10**40))  # a ball whose upper end needs > 20 bits
+            results.append((dead_region_log_probability_lower(7, 64), smooth_region_log_probability_lower(5, 1, 2, J, 64)))
+    finally:
+        ctx.prec = saved
+    for dead, smooth in results:
+        assert dead.rad() == 0 and smooth.rad() == 0
+    points = [(dead.man_exp(), smooth.man_exp()) for dead, smooth in results]  # exact (mantissa, exponent)
+    assert points[0] == points[1] == points[2]

@@ -306,3 +306,18 @@ def ball_lt_exact(x: arb, number: ExactNumber) -> bool:
         if x < ball(number):
             return True
     return _endpoint_is_affordable(x) and compare(upper_endpoint(x), number) < 0
+
+
+def rounded_down(x: arb, bits: int) -> arb:
+    """The largest dyadic with ``bits`` significant bits that is <= every point of the ball ``x`` (exact
+    integer arithmetic on the lower end's mantissa and exponent), as an exact ball.
+
+    Used to state a proved lower bound on a grid far coarser than its last bits, which depend on the
+    state of Arb (its cached constants; certify.kernel.state): then the stated point is the same in
+    every process, except with probability about 2^-(the bits dropped)."""
+    mantissa, exponent = (x.lower().mid()).man_exp()
+    mantissa, exponent = int(mantissa), int(exponent)
+    shift = mantissa.bit_length() - bits if mantissa else 0
+    if shift > 0:
+        mantissa, exponent = mantissa >> shift, exponent + shift  # >> floors, also for negative mantissas
+    return ball(fmpq(mantissa) * fmpq(2) ** exponent if exponent >= 0 else fmpq(mantissa, 2 ** -exponent))

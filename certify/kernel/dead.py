@@ -15,13 +15,13 @@ the box (symmetric or not), as derived in docs/mathematics.md, section 'Box boun
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from flint import acb, arb, fmpq
 
 from ..errors import HypothesisError, NotCertified
-from .balls import ball, certainly_positive, working_precision
+from .balls import ball, certainly_positive, rounded_down, working_precision
 from .basepoint import BasePoint
+from .memo import memoized
 from .claims import Claim, Quantity, claim, enclosure
 from .fourier import two_level_fourier_fraction
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
@@ -306,7 +306,7 @@ def dead_region_claim(params: DeadParameters, prec: int) -> Claim:
     'Region probability of the dead theorem'), the same for every sigma (R_dead is a cone). Its ball is
     one exact point, a proved lower bound of log P; the claim's lo is its exponential (a ball at ``prec`` bits).
     """
-    log_lower = dead_region_log_probability_lower(params.p, prec)
+    log_lower = _dead_region_log_lower(params.p, prec)
     with working_precision(prec):
         return region_probability_claim(
             log_lower,
@@ -326,18 +326,7 @@ PURITY_PRECISION = 64
 PURITY_BITS = 40
 
 
-def rounded_down(x: arb, bits: int) -> arb:
-    """The largest dyadic with ``bits`` significant bits that is <= every point of the ball ``x`` (exact
-    integer arithmetic on the lower end's mantissa and exponent)."""
-    mantissa, exponent = (x.lower().mid()).man_exp()
-    mantissa, exponent = int(mantissa), int(exponent)
-    shift = mantissa.bit_length() - bits if mantissa else 0
-    if shift > 0:
-        mantissa, exponent = mantissa >> shift, exponent + shift  # >> floors, also for negative mantissas
-    return arb(fmpq(mantissa) * fmpq(2) ** exponent if exponent >= 0 else fmpq(mantissa, 2 ** -exponent))
-
-
-@lru_cache(maxsize=64)
+@memoized
 def _purity_log_lowers(p: int, delta: fmpq) -> tuple[arb, arb]:
     """(not single-frequency, margin delta) log lower bounds at :data:`PURITY_PRECISION`, rounded down
     to :data:`PURITY_BITS`, cached: a checker meets the same (p, delta) again and again."""
@@ -370,3 +359,7 @@ def dead_region_purity_claim(params: DeadParameters, prec: int) -> Claim:
             "region",
             components={name: Quantity(lower=value.exp(), lower_must_exceed=zero, log10_lower=value / ln10)
                         for name, value in (("not_single_frequency", not_single), ("purity_margin", margin))})
+
+
+#: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).
+_dead_region_log_lower = memoized(dead_region_log_probability_lower)

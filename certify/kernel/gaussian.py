@@ -5,7 +5,7 @@ from __future__ import annotations
 from flint import arb, ctx, fmpq
 
 from ..errors import HypothesisError, NotCertified
-from .balls import ball, certainly_positive, working_precision
+from .balls import ball, certainly_positive, rounded_down, working_precision
 from .claims import Claim, claim
 from .exact import format_rational
 
@@ -117,6 +117,11 @@ def gaussian_probability_claim(log_mass: arb, why: str, sigma=1) -> Claim:
                  "box", lower=log_mass.exp(), lower_must_exceed=fmpq(0), log10_lower=log_mass / arb(10).log())
 
 
+#: How many bits below the working precision a region bound is rounded down before it is stated
+#: (certify.kernel.memo: its last bits depend on Arb's cached constants).
+REGION_GRID_BITS = 32
+
+
 def region_probability_claim(log_lower: arb, region: str, sigma) -> Claim:
     """The ``region_probability`` claim of every theorem: P(theta(0) in R | initially active) >= lo =
     10^log10_lo under N(0, sigma^2 I_{3p}), R the theorem's whole region (not a box).
@@ -126,6 +131,8 @@ def region_probability_claim(log_lower: arb, region: str, sigma) -> Claim:
     at the current precision, so the stored ends are rounded outward from them); ``region`` names and
     defines R and says why the theorem holds from every point of it.
     """
+    # stated on a grid 32 bits coarser than the working precision: the same point in every process
+    log_lower = rounded_down(log_lower, max(16, ctx.prec - REGION_GRID_BITS))
     return claim("region_probability",
                  "P(theta(0) in R | theta(0) initially active) >= lo = 10^log10_lo for theta(0) ~ "
                  f"N(0, sigma^2 I_{{3p}}), sigma = {format_rational(fmpq(sigma))}; {region}",

@@ -17,6 +17,7 @@ from flint import arb, fmpq
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, working_precision
 from .basepoint import BasePoint
+from .memo import memoized
 from .claims import Claim, Quantity, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
@@ -192,7 +193,7 @@ def gd_region_claim(params: GDParameters, prec: int) -> Claim:
     (A.53) at a general point); the bound is :func:`certify.kernel.region.gd_region_log_probability_lower`,
     the same for every sigma (R_gd is a cone). Its ball is one exact point; lo is its exponential.
     """
-    log_lower = gd_region_log_probability_lower(params.p, params.eta, prec)
+    log_lower = _gd_region_log_lower(params.p, params.eta, prec)
     with working_precision(prec):
         return region_probability_claim(
             log_lower,
@@ -201,3 +202,7 @@ def gd_region_claim(params: GDParameters, prec: int) -> Claim:
             "ReLU'(0) = 0 makes every gate strictly negative, so theta_n = theta_1 ((A.70), (A.53)); R_gd is a "
             "cone, so the bound holds for every sigma",
             params.sigma)
+
+
+#: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).
+_gd_region_log_lower = memoized(gd_region_log_probability_lower)

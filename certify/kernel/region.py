@@ -194,8 +194,9 @@ def dead_region_log_probability_lower(p: int, prec: int) -> arb:
     (True, True)
     """
     p, work = _guarded(p, prec)
-    spacing_hi = expected_spacing_upper(p, prec).upper()
-    with working_precision(work):
+    spacing = expected_spacing_upper(p, prec)
+    with working_precision(work):  # upper() rounds at the ambient precision: fix it, so the result does not depend on it
+        spacing_hi = spacing.upper()
         c_p = (ball(p) / (2 * ball(p - 1))).sqrt()
         bound = _log_phibar(c_p * spacing_hi) - _log_binomial_minus_one(_log_central_binomial(p))
         if not bound.is_finite():
@@ -506,6 +507,11 @@ def gd_region_z_upper(p: int, eta):
     return z_upper
 
 
+#: The precision at which the upper end of J(eps)'s ball is taken (rounded up): fixed, so that the bound does
+#: not depend on the ambient precision (wider than any certificate's 512 bits).
+_UPPER_END_PREC = 1024
+
+
 def smooth_region_z_upper(p: int, sigma, eps_smooth, J_eps_upper: arb):
     """z_upper for R_smooth ((A.67): theta(s) = sqrt(J(s))): z(t) <= sqrt(J_hi(sigma t))/(sigma tau_p) with
     J_hi(s) = min(s^2/2, J(eps)_hi) for s <= eps and J(eps)_hi + (s^2 - eps^2)/2 for s > eps, J(eps)_hi
@@ -515,7 +521,8 @@ def smooth_region_z_upper(p: int, sigma, eps_smooth, J_eps_upper: arb):
     eps = _positive_rational("eps_smooth", eps_smooth)
     if not (isinstance(J_eps_upper, arb) and J_eps_upper.is_finite()):
         raise InputError(f"J_eps_upper must be a finite arb ball, got {J_eps_upper!r}")
-    j_eps = J_eps_upper.upper()  # an exact point
+    with working_precision(_UPPER_END_PREC):  # upper() rounds (up) at the ambient precision: fix it
+        j_eps = J_eps_upper.upper()  # an exact point
     if not certainly_positive(j_eps):
         raise InputError(f"J(eps) > 0, so the upper end of J_eps_upper must be > 0, got {J_eps_upper}")
 

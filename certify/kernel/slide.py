@@ -19,6 +19,7 @@ from flint import acb, arb, fmpq
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .basepoint import BasePoint, TwoLevel
+from .memo import memoized
 from .claims import Claim, Quantity, claim, enclosure
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
@@ -256,7 +257,7 @@ def slide_region_claim(params: SlideParameters, prec: int) -> Claim:
     (gamma_*, X) it names (chosen for the scale sigma, independent of the box's parameters). Its ball is
     one exact point; the claim's lo is its exponential at ``prec`` bits.
     """
-    bound = slide_region_log_probability_lower(params.p, params.sigma, prec)
+    bound = _slide_region_bound(params.p, params.sigma, prec)
     with working_precision(prec):
         return region_probability_claim(
             bound.log_lower,
@@ -265,3 +266,7 @@ def slide_region_claim(params: SlideParameters, prec: int) -> Claim:
             "of (A.15)-(A.17) relabelled, from every point of which Theorem A.1 holds (the bound measures "
             f"U_slide(gamma_*, X) with gamma_* = {format_rational(bound.gamma_star)}, X = {format_rational(bound.X)})",
             params.sigma)
+
+
+#: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).
+_slide_region_bound = memoized(slide_region_log_probability_lower)

@@ -26,6 +26,7 @@ from flint import acb, arb, fmpq
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, working_precision
 from .basepoint import BasePoint
+from .memo import memoized
 from .claims import Claim, claim
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
@@ -231,8 +232,7 @@ def smooth_region_claim(params: SmoothParameters, prec: int) -> Claim:
     general point). The bound is :func:`certify.kernel.region.smooth_region_log_probability_lower` with
     the upper ball of J(eps) (:func:`dead_zone_integral` at s0 = eps); it depends on sigma/eps.
     """
-    _, J_eps_upper = dead_zone_integral(params.eps_smooth, params.eps_smooth, prec)
-    log_lower = smooth_region_log_probability_lower(params.p, params.sigma, params.eps_smooth, J_eps_upper, prec)
+    log_lower = _smooth_region_log_lower(params.p, params.sigma, params.eps_smooth, prec)
     with working_precision(prec):
         return region_probability_claim(
             log_lower,
@@ -240,3 +240,11 @@ def smooth_region_claim(params: SmoothParameters, prec: int) -> Claim:
             "(A.67) gamma_y^2 > J(s), s = u(a*) + v(b*), J(s) = int_0^s sigma_eps/sigma_eps' ((A.66)); from every "
             "point of it the gradient flow converges to a finite limit ((A.62)-(A.69))",
             params.sigma)
+
+
+#: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).
+@memoized
+def _smooth_region_log_lower(p: int, sigma: fmpq, eps_smooth: fmpq, prec: int) -> arb:
+    """smooth_region_log_probability_lower with the upper ball of J(eps) (cached by its exact inputs)."""
+    _, J_eps_upper = dead_zone_integral(eps_smooth, eps_smooth, prec)
+    return smooth_region_log_probability_lower(p, sigma, eps_smooth, J_eps_upper, prec)

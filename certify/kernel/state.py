@@ -19,8 +19,9 @@ from flint import ctx
 def fresh_state() -> None:
     """Free python-flint's cached constants and clear every ``functools`` cache of the loaded kernel modules.
 
-    Guarantee: after the call, no value computed earlier in the process is reused
-    by the kernel; the working precision is unchanged.
+    Guarantee: after the call, no value computed earlier in the process is reused by the kernel, except
+    the region bounds of :mod:`certify.kernel.memo`, which are stated on a grid far coarser than the
+    bits this state affects (see there); the working precision is unchanged.
     """
     prec = ctx.prec
     ctx.cleanup()
