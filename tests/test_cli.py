@@ -45,7 +45,8 @@ def test_parameters_and_radius_are_honoured(tmp_path):
                          "--prec", 96)
     assert result.returncode == 0, result.stderr
     certificate = json.loads(result.stdout)
-    assert certificate["parameters"] == {"epsilon": "0.5", "A": "1.5", "B": "0.75", "sigma": "1"}
+    assert certificate["parameters"] == {"epsilon": "0.5", "A": "1.5", "B": "0.75", "sigma": "1",
+                                         "purity_margin": "0.01"}
     assert certificate["radius"] == "0.01" and certificate["precision_bits"] == 96
 
 

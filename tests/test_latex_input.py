@@ -133,13 +133,15 @@ def parameter_texts(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(parameter_texts(), min_size=5, max_size=5))
+@given(st.lists(parameter_texts(), min_size=6, max_size=6))
 def test_parameters_and_radius_are_printed_with_every_digit(dead13, texts):
     document = copy(dead13)
-    document["parameters"] = {"epsilon": texts[0], "A": texts[1], "B": texts[2], "sigma": texts[4]}
+    document["parameters"] = {"epsilon": texts[0], "A": texts[1], "B": texts[2], "sigma": texts[4],
+                              "purity_margin": texts[5]}
     document["radius"] = texts[3]
     shown = printed_parameters(certificate_document(document, []))
-    assert shown == {r"\varepsilon": texts[0], "A": texts[1], "B": texts[2], r"\sigma": texts[4], "r": texts[3]}
+    assert shown == {r"\varepsilon": texts[0], "A": texts[1], "B": texts[2], r"\sigma": texts[4],
+                     r"\delta": texts[5], "r": texts[3]}
 
 
 def test_a_verified_certificate_with_b_just_above_one_half_prints_b_exactly(tmp_path):
