@@ -188,7 +188,13 @@ Hypotheses (checked exactly): epsilon, A, B > 0; B > epsilon/2; and (A.58)
 ((p-1)A/p)^2 > epsilon^2/2. The defaults epsilon=1, A=2, B=1 satisfy them for
 every prime p >= 5. Without --radius the radius is chosen to maximise the
 certified Gaussian probability: the probability grows with R, so certify takes
-99% of the largest radius the kernel can certify, rounded down to 3 digits.""",
+99% of the largest radius the kernel can certify, rounded down to 3 digits.
+
+Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
+box, and of the whole region R_dead of section A.6 conditioned on initial
+activity (region_probability, the same for every sigma); and of dying with
+max_zeta F_zeta <= 1 - delta (region_purity_probability, --purity-margin delta,
+default 1/100; docs/purity-tube.md).""",
     hypotheses="epsilon, A, B, sigma > 0; 0 < purity_margin < 1; B > epsilon/2; (A.58) ((p-1)A/p)^2 > epsilon^2/2",
     parameters=(_EPSILON, _A, _B, _SIGMA,
                 Parameter("purity_margin", "--purity-margin",
@@ -235,7 +241,11 @@ Hypotheses: gamma_* > 0 and (A.14) X > (p-1)/(e gamma_*), decided with balls
 --radius the radius is 99% of the largest box inside U_slide, rounded down to
 3 digits (it maximises the certified Gaussian probability). The capture time is
 astronomically large (about 10^561 for p = 13); it is enclosed as it is and
-reported by its exponent.""",
+reported by its exponent.
+
+Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
+box, and of the whole sliding region conditioned on initial activity
+(region_probability: one active gate, x min_j gamma_j > (p-1)/e).""",
     hypotheses="gamma_*, sigma > 0; (A.14) X > (p-1)/(e gamma_*)",
     parameters=(
         Parameter("gamma_star", "--gamma-star", f"gamma_* of (A.14)-(A.17) (default 1); {NUMBER_NOTE}", "1",
@@ -281,7 +291,11 @@ Hypotheses: eps, epsilon, A, B > 0, B > epsilon/2 and (A.67)
 g(0)^2 > J(s0) with J(s0) = int_0^s0 sigma/sigma' enclosed rigorously (one
 acb.integral plus proved tail bounds). Defaults: eps = 2, epsilon = 1, A = 2,
 B = 1. Without --radius the radius maximises the certified Gaussian
-probability (99% of the largest certifiable radius, 3 digits).""",
+probability (99% of the largest certifiable radius, 3 digits).
+
+Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
+box, and of the whole region (one active gate and (A.67) at a general point)
+conditioned on initial activity (region_probability).""",
     hypotheses="eps, epsilon, A, B, sigma > 0; B > epsilon/2; (A.67) g(0)^2 > J(s0) (decided with balls)",
     parameters=(
         Parameter("eps_smooth", "--eps-smooth", f"eps of sigma_eps (default 2); {NUMBER_NOTE}", "2", r"\epsilon"),
@@ -325,7 +339,12 @@ Hypotheses: eta, epsilon, A, B > 0, B > epsilon/2 and (A.71)
 epsilon < 2 eta (p-1)A/p^3. The defaults adapt to eta: A = 2, B = 1 and
 epsilon = min(1, half the (A.71) threshold), so the command works for any
 eta > 0 (a small eta needs a small s0 = epsilon). Without --radius the radius
-maximises the certified Gaussian probability.""",
+maximises the certified Gaussian probability.
+
+Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
+box, and of the whole region (one active gate and (A.71) at a general point, a
+cone: the same for every sigma) conditioned on initial activity
+(region_probability).""",
     hypotheses="eta, epsilon, A, B, sigma > 0; B > epsilon/2; (A.71) epsilon < 2 eta (p-1)A/p^3",
     parameters=(
         Parameter("eta", "--eta", f"the step size eta > 0; {NUMBER_NOTE}", None, r"\eta", label="the step size",
