@@ -321,8 +321,9 @@ def dead_region_claim(params: DeadParameters, prec: int) -> Claim:
 #: 0.6 s at p = 13 (0.4 s at p = 101; measured, 64 and 128 bits agree to 20 digits).
 PURITY_PRECISION = 64
 #: ... and the point is then rounded down to this many significant bits: its bits beyond the accuracy of
-#: a 64-bit computation are noise (they differed between two processes, after matplotlib and scipy had
-#: been loaded), and the checker must recompute the very point the certificate states.
+#: a 64-bit computation depend on Arb's cached constants (certify.kernel.state; they differed between a
+#: fresh process and one that had computed other certificates first), and the checker must recompute the
+#: very point the certificate states.
 PURITY_BITS = 40
 
 

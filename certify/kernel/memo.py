@@ -21,23 +21,11 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 
-from flint import fmpq, fmpz
-
 from ..errors import HypothesisError, InputError, NotCertified
 
 __all__ = ["memoized"]
 
 _REMEMBERED = (NotCertified, HypothesisError, InputError)
-
-
-def _key(value):
-    """A plain-Python key for an argument: fmpq and fmpz by their integers (measured: a dict lookup of a
-    tuple holding an fmpq missed although the tuples were equal with equal hashes), anything else as it is."""
-    if isinstance(value, fmpq):
-        return ("fmpq", int(value.p), int(value.q))
-    if isinstance(value, fmpz):
-        return ("fmpz", int(value))
-    return (type(value).__name__, value)
 
 
 def memoized(function, maxsize: int = 256):
@@ -48,10 +36,9 @@ def memoized(function, maxsize: int = 256):
 
     @functools.wraps(function)
     def wrapper(*args):
-        key = tuple(_key(value) for value in args)
-        if key in cache:
-            cache.move_to_end(key)
-            is_error, outcome = cache[key]
+        if args in cache:
+            cache.move_to_end(args)
+            is_error, outcome = cache[args]
             if is_error:
                 raise outcome
             return outcome
@@ -59,7 +46,7 @@ def memoized(function, maxsize: int = 256):
             entry = (False, function(*args))
         except _REMEMBERED as error:
             entry = (True, error)
-        cache[key] = entry
+        cache[args] = entry
         if len(cache) > maxsize:
             cache.popitem(last=False)
         if entry[0]:
