@@ -224,7 +224,6 @@ def simulate_gd(thetas: np.ndarray, p: int, eta: float, horizon: float) -> list[
     steps = checkpoint_steps(times, eta)
     last = int(steps[-1])
     n, J, dim, pp = thetas.shape[0], len(times), 3 * p, p * p
-    log_p = math.log(p)
     step_c = balance_step_constant(p, eta)
     sign = np.concatenate([np.ones(2 * p), -np.ones(p)])
     quad = np.stack([sign, np.ones(dim)], axis=1)     # theta^2 @ quad = (B, |theta|^2)
@@ -248,6 +247,7 @@ def simulate_gd(thetas: np.ndarray, p: int, eta: float, horizon: float) -> list[
     run_drift = np.zeros(n)
     run_tol = np.zeros(n)
     run_inc = np.zeros(n)
+    prev_active = np.zeros((n, p, p), dtype=bool)   # the pattern z > 0 of the previous step
     run_rises = np.zeros(n, dtype=np.int64)
     run_smooth = np.zeros(n)
     rises = np.zeros(n, dtype=np.int64)
