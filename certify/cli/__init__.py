@@ -5,7 +5,8 @@ usage or a malformed certificate. Every expected failure is one line on stderr.
 
 One module per command group: :mod:`.theorems` (``certify THEOREM``, one subcommand per record of
 :data:`certify.theorems.registry.THEOREMS`), :mod:`.check`, :mod:`.documents` (derive, latex,
-proofs), :mod:`.coq` (coq) and :mod:`.simulate` (simulate, plot, sweep); :mod:`.common` holds what they share.
+proofs), :mod:`.coq` (coq), :mod:`.simulate` (simulate, plot, sweep) and :mod:`.law` (law, plot law);
+:mod:`.common` holds what they share.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 from .. import __version__
 from ..errors import CertifyError, NotCertified
 from ..theorems.registry import THEOREMS
-from . import check, coq, documents, simulate, theorems
+from . import check, coq, documents, law, simulate, theorems
 from .common import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, MAX_PRECISION, _out_error, _Parser
 
 __all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USAGE", "MAX_PRECISION", "build_parser", "main"]
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     theorems.add_parsers(commands)
     check.add_parsers(commands)
     simulate.add_parsers(commands)
+    law.add_parsers(commands)
     documents.add_parsers(commands)
     coq.add_parsers(commands)
     return parser
@@ -47,7 +49,7 @@ def _commands() -> dict:
     return {**{name: theorems.run_theorem for name in THEOREMS}, "check": check.run_check,
             "derive": documents.run_derive, "latex": documents.run_latex, "proofs": documents.run_proofs,
             "sweep": simulate.run_sweep, "simulate": simulate.run_simulate, "plot": simulate.run_plot,
-            "coq": coq.run_coq}
+            "coq": coq.run_coq, "law": law.run_law}
 
 
 def main(argv=None) -> int:

@@ -27,7 +27,12 @@ matplotlib: pip install 'certify[plot]', or pip install '.[plot]' in a
 checkout). Name THEOREM and -p P, or give --certificate FILE. dead: s(t) and gamma(t) with the
 certified hitting time and the transversal slope, the hyperbola (2.6), the
 terminal Fourier spectrum beside single-frequency alignment; slide: the capture
-events and d/x -> kappa_p; smooth and gd: the analogous pictures. PNG or PDF."""
+events and d/x -> kappa_p; smooth and gd: the analogous pictures. PNG or PDF.
+
+certify plot law DIR [DIR ...] --out FILE draws runs of `certify law` instead:
+the outcome fractions against p with their Wilson 95% intervals and the
+certified dead-region floor, the histogram of max_zeta F_zeta at the horizon,
+and up to 3 re-simulated trajectories of each outcome of the first DIR."""
 
 SWEEP_HELP = """\
 Certify every prime in a range for the chosen theorems, in K worker processes
@@ -55,8 +60,13 @@ def add_parsers(commands) -> None:
             ("plot", "plot a theorem's trajectory with its certified bounds drawn on", PLOT_HELP,
              "FILE.png or FILE.pdf")):
         command = commands.add_parser(name, help=summary_help, description=description, formatter_class=RAW)
-        command.add_argument("theorem", nargs="?", choices=sorted(THEOREMS), metavar="THEOREM",
-                             help=f"{names_text()} (certified now, default parameters)")
+        if name == "plot":  # `certify plot law DIR [DIR ...]`: the figures of certify law runs (cli/law.py)
+            command.add_argument("theorem", nargs="?", choices=sorted(THEOREMS) + ["law"], metavar="THEOREM",
+                                 help=f"{names_text()} (certified now, default parameters), or law")
+            command.add_argument("folders", nargs="*", metavar="DIR", help="with law: run folders of certify law")
+        else:
+            command.add_argument("theorem", nargs="?", choices=sorted(THEOREMS), metavar="THEOREM",
+                                 help=f"{names_text()} (certified now, default parameters)")
         add_p_option(command, help="a prime p >= 5 (with THEOREM)")
         add_instance_options(command, "only")
         command.add_argument("--certificate", metavar="FILE",
@@ -143,6 +153,12 @@ def run_simulate(args) -> int:
 
 
 def run_plot(args) -> int:
+    if args.theorem == "law":
+        from .law import run_plot_law
+
+        return run_plot_law(args)
+    if args.folders:
+        raise InputError(f"unexpected argument(s) {' '.join(args.folders)} (run folders go with: certify plot law DIR)")
     try:
         from ..render.plots import plot_instance
     except ImportError as exc:

@@ -1,0 +1,207 @@
+"""``certify law``: the measured outcome law of a randomly initialised neuron, beside the certified floor.
+
+The work is :func:`certify.law.runner.run_law`; this module parses, prints the table and draws the figure.
+``certify plot law DIR ...`` (the figures of existing runs) is dispatched here from :mod:`.simulate`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from .common import EXIT_OK, RAW, _jobs_arg, add_p_option
+
+LAW_HELP = """\
+Measure the outcome law of one ReLU neuron trained on the modular-addition
+table from a random start: draw theta(0) ~ N(0, sigma^2 I_3p) (sample i from its
+own stream seeded by (--seed, i), so nothing depends on scheduling; draws with
+no active gate are rejected and counted), follow it to the horizon T and
+classify it. --dynamics flow (default): the Clarke gradient flow (1.6) as a
+Filippov sliding solution (certify/law/flow.py states exactly what is
+integrated); --dynamics gd --eta ETA: full-batch gradient descent with
+ReLU'(0) = 0 (Theorem A.4's setting), vectorised over samples.
+
+The five outcomes at T (certify/law/classify.py; "the last decade" is [T/10, T]):
+  dead                    every gate <= 0 (then the gradient is 0), reached at a
+                          finite death time;
+  memorises_one_entry     one strictly active gate, the same over the last
+                          decade, its cross gates (and only they) on their kinks
+                          (the state of Theorem A.1);
+  single_frequency        max_zeta F_zeta >= 0.99 and not decreasing over the
+                          last decade;
+  multi_gate_not_aligned  >= 2 active gates, the active/kink pattern unchanged
+                          over the last decade, max_zeta F_zeta < 0.99;
+  undecided               anything else, with the reason; also every trajectory
+                          that fails validation (it did not reach T, the loss
+                          rose, the balance quantity (A.10) drifted).
+The classification is a finite-horizon observation in floats, not a theorem: it
+says what the trajectory looks like at T, never what it does as t -> infinity.
+The fractions come with Wilson 95% score intervals. The one proved number is
+printed beside them: the certified lower bound on P(theta(0) in R_dead |
+active) (the region of the dead theorem; it holds for every sigma), rounded
+down.
+
+Output in DIR: samples.csv (one row per sample, written as it finishes: index,
+rejected, initially_active_gates, in_dead_region, outcome, reason, death_time,
+max_fourier, loss, pattern, balance_drift, switches, seconds), run.json (the
+run's parameters) and, at the end, summary.json (counts, fractions, intervals,
+the certified bound; the same bytes however the work was split). Running the
+same command again resumes: finished rows are kept and only missing samples
+are computed; --samples may grow. Other p/sigma/seed/horizon/dynamics/eta for
+an existing DIR are refused.
+
+Work runs on Dask: a local cluster of --jobs worker processes (default the CPU
+count; --jobs 1 computes in this process, without Dask), or the cluster of
+--scheduler tcp://host:8786 (its workers need certify installed), unchanged.
+Dask is the optional extra: pip install 'certify[law]'. A progress bar with
+an estimate of the time left is drawn on stderr when it is a terminal.
+--plot FILE (.png or .pdf) draws the figure of the run (see certify plot law)."""
+
+
+def _samples_arg(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the number of samples must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"the number of samples must be >= 1, got {value}")
+    return value
+
+
+def _seed_arg(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the seed must be a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"the seed must be >= 0, got {value}")
+    return value
+
+
+def _number_text(name: str, minimum: float | None = None):
+    """An argparse type: the text as given (stripped), if it is a finite number > 0 (and >= minimum)."""
+
+    def parse(text: str) -> str:
+        text = text.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number, got {text!r}")
+        if minimum is not None and value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be >= {minimum:g} (the classifier compares the last decade [T/10, T]), got {text}")
+        return text
+
+    return parse
+
+
+def _seconds_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the timeout must be a number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"the timeout must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def add_parsers(commands) -> None:
+    command = commands.add_parser("law", help="measure the outcome law of random initialisations (floats), "
+                                  "beside the certified dead-region bound", description=LAW_HELP, formatter_class=RAW)
+    add_p_option(command, required=True, help="a prime p >= 5")
+    command.add_argument("--samples", required=True, type=_samples_arg, metavar="N",
+                         help="samples 0..N-1 (initially active draws)")
+    command.add_argument("--sigma", type=_number_text("sigma"), default="1", metavar="S",
+                         help="standard deviation of theta(0) (default 1)")
+    command.add_argument("--seed", type=_seed_arg, default=1, metavar="K", help="seed of the run (default 1)")
+    command.add_argument("--horizon", type=_number_text("the horizon", 10), default="1e6", metavar="T",
+                         help="the time T at which each sample is classified, >= 10 (default 1e6)")
+    command.add_argument("--dynamics", choices=("flow", "gd"), default="flow",
+                         help="flow: the Clarke/Filippov gradient flow (default); gd: gradient descent (needs --eta)")
+    command.add_argument("--eta", type=_number_text("eta"), default=None, metavar="ETA",
+                         help="step size of gd (required with --dynamics gd, refused with flow)")
+    where = command.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=_jobs_arg, default=None, metavar="J",
+                       help="worker processes of a local Dask cluster (default: the number of CPUs; 1: in this "
+                            "process, no Dask)")
+    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help="run on the Dask scheduler at ADDRESS, e.g. tcp://host:8786")
+    command.add_argument("--connect-timeout", type=_seconds_arg, default=10.0, metavar="SECONDS",
+                         help="how long to wait for --scheduler (default 10)")
+    command.add_argument("--out", required=True, metavar="DIR", help="the run's folder (created; resumed if there)")
+    command.add_argument("--plot", metavar="FILE", default=None, help="also draw the run's figure into FILE (.png or .pdf)")
+
+
+def _plot_format_or_error(path) -> None:
+    """InputError now (not after the run) if ``path`` cannot be a figure or matplotlib is missing."""
+    from ..law.plots import check_plot_path
+
+    try:
+        check_plot_path(path)
+    except ImportError as exc:
+        from .simulate import PLOT_INSTALL
+
+        raise InputError(f"plotting needs matplotlib ({exc}); {PLOT_INSTALL}") from None
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+#: BLAS thread variables set to 1 (unless the user set them) before numpy loads: multi-threaded BLAS rounds
+#: differently in the last bits, and Dask's worker processes run single-threaded (distributed sets the same
+#: variables), so a sample computed here (--jobs 1) gives the same bits as on a worker.
+SINGLE_THREADED = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def run_law(args) -> int:
+    if "numpy" not in sys.modules:
+        for name in SINGLE_THREADED:
+            os.environ.setdefault(name, "1")
+    from ..law.runner import LawParameters, progress_bar, run_law as run, summary_text
+
+    parameters = LawParameters(p=args.p, sigma=args.sigma, seed=args.seed, horizon=args.horizon,
+                               dynamics=args.dynamics, eta=args.eta)
+    if args.plot is not None:
+        _plot_format_or_error(args.plot)
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    bar = progress_bar(sys.stderr)
+    result = run(parameters, args.samples, args.out, jobs=jobs, scheduler=args.scheduler,
+                 connect_timeout=args.connect_timeout, progress=bar)
+    print(summary_text(result.summary))
+    print(f"{result.computed} samples computed now, {result.kept} kept from before, in {result.seconds:.1f} s; "
+          f"summary in {Path(args.out) / 'summary.json'}")
+    if args.plot is not None:
+        print(_draw([args.out], args.plot))
+    return EXIT_OK
+
+
+def _draw(folders, out) -> Path:
+    from ..law.plots import plot_law
+
+    try:
+        return plot_law(folders, out)
+    except ImportError as exc:
+        from .simulate import PLOT_INSTALL
+
+        raise InputError(f"plotting needs matplotlib ({exc}); {PLOT_INSTALL}") from None
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def run_plot_law(args) -> int:
+    """``certify plot law DIR [DIR ...] --out FILE``: the figure of existing runs."""
+    folders = list(getattr(args, "folders", None) or [])
+    if not folders:
+        raise InputError("certify plot law needs one or more run folders: certify plot law DIR [DIR ...] --out FILE")
+    given = [flag for flag, value in (("--p", args.p), ("--certificate", args.certificate),
+                                      ("--eta", getattr(args, "eta", None))) if value is not None]
+    if given:
+        raise InputError(f"{', '.join(given)} cannot be combined with plot law (each run folder has its own)")
+    _plot_format_or_error(args.out)
+    print(_draw(folders, args.out))
+    return EXIT_OK

@@ -1,0 +1,210 @@
+"""Figures of ``certify law`` runs: ``plot_law(folders, path)`` draws four panels into a PNG or PDF.
+
+(a) the outcome fractions against p with their Wilson 95% intervals, one point per run folder and outcome
+    (log scale; a zero count is drawn as its upper end, a downward triangle), and the certified lower
+    bound on P(R_dead | active) of each p as a black bar;
+(b) the histogram of max_zeta F_zeta at the horizon (samples.csv) of each folder, with the threshold 0.99;
+(c), (d) up to :data:`PER_OUTCOME` trajectories of each outcome of the first folder, re-simulated by index
+    (the draws are deterministic): max_zeta F_zeta(t) and the largest gate max_ab u(a) + v(b) against
+    log10(1 + t) at the checkpoints. A re-simulation classified otherwise than its row says so in the legend.
+
+matplotlib is optional and imported inside the functions (object-oriented API, Agg rasteriser, default
+style: a user's matplotlibrc changes nothing; fixed size and dpi, no dates in the metadata, as
+:mod:`certify.render.plots`). Floats only: the figures illustrate measurements, they prove nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["FIGSIZE", "DPI", "PER_OUTCOME", "check_plot_path", "load_run", "plot_law"]
+
+FIGSIZE = (14.0, 9.0)
+DPI = 100
+#: Trajectories re-simulated per outcome in panels (c) and (d).
+PER_OUTCOME = 3
+
+_FORMATS = {".png": "png", ".pdf": "pdf"}
+_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None}}
+_COLOURS = {"dead": "#d62728", "memorises_one_entry": "#9467bd", "single_frequency": "#2ca02c",
+            "multi_gate_not_aligned": "#1f77b4", "undecided": "#7f7f7f"}
+_MARKERS = {"flow": "o", "gd": "s"}
+
+
+def check_plot_path(path) -> str:
+    """The format ('png' or 'pdf') of ``path`` by its suffix; ValueError for another suffix, ImportError
+    without matplotlib. Called before a run, so that a long run does not end on a figure it cannot draw."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in _FORMATS:
+        raise ValueError(f"unsupported plot file suffix {Path(path).suffix!r}: use .png or .pdf")
+    import matplotlib  # noqa: F401 - ImportError here, with the caller's install hint
+
+    return _FORMATS[suffix]
+
+
+def load_run(folder) -> dict:
+    """{"folder", "parameters", "summary", "rows"} of a finished run; ValueError (one line) if it is not one."""
+    from certify.law.runner import LawParameters, read_samples
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder of certify law")
+    try:
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+        parameters = LawParameters.from_record(json.loads((folder / "run.json").read_text(encoding="utf-8")))
+    except FileNotFoundError as exc:
+        raise ValueError(f"{folder} has no {Path(exc.filename).name}: not a finished run of certify law") from None
+    except Exception as exc:  # noqa: BLE001 - any unreadable record is one line
+        raise ValueError(f"{folder} does not hold a readable run of certify law ({exc})") from None
+    rows, _ = read_samples(folder / "samples.csv")
+    samples = summary.get("samples") if isinstance(summary, dict) else None
+    if not isinstance(samples, int) or any(i not in rows for i in range(samples)) or "outcomes" not in summary:
+        raise ValueError(f"{folder}: summary.json and samples.csv do not match (run certify law there again)")
+    return {"folder": folder, "parameters": parameters, "summary": summary,
+            "rows": [rows[i] for i in range(samples)]}
+
+
+def _fractions_panel(ax, runs) -> None:
+    from certify.law.classify import OUTCOMES
+
+    dynamics = sorted({run["parameters"].dynamics for run in runs})
+    primes = sorted({run["parameters"].p for run in runs})
+    width = 3.0 if len(primes) < 2 else 0.8 * min(b - a for a, b in zip(primes, primes[1:]))
+    band = width / len(OUTCOMES)  # each outcome a band around p; the runs at one p side by side in it
+    slots = {}
+    for run in runs:
+        slots.setdefault(run["parameters"].p, []).append(run)
+    lowest, labelled = 1.0, set()
+    for k, name in enumerate(OUTCOMES):
+        for p, at_p in slots.items():
+            for j, run in enumerate(at_p):
+                kind = run["parameters"].dynamics
+                x = p + (k - (len(OUTCOMES) - 1) / 2) * band + (j - (len(at_p) - 1) / 2) * band / (len(at_p) + 1)
+                label = name if len(dynamics) == 1 else f"{name} ({kind})"
+                show = label not in labelled
+                labelled.add(label)
+                entry = run["summary"]["outcomes"][name]
+                lo, hi, f = entry["ci_low"], entry["ci_high"], entry["fraction"]
+                if f > 0:
+                    lowest = min(lowest, lo if lo > 0 else f)
+                    ax.errorbar([x], [f], yerr=[[f - lo], [hi - f]], fmt=_MARKERS[kind], color=_COLOURS[name],
+                                markersize=5, capsize=3, label=label if show else None)
+                else:
+                    lowest = min(lowest, hi)
+                    ax.plot([x], [hi], "v", color=_COLOURS[name], markersize=6, label=label if show else None)
+    floors = {run["parameters"].p: float(run["summary"]["certified"]["dead_region_lower_bound"]) for run in runs}
+    for i, (p, floor) in enumerate(sorted(floors.items())):
+        ax.plot([p - width / 2, p + width / 2], [floor, floor], color="black", linewidth=2,
+                label="certified lower bound of P(R_dead | active)" if i == 0 else None)
+        lowest = min(lowest, floor)
+    ax.set_yscale("log")
+    ax.set_ylim(lowest / 3, 1.6)
+    ax.set_xticks(primes)
+    ax.set_xlim(primes[0] - 0.75 * width, primes[-1] + 0.75 * width)
+    ax.set_xlabel("p  (outcomes side by side around each p)")
+    ax.set_ylabel("fraction of samples (Wilson 95%; v: upper end of a zero count)")
+    sizes = ", ".join(f"p = {run['parameters'].p} {run['parameters'].dynamics}: n = {run['summary']['samples']}"
+                      for run in runs)
+    ax.set_title(f"(a) outcome fractions ({sizes})", fontsize=10)
+    ax.legend(fontsize=7, loc="best", ncol=2 if len(labelled) > 5 else 1)
+
+
+def _histogram_panel(ax, runs) -> None:
+    from certify.law.classify import ALIGNED
+
+    bins = np.linspace(0.0, 1.0, 41)
+    for run in runs:
+        values = np.array([float(row["max_fourier"]) for row in run["rows"]])
+        values = values[np.isfinite(values)]
+        parameters = run["parameters"]
+        ax.hist(values, bins=bins, histtype="step", linewidth=1.5,
+                label=f"p = {parameters.p}, {parameters.dynamics}, T = {parameters.horizon} (n = {values.size})")
+    ax.axvline(ALIGNED, color=_COLOURS["single_frequency"], linestyle="--", linewidth=1.2,
+               label=f"single-frequency threshold {ALIGNED}")
+    ax.set_xlabel("max_zeta F_zeta at the horizon")
+    ax.set_ylabel("samples")
+    ax.set_title("(b) Fourier purity at the horizon", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+
+
+def _chosen_indices(run, per_outcome: int) -> list[int]:
+    from certify.law.classify import OUTCOMES
+
+    chosen = []
+    for name in OUTCOMES:
+        chosen += [int(row["index"]) for row in run["rows"] if row["outcome"] == name][:per_outcome]
+    return chosen
+
+
+def _trajectory_panels(ax_f, ax_g, run, per_outcome: int) -> None:
+    from certify.law.classify import classify
+    from certify.law.record import max_fourier_fraction
+    from certify.law.runner import simulate_samples
+
+    parameters = run["parameters"]
+    p = parameters.p
+    recorded = {int(row["index"]): row["outcome"] for row in run["rows"]}
+    indices = _chosen_indices(run, per_outcome)
+    record = {"p": p, "sigma": parameters.sigma, "seed": parameters.seed, "horizon": parameters.horizon,
+              "dynamics": parameters.dynamics, "eta": parameters.eta}
+    labelled = set()
+    for index, _, trajectory, _ in simulate_samples(record, indices):
+        outcome = recorded[index]
+        if isinstance(trajectory, Exception):
+            continue
+        again = classify(trajectory).outcome
+        label = outcome if again == outcome else f"{outcome} (re-simulated: {again})"
+        x = np.log10(1.0 + trajectory.times)
+        purity = [max_fourier_fraction(state, p) for state in trajectory.states]
+        gates = [float(np.max(state[:p][:, None] + state[p:2 * p][None, :])) for state in trajectory.states]
+        show = label not in labelled
+        labelled.add(label)
+        ax_f.plot(x, purity, color=_COLOURS[outcome], linewidth=1.2, marker=".", markersize=3,
+                  label=f"{label} (#{index})" if show else None)
+        ax_g.plot(x, gates, color=_COLOURS[outcome], linewidth=1.2, marker=".", markersize=3,
+                  label=f"{label} (#{index})" if show else None)
+    from certify.law.classify import ALIGNED
+
+    ax_f.axhline(ALIGNED, color=_COLOURS["single_frequency"], linestyle="--", linewidth=1.0)
+    ax_f.set_ylim(0, 1.05)
+    ax_f.set_ylabel("max_zeta F_zeta(t)")
+    ax_g.axhline(0.0, color="black", linewidth=0.6)
+    ax_g.set_ylabel("largest gate max_ab u(a) + v(b)")
+    where = f"{run['folder'].name}: p = {p}, {parameters.dynamics}"
+    for ax, letter in ((ax_f, "c"), (ax_g, "d")):
+        ax.set_xlabel("log10(1 + t)")
+        ax.set_title(f"({letter}) up to {per_outcome} trajectories per outcome, re-simulated ({where})", fontsize=10)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="best")
+
+
+def plot_law(folders, path, per_outcome: int = PER_OUTCOME) -> Path:
+    """Draw panels (a)-(d) (module docstring) of the finished runs in ``folders`` into ``path`` (.png/.pdf).
+
+    ValueError (one line) for another suffix or a folder that is not a finished run; ImportError without
+    matplotlib. Panels (c) and (d) re-simulate up to ``per_outcome`` samples per outcome of the first folder
+    (as long as the samples took). Returns the path."""
+    fmt = check_plot_path(path)
+    folders = list(folders)
+    if not folders:
+        raise ValueError("no run folder to plot")
+    runs = [load_run(folder) for folder in folders]
+    import matplotlib
+    import matplotlib.style
+    from matplotlib.figure import Figure
+
+    path = Path(path)
+    with matplotlib.rc_context():
+        matplotlib.style.use("default")
+        fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+        (ax_a, ax_b), (ax_c, ax_d) = fig.subplots(2, 2)
+        _fractions_panel(ax_a, runs)
+        _histogram_panel(ax_b, runs)
+        _trajectory_panels(ax_c, ax_d, runs[0], per_outcome)
+        fig.suptitle("certify law: measured outcomes at a finite horizon (floats, an observation, not a theorem), "
+                     "beside the certified dead-region floor", fontsize=11)
+        fig.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+    return path

@@ -1,0 +1,277 @@
+"""certify.law.runner: rows, resume, the summary, Wilson intervals, the certified floor, Dask = in-process.
+
+Real simulators with short horizons (p = 5, T = 10 or 100, a handful of samples)."""
+
+import json
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from certify.law import runner
+from certify.law.classify import OUTCOMES, classify
+from certify.law.runner import (SAMPLE_FIELDS, LawError, LawParameters, certified_dead_region, progress_bar,
+                                read_samples, run_law, wilson_interval)
+from certify.law.sampling import draw_initial, in_dead_region, initially_active_gates
+
+FLOW10 = LawParameters(5, horizon="10")
+
+
+def _lines(path):
+    return path.read_text().splitlines()
+
+
+def _without_seconds(path):
+    """The rows of samples.csv as {index: row without the seconds column}."""
+    rows, dropped = read_samples(path)
+    assert dropped == 0
+    return {i: {k: v for k, v in row.items() if k != "seconds"} for i, row in rows.items()}
+
+
+# --- Wilson --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("count, n", [(0, 1), (1, 1), (0, 10), (3, 10), (5, 10), (10, 10), (4, 436), (0, 436),
+                                      (431, 436), (1, 300), (150, 300)])
+def test_wilson_agrees_with_scipy(count, n):
+    reference = binomtest(count, n).proportion_ci(confidence_level=0.95, method="wilson")
+    low, high = wilson_interval(count, n)
+    assert low == pytest.approx(reference.low, abs=1e-12) and high == pytest.approx(reference.high, abs=1e-12)
+    assert 0.0 <= low <= count / n <= high <= 1.0
+
+
+def test_wilson_at_hand_computed_values():
+    # k = 0, n = 10: the upper end is z^2 / (n + z^2) = 3.841458820694124 / 13.841458820694124 = 0.2775328...
+    assert wilson_interval(0, 10) == (0.0, pytest.approx(0.27753279, abs=1e-8))
+    # k = n = 10: the mirror image, exactly 1 at the top
+    assert wilson_interval(10, 10) == (pytest.approx(1 - 0.27753279, abs=1e-8), 1.0)
+    # k = 5, n = 10: centre 1/2, half-width z/(n+z^2) sqrt(2.5 + z^2/4) = 0.1416008 * 1.8602053 = 0.2634068
+    low, high = wilson_interval(5, 10)
+    assert (low, high) == (pytest.approx(0.5 - 0.2634068, abs=1e-6), pytest.approx(0.5 + 0.2634068, abs=1e-6))
+    for bad in ((-1, 10), (11, 10), (0, 0)):
+        with pytest.raises(ValueError):
+            wilson_interval(*bad)
+
+
+# --- the certified floor --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [5, 13])
+def test_certified_floor_is_rounded_down_from_the_kernel_bound(p):
+    from certify.kernel.region import dead_region_log_probability_lower
+
+    log_lower = dead_region_log_probability_lower(p, 128)  # an exact ball: its one point is the proved bound
+    assert log_lower.rad() == 0
+    exact = log_lower.mid().fmpq()  # the exact rational value of the proved log bound
+    got = certified_dead_region(p)
+    with mpmath.workdps(60):  # exp and log10 recomputed independently at 60 digits
+        log_bound = mpmath.mpf(int(exact.p)) / int(exact.q)
+        bound, bound10 = mpmath.exp(log_bound), log_bound / mpmath.log(10)
+        value = mpmath.mpf(got["dead_region_lower_bound"])
+        value10 = mpmath.mpf(got["dead_region_log10_lower_bound"])
+        assert value <= bound and value > bound * (1 - mpmath.mpf(10) ** -10)  # below, by a rounding only
+        assert value10 <= bound10 and value10 > bound10 - mpmath.mpf(10) ** -9
+    digits = got["dead_region_lower_bound"].split("e")[0].replace(".", "").lstrip("0")
+    assert len(digits) <= 12
+
+
+def test_certified_floor_at_p5_is_in_the_kernel_doctests_window():
+    got = float(certified_dead_region(5)["dead_region_lower_bound"])
+    assert math.exp(-6.39) < got < math.exp(-6.38)  # region.py's doctest: -6.39 < log P_lower < -6.38
+
+
+# --- parameters ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"p": 9}, "not prime"), ({"p": 3}, "Remark 1.6"), ({"p": 5, "sigma": "0"}, "sigma"),
+    ({"p": 5, "sigma": "-1"}, "sigma"), ({"p": 5, "horizon": "5"}, ">= 10"), ({"p": 5, "horizon": "inf"}, "horizon"),
+    ({"p": 5, "dynamics": "gd"}, "--eta is required"), ({"p": 5, "eta": "0.1"}, "gd only"),
+    ({"p": 5, "dynamics": "gd", "eta": "0"}, "eta"), ({"p": 5, "seed": -1}, "seed"),
+])
+def test_bad_parameters_are_refused(kwargs, words):
+    from certify.errors import InputError
+
+    with pytest.raises(InputError, match=words):
+        LawParameters(**kwargs)
+
+
+# --- rows, resume, summary -----------------------------------------------------------------------------------
+
+def test_rows_are_the_simulated_and_classified_samples(tmp_path):
+    from certify.law.flow import simulate_flow
+
+    result = run_law(FLOW10, 3, tmp_path)
+    lines = _lines(tmp_path / "samples.csv")
+    assert lines[0] == ",".join(SAMPLE_FIELDS) and len(lines) == 4
+    rows, dropped = read_samples(tmp_path / "samples.csv")
+    assert dropped == 0 and sorted(rows) == [0, 1, 2] and result.computed == 3 and result.kept == 0
+    for index in range(3):
+        draw = draw_initial(5, 1.0, 1, index)
+        expected = classify(simulate_flow(draw.theta, 5, 10.0))
+        row = rows[index]
+        assert row["outcome"] == expected.outcome and row["reason"] == expected.reason
+        assert row["pattern"] == expected.pattern and float(row["max_fourier"]) == expected.max_fourier
+        assert float(row["loss"]) == expected.loss
+        assert int(row["rejected"]) == draw.rejected
+        assert int(row["initially_active_gates"]) == initially_active_gates(draw.theta, 5)
+        assert row["in_dead_region"] == ("1" if in_dead_region(draw.theta, 5) else "0")
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert list(summary) == ["p", "samples", "sigma", "dynamics", "horizon", "seed", "rejected_inactive", "outcomes",
+                             "certified", "undecided_reasons", "in_dead_region", "dead_given_in_dead_region"]
+    assert (summary["p"], summary["samples"], summary["sigma"], summary["horizon"]) == (5, 3, "1", "10")
+    assert list(summary["outcomes"]) == list(OUTCOMES)
+    for name in OUTCOMES:
+        count = sum(row["outcome"] == name for row in rows.values())
+        entry = summary["outcomes"][name]
+        reference = binomtest(count, 3).proportion_ci(method="wilson")
+        assert entry["count"] == count and entry["fraction"] == count / 3
+        assert entry["ci_low"] == pytest.approx(reference.low, abs=1e-12)
+        assert entry["ci_high"] == pytest.approx(reference.high, abs=1e-12)
+    assert sum(summary["undecided_reasons"].values()) == summary["outcomes"]["undecided"]["count"]
+    assert json.loads((tmp_path / "run.json").read_text())["p"] == 5
+
+
+def test_resume_keeps_rows_grows_and_recomputes_a_truncated_line(tmp_path):
+    run_law(FLOW10, 3, tmp_path)
+    csv_path = tmp_path / "samples.csv"
+    # a kept row is never recomputed: mark one (its seconds) and see the mark survive
+    lines = _lines(csv_path)
+    marked = lines[1].rsplit(",", 1)[0] + ",999.0000"
+    csv_path.write_text("\n".join([lines[0], marked, *lines[2:]]) + "\n")
+    grown = run_law(FLOW10, 5, tmp_path)
+    assert (grown.computed, grown.kept, grown.dropped) == (2, 3, 0)
+    assert _lines(csv_path)[1] == marked and len(_lines(csv_path)) == 6
+    complete = (tmp_path / "summary.json").read_bytes()
+    assert json.loads(complete)["samples"] == 5
+    # killed mid-write: the last line lost its end
+    text = csv_path.read_text()
+    csv_path.write_text(text[: len(text) - 9])
+    last_index = int(text.splitlines()[-1].split(",")[0])
+    resumed = run_law(FLOW10, 5, tmp_path, warn=lambda line: None)
+    assert (resumed.computed, resumed.kept, resumed.dropped) == (1, 4, 1)
+    rows, dropped = read_samples(csv_path)
+    assert dropped == 0 and sorted(rows) == list(range(5)) and int(_lines(csv_path)[-1].split(",")[0]) == last_index
+    assert (tmp_path / "summary.json").read_bytes() == complete
+    # nothing missing: nothing computed, same summary; fewer samples summarise a prefix
+    assert run_law(FLOW10, 5, tmp_path).computed == 0
+    assert (tmp_path / "summary.json").read_bytes() == complete
+    assert json.loads(json.dumps(run_law(FLOW10, 2, tmp_path).summary))["samples"] == 2
+    assert len(_lines(csv_path)) == 6  # the rows beyond stay in the file
+
+
+def test_unreadable_rows_are_dropped_and_a_foreign_header_refused(tmp_path):
+    run_law(FLOW10, 2, tmp_path)
+    csv_path = tmp_path / "samples.csv"
+    lines = _lines(csv_path)
+    csv_path.write_text("\n".join([lines[0], lines[1], "garbage,1,2", lines[1], lines[2]]) + "\n")
+    rows, dropped = read_samples(csv_path)
+    assert sorted(rows) == [0, 1] and dropped == 2  # the garbage line and the repeated index
+    csv_path.write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(LawError, match="columns"):
+        run_law(FLOW10, 2, tmp_path)
+
+
+@pytest.mark.parametrize("other, words", [
+    (LawParameters(7, horizon="10"), "p = 5"), (LawParameters(5, sigma="2", horizon="10"), "sigma = 1"),
+    (LawParameters(5, seed=2, horizon="10"), "seed = 1"), (LawParameters(5, horizon="100"), "horizon = 10"),
+    (LawParameters(5, horizon="10", dynamics="gd", eta="0.1"), "dynamics = flow"),
+])
+def test_another_run_in_the_folder_is_refused(tmp_path, other, words):
+    run_law(FLOW10, 1, tmp_path)
+    with pytest.raises(LawError, match=words) as caught:
+        run_law(other, 1, tmp_path)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_same_numbers_spelt_otherwise_resume_the_run(tmp_path):
+    run_law(FLOW10, 1, tmp_path)
+    again = run_law(LawParameters(5, sigma="1.0", horizon="1e1"), 1, tmp_path)
+    assert again.computed == 0 and again.summary["sigma"] == "1" and again.summary["horizon"] == "10"
+
+
+def test_gd_eta_mismatch_and_folder_errors(tmp_path):
+    gd = LawParameters(5, horizon="10", dynamics="gd", eta="0.1")
+    summary = run_law(gd, 3, tmp_path / "gd").summary
+    assert summary["eta"] == "0.1" and list(summary)[6] == "eta" and summary["dynamics"] == "gd"
+    with pytest.raises(LawError, match="eta = 0.1"):
+        run_law(LawParameters(5, horizon="10", dynamics="gd", eta="0.2"), 3, tmp_path / "gd")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(LawError, match="not a folder"):
+        run_law(FLOW10, 1, tmp_path / "file")
+    (tmp_path / "orphan").mkdir()
+    (tmp_path / "orphan" / "samples.csv").write_text("x\n")
+    with pytest.raises(LawError, match="no run.json"):
+        run_law(FLOW10, 1, tmp_path / "orphan")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "run.json").write_text("{")
+    with pytest.raises(LawError, match="not the record"):
+        run_law(FLOW10, 1, tmp_path / "broken")
+    with pytest.raises(LawError, match="samples"):
+        run_law(FLOW10, 0, tmp_path / "zero")
+
+
+def test_a_simulator_exception_is_that_samples_undecided_reason(tmp_path, monkeypatch):
+    import certify.law.flow as flow
+
+    def broken(theta, p, horizon):
+        raise FloatingPointError("synthetic")
+
+    monkeypatch.setattr(flow, "simulate_flow", broken)
+    summary = run_law(FLOW10, 2, tmp_path).summary
+    assert summary["outcomes"]["undecided"]["count"] == 2
+    assert summary["undecided_reasons"] == {"the simulation raised FloatingPointError: synthetic": 2}
+
+
+def test_reason_kinds_group_numbers_but_keep_equation_labels():
+    kind = runner._reason_kind("balance quantity (A.10) drifted by 1.2e-05 > 1e-06")
+    assert kind == "balance quantity (A.10) drifted by # > #"
+    assert runner._reason_kind("50 successive zero-length modes at t = 68.75 (Zeno)") == \
+        "# successive zero-length modes at t = # (Zeno)"
+
+
+def test_a_local_dask_cluster_gives_the_same_rows_and_summary_bytes(tmp_path):
+    pytest.importorskip("distributed")
+    here = run_law(FLOW10, 4, tmp_path / "here", jobs=1)
+    there = run_law(FLOW10, 4, tmp_path / "cluster", jobs=2)
+    assert there.computed == 4
+    assert (tmp_path / "here" / "summary.json").read_bytes() == (tmp_path / "cluster" / "summary.json").read_bytes()
+    rows_here = _without_seconds(tmp_path / "here" / "samples.csv")
+    rows_there = _without_seconds(tmp_path / "cluster" / "samples.csv")
+    assert rows_here.keys() == rows_there.keys() == set(range(4))
+    for index, row in rows_here.items():  # this process may run BLAS multi-threaded: last bits may differ
+        other = rows_there[index]
+        for name, value in row.items():
+            if name in ("max_fourier", "loss", "death_time") and value:
+                assert float(other[name]) == pytest.approx(float(value), rel=1e-9), name
+            elif name == "balance_drift":  # itself rounding noise, ~1e-12: equal to well within its tolerance
+                assert float(other[name]) == pytest.approx(float(value), abs=1e-10), name
+            else:
+                assert other[name] == value, name
+    assert here.summary == there.summary
+
+
+def test_batches():
+    assert runner._batches([3, 4, 7], "flow", 2) == [[3], [4], [7]]
+    missing = list(range(1000))
+    batches = runner._batches(missing, "gd", 1)
+    assert [len(b) for b in batches] == [256, 256, 256, 232] and sum(batches, []) == missing
+    assert max(map(len, runner._batches(list(range(10_000)), "gd", 2))) == runner.GD_BATCH
+    assert runner._batches(list(range(10)), "gd", 2) == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
+
+
+def test_progress_bar_only_on_a_terminal_and_with_the_time_left():
+    import io
+
+    assert progress_bar(io.StringIO()) is None
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    draw = progress_bar(stream)
+    draw(0, 10, 0.0)
+    draw(4, 10, 8.0, 4)  # 0.5 samples/s: 6 left -> 12 s
+    assert "4/10" in stream.getvalue() and "~12s left" in stream.getvalue()
+    draw(10, 10, 20.0, 10)
+    assert stream.getvalue().endswith("\n")
