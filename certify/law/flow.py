@@ -45,7 +45,7 @@ import time
 
 import numpy as np
 from scipy.integrate import solve_ivp
-from scipy.optimize import lsq_linear
+from scipy.optimize import brentq, lsq_linear
 from scipy.special import logsumexp
 
 from certify.law.record import Trajectory, checkpoint_times
@@ -67,7 +67,7 @@ _EPS = float(np.finfo(float).eps)
 class _Mode:
     """The smooth field of one mode: which gates are active, which slide (flat indices a*p + b)."""
 
-    def __init__(self, p: int, status: np.ndarray, theta: np.ndarray | None = None):
+    def __init__(self, p: int, status: np.ndarray, theta: np.ndarray | None = None, last=()):
         self.p = p
         self.status = status.copy()
         flat = np.arange(p * p)
@@ -76,7 +76,9 @@ class _Mode:
         if theta is not None and sl.size:
             # attractive faces (largest gamma_y) first, so that a gate closing a cycle is the least attractive
             w = theta[2 * p:]
-            sl = sl[np.argsort(-(w.mean() - w[(sl // p + sl % p) % p]), kind="stable")]
+            # gates in ``last`` (held back on a face they were leaving) go last: they close the cycle
+            key = -(w.mean() - w[(sl // p + sl % p) % p]) + np.isin(sl, list(last)) * 1e300
+            sl = sl[np.argsort(key, kind="stable")]
         tree, self.forced = _spanning_forest(p, sl)
         self.act_a, self.act_b = np.divmod(act, p)
         self.act_y = (self.act_a + self.act_b) % p
@@ -246,7 +248,78 @@ def _resolve(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, l
             new[k] = -1
         else:
             new[k] = 1 if (attract[i] and c >= 1 - 1e-9) else -1
-    return _connected_closure(p, new)
+    new = _connected_closure(p, new)
+    new = _agreeing_clones(theta, p, new, kinks, vtol)
+    return _consistent(theta, p, new, kinks, vtol)
+
+
+class InconsistentMode(Exception):
+    """No assignment of the kink gates was found whose field moves each gate to the side it was given."""
+
+
+def _consistent(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, vtol: float) -> np.ndarray:
+    """status after making every kink gate's side agree with the field of the mode it defines.
+
+    A kink gate declared inactive must not be moved up (dz/dt <= 0), one declared active not down
+    (dz/dt >= 0): the minimal-norm decision satisfies this (its KKT conditions) except where the face
+    structure couples gates (cycles, clones). A gate found moving the wrong way is re-decided: with
+    gamma_y > 0 it slides (an attractive face), else it takes the side it is moved to. At most 3 p^2 rounds;
+    raises InconsistentMode if none is consistent (the run is then reported undecided, never silently kept).
+    """
+    out = status.copy()
+    w = theta[2 * p:]
+    for _ in range(3 * p * p):
+        v = _Mode(p, out, theta).time_derivative(theta)
+        wrong = None
+        for k in kinks:
+            if out[k] == 0:
+                continue
+            a, b = divmod(int(k), p)
+            zdot = v[a] + v[p + b]
+            if (out[k] == -1 and zdot > vtol) or (out[k] == 1 and zdot < -vtol):
+                wrong = (int(k), zdot)
+                break
+        if wrong is None:
+            return out
+        k, zdot = wrong
+        a, b = divmod(k, p)
+        gamma = w.mean() - w[(a + b) % p]
+        out[k] = 0 if (gamma > 0 and out[k] == -1) else (1 if zdot > 0 else -1)
+        out = _connected_closure(p, out)
+    raise InconsistentMode(f"no consistent assignment of the kink gates {sorted(int(k) for k in kinks)}")
+
+
+def _agreeing_clones(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, vtol: float) -> np.ndarray:
+    """status with clone gates made to agree. Gates (a, b), (a', b') whose rows a ~ a' and columns b ~ b' are
+    joined by sliding gates have z_ab - z_a'b' = an alternating sum of sliding gates = 0 for as long as those
+    slide: they are one gate. If such kink gates were decided differently (one to each side), all of them take
+    the side the field moves them to with every one inactive (ReLU'(0) = 0): active if dz/dt > 0, else inactive.
+    """
+    parent = list(range(2 * p))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for k in np.flatnonzero(status == 0):
+        a, b = divmod(int(k), p)
+        parent[root(a)] = root(p + b)
+    classes: dict = {}
+    for k in kinks:
+        if status[k] != 0:
+            a, b = divmod(int(k), p)
+            classes.setdefault((root(a), root(p + b)), []).append(int(k))
+    out = status.copy()
+    for members in classes.values():
+        if len({int(out[k]) for k in members}) > 1:
+            trial = out.copy()
+            trial[members] = -1
+            v = _Mode(p, trial, theta).time_derivative(theta)
+            a, b = divmod(members[0], p)
+            out[members] = 1 if v[a] + v[p + b] > vtol else -1
+    return out
 
 
 def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajectory:
@@ -279,10 +352,11 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
     death_time = None
     failure = None
     tau = 0.0
+    held_back = ()
     states[0], losses[0] = theta, last_loss
     filled = 1
     while tau < tau_end:
-        mode = _Mode(p, status, theta)
+        mode = _Mode(p, status, theta, held_back)
         if mode.act_a.size == 0:
             death_time = math.expm1(tau)
             break
@@ -327,9 +401,26 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
         if sol.status == -1:
             failure = f"solver failure at t = {math.expm1(tau):.4g}: {sol.message}"
             break
+        crossed = None
         # validation at every step of this mode (the loss must not rise beyond its error allowance)
         for k in range(sol.y.shape[1]):
             y = sol.y[:, k]
+            zs = (y[:p, None] + y[None, p:2 * p]).ravel()
+            wrong = np.flatnonzero(((status == -1) & (zs > 1e3 * hair)) | ((status == 1) & (zs < -1e3 * hair)))
+            if wrong.size and k > 0:
+                # a gate that left a face tangentially (so its offset event could not see it) came back
+                # across: locate the crossing on the dense output and treat it as an event there
+                gate = int(wrong[0])
+                a, b = divmod(gate, p)
+
+                def side(s_, a=a, b=b, sign=float(status[gate])):
+                    yy = sol.sol(s_)
+                    return sign * (yy[a] + yy[p + b])
+
+                lo, hi = float(sol.t[k - 1]), float(sol.t[k])
+                tau_cross = brentq(side, lo, hi, xtol=1e-15) if side(lo) > 0 else lo
+                crossed = (gate, tau_cross)
+                break
             loss = _loss(y, p)
             grad = mode.time_derivative(y)
             # the state carries an error <= rtol |y| + atol per component, which moves the loss by at most
@@ -340,14 +431,19 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
             loss_excess = max(loss_excess, loss - last_loss - allowance)
             last_loss = loss
             drift = max(drift, abs(_balance(y, p) - balance0) / max(1.0, float(y @ y)))
-        tau_new = float(sol.t[-1])
+        if crossed is not None:
+            tau_new = crossed[1]
+            end_state = sol.sol(tau_new)
+        else:
+            tau_new = float(sol.t[-1])
+            end_state = sol.y[:, -1]
         # checkpoints passed in this mode, from the dense output
         while filled < grid.size and taus[filled] <= tau_new:
-            states[filled] = sol.sol(taus[filled]) if taus[filled] < tau_new else sol.y[:, -1]
+            states[filled] = sol.sol(taus[filled]) if taus[filled] < tau_new else end_state
             losses[filled] = _loss(states[filled], p)
             filled += 1
-        theta = sol.y[:, -1].copy()
-        if sol.status == 0:  # reached the horizon
+        theta = np.array(end_state, dtype=np.float64)
+        if sol.status == 0 and crossed is None:  # reached the horizon
             tau = tau_new
             break
         zero_length = zero_length + 1 if tau_new <= tau * (1 + 4 * _EPS) + 1e-300 else 0
@@ -365,7 +461,9 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
         kinks = set(np.flatnonzero(status == 0).tolist())
         leaving = {}
         fired = [i for i, te in enumerate(sol.t_events) if te.size]
-        name = [events[i].__name__ for i in fired]
+        name = [] if crossed is not None else [events[i].__name__ for i in fired]
+        if crossed is not None:
+            kinks.add(crossed[0])
         if "active_min" in name:
             act = np.flatnonzero(status == 1)
             kinks.add(int(act[np.argmin(zflat[act])]))
@@ -374,7 +472,7 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
             kinks.add(int(ina[np.argmax(zflat[ina])]))
         if "coefficient_margin" in name:
             c = mode.coefficients(theta)
-            sl = np.flatnonzero(status == 0)
+            sl = mode.sl_a * p + mode.sl_b  # the forest's gates, in the order of c
             i = int(np.argmin(np.minimum(c, 1 - c)))
             leaving[int(sl[i])] = -1 if c[i] < 0.5 else 1
         # any other gate that is numerically on its kink at the same instant
@@ -382,7 +480,12 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
         kinks |= set(np.flatnonzero(np.abs(zflat) <= 1e-9 * scale).tolist())
         kinks_arr = np.array(sorted(kinks), dtype=int)
         theta = _snap(theta, p, kinks_arr)
-        status = _resolve(theta, p, status, kinks_arr, leaving)
+        try:
+            status = _resolve(theta, p, status, kinks_arr, leaving)
+            held_back = tuple(k for k in leaving if status[k] == 0)
+        except InconsistentMode as exc:
+            failure = f"{exc} at t = {math.expm1(tau):.4g}"
+            break
         # the gates now held on faces, exactly on them
         theta = _snap(theta, p, np.flatnonzero(status == 0))
     if death_time is None and failure is None and status is not None and not np.any(status == 1):
