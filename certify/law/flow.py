@@ -393,8 +393,21 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
         active_min.direction = -1
         active_min.terminal = True
         try:
-            sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL, events=events,
-                            dense_output=True)
+            try:
+                sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL, events=events,
+                                dense_output=True)
+            except ValueError as exc:
+                if "different signs" not in str(exc):
+                    raise
+                # An event function within rounding of 0 at a step (a gate hovering at the offset after a
+                # tangential exit) met a root bracket of one sign on the dense output. Integrate the mode
+                # again without the gate events: the step-by-step side check below locates the crossing.
+                # Integrate the mode again without events: the step-by-step checks below locate the
+                # crossing (a gate's side, a sliding coefficient's bounds) on the dense output.
+                events = []
+                sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL,
+                                dense_output=True)
+                sol.t_events = []
         except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
             failure = f"solver error: {exc}"
             break
@@ -407,6 +420,9 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
             y = sol.y[:, k]
             zs = (y[:p, None] + y[None, p:2 * p]).ravel()
             wrong = np.flatnonzero(((status == -1) & (zs > 1e3 * hair)) | ((status == 1) & (zs < -1e3 * hair)))
+            if wrong.size and k == 0:
+                failure = "a gate starts a mode on the wrong side of its kink"
+                break
             if wrong.size and k > 0:
                 # a gate that left a face tangentially (so its offset event could not see it) came back
                 # across: locate the crossing on the dense output and treat it as an event there
@@ -421,6 +437,16 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
                 tau_cross = brentq(side, lo, hi, xtol=1e-15) if side(lo) > 0 else lo
                 crossed = (gate, tau_cross)
                 break
+            if not events and mode.sl_a.size and k > 0:  # only when the events were dropped (above)
+                c = mode.coefficients(y)
+                if np.min(np.minimum(c, 1 - c)) < -1e-9:
+                    def margin(s_, mode=mode):
+                        cc = mode.coefficients(sol.sol(s_))
+                        return float(np.min(np.minimum(cc, 1 - cc)))
+
+                    lo, hi = float(sol.t[k - 1]), float(sol.t[k])
+                    crossed = ("coefficient", brentq(margin, lo, hi, xtol=1e-15) if margin(lo) > 0 else lo)
+                    break
             loss = _loss(y, p)
             grad = mode.time_derivative(y)
             # the state carries an error <= rtol |y| + atol per component, which moves the loss by at most
@@ -431,6 +457,8 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
             loss_excess = max(loss_excess, loss - last_loss - allowance)
             last_loss = loss
             drift = max(drift, abs(_balance(y, p) - balance0) / max(1.0, float(y @ y)))
+        if failure is not None:
+            break
         if crossed is not None:
             tau_new = crossed[1]
             end_state = sol.sol(tau_new)
@@ -462,7 +490,9 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
         leaving = {}
         fired = [i for i, te in enumerate(sol.t_events) if te.size]
         name = [] if crossed is not None else [events[i].__name__ for i in fired]
-        if crossed is not None:
+        if crossed is not None and crossed[0] == "coefficient":
+            name = ["coefficient_margin"]
+        elif crossed is not None:
             kinks.add(crossed[0])
         if "active_min" in name:
             act = np.flatnonzero(status == 1)
