@@ -149,7 +149,12 @@ def test_checkpoints_equal_the_plain_loop(p, eta):
         assert tr.extra["steps"] == (1 if tr.death_time is not None else K)
         u, v, w = tr.states[-1][:p], tr.states[-1][p:2 * p], tr.states[-1][2 * p:]
         assert abs(tr.losses[-1] - model.loss(u, v, w)) <= 2 * (p * p * EPS * (1 + math.log(p)) * 4)
-        assert tr.kink_band == 4 * eta * float(np.max(np.abs(w))) / p
+        # the band: one step's reach from either side of each kink, gate by gate (gd.kink_band_per_gate)
+        gu, gv, _ = model.gradient(u, v, w, relu_prime_at_zero=0.0)
+        for a in range(p):
+            for b in range(p):
+                reach = eta * (abs(gu[a] + gv[b]) + 2 * abs(w.mean() - w[(a + b) % p]) / p ** 2)
+                assert tr.kink_band[a * p + b] == pytest.approx(reach, rel=8 * EPS, abs=1e-300)
 
 
 # (2) Theorem A.4's one-step death.

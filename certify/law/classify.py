@@ -3,7 +3,9 @@
 Read from the checkpoints at T/10 and T (the last decade of time), in this order:
 
 - ``undecided`` first if the run is not valid: it failed before T, the loss rose beyond the simulator's
-  error allowance, or the balance quantity (A.10) drifted by more than :data:`BALANCE_TOLERANCE`;
+  error allowance (for gd: on a step where no gate changed sign; GD itself may raise the loss when a
+  gate crosses its kink), or the balance quantity (A.10) drifted by more than :data:`BALANCE_TOLERANCE`
+  (gd: by more than its own stated rounding allowance, GD changing B by eta^2 terms it accounts for);
 - ``dead``: every gate <= 0 (then the gradient is 0 under ReLU'(0) = 0 and the state is final), reached
   at a finite death time;
 - ``memorises_one_entry``: at T/10 and at T the same single gate (a, b) is strictly active and every
@@ -63,6 +65,8 @@ def classify(trajectory: Trajectory) -> Outcome:
     """The outcome of ``trajectory`` at its horizon, by the rules of this module's docstring."""
     tr = trajectory
     p, T = tr.p, tr.horizon
+    if len(tr.states) == 0:
+        return Outcome("undecided", tr.failure or "the record holds no state", math.nan, math.nan, "")
     last = tr.states[-1]
     loss = float(tr.losses[-1])
     max_f = max_fourier_fraction(last, p)
@@ -73,8 +77,12 @@ def classify(trajectory: Trajectory) -> Outcome:
 
     if tr.failure is not None:
         return undecided(tr.failure)
-    if tr.max_loss_increase > 0:
-        return undecided(f"the loss rose by {tr.max_loss_increase:.3g} beyond the integration error allowance")
+    # GD (unlike the flow) may raise the loss where a gate crosses its kink (the gradient jumps there): that is
+    # GD's behaviour, not a defect of the run. A rise on a step that changed no gate's sign is a defect.
+    rise = tr.extra["smooth_loss_increase"] if tr.dynamics == "gd" else tr.max_loss_increase
+    if rise > 0:
+        return undecided(f"the loss rose by {rise:.3g} beyond the error allowance"
+                         + (" on a step with no kink crossing" if tr.dynamics == "gd" else ""))
     balance_tolerance = tr.extra.get("balance_tolerance", BALANCE_TOLERANCE)
     if not tr.balance_drift <= balance_tolerance:
         return undecided(f"balance quantity (A.10) drifted by {tr.balance_drift:.3g} > {balance_tolerance:.3g}")

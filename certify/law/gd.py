@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from certify.law.record import Trajectory, checkpoint_times
+from certify.numeric.model import gradient
 
 __all__ = ["balance_step_constant", "batch_gradient_and_loss", "checkpoint_steps", "loss_allowance", "simulate_gd"]
 
@@ -177,6 +178,21 @@ def balance_step_constant(p: int, eta: float) -> float:
     return 2 * (2 * (1 + 5 * eta) + 12 * math.sqrt(3 * p) * (p * p + 2 * p + 10) * eta + 18 * (3 * p + 3) * eta**2 + 1)
 
 
+def kink_band_per_gate(theta: np.ndarray, p: int, eta: float) -> np.ndarray:
+    """For each gate (a, b) (row-major, p^2 values): eta (|gu(a) + gv(b)| + 2 |gamma_y(w)| / p^2), gu, gv of
+    the gradient with ReLU'(0) = 0 at theta and y = a + b mod p.
+
+    One step moves z_ab by eta |gu(a) + gv(b)| with the gate itself inactive; active, its own term adds at most
+    2 |g_y(z, w)| / p^2, which is 2 |gamma_y| / p^2 + O(z) near the kink (g_y(0, w) = gamma_y, (A.8)). A gate
+    chattering across its kink (GD's version of sliding) stays within this distance of 0, so the patterns
+    count a gate that close as "on its kink". Floats; a description of the state, not a bound."""
+    u, v, w = theta[:p], theta[p:2 * p], theta[2 * p:]
+    gu, gv, _ = gradient(u, v, w, relu_prime_at_zero=0.0)
+    y = (np.arange(p)[:, None] + np.arange(p)[None, :]) % p
+    gamma = w.mean() - w[y]
+    return (eta * (np.abs(gu[:, None] + gv[None, :]) + 2 * np.abs(gamma) / p ** 2)).ravel()
+
+
 def simulate_gd(thetas: np.ndarray, p: int, eta: float, horizon: float) -> list[Trajectory]:
     """Gradient descent theta_{k+1} = theta_k - eta grad L(theta_k) (ReLU'(0) = 0, Theorem A.4) from each
     row of ``thetas`` (shape (n, 3p)), steps k = 0 .. K with K the first step with K eta >= horizon
@@ -199,10 +215,8 @@ def simulate_gd(thetas: np.ndarray, p: int, eta: float, horizon: float) -> list[
                              (C of :func:`balance_step_constant`, M_k = max_{j<=k} max(1, |theta_j|^2), 6p + 2
                              for measuring B_0 and B_k): a rounding bound the drift stays below when the
                              arithmetic and the bookkeeping are right.
-      kink_band              4 eta max|w(T)| / p: one step moves a gate by
-                             |Delta z_ab| = eta |gu(a) + gv(b)| <= 2 eta max|g| / p <= 4 eta max|w| / p, so a
-                             gate closer to 0 than this may cross its kink in the next step (read at the
-                             final state, where the classifier reads the patterns).
+      kink_band              per gate (p^2 values, row-major): :func:`kink_band_per_gate` at the final state,
+                             how far the next step can move the gate from either side of its kink.
       failure                "non-finite state at step k" if the state, |theta|^2 or the loss stopped being
                              finite at step k (the record then ends at the checkpoints before k; it always
                              holds t = 0), else None.
@@ -311,7 +325,7 @@ def simulate_gd(thetas: np.ndarray, p: int, eta: float, horizon: float) -> list[
     for i in range(n):
         m = recorded[i]
         final = states[i, m - 1] if m else thetas[i]
-        band = 4 * eta * float(np.max(np.abs(final[2 * p:]))) / p
+        band = kink_band_per_gate(final, p, eta)
         out.append(Trajectory(
             p=p, dynamics="gd", horizon=horizon, times=times[:m].copy(), states=states[i, :m].copy(),
             losses=losses[i, :m].copy(), death_time=death[i], kink_band=band,

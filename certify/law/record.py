@@ -37,12 +37,13 @@ def split(theta: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return theta[:p], theta[p:2 * p], theta[2 * p:]
 
 
-def gate_pattern(theta: np.ndarray, p: int, kink_band: float) -> str:
+def gate_pattern(theta: np.ndarray, p: int, kink_band) -> str:
     """The gates u(a) + v(b) row by row (a, then b) as p^2 characters: '+' active (z > band), '0' on a kink
-    (|z| <= band), '-' inactive (z < -band)."""
+    (|z| <= band), '-' inactive (z < -band). ``kink_band``: one number, or p^2 of them (row-major)."""
     u, v, _ = split(np.asarray(theta, dtype=np.float64), p)
     z = (u[:, None] + v[None, :]).ravel()
-    return "".join("+" if x > kink_band else "-" if x < -kink_band else "0" for x in z)
+    band = np.broadcast_to(np.asarray(kink_band, dtype=np.float64), z.shape)
+    return "".join("+" if x > b else "-" if x < -b else "0" for x, b in zip(z, band))
 
 
 def max_fourier_fraction(theta: np.ndarray, p: int) -> float:
@@ -62,7 +63,8 @@ class Trajectory:
                             states as rows (u, v, w) of shape (m, 3p), and the loss (1.1) there.
     death_time              the first time every gate is <= 0 (then the gradient is 0 and the state stays);
                             None if the neuron is alive at the horizon.
-    kink_band               |z| <= kink_band counts as "on a kink" in the patterns (the simulator states why).
+    kink_band               |z| <= kink_band counts as "on a kink" in the patterns (the simulator states why):
+                            one number, or p^2 of them, one per gate (row-major).
     max_loss_increase       the largest increase of the loss between consecutive evaluated states, beyond the
                             simulator's stated error allowance (0 if the loss never rose beyond it).
     balance_drift           max over the run of |B(t) - B(0)| / max(1, |theta(t)|^2), B of (A.10).
@@ -78,7 +80,7 @@ class Trajectory:
     states: np.ndarray
     losses: np.ndarray
     death_time: float | None
-    kink_band: float
+    kink_band: float | np.ndarray
     max_loss_increase: float
     balance_drift: float
     failure: str | None = None
