@@ -29,8 +29,8 @@ The five outcomes at T (certify/law/classify.py; "the last decade" is [T/10, T])
   dead                    every gate <= 0 (then the gradient is 0), reached at a
                           finite death time;
   memorises_one_entry     one strictly active gate, the same over the last
-                          decade, its cross gates (and only they) on their kinks
-                          (the state of Theorem A.1);
+                          decade and not falling, every other gate <= 0, only its
+                          cross gates on kinks (the state of Theorem A.1);
   single_frequency        max_zeta F_zeta >= 0.99 and not decreasing over the
                           last decade;
   multi_gate_not_aligned  >= 2 active gates, the active/kink pattern unchanged
