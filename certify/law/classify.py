@@ -103,6 +103,8 @@ def classify(trajectory: Trajectory) -> Outcome:
         a, b = divmod(active[0], p)
         kinks = {i for i, c in enumerate(pattern) if c == "0"}
         gate = lambda theta: float(theta[a] + theta[p + b])  # noqa: E731 - z_ab of a state
+        # (exactly, a kink gate (i, j) off the row and column is impossible with one active gate:
+        # z_ij + z_ab = z_ib + z_aj > 0 puts one of the cross gates above 0; kept for states read with a band)
         if not kinks <= _cross_gates(p, a, b):
             return undecided("one active gate with a kink gate outside its row and column", pattern)
         if not gate(end) >= gate(decade):
