@@ -46,7 +46,6 @@ import time
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq, lsq_linear
-from scipy.special import logsumexp
 
 from certify.law.record import Trajectory, checkpoint_times
 
@@ -101,7 +100,8 @@ class _Mode:
         u, v, w = theta[:p], theta[p:2 * p], theta[2 * p:]
         z = u[self.act_a] + v[self.act_b]
         logits = z[:, None] * w[None, :]
-        q = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        q = e / e.sum(axis=1, keepdims=True)
         g = q @ w - w[self.act_y]
         gu = np.bincount(self.act_a, weights=g, minlength=p)
         gv = np.bincount(self.act_b, weights=g, minlength=p)
@@ -181,7 +181,10 @@ def _loss(theta: np.ndarray, p: int) -> float:
     h = np.maximum(u[:, None] + v[None, :], 0.0).ravel()
     y = (np.arange(p)[:, None] + np.arange(p)[None, :]).ravel() % p
     logits = h[:, None] * w[None, :]
-    return float(np.sum(logsumexp(logits, axis=1) - h * w[y]) / p ** 2)
+    top = logits.max(axis=1)
+    # log-sum-exp by hand (scipy's took 3/4 of a run's time): stable, the largest term factored out
+    lse = top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
+    return float(np.sum(lse - h * w[y]) / p ** 2)
 
 
 def _balance(theta: np.ndarray, p: int) -> float:
