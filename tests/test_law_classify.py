@@ -113,14 +113,13 @@ def test_an_invalid_run_is_undecided_whatever_its_state(fields, reason):
     assert out.outcome == "undecided" and reason in out.reason
 
 
-def test_gd_loss_rises_at_kink_crossings_are_not_defects():
+def test_gd_loss_rises_are_gds_behaviour_not_defects():
     theta = _two_gates()
-    crossing = _record(theta, theta, dynamics="gd", max_loss_increase=1e-3,
-                       extra={"smooth_loss_increase": 0.0, "balance_tolerance": 1e-6})
-    assert classify(crossing).outcome == "multi_gate_not_aligned"
-    smooth = _record(theta, theta, dynamics="gd", max_loss_increase=1e-3,
-                     extra={"smooth_loss_increase": 1e-3, "balance_tolerance": 1e-6})
-    assert "no kink crossing" in classify(smooth).reason
+    rising = _record(theta, theta, dynamics="gd", max_loss_increase=1e-3,
+                     extra={"loss_rises": 12, "balance_tolerance": 1e-6})
+    assert classify(rising).outcome == "multi_gate_not_aligned"
+    drifting = _record(theta, theta, dynamics="gd", balance_drift=1e-5, extra={"balance_tolerance": 1e-6})
+    assert "balance quantity" in classify(drifting).reason
 
 
 def test_a_run_that_stopped_early_is_undecided():

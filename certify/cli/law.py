@@ -47,7 +47,7 @@ down.
 
 Output in DIR: samples.csv (one row per sample, written as it finishes: index,
 rejected, initially_active_gates, in_dead_region, outcome, reason, death_time,
-max_fourier, loss, pattern, balance_drift, switches, seconds), run.json (the
+max_fourier, loss, pattern, balance_drift, loss_rises (gd), switches, seconds), run.json (the
 run's parameters) and, at the end, summary.json (counts, fractions, intervals,
 the certified bound; the same bytes however the work was split). Running the
 same command again resumes: finished rows are kept and only missing samples

@@ -2,10 +2,10 @@
 
 Read from the checkpoints at T/10 and T (the last decade of time), in this order:
 
-- ``undecided`` first if the run is not valid: it failed before T, the loss rose beyond the simulator's
-  error allowance (for gd: on a step where no gate changed sign; GD itself may raise the loss when a
-  gate crosses its kink), or the balance quantity (A.10) drifted by more than :data:`BALANCE_TOLERANCE`
-  (gd: by more than its own stated rounding allowance, GD changing B by eta^2 terms it accounts for);
+- ``undecided`` first if the run is not valid: it failed before T, the flow's loss rose beyond the
+  integration error allowance, or the balance quantity (A.10) drifted by more than
+  :data:`BALANCE_TOLERANCE` (gd: from its eta^2 accounting, by more than its stated rounding allowance).
+  GD's own loss rises (GD at a fixed step is not a descent method) are counted, not held against the run;
 - ``dead``: every gate <= 0 (then the gradient is 0 under ReLU'(0) = 0 and the state is final), reached
   at a finite death time;
 - ``memorises_one_entry``: at T/10 and at T the same single gate (a, b) is strictly active, not smaller at
@@ -79,12 +79,12 @@ def classify(trajectory: Trajectory) -> Outcome:
 
     if tr.failure is not None:
         return undecided(tr.failure)
-    # GD (unlike the flow) may raise the loss where a gate crosses its kink (the gradient jumps there): that is
-    # GD's behaviour, not a defect of the run. A rise on a step that changed no gate's sign is a defect.
-    rise = tr.extra["smooth_loss_increase"] if tr.dynamics == "gd" else tr.max_loss_increase
-    if rise > 0:
-        return undecided(f"the loss rose by {rise:.3g} beyond the error allowance"
-                         + (" on a step with no kink crossing" if tr.dynamics == "gd" else ""))
+    # The flow's loss never rises (every Clarke trajectory descends): a rise is a defect of the run. GD at a
+    # fixed step is not a descent method (a gate chattering across its kink raises the loss at crossings, and
+    # a step can exceed 2 / the local curvature): its rises are GD's behaviour, counted in extra["loss_rises"],
+    # and a GD run is validated by finiteness and its balance accounting instead.
+    if tr.dynamics != "gd" and tr.max_loss_increase > 0:
+        return undecided(f"the loss rose by {tr.max_loss_increase:.3g} beyond the integration error allowance")
     balance_tolerance = tr.extra.get("balance_tolerance", BALANCE_TOLERANCE)
     if not tr.balance_drift <= balance_tolerance:
         return undecided(f"balance quantity (A.10) drifted by {tr.balance_drift:.3g} > {balance_tolerance:.3g}")

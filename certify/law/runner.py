@@ -56,7 +56,8 @@ __all__ = ["GD_BATCH", "LawParameters", "LawRun", "SAMPLE_FIELDS", "WILSON_Z", "
 
 #: The columns of samples.csv, in order.
 SAMPLE_FIELDS = ("index", "rejected", "initially_active_gates", "in_dead_region", "outcome", "reason",
-                 "death_time", "max_fourier", "loss", "pattern", "balance_drift", "switches", "seconds")
+                 "death_time", "max_fourier", "loss", "pattern", "balance_drift", "loss_rises", "switches",
+                 "seconds")
 
 #: The standard normal quantile Phi^{-1}(0.975) of the two-sided 95% Wilson interval.
 WILSON_Z = 1.959963984540054
@@ -187,6 +188,8 @@ def _row(index: int, draw, p: int, outcome, trajectory, seconds: float) -> dict:
             "max_fourier": _float_text(outcome.max_fourier), "loss": _float_text(outcome.loss),
             "pattern": outcome.pattern,
             "balance_drift": _float_text(trajectory.balance_drift) if trajectory is not None else "",
+            # gd: the steps that raised the loss (GD's behaviour at a fixed step); flow: 0 (a rise is a failure)
+            "loss_rises": str(trajectory.extra.get("loss_rises", 0)) if trajectory is not None else "0",
             "switches": str(trajectory.switches) if trajectory is not None else "0",
             "seconds": f"{seconds:.4f}"}
 
