@@ -146,3 +146,11 @@ def test_per_gate_kink_band():
     z = (theta[:P, None] + theta[None, P:2 * P]).ravel()
     band[0] = 2 * abs(z[0])  # gate (0, 0) within its own band: on its kink
     assert gate_pattern(theta, P, band)[0] == "0" and gate_pattern(theta, P, 0.0)[0] == "+"
+
+
+def test_a_non_finite_state_is_undecided():
+    theta = _two_gates()
+    bad = theta.copy()
+    bad[0] = math.nan  # a NaN gate would print as '0' (neither above nor below its band)
+    out = classify(_record(theta, bad, death_time=5.0))
+    assert out.outcome == "undecided" and "not finite" in out.reason

@@ -264,3 +264,17 @@ def test_non_finite_state_is_a_failure():
 def test_seconds_is_the_batch_time_per_sample():
     trajectories = simulate_gd(draws(5, 4), 5, 1.0, 10)
     assert len({tr.seconds for tr in trajectories}) == 1 and trajectories[0].seconds > 0
+
+
+def test_a_sample_does_not_depend_on_its_batch():
+    """The runner splits samples into batches by the number of workers: each sample's record must be the same
+    bits alone and in a batch (no BLAS product whose rounding depends on the batch size)."""
+    p, eta, horizon = 5, 1.0, 100.0
+    thetas = np.stack([draw_initial(p, 1.0, 1, i).theta for i in range(6)])
+    together = simulate_gd(thetas, p, eta, horizon)
+    for i in range(6):
+        alone = simulate_gd(thetas[i:i + 1], p, eta, horizon)[0]
+        np.testing.assert_array_equal(alone.states, together[i].states)
+        np.testing.assert_array_equal(alone.losses, together[i].losses)
+        assert alone.balance_drift == together[i].balance_drift
+        assert alone.extra["balance_tolerance"] == together[i].extra["balance_tolerance"]

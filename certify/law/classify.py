@@ -79,6 +79,8 @@ def classify(trajectory: Trajectory) -> Outcome:
 
     if tr.failure is not None:
         return undecided(tr.failure)
+    if not (np.all(np.isfinite(tr.states)) and np.all(np.isfinite(tr.losses))):
+        return undecided("a checkpoint state or loss is not finite")
     # The flow's loss never rises (every Clarke trajectory descends): a rise is a defect of the run. GD at a
     # fixed step is not a descent method (a gate chattering across its kink raises the loss at crossings, and
     # a step can exceed 2 / the local curvature): its rises are GD's behaviour, counted in extra["loss_rises"],

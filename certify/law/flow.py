@@ -57,6 +57,8 @@ RTOL, ATOL = 1e-10, 1e-12
 MAX_SWITCHES = 2000
 #: Successive modes of zero length after which a run stops as undecided (a Zeno loop at a tangential exit).
 MAX_ZERO_LENGTH = 50
+#: Relative inadmissibility (see _Mode.inadmissibility) beyond which a sliding mode must end.
+INADMISSIBLE = 1e-9
 #: Offset of the gate-crossing events, relative to max(1, max |u|, |v|): far below the kink test of an event
 #: state (1e-9) and far above the rounding of a gate (~1e-16).
 EVENT_OFFSET = 1e-12
@@ -117,6 +119,35 @@ class _Mode:
         """d theta/dt = -(G_u, G_v, gw) / p^2 in this mode."""
         gu, gv, gw, _ = self.forces(theta)
         return -np.concatenate([gu, gv, gw]) / self.p ** 2
+
+    def inadmissibility(self, theta: np.ndarray) -> float:
+        """How far the mode's velocity is from a Clarke element (0 when it is one), relative.
+
+        Without cycles the sliding coefficients are unique: max(0, -min(c), max(c) - 1). With gates closing
+        cycles (``forced``) the coefficients are not unique and the forest's are not the test: the velocity
+        is a Clarke element iff some x with x_k = c_k gamma_k, c_k in [0, 1], over all sliding gates gives
+        the same forces E^T x; the bounded least-squares residual |E^T x - b| / |b| measures it."""
+        if self.n_pinv is None:
+            return 0.0
+        if self.forced.size == 0:
+            c = self.coefficients(theta)
+            return float(max(0.0, -c.min(), c.max() - 1))
+        p = self.p
+        gu, gv, _, x = self.forces(theta)
+        b = np.zeros(2 * p)
+        np.add.at(b, self.sl_a, x)
+        np.add.at(b, p + self.sl_b, x)
+        gates = np.concatenate([self.sl_a * p + self.sl_b, self.forced])
+        a, bb = np.divmod(gates, p)
+        e = np.zeros((2 * p, gates.size))
+        e[a, np.arange(gates.size)] = 1.0
+        e[p + bb, np.arange(gates.size)] = 1.0
+        w = theta[2 * p:]
+        gamma = w.mean() - w[(a + bb) % p]
+        lo, hi = np.minimum(0.0, gamma), np.maximum(0.0, gamma)
+        hi = np.where(hi > lo, hi, lo + 1e-300)  # lsq_linear needs lo < hi; a gamma of exactly 0 pins x at 0
+        sol = lsq_linear(e, b, bounds=(lo, hi), method="bvls", tol=1e-15)
+        return float(np.linalg.norm(e @ sol.x - b) / max(np.linalg.norm(b), 1e-300))
 
     def coefficients(self, theta: np.ndarray) -> np.ndarray:
         """The sliding coefficients c = x / gamma_y (one per sliding gate)."""
@@ -385,7 +416,7 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
             inactive_max.direction = 1
             inactive_max.terminal = True
             events.append(inactive_max)
-        if mode.sl_a.size:
+        if mode.sl_a.size and mode.forced.size == 0:
             def coefficient_margin(s, y, mode=mode):
                 c = mode.coefficients(y)
                 return float(np.min(np.minimum(c, 1 - c)))
@@ -440,12 +471,17 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
                 tau_cross = brentq(side, lo, hi, xtol=1e-15) if side(lo) > 0 else lo
                 crossed = (gate, tau_cross)
                 break
-            if not events and mode.sl_a.size and k > 0:  # only when the events were dropped (above)
-                c = mode.coefficients(y)
-                if np.min(np.minimum(c, 1 - c)) < -1e-9:
+            if mode.sl_a.size:
+                # the velocity must stay a Clarke element: coefficients in [0, 1] (with cycles: some
+                # admissible coefficients giving the same forces). The event sees the crossing without
+                # cycles; this check covers cycles, gates held back at a bound and dropped events.
+                gap = mode.inadmissibility(y)
+                if gap > INADMISSIBLE and k == 0:
+                    failure = "a mode starts with an inadmissible Clarke coefficient"
+                    break
+                if gap > INADMISSIBLE:
                     def margin(s_, mode=mode):
-                        cc = mode.coefficients(sol.sol(s_))
-                        return float(np.min(np.minimum(cc, 1 - cc)))
+                        return INADMISSIBLE / 2 - mode.inadmissibility(sol.sol(s_))
 
                     lo, hi = float(sol.t[k - 1]), float(sol.t[k])
                     crossed = ("coefficient", brentq(margin, lo, hi, xtol=1e-15) if margin(lo) > 0 else lo)
@@ -472,7 +508,13 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
         while filled < grid.size and taus[filled] <= tau_new:
             states[filled] = sol.sol(taus[filled]) if taus[filled] < tau_new else end_state
             losses[filled] = _loss(states[filled], p)
+            # between solver steps too: a gate that dipped across its kink and back within one step
+            zc = (states[filled][:p, None] + states[filled][None, p:2 * p]).ravel()
+            if np.any(((status == -1) & (zc > 1e3 * hair)) | ((status == 1) & (zc < -1e3 * hair))):
+                failure = f"a gate is on the wrong side of its kink at the checkpoint t = {grid[filled]:.4g}"
             filled += 1
+        if failure is not None:
+            break
         theta = np.array(end_state, dtype=np.float64)
         if sol.status == 0 and crossed is None:  # reached the horizon
             tau = tau_new
@@ -503,7 +545,9 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
         if "inactive_max" in name:
             ina = np.flatnonzero(status == -1)
             kinks.add(int(ina[np.argmax(zflat[ina])]))
-        if "coefficient_margin" in name:
+        if "coefficient_margin" in name and mode.forced.size:
+            pass  # with cycles no single gate is known to leave: every kink gate is decided afresh below
+        elif "coefficient_margin" in name:
             c = mode.coefficients(theta)
             sl = mode.sl_a * p + mode.sl_b  # the forest's gates, in the order of c
             i = int(np.argmin(np.minimum(c, 1 - c)))

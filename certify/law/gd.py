@@ -239,8 +239,6 @@ def simulate_gd(thetas: np.ndarray, p: int, eta: float, horizon: float) -> list[
     last = int(steps[-1])
     n, J, dim, pp = thetas.shape[0], len(times), 3 * p, p * p
     step_c = balance_step_constant(p, eta)
-    sign = np.concatenate([np.ones(2 * p), -np.ones(p)])
-    quad = np.stack([sign, np.ones(dim)], axis=1)     # theta^2 @ quad = (B, |theta|^2)
 
     states = np.zeros((n, J, dim))
     losses = np.zeros((n, J))
@@ -271,8 +269,11 @@ def simulate_gd(thetas: np.ndarray, p: int, eta: float, horizon: float) -> list[
     with np.errstate(all="ignore"):
         while True:
             grad, loss, counts = _gradient_and_loss(theta, p, batch)
-            bn = np.square(theta) @ quad
-            B, norm2 = bn[:, 0], bn[:, 1]
+            # row sums, not a matrix product: BLAS rounds a product differently with the batch size, and a
+            # sample's row must not depend on which batch it was in
+            sq = np.square(theta)
+            uv2, w2 = sq[:, :2 * p].sum(axis=1), sq[:, 2 * p:].sum(axis=1)
+            B, norm2 = uv2 - w2, uv2 + w2
             size = np.maximum(1.0, norm2)
             if k == 0:
                 pred = B.copy()
@@ -315,7 +316,8 @@ def simulate_gd(thetas: np.ndarray, p: int, eta: float, horizon: float) -> list[
                 run_rises, run_smooth, prev_active = run_rises[keep], run_smooth[keep], prev_active[keep]
                 batch = _Batch(len(ids), p)
             grad /= pp                                # grad L, as model.gradient returns it
-            pred += (eta * eta) * (np.square(grad) @ sign)
+            g2 = np.square(grad)
+            pred += (eta * eta) * (g2[:, :2 * p].sum(axis=1) - g2[:, 2 * p:].sum(axis=1))
             theta -= eta * grad
             prev_loss = loss
             k += 1
