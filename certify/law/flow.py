@@ -314,11 +314,29 @@ def _consistent(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray
                 wrong = (int(k), zdot)
                 break
         if wrong is None:
+            # the sliding gates' coefficients must be admissible too (a neighbour decided after them may have
+            # changed what holding them takes): beyond 1 the gate turns active, below 0 inactive
+            mode = _Mode(p, out, theta)
+            if mode.forced.size == 0 and mode.sl_a.size:
+                c = mode.coefficients(theta)
+                worst = int(np.argmax(np.maximum(c - 1, -c)))
+                if c[worst] > 1 + INADMISSIBLE or c[worst] < -INADMISSIBLE:
+                    out[int(mode.sl_a[worst] * p + mode.sl_b[worst])] = 1 if c[worst] > 1 else -1
+                    out = _connected_closure(p, out)
+                    continue
             return out
         k, zdot = wrong
         a, b = divmod(k, p)
         gamma = w.mean() - w[(a + b) % p]
         out[k] = 0 if (gamma > 0 and out[k] == -1) else (1 if zdot > 0 else -1)
+        if out[k] == 0:
+            # an attractive face holds the gate only with a coefficient in [0, 1]: beyond 1 both sides push
+            # it up (it turns active), below 0 both push it down
+            mode = _Mode(p, out, theta)
+            tree = list(mode.sl_a * p + mode.sl_b)
+            if k in tree:
+                c = mode.coefficients(theta)[tree.index(k)]
+                out[k] = 1 if c > 1 else (-1 if c < 0 else 0)
         out = _connected_closure(p, out)
     raise InconsistentMode(f"no consistent assignment of the kink gates {sorted(int(k) for k in kinks)}")
 
