@@ -246,7 +246,7 @@ def test_plot_sensitivity(tables, tmp_path):
     fig = S.plot_sensitivity(Figure(), rows, rows[0]["gap"])
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert len(labels) == 4 and all("floats" in t for t in labels)
+    assert len(labels) == 5 and all("floats" in t for t in labels)
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     with pytest.raises(ValueError):
         S.plot_sensitivity(Figure(), [], 1.0)

@@ -548,7 +548,8 @@ def plot_sensitivity(figure, rows, gap=None):
     ``figure`` is a matplotlib Figure or a path (the figure is then saved there, Agg backend).
     Returns the Figure.  Floats: cross-checks, never bounds.
     """
-    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     if not rows:
         raise ValueError("plot_sensitivity needs at least one table row")
@@ -556,13 +557,14 @@ def plot_sensitivity(figure, rows, gap=None):
     path = None
     if isinstance(figure, (str, bytes)) or hasattr(figure, "__fspath__"):
         path = figure
-        matplotlib.use("Agg")
-        from matplotlib.figure import Figure
-
         figure = Figure(figsize=(6.4, 4.8))
+        FigureCanvasAgg(figure)  # Agg canvas, no pyplot and no global backend switch
     ax = figure.add_subplot(1, 1, 1)
     eta = [r["eta"] for r in rows]
     ax.loglog(eta, [r["dist_reg"] for r in rows], "o-", label=r"$|J_{AD} - J_{reg}|_F$ (floats)")
+    if all("dist_reg_phase" in r for r in rows):
+        ax.loglog(eta, [r["dist_reg_phase"] for r in rows], "o:", color="C0", alpha=0.6,
+                  label=r"Euler part $|J_{AD} - J_{reg} - (t_e - T^*)\,Df\,J_{reg}|_F$ (floats)")
     ax.loglog(eta, [r["dist_psi"] for r in rows], "s-", label=r"$|J_{AD} - \Psi'|_F$ (floats)")
     ax.loglog(eta, [r["dist_restored"] for r in rows], "^-", label=r"$|J_{restored} - \Psi'|_F$ (floats)")
     ax.axhline(gap, color="k", ls="--", lw=1, label=r"gap $|\Psi' - J_{reg}|_F$ (floats)")
