@@ -42,7 +42,7 @@ from .errors import InputError, MalformedCertificate
 from .kernel.exact import MAX_EXPANDED_EXP10, ExactNumber, parse_syntax, require_bounded_input
 
 __all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
-           "theorem_function", "dead", "slide", "smooth", "gd", "load", "derivation", "plot", "simulate"]
+           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "load", "derivation", "plot", "simulate"]
 
 #: Numbers with a decimal exponent beyond this (in absolute value) are not turned into Fractions: the
 #: Fraction would have more than this many digits. The kernel's own bound on expanding 10^e.
@@ -493,6 +493,16 @@ def gd(p, *, eta, epsilon=None, A=None, B=None, sigma=None, radius=None, prec: i
     Fraction(1, 1000)
     """
     return certify_theorem("gd", p, eta=eta, epsilon=epsilon, A=A, B=B, sigma=sigma, radius=radius, prec=prec)
+
+
+def sensitivity(p, *, epsilon=None, A=None, B=None, radius=None, prec: int = 128) -> Certificate:
+    """Certify the death event's sensitivity at the prime p: grad T, ds/dt(T-), J_reg, Psi' = S J_reg and the
+    rank-one gap |Psi' - J_reg|_F > 0, at the base point (2.1) (radius 0). Defaults epsilon = 1, A = 2, B = 1.
+
+    >>> sensitivity(p=5).claims["gap_rank"].exact
+    Fraction(1, 1)
+    """
+    return certify_theorem("sensitivity", p, epsilon=epsilon, A=A, B=B, radius=radius, prec=prec)
 
 
 def load(source) -> Certificate:

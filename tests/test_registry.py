@@ -24,7 +24,7 @@ PROOFS = ROOT / "proofs"
 
 
 def test_the_order_is_fixed():
-    assert list(THEOREMS) == ["dead", "slide", "smooth", "gd"] == list(kernel_registry.KERNELS)
+    assert list(THEOREMS) == ["dead", "slide", "smooth", "gd", "sensitivity"] == list(kernel_registry.KERNELS)
     assert all(THEOREMS[name].kernel is kernel_registry.KERNELS[name] for name in THEOREMS)
 
 
@@ -39,7 +39,8 @@ def test_every_reference_resolves_and_matches_its_kernel(name):
     builder = resolve(record.builder)
     assert set(record.parameter_names) <= set(inspect.signature(builder).parameters)
     for target in (record.summary, record.simulator, record.plot):
-        assert callable(resolve(target))
+        if target or target is record.summary:  # simulator and plot may be "" (the theorem has none)
+            assert callable(resolve(target))
     from certify.symbolic import DERIVATIONS
 
     assert set(record.derivations) <= set(DERIVATIONS)

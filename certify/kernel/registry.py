@@ -112,8 +112,15 @@ GD = KernelRecord(
     claim_ids=("single_active_gate", "one_step_death_box", "w_step_box", "purity_gap_box",
                "terminal_fourier_fraction", "gaussian_probability", "region_probability"))
 
-#: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd.
-KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD)}
+SENSITIVITY = KernelRecord(
+    name="sensitivity", module="certify.kernel.sensitivity", parameters="SensitivityParameters",
+    require_hypotheses="require_sensitivity_hypotheses", base_point="sensitivity_base_point",
+    claims="sensitivity_claims", parameter_names=("epsilon", "A", "B"),
+    claim_ids=("hitting_time_gradient", "event_speed", "regional_derivative", "terminal_map_derivative",
+               "saltation_matrix", "sensitivity_gap", "gap_rank"))
+
+#: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity.
+KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD, SENSITIVITY)}
 
 
 def kernel_for(theorem: str) -> TheoremKernel:

@@ -156,3 +156,28 @@ def summary(certificate: dict) -> list[str]:
 
     record = THEOREMS[certificate["theorem"]]
     return (resolve(record.summary) if record.summary else generic_summary)(certificate)
+
+
+def sensitivity_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, grad T, the event speed, the gap and its rank, J_reg and Psi' row by row."""
+    claims = certificate["claims"]
+    params = certificate["parameters"]
+    grad = claims["hitting_time_gradient"]["components"]
+
+    def entry(quantity) -> str:
+        return quantity["exact"] if "exact" in quantity else short(quantity["lo"], False, 6)
+
+    def rows(claim_id: str) -> list[str]:
+        comps = claims[claim_id]["components"]
+        return [f"    {i}: " + "  ".join(f"{entry(comps[f'{i}_{j}']):>12}" for j in "sab") for i in "sab"]
+
+    return [
+        f"certify sensitivity: p = {certificate['p']}, epsilon = {parameter(params['epsilon'])}, "
+        f"A = {parameter(params['A'])}, B = {parameter(params['B'])} ({certificate['precision_bits']} bits)",
+        f"  grad T = (dT/ds0, dT/da0, dT/db0) = ({short(grad['s']['lo'], False, 6)}, {short(grad['a']['lo'], False, 6)}, "
+        f"{short(grad['b']['lo'], False, 6)}); ds/dt(T-) <= {short(claims['event_speed']['hi'], True, 6)} < 0 (2.7)",
+        "  J_reg (rows s, a, b; columns d/ds0, d/da0, d/db0):", *rows("regional_derivative"),
+        "  Psi' = S J_reg:", *rows("terminal_map_derivative"),
+        f"  |Psi' - J_reg|_F >= {short(claims['sensitivity_gap']['lo'], False, 6)} > 0, rank "
+        f"{claims['gap_rank']['exact']}: AD of GD converges to J_reg, the flow's derivative is Psi'",
+    ]

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..kernel.registry import DEAD, GD, SLIDE, SMOOTH, KernelRecord
+from ..kernel.registry import DEAD, GD, SENSITIVITY, SLIDE, SMOOTH, KernelRecord
 
 NUMBER_NOTE = "an exact number: integer, p/q or decimal (e.g. 1, 3/2, 0.25, 1e-3)"
 
@@ -375,10 +375,55 @@ cone: the same for every sigma) conditioned on initial activity
                  _PROBABILITY, _REGION),
 )
 
-#: Every theorem, by name, in the fixed order dead, slide, smooth, gd. Consumers read it when they
-#: run (not when they are imported), so a record added here is seen everywhere.
+SENSITIVITY_THEOREM = Theorem(
+    name="sensitivity",
+    paper="Section 2 / Theorem 1.5 (the death event's sensitivity)",
+    title="The death event's sensitivity: the rank-one gap between J_reg and the terminal-map derivative",
+    help="certify the death event's sensitivity (the rank-one gap of the second paper) for a prime p",
+    description="""\
+Certify the sensitivity of Theorem 1.5's death event for the prime p, in
+section 2's reduced coordinates y = (s, a, b) = (u(0)+v(0), w(0), w(j)) at the
+base point (2.1) u(0)=v(0)=epsilon/2, u(j)=v(j)=-B, w(0)=-A, w(j)=0: the
+gradient of the hitting time T (hitting_time_gradient), the event speed
+ds/dt(T-) < 0 (2.7), the regional propagator J_reg = dy(T*)/dy(0) at the fixed
+base hitting time with the smooth field continued across s = 0, the derivative
+Psi' of the terminal map Psi(y0) = y(T(y0)) (its s row exactly 0), the exact
+saltation matrix S = I - f n^T/(n^T f) with S J_reg = Psi', and the gap
+|Psi' - J_reg|_F > 0, of rank exactly 1 (arXiv:2608.30960: automatic
+differentiation of hard-ReLU gradient descent converges to J_reg as the step
+goes to 0, the flow's derivative is Psi'). The claims are about this one
+trajectory: the radius is 0 and there are no probability claims.
+
+Hypotheses (checked exactly): epsilon, A, B > 0; B > epsilon/2; Gamma =
+A^2 - p epsilon^2/(2(p-1)) > 0. Defaults epsilon=1, A=2, B=1.
+--plot FILE runs the float experiment (gradient descent on the full network at
+eta = 1e-1 ... 1e-4, its exact forward-mode derivative against J_reg and Psi').""",
+    hypotheses="epsilon, A, B > 0; B > epsilon/2; Gamma = A^2 - p epsilon^2/(2(p-1)) > 0",
+    parameters=(_EPSILON, _A, _B),
+    coq=None,
+    kernel=SENSITIVITY,
+    builder="certify.theorems.sensitivity:certify_sensitivity",
+    summary="certify.render.summary:sensitivity_summary",
+    latex=LatexSection(
+        title="The death event's sensitivity",
+        base_point=r"u(0)=v(0)=\varepsilon/2,\ u(j)=v(j)=-B,\ w(0)=-A,\ w(j)=0 \quad (2.1)",
+        statement=(r"in the reduced coordinates $y=(s,a,b)=(u(0)+v(0),w(0),w(j))$ the central gate reaches $s=0$ "
+                   r"at $T(y_0)$ with speed $\dot s(T^-)<0$; the regional propagator $J_{\mathrm{reg}}$ (the flow "
+                   r"map's derivative at the fixed time $T^*$, the smooth field continued across $s=0$) and the "
+                   r"terminal map's derivative $\Psi'=SJ_{\mathrm{reg}}$, $S=I-fn^{\mathsf T}/(n^{\mathsf T}f)$, "
+                   r"differ by the rank-one matrix $f\,\nabla T^{\mathsf T}$, of Frobenius norm as certified below.")),
+    simulator="",
+    plot="",
+    clock="t",
+    derivations=("flow", "conserved", "transversality", "hitting-time"),
+    key_numbers=(KeyNumber("sensitivity_gap", None, "lo", "min", "sensitivity gap"),
+                 KeyNumber("event_speed", None, "hi", "max", "event speed ds/dt(T-)")),
+)
+
+#: Every theorem, by name, in the fixed order dead, slide, smooth, gd, sensitivity. Consumers read it when
+#: they run (not when they are imported), so a record added here is seen everywhere.
 THEOREMS: dict[str, Theorem] = {theorem.name: theorem for theorem in
-                                (DEAD_THEOREM, SLIDE_THEOREM, SMOOTH_THEOREM, GD_THEOREM)}
+                                (DEAD_THEOREM, SLIDE_THEOREM, SMOOTH_THEOREM, GD_THEOREM, SENSITIVITY_THEOREM)}
 
 
 class RegistryView(Mapping):
