@@ -26,6 +26,10 @@ def add_parsers(commands) -> None:
         command.add_argument("--prec", type=_precision_arg, default=128, metavar="BITS",
                              help="Arb working precision (default 128)")
         command.add_argument("--out", metavar="FILE", help="write the certificate to FILE (default, or -: stdout)")
+        if record.experiment:
+            command.add_argument("--plot", metavar="FILE",
+                                 help="also run the float experiment beside the certificate and draw it to FILE "
+                                      "(.png or .pdf; needs matplotlib); its table goes to stderr")
 
 
 def run_theorem(args) -> int:
@@ -37,6 +41,10 @@ def run_theorem(args) -> int:
     result = record.build(args.p, radius=args.radius, prec=args.prec, **parameters)
     _write(dumps(result.certificate), args.out)
     print("\n".join(summary(result.certificate)), file=sys.stderr)
+    if getattr(args, "plot", None):
+        from ..theorems.registry import resolve
+
+        print("\n".join(resolve(record.experiment)(result.certificate, args.plot)), file=sys.stderr)
     return EXIT_OK
 
 

@@ -575,3 +575,23 @@ def plot_sensitivity(figure, rows, gap=None):
     if path is not None:
         figure.savefig(path)
     return figure
+
+
+#: The step sizes ``certify sensitivity --plot`` runs (1e-4 as well takes minutes at p = 13: the benchmark has it).
+EXPERIMENT_ETAS = (1e-1, 1e-2, 1e-3)
+
+
+def experiment(certificate: dict, path) -> list[str]:
+    """``certify sensitivity --plot FILE``: the table of :func:`sensitivity_table` at EXPERIMENT_ETAS for the
+    certificate's p and parameters, drawn to ``path`` beside the certified gap; returns the lines to print.
+    Floats: cross-checks, never bounds (the certified numbers are the certificate's)."""
+    from fractions import Fraction
+
+    params = certificate["parameters"]
+    epsilon, A, B = (float(Fraction(params[name])) for name in ("epsilon", "A", "B"))
+    rows = sensitivity_table(int(certificate["p"]), EXPERIMENT_ETAS, epsilon, A, B)
+    certified_gap = float(Fraction(certificate["claims"]["sensitivity_gap"]["lo"]))
+    plot_sensitivity(path, rows, certified_gap)
+    return ["float experiment (gradient descent on the full network, ReLU'(0) = 0, derivative by complex step; "
+            "floats: cross-checks, never bounds):", format_table(rows),
+            f"certified |Psi' - J_reg|_F >= {certificate['claims']['sensitivity_gap']['lo'][:12]}; figure: {path}"]

@@ -43,7 +43,38 @@ def claim_latex(claim_id: str, stored: dict) -> str:
         if not isinstance(part, dict):
             raise RenderError(f"claims/{claim_id}/components/{str(name)[:40]} is not an object")
         lines.append(rf"\\ \quad ${_numbers(part, claim_id, latex_escape(name))}$")
+    matrix = _matrix(components)
+    if matrix:
+        lines.append(matrix)
     return "\n".join(lines)
+
+
+#: Components named i_j for i, j in these coordinates are a matrix's entries (rows i, columns d/dj).
+_MATRIX_COORDINATES = ("s", "a", "b")
+
+
+def _matrix(components: dict) -> str:
+    """The components as a 3 x 3 matrix (rows s, a, b; columns d/ds0, d/da0, d/db0) when they are exactly the
+    entries i_j of one (a sensitivity certificate's derivatives), else ''. Each entry is its exact value or
+    its lower end rounded down to 8 significant digits (the entries above give every digit)."""
+    from .summary import short
+
+    names = [f"{i}_{j}" for i in _MATRIX_COORDINATES for j in _MATRIX_COORDINATES]
+    if sorted(components) != sorted(names):
+        return ""
+    cells = []
+    for i in _MATRIX_COORDINATES:
+        row = []
+        for j in _MATRIX_COORDINATES:
+            part = components[f"{i}_{j}"]
+            text = part.get("exact") if "exact" in part else part.get("lo")
+            if not isinstance(text, str):
+                return ""
+            row.append(_exact(text if "exact" in part else short(text, False, 8), f"component {i}_{j}"))
+        cells.append(" & ".join(row))
+    body = r" \\ ".join(cells)
+    return (r"\\ \quad rows $s,a,b$, columns $\partial/\partial s_0,\partial/\partial a_0,\partial/\partial b_0$ "
+            r"(lower ends, 8 digits): $\begin{pmatrix}" + body + r"\end{pmatrix}$")
 
 
 def _numbers(stored: dict, claim_id: str, name: str = "value") -> str:

@@ -27,6 +27,9 @@ Fields of :class:`Theorem` (stable: certify.api builds on them):
 ``key_numbers``   tuple of :class:`KeyNumber`: the numbers a sweep summary reports
 ``coq``           ``"module:function"``: ``coq(certificate) -> [Lemma | Definition | NotExported]``, the
                   Coq exporter (certify.coq); None: no claim is exported
+``experiment``    ``"module:function"`` or None: ``experiment(certificate, path) -> list[str]``, a float
+                  experiment beside the certificate that ``certify NAME --plot FILE`` runs and draws (lines
+                  for stderr); None: the command has no --plot
 
 and the properties ``claim_ids`` (the kernel record's, in schema order), ``parameter_names``,
 ``required_parameters``. :meth:`Theorem.build` resolves and calls the builder.
@@ -123,6 +126,7 @@ class Theorem:
     key_numbers: tuple[KeyNumber, ...]
     plot_parameters: tuple[tuple[str, str], ...] = field(default=())
     coq: str | None = None
+    experiment: str | None = None
 
     def __post_init__(self):
         if self.kernel.name != self.name:
@@ -414,6 +418,7 @@ eta = 1e-1 ... 1e-4, its exact forward-mode derivative against J_reg and Psi')."
                    r"differ by the rank-one matrix $f\,\nabla T^{\mathsf T}$, of Frobenius norm as certified below.")),
     simulator="",
     plot="",
+    experiment="certify.numeric.sensitivity:experiment",
     clock="t",
     derivations=("flow", "conserved", "transversality", "hitting-time"),
     key_numbers=(KeyNumber("sensitivity_gap", None, "lo", "min", "sensitivity gap"),
