@@ -324,6 +324,11 @@ def _consistent(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray
                     out[int(mode.sl_a[worst] * p + mode.sl_b[worst])] = 1 if c[worst] > 1 else -1
                     out = _connected_closure(p, out)
                     continue
+            elif mode.forced.size and mode.inadmissibility(theta) > INADMISSIBLE:
+                released = _release_blocking_gate(theta, p, out, mode)
+                if released is not None:
+                    out = released
+                    continue
             return out
         k, zdot = wrong
         a, b = divmod(k, p)
@@ -339,6 +344,40 @@ def _consistent(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray
                 out[k] = 1 if c > 1 else (-1 if c < 0 else 0)
         out = _connected_closure(p, out)
     raise InconsistentMode(f"no consistent assignment of the kink gates {sorted(int(k) for k in kinks)}")
+
+
+def _release_blocking_gate(theta: np.ndarray, p: int, status: np.ndarray, mode: "_Mode"):
+    """With cycles among the sliding gates and no admissible coefficients: the status with one sliding gate
+    released, the one whose bound blocks the forces most (the largest |E_k . r| over the gates at a bound of
+    the bounded least squares, r its residual), to the side of that bound (c = 1: active; c = 0: inactive),
+    among those whose release the closure does not undo; None if there is none."""
+    gu, gv, _, x_tree = mode.forces(theta)
+    target = np.zeros(2 * p)
+    np.add.at(target, mode.sl_a, x_tree)
+    np.add.at(target, p + mode.sl_b, x_tree)
+    gates = np.concatenate([mode.sl_a * p + mode.sl_b, mode.forced])
+    a, b = np.divmod(gates, p)
+    e = np.zeros((2 * p, gates.size))
+    e[a, np.arange(gates.size)] = 1.0
+    e[p + b, np.arange(gates.size)] = 1.0
+    w = theta[2 * p:]
+    gamma = w.mean() - w[(a + b) % p]
+    lo, hi = np.minimum(0.0, gamma), np.maximum(0.0, gamma)
+    hi = np.where(hi > lo, hi, lo + 1e-300)
+    x = lsq_linear(e, target, bounds=(lo, hi), method="bvls", tol=1e-15).x
+    residual = e @ x - target
+    pressure = np.abs(e.T @ residual)
+    for i in np.argsort(-pressure, kind="stable"):
+        c = x[i] / gamma[i] if gamma[i] != 0 else 0.0
+        at_one, at_zero = abs(c - 1) <= 1e-9, abs(c) <= 1e-9
+        if not (at_one or at_zero) or pressure[i] == 0:
+            continue
+        trial = status.copy()
+        trial[int(gates[i])] = 1 if at_one else -1
+        trial = _connected_closure(p, trial)
+        if trial[int(gates[i])] != 0:
+            return trial
+    return None
 
 
 def _agreeing_clones(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, vtol: float) -> np.ndarray:
