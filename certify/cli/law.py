@@ -36,8 +36,10 @@ The five outcomes at T (certify/law/classify.py; "the last decade" is [T/10, T])
   multi_gate_not_aligned  >= 2 active gates, the active/kink pattern unchanged
                           over the last decade, max_zeta F_zeta < 0.99;
   undecided               anything else, with the reason; also every trajectory
-                          that fails validation (it did not reach T, the loss
-                          rose, the balance quantity (A.10) drifted).
+                          that fails validation (it did not reach T, the flow's
+                          loss rose, the balance quantity (A.10) drifted; GD at
+                          a fixed step is not a descent method, so its loss
+                          rises are counted in loss_rises, not held against it).
 The classification is a finite-horizon observation in floats, not a theorem: it
 says what the trajectory looks like at T, never what it does as t -> infinity.
 The fractions come with Wilson 95% score intervals. The one proved number is
