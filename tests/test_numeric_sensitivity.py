@@ -247,6 +247,9 @@ def test_plot_sensitivity(tables, tmp_path):
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(labels) == 5 and all("floats" in t for t in labels)
+    certified = S.plot_sensitivity(Figure(), rows, rows[0]["gap"], gap_label="certified gap (the certificate)")
+    texts = [t.get_text() for t in certified.axes[0].get_legend().get_texts()]
+    assert texts[-1] == "certified gap (the certificate)" and all("floats" in t for t in texts[:-1])
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     with pytest.raises(ValueError):
         S.plot_sensitivity(Figure(), [], 1.0)

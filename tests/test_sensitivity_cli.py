@@ -24,14 +24,20 @@ def test_certify_check_and_tamper(tmp_path, capsys):
     assert main(["check", str(bad)]) == 1
     # a nonzero s row of the terminal map's derivative is false (Psi stays on s = 0)
     document = json.loads(out.read_text())
-    document["claims"]["terminal_map_derivative"]["components"]["s_s"]["exact"] = "1/1000"
+    document["claims"]["terminal_map_derivative"]["components"]["s_s"]["exact"] = "0.001"
     bad.write_text(json.dumps(document))
-    assert main(["check", str(bad)]) != 0
+    assert main(["check", str(bad)]) == 1
     # rank 2 is false
     document = json.loads(out.read_text())
     document["claims"]["gap_rank"]["exact"] = "2"
     bad.write_text(json.dumps(document))
-    assert main(["check", str(bad)]) != 0
+    assert main(["check", str(bad)]) == 1
+    # a box: the claims are about the base point only
+    document = json.loads(out.read_text())
+    document["radius"] = "0.1"
+    bad.write_text(json.dumps(document))
+    assert main(["check", str(bad)]) == 1
+    assert "radius" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, message", [

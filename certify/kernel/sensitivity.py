@@ -19,7 +19,9 @@ along the flow, and s is a clock (ds/dt < 0). Everything below is an exact formu
   continued across s = 0): differentiating Psi(y0) = phi(T(y0), y0) gives Psi' = J_reg + f(y(T)) grad T^T,
   and f(y(T)) = (ds/dt(T-), 0, 0) (da/dt, db/dt carry a factor s), so J_reg = Psi' except its s row,
   which is -ds/dt(T-) grad T^T;
-- the saltation matrix S = I - f n^T/(n^T f) = I - e_s e_s^T exactly, and S J_reg = Psi';
+- the saltation matrix S = I - f n^T/(n^T f) = I - e_s e_s^T exactly, and S J_reg = Psi' (by the derivation:
+  J_reg is computed as Psi' with its s row replaced, so no separate check of the identity is possible here;
+  the tests check it against an independent ODE route);
 - the gap Psi' - J_reg = f grad T^T = e_s (ds/dt(T-) grad T)^T: rank exactly one when ds/dt(T-) != 0 and
   grad T != 0, Frobenius norm |ds/dt(T-)| |grad T|_2.
 
@@ -123,9 +125,10 @@ def hitting_time_gradient_enclosure(params: SensitivityParameters, prec: int) ->
         F_s0 = (1 + (-s0 * g0).exp() / (p - 1)) / g0  # g(s0) = g0 by (2.6)
         dT_ds0 = half_p2 * (F_s0 + ball(params.c) * s0 * I)
         dT_da0 = half_p2 * g0 * I
+        dT_db0 = -dT_da0  # inside the block: negation rounds to the working precision
     if not (certainly_positive(dT_ds0) and certainly_positive(dT_da0)):
         raise NotCertified("the hitting-time gradient is not certainly nonzero", "hitting_time_gradient")
-    return {"s": dT_ds0, "a": dT_da0, "b": -dT_da0}
+    return {"s": dT_ds0, "a": dT_da0, "b": dT_db0}
 
 
 def event_speed_enclosure(params: SensitivityParameters, prec: int) -> arb:
@@ -181,25 +184,6 @@ def saltation_matrix(params: SensitivityParameters) -> dict[str, fmpq]:
     return {f"{i}_{j}": fmpq(1 if (i == j and i != "s") else 0) for i in COORDINATES for j in COORDINATES}
 
 
-def _entry(x) -> arb:
-    return ball(x) if isinstance(x, fmpq) else x
-
-
-def saltation_identity_holds(params: SensitivityParameters, prec: int) -> bool:
-    """Whether the balls of S J_reg and Psi' overlap entry by entry (a consistency check of the two computations;
-    the identity itself is the derivation of the module docstring)."""
-    S = saltation_matrix(params)
-    J = regional_derivative_enclosure(params, prec)
-    psi = terminal_map_derivative_enclosure(params, prec)
-    with working_precision(prec):
-        for i in COORDINATES:
-            for j in COORDINATES:
-                product = sum((_entry(S[f"{i}_{k}"]) * _entry(J[f"{k}_{j}"]) for k in COORDINATES), ball(0))
-                if not (product - _entry(psi[f"{i}_{j}"])).contains(0):
-                    return False
-    return True
-
-
 def sensitivity_gap_enclosure(params: SensitivityParameters, prec: int) -> arb:
     """Encloses |Psi' - J_reg|_F = |ds/dt(T-)| |grad T|_2 (the gap is e_s (ds/dt(T-) grad T)^T); certainly
     positive. Requires the hypotheses."""
@@ -222,14 +206,12 @@ def sensitivity_claims(params: SensitivityParameters, radius: fmpq, prec: int) -
     the certificate is about one trajectory, not a box). Raises HypothesisError, NotCertified."""
     require_sensitivity_hypotheses(params)
     if radius != 0:
-        raise HypothesisError(f"the sensitivity certificate is about the base point only: radius must be 0, got "
-                              f"{format_rational(fmpq(radius))}")
+        raise NotCertified(f"the sensitivity certificate is about the base point only: radius must be 0, got "
+                           f"{format_rational(fmpq(radius))}", "radius")
     grad = hitting_time_gradient_enclosure(params, prec)
     speed = event_speed_enclosure(params, prec)
     psi = terminal_map_derivative_enclosure(params, prec)
     jreg = regional_derivative_enclosure(params, prec)
-    if not saltation_identity_holds(params, prec):
-        raise NotCertified("S J_reg and Psi' do not agree", "saltation_matrix")
     gap = sensitivity_gap_enclosure(params, prec)
     zero = fmpq(0)
     return [
@@ -250,7 +232,8 @@ def sensitivity_claims(params: SensitivityParameters, radius: fmpq, prec: int) -
               "base_point", components=_matrix_components(psi)),
         Claim("saltation_matrix",
               "S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event and n = e_s, exactly; "
-              "S J_reg = Psi' (checked entry by entry with balls)",
+              "S J_reg = Psi' holds by the derivation (J_reg's a, b rows are Psi''s since f is parallel to e_s, "
+              "and S deletes the s row), not by a separate computation",
               "base_point", components={key: Quantity(exact=value) for key, value in saltation_matrix(params).items()}),
         enclosure("sensitivity_gap",
                   "|Psi' - J_reg|_F = |ds/dt(T-)| |grad T|_2 lies in [lo, hi], lo > 0",

@@ -73,8 +73,8 @@ def _matrix(components: dict) -> str:
             row.append(_exact(text if "exact" in part else short(text, False, 8), f"component {i}_{j}"))
         cells.append(" & ".join(row))
     body = r" \\ ".join(cells)
-    return (r"\\ \quad rows $s,a,b$, columns $\partial/\partial s_0,\partial/\partial a_0,\partial/\partial b_0$ "
-            r"(lower ends, 8 digits): $\begin{pmatrix}" + body + r"\end{pmatrix}$")
+    return (r"\\ \quad as a matrix, rows $s,a,b$, columns $s_0,a_0,b_0$ (exact entries as they are, "
+            r"enclosures by their lower ends to 8 digits): $\begin{pmatrix}" + body + r"\end{pmatrix}$")
 
 
 def _numbers(stored: dict, claim_id: str, name: str = "value") -> str:

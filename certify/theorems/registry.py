@@ -401,7 +401,8 @@ trajectory: the radius is 0 and there are no probability claims.
 Hypotheses (checked exactly): epsilon, A, B > 0; B > epsilon/2; Gamma =
 A^2 - p epsilon^2/(2(p-1)) > 0. Defaults epsilon=1, A=2, B=1.
 --plot FILE runs the float experiment (gradient descent on the full network at
-eta = 1e-1 ... 1e-4, its exact forward-mode derivative against J_reg and Psi').""",
+eta = 1e-1, 1e-2, 1e-3, its exact forward-mode derivative against J_reg and
+Psi'; tests/bench_sensitivity.py adds 1e-4).""",
     hypotheses="epsilon, A, B > 0; B > epsilon/2; Gamma = A^2 - p epsilon^2/(2(p-1)) > 0",
     parameters=(_EPSILON, _A, _B),
     coq=None,
