@@ -65,10 +65,15 @@ def module_name(document: dict) -> str:
 
 
 def radius_lemma(document: dict) -> Lemma:
-    """``radius_positive : 0 < r``: every box lemma quantifies over |x - c| <= r, vacuous for r < 0."""
+    """``radius_positive : 0 < r``: every box lemma quantifies over |x - c| <= r, vacuous for r < 0; for a
+    certificate about its base point only (radius 0, e.g. sensitivity) ``radius_zero : r = 0`` instead."""
     from .terms import number, real
 
-    return Lemma("radius_positive", "radius", f"0 < {real(number(document['radius'], 'radius'))}", "lra.",
+    r = number(document["radius"], "radius")
+    if r == 0:
+        return Lemma("radius_zero", "radius", f"{real(r)} = 0", "lra.",
+                     "the certificate is about the trajectory of its base point only: no box")
+    return Lemma("radius_positive", "radius", f"0 < {real(r)}", "lra.",
                  "the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set")
 
 

@@ -18,9 +18,9 @@ Qed.
 Local Close Scope positive_scope.
 Local Open Scope R_scope.
 
-(* claim radius: the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set. *)
-Lemma radius_positive :
-  0 < 0.
+(* claim radius: the certificate is about the trajectory of its base point only: no box. *)
+Lemma radius_zero :
+  0 = 0.
 Proof.
   lra.
 Qed.
