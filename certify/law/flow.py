@@ -32,8 +32,8 @@ What is implemented (docs/outcome-law.md says the same with the reasons):
 - **Validation.** At every solver step the loss (1.1) must not rise beyond an error allowance (below), and
   the balance quantity (A.10), conserved by every Clarke trajectory (Lemma A.8), is tracked.
 - **Zeno.** Tangential exits can cause endless zero-length modes; a run with more than
-  :data:`MAX_SWITCHES` mode changes, or :data:`MAX_ZERO_LENGTH` successive modes of no length, stops with
-  a failure that the classifier reports as undecided.
+  :data:`MAX_SWITCHES` mode changes, :data:`MAX_ZERO_LENGTH` successive modes of no length, or
+  :data:`MAX_EVALUATIONS` field evaluations stops with a failure that the classifier reports as undecided.
 
 Floats only: an observation, never a bound.
 """
@@ -57,6 +57,14 @@ RTOL, ATOL = 1e-10, 1e-12
 MAX_SWITCHES = 2000
 #: Successive modes of zero length after which a run stops as undecided (a Zeno loop at a tangential exit).
 MAX_ZERO_LENGTH = 50
+#: Field evaluations after which a run stops as undecided (a typical p = 5-13 run needs 10^3-10^4; a mode
+#: that drives the solver to ever smaller steps would otherwise run for hours). A count, not a clock, so
+#: the outcome does not depend on the machine.
+MAX_EVALUATIONS = 400_000
+
+
+class _EvaluationBudget(Exception):
+    """The run used MAX_EVALUATIONS field evaluations."""
 #: Relative inadmissibility (see _Mode.inadmissibility) beyond which a sliding mode must end.
 INADMISSIBLE = 1e-9
 #: Offset of the gate-crossing events, relative to max(1, max |u|, |v|): far below the kink test of an event
@@ -443,6 +451,7 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
     death_time = None
     failure = None
     tau = 0.0
+    evaluations = [0]
     held_back = ()
     states[0], losses[0] = theta, last_loss
     filled = 1
@@ -453,6 +462,9 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
             break
 
         def rhs(s, y, mode=mode):
+            evaluations[0] += 1
+            if evaluations[0] > MAX_EVALUATIONS:
+                raise _EvaluationBudget
             return math.exp(s) * mode.time_derivative(y)
 
         # The crossing events are offset by a hair (EVENT_OFFSET x scale): a gate that has just left a face
@@ -499,6 +511,10 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
                 sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL,
                                 dense_output=True)
                 sol.t_events = []
+        except _EvaluationBudget:
+            failure = (f"more than {MAX_EVALUATIONS} field evaluations by t = {math.expm1(tau):.4g} "
+                       "(the solver could not get through one mode)")
+            break
         except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
             failure = f"solver error: {exc}"
             break
