@@ -140,22 +140,26 @@ class _Mode:
         if self.forced.size == 0:
             c = self.coefficients(theta)
             return float(max(0.0, -c.min(), c.max() - 1))
+        _, e, x, target = self.admissible_fit(theta)
+        return float(np.linalg.norm(e @ x - target) / max(np.linalg.norm(target), 1e-300))
+
+    def admissible_fit(self, theta: np.ndarray):
+        """(gates, E, x, target) over every sliding gate (forest, then forced): E their incidence on the 2p rows
+        and columns, target = E^T x of the forest's coefficients (the mode's forces), and x the closest fit
+        to it with x_k = c_k gamma_k, c_k in [0, 1] (bounded least squares)."""
         p = self.p
-        gu, gv, _, x = self.forces(theta)
-        b = np.zeros(2 * p)
-        np.add.at(b, self.sl_a, x)
-        np.add.at(b, p + self.sl_b, x)
+        _, _, _, x_tree = self.forces(theta)
         gates = np.concatenate([self.sl_a * p + self.sl_b, self.forced])
-        a, bb = np.divmod(gates, p)
-        e = np.zeros((2 * p, gates.size))
-        e[a, np.arange(gates.size)] = 1.0
-        e[p + bb, np.arange(gates.size)] = 1.0
+        e = _incidence(p, gates)
+        target = np.zeros(2 * p)
+        np.add.at(target, self.sl_a, x_tree)
+        np.add.at(target, p + self.sl_b, x_tree)
         w = theta[2 * p:]
-        gamma = w.mean() - w[(a + bb) % p]
+        gamma = w.mean() - w[(gates // p + gates % p) % p]
         lo, hi = np.minimum(0.0, gamma), np.maximum(0.0, gamma)
         hi = np.where(hi > lo, hi, lo + 1e-300)  # lsq_linear needs lo < hi; a gamma of exactly 0 pins x at 0
-        sol = lsq_linear(e, b, bounds=(lo, hi), method="bvls", tol=1e-15)
-        return float(np.linalg.norm(e @ sol.x - b) / max(np.linalg.norm(b), 1e-300))
+        x = lsq_linear(e, target, bounds=(lo, hi), method="bvls", tol=1e-15).x
+        return gates, e, x, target
 
     def coefficients(self, theta: np.ndarray) -> np.ndarray:
         """The sliding coefficients c = x / gamma_y (one per sliding gate)."""
@@ -164,9 +168,17 @@ class _Mode:
         return x / (w.mean() - w[self.sl_y])
 
 
-def _spanning_forest(p: int, gates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Split sliding gates (in the given order) into a forest of the bipartite row/column graph and the
-    gates that close a cycle (their z is then the alternating sum of the forest's gates around it)."""
+def _incidence(p: int, gates: np.ndarray) -> np.ndarray:
+    """E of shape (2p, len(gates)): gate a*p + b's column has 1 in row a (its u) and in row p + b (its v)."""
+    a, b = np.divmod(np.asarray(gates, dtype=int), p)
+    e = np.zeros((2 * p, a.size))
+    e[a, np.arange(a.size)] = 1.0
+    e[p + b, np.arange(a.size)] = 1.0
+    return e
+
+
+def _union_find(p: int):
+    """(root, parent) over the 2p rows and columns (u(a) is node a, v(b) node p + b), all apart."""
     parent = list(range(2 * p))
 
     def root(i: int) -> int:
@@ -175,6 +187,22 @@ def _spanning_forest(p: int, gates: np.ndarray) -> tuple[np.ndarray, np.ndarray]
             i = parent[i]
         return i
 
+    return root, parent
+
+
+def _sliding_roots(p: int, status: np.ndarray):
+    """root of :func:`_union_find` with the rows and columns joined by every sliding gate (status 0)."""
+    root, parent = _union_find(p)
+    for k in np.flatnonzero(status == 0):
+        a, b = divmod(int(k), p)
+        parent[root(a)] = root(p + b)
+    return root
+
+
+def _spanning_forest(p: int, gates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split sliding gates (in the given order) into a forest of the bipartite row/column graph and the
+    gates that close a cycle (their z is then the alternating sum of the forest's gates around it)."""
+    root, parent = _union_find(p)
     tree, forced = [], []
     for k in gates:
         a, b = divmod(int(k), p)
@@ -190,17 +218,7 @@ def _spanning_forest(p: int, gates: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def _connected_closure(p: int, status: np.ndarray) -> np.ndarray:
     """status with every gate whose row and column are joined by sliding gates set to 0 (it is held on its
     kink by them: its z is an alternating sum of theirs)."""
-    parent = list(range(2 * p))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for k in np.flatnonzero(status == 0):
-        a, b = divmod(int(k), p)
-        parent[root(a)] = root(p + b)
+    root = _sliding_roots(p, status)
     out = status.copy()
     for k in range(p * p):
         a, b = divmod(k, p)
@@ -236,9 +254,7 @@ def _snap(theta: np.ndarray, p: int, kinks: np.ndarray) -> np.ndarray:
     if kinks.size == 0:
         return theta
     a, b = np.divmod(kinks, p)
-    e = np.zeros((kinks.size, 2 * p))
-    e[np.arange(kinks.size), a] = 1.0
-    e[np.arange(kinks.size), p + b] = 1.0
+    e = _incidence(p, kinks).T
     z = theta[a] + theta[p + b]
     delta = -np.linalg.lstsq(e, z, rcond=None)[0]
     out = theta.copy()
@@ -266,9 +282,7 @@ def _resolve(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, l
         return new
     a, b = np.divmod(decide, p)
     gamma = w.mean() - w[(a + b) % p]
-    e = np.zeros((decide.size, 2 * p))
-    e[np.arange(decide.size), a] = 1.0
-    e[np.arange(decide.size), p + b] = 1.0
+    e = _incidence(p, decide).T
     attract = gamma > 0
     x = np.zeros(decide.size)
     if attract.any():
@@ -359,20 +373,9 @@ def _release_blocking_gate(theta: np.ndarray, p: int, status: np.ndarray, mode: 
     released, the one whose bound blocks the forces most (the largest |E_k . r| over the gates at a bound of
     the bounded least squares, r its residual), to the side of that bound (c = 1: active; c = 0: inactive),
     among those whose release the closure does not undo; None if there is none."""
-    gu, gv, _, x_tree = mode.forces(theta)
-    target = np.zeros(2 * p)
-    np.add.at(target, mode.sl_a, x_tree)
-    np.add.at(target, p + mode.sl_b, x_tree)
-    gates = np.concatenate([mode.sl_a * p + mode.sl_b, mode.forced])
-    a, b = np.divmod(gates, p)
-    e = np.zeros((2 * p, gates.size))
-    e[a, np.arange(gates.size)] = 1.0
-    e[p + b, np.arange(gates.size)] = 1.0
+    gates, e, x, target = mode.admissible_fit(theta)
     w = theta[2 * p:]
-    gamma = w.mean() - w[(a + b) % p]
-    lo, hi = np.minimum(0.0, gamma), np.maximum(0.0, gamma)
-    hi = np.where(hi > lo, hi, lo + 1e-300)
-    x = lsq_linear(e, target, bounds=(lo, hi), method="bvls", tol=1e-15).x
+    gamma = w.mean() - w[(gates // p + gates % p) % p]
     residual = e @ x - target
     pressure = np.abs(e.T @ residual)
     for i in np.argsort(-pressure, kind="stable"):
@@ -394,17 +397,7 @@ def _agreeing_clones(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.nd
     slide: they are one gate. If such kink gates were decided differently (one to each side), all of them take
     the side the field moves them to with every one inactive (ReLU'(0) = 0): active if dz/dt > 0, else inactive.
     """
-    parent = list(range(2 * p))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for k in np.flatnonzero(status == 0):
-        a, b = divmod(int(k), p)
-        parent[root(a)] = root(p + b)
+    root = _sliding_roots(p, status)
     classes: dict = {}
     for k in kinks:
         if status[k] != 0:
