@@ -169,9 +169,12 @@ def terminal_map_derivative_enclosure(params: SensitivityParameters, prec: int) 
 def regional_derivative_enclosure(params: SensitivityParameters, prec: int) -> dict[str, arb | fmpq]:
     """J_reg = D phi_{T*}(y0) by entries ``i_j``: Psi' with its s row replaced by -ds/dt(T-) grad T^T
     (module docstring: Psi' = J_reg + f(y(T)) grad T^T, f(y(T)) = (ds/dt(T-), 0, 0)). Requires the hypotheses."""
-    psi = terminal_map_derivative_enclosure(params, prec)
-    grad = hitting_time_gradient_enclosure(params, prec)
-    speed = event_speed_enclosure(params, prec)
+    return _regional(terminal_map_derivative_enclosure(params, prec), hitting_time_gradient_enclosure(params, prec),
+                     event_speed_enclosure(params, prec), prec)
+
+
+def _regional(psi: dict, grad: dict, speed: arb, prec: int) -> dict[str, arb | fmpq]:
+    """J_reg from Psi', grad T and ds/dt(T-): Psi' with its s row replaced by -ds/dt(T-) grad T^T."""
     with working_precision(prec):
         out = dict(psi)
         for j in COORDINATES:
@@ -187,8 +190,11 @@ def saltation_matrix(params: SensitivityParameters) -> dict[str, fmpq]:
 def sensitivity_gap_enclosure(params: SensitivityParameters, prec: int) -> arb:
     """Encloses |Psi' - J_reg|_F = |ds/dt(T-)| |grad T|_2 (the gap is e_s (ds/dt(T-) grad T)^T); certainly
     positive. Requires the hypotheses."""
-    grad = hitting_time_gradient_enclosure(params, prec)
-    speed = event_speed_enclosure(params, prec)
+    return _gap(hitting_time_gradient_enclosure(params, prec), event_speed_enclosure(params, prec), prec)
+
+
+def _gap(grad: dict, speed: arb, prec: int) -> arb:
+    """|ds/dt(T-)| |grad T|_2 from grad T and ds/dt(T-) < 0; NotCertified unless certainly positive."""
     with working_precision(prec):
         gap = -speed * sum((grad[j] * grad[j] for j in COORDINATES), ball(0)).sqrt()
     if not certainly_positive(gap):
@@ -211,8 +217,9 @@ def sensitivity_claims(params: SensitivityParameters, radius: fmpq, prec: int) -
     grad = hitting_time_gradient_enclosure(params, prec)
     speed = event_speed_enclosure(params, prec)
     psi = terminal_map_derivative_enclosure(params, prec)
-    jreg = regional_derivative_enclosure(params, prec)
-    gap = sensitivity_gap_enclosure(params, prec)
+    # grad T is one acb.integral: computed once here, not again inside each derived quantity
+    jreg = _regional(psi, grad, speed, prec)
+    gap = _gap(grad, speed, prec)
     zero = fmpq(0)
     return [
         Claim("hitting_time_gradient",
