@@ -164,7 +164,8 @@ class Quantity:
     log10_hi_text = property(lambda self: self.text("log10_hi"), doc="The stored text of log10_hi, or None.")
 
     def display(self) -> str:
-        """The numbers as plain text, printing only what they imply (:mod:`certify.render.numbers`' rules)."""
+        """The numbers as plain text, printing only what they imply: :func:`certify.render.numbers.display`,
+        the rule every command summary and document uses (``= 45.9932965048...``, ``in [17.1, 140]``)."""
         return _quantity_text({key: self._stored[key] for key in self.keys()})
 
     def __repr__(self) -> str:
@@ -300,9 +301,11 @@ class Certificate:
     # -- rich display
     def _repr_markdown_(self) -> str:
         """A Markdown table: claim id, scope, what the claim's numbers imply (plain text), statement."""
-        parameters = ", ".join(f"{name} = {text}" for name, text in self._document["parameters"].items())
-        rows = [f"**certify/1 certificate: {self.theorem}, p = {self.p}** ({_md(parameters)}; radius "
-                f"{_md(self._document['radius'])}; {self.precision_bits} bits; not checked until `.check()`)", "",
+        from .render.summary import parameter, parameters_text
+
+        rows = [f"**certify/1 certificate: {self.theorem}, p = {self.p}** ({_md(parameters_text(self._document))}; "
+                f"radius {_md(parameter(self._document['radius']))}; {self.precision_bits} bits; "
+                "not checked until `.check()`)", "",
                 "| claim | scope | certified | statement |", "| --- | --- | --- | --- |"]
         for claim_id, claim in self.claims.items():
             numbers = [claim.display()] if claim.keys() else []
@@ -328,27 +331,18 @@ class Certificate:
 # --- text and LaTeX of numbers ---------------------------------------------------------------------------
 
 def _quantity_math(stored: dict, subject: str = "x") -> str:
-    """Math-mode LaTeX of one quantity: :func:`certify.render.numbers.quantity_latex` without break hints."""
-    from .render.numbers import quantity_latex
+    """Math-mode LaTeX of one quantity: :func:`certify.render.numbers.display` in LaTeX, about ``subject``."""
+    from .render.numbers import display
 
-    return quantity_latex(stored, subject, separator=" ").replace(r"\allowbreak ", "")
+    return display(stored, "latex", subject)
 
 
 def _quantity_text(stored: dict) -> str:
-    """Plain text of :func:`_quantity_math`: ``= 1/6``, ``= 45.99329...``, ``in [17.14, 139.71]``, ``>= 0.006``.
+    """Plain text of one quantity: :func:`certify.render.numbers.display` (``= 1/6``, ``= 45.9932965048...``,
+    ``in [17.1, 140]``, ``>= 0.006``, ``>= 1.79932e-34, >= 10^-33.75``)."""
+    from .render.numbers import display
 
-    Made from the LaTeX by the inverse of :func:`certify.render.numbers.latex_exact` (``\\frac{a}{b}``
-    -> ``a/b``, ``\\times 10^{k}`` -> ``ek``), so it states exactly what the LaTeX states.
-    """
-    import re
-
-    text = _quantity_math(stored, "").strip()
-    text = re.sub(r"\\frac\{([0-9]+)\}\{([0-9]+)\}", r"\1/\2", text)
-    text = re.sub(r"\\times 10\^\{(-?[0-9]+)\}", r"e\1", text)
-    for latex, plain in ((r"\ldots", "..."), (r"\in", "in"), (r"\ge", ">="), (r"\le", "<="), (r",\ ", ", ")):
-        text = text.replace(latex, plain)
-    text = re.sub(r"10\^\{([^{}]*)\}", r"10^\1", text)
-    return re.sub(r"\s+", " ", text)
+    return display(stored, "text")
 
 
 _MARKDOWN_SPECIAL = set("\\`*_{}[]()#+-.!|<>$~^&")

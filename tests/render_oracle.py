@@ -149,3 +149,43 @@ def implied(statement: str, lo, hi) -> bool:
     if statement.startswith(r"\le "):
         return hi is not None and cmp(printed_number(statement[4:]), hi) >= 0
     raise AssertionError(f"unknown statement {statement!r}")
+
+
+# ---------------------------------------------------------------- the plain-text form of the same statements
+
+_TEXT_EXPONENT = re.compile(r"(?<=[0-9.])e(-?[0-9]+)")
+
+
+def text_to_latex(statement: str) -> str:
+    """A text statement (``= 45.99...``, ``in [17.1, 140]``, ``>= 1.2e-7``, ``= 1/6``) in the LaTeX form
+    :func:`implied` reads: ``...`` -> ``\\ldots``, ``eK`` -> ``\\times 10^{K}``, ``a/b`` -> ``\\frac{a}{b}``."""
+    for plain, latex in (("in [", r"\in ["), (">= ", r"\ge "), ("<= ", r"\le ")):
+        if statement.startswith(plain):
+            statement = latex + statement[len(plain):]
+    statement = _TEXT_EXPONENT.sub(r"\\times 10^{\1}", statement)  # before "..." -> \ldots: "1.2...e5"
+    statement = statement.replace("...", r"\ldots")
+    return re.sub(r"([0-9]+)/([0-9]+)", r"\\frac{\1}{\2}", statement)
+
+
+def power_statement(statement: str, style: str = "latex") -> str | None:
+    """A statement about 10^x as the same statement about x (10^x is increasing), or None if it is not one:
+    ``= 10^{t}`` / ``= 10^t`` / ``= 10^(t)`` -> ``= t``, ``\\in [10^{a}, 10^{b}]`` -> ``\\in [a, b]``, ..."""
+    if style == "latex":
+        match = re.fullmatch(r"(= |\\ge |\\le )10\^\{(.*)\}", statement)
+        if match:
+            return match.group(1) + match.group(2)
+        match = re.fullmatch(r"\\in \[10\^\{(.*)\}, 10\^\{(.*)\}\]", statement)
+        return rf"\in [{match.group(1)}, {match.group(2)}]" if match else None
+    power = r"10\^(?:\(([^()]*)\)|([^(), \]]*))"
+    match = re.fullmatch(rf"(= |>= |<= ){power}", statement)
+    if match:
+        return match.group(1) + (match.group(2) or match.group(3))
+    match = re.fullmatch(rf"in \[{power}, {power}\]", statement)
+    if match:
+        return f"in [{match.group(1) or match.group(2)}, {match.group(3) or match.group(4)}]"
+    return None
+
+
+def implied_text(statement: str, lo, hi) -> bool:
+    """:func:`implied` for a plain-text statement."""
+    return implied(text_to_latex(statement), lo, hi)

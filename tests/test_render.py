@@ -5,7 +5,7 @@ from decimal import Decimal, localcontext
 from hypothesis import given, strategies as st
 
 from certify.render.derivations import derivation_latex, derivation_text, latex_escape
-from certify.render.numbers import certified_digits, latex_bound, latex_enclosure, latex_exact
+from certify.render.numbers import certified_digits, display, latex_exact
 from certify.symbolic import derivation
 
 
@@ -26,9 +26,10 @@ def test_certified_digits_are_shared_by_both_ends(centre, width):
 def test_certified_digits_examples():
     assert certified_digits("45.9932965048", "45.9932965049") == ("45.993296504", 0)
     assert certified_digits("1.8200560403e561", "1.8200560405e561")[1] == 561
-    assert latex_enclosure("0.999", "1.001") == r"\in [0.999, 1.001]"
-    assert latex_bound("2197/124", False) == "17.7177" and latex_bound("2197/124", True) == "17.7178"
-    assert latex_bound("5.8996875316e-35", False) == r"5.89968\times 10^{-35}"
+    assert display({"lo": "0.999", "hi": "1.001"}, "latex") == r"\in [0.999, 1.001]"
+    # 2197/124 = 17.717741...: six digits, down and up
+    assert display({"lo": "2197/124"}) == ">= 17.7177" and display({"hi": "2197/124"}) == "<= 17.7178"
+    assert display({"lo": "5.8996875316e-35"}, "latex") == r"\ge 5.89968\times 10^{-35}"
     assert latex_exact("-3/4") == r"-\frac{3}{4}" and latex_exact("20.5") == "20.5"
 
 

@@ -1,15 +1,17 @@
-"""What a document prints about a number is implied by the certificate: checked against an oracle.
+"""What is printed about a number is implied by the certificate: checked against an oracle.
 
 The oracle (tests/render_oracle.py) is written independently of certify.render.numbers. For each
-rendering of an enclosure lo <= value <= hi the tests check:
+rendering of an enclosure lo <= value <= hi by certify.render.numbers.display (LaTeX and text, which
+must state the same thing) the tests check:
 
 * soundness: a printed lower end is <= lo, a printed upper end >= hi; certified digits D with
   unit u mean D <= lo <= hi < D + u (for negative values: in magnitude);
-* the rule: certified digits exactly when lo, hi share k >= 3 significant digits and k >= m - 2
-  (m the width's digit position), and then all k of them;
-* usefulness: the digits' unit is at most 100 times the width, an interval's ends move by at most
-  a tenth of the width (and by at most 1% of their own magnitude), 0 and +-1 are never reached from
-  the inside.
+* the rule: certified digits exactly when lo, hi share k >= 3 significant digits and
+  k >= min(m - 2, DISPLAY_DIGITS) (m the width's digit position), and then the first min(k, DISPLAY_DIGITS);
+* usefulness: when fewer than DISPLAY_DIGITS are shared the digits' unit is at most 100 times the width;
+  an interval's ends get max(3, min(m + 1, DISPLAY_DIGITS)) digits, so they move by at most a tenth of
+  the width when m + 1 <= DISPLAY_DIGITS (and by at most 1% of their own magnitude), and 0 and +-1 are
+  never reached from the inside.
 """
 
 from __future__ import annotations
@@ -21,12 +23,20 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
-from certify.render.numbers import certified_digits, latex_bound, latex_enclosure, latex_exact
+from certify.render.numbers import DISPLAY_DIGITS, certified_digits, display, display_parts, latex_exact
 
-from render_oracle import (add, clean, cmp, lead, oracle_position, oracle_shared, printed_number, scale, sign, sub,
-                           undo_exact, value, NUMBER)
+from render_oracle import (add, clean, cmp, implied, implied_text, lead, oracle_position, oracle_shared,
+                           printed_number, scale, sign, sub, text_to_latex, undo_exact, value, NUMBER)
 
 LANDMARKS = [(Fraction(c), 0) for c in (-1, 0, 1)]
+
+
+def latex_enclosure(lo: str, hi: str) -> str:
+    """The statement display makes about [lo, hi] in LaTeX, after checking that its text form says the same."""
+    (relation, body), = display_parts({"lo": lo, "hi": hi}, "latex", digits=DISPLAY_DIGITS)
+    (text_relation, text_body), = display_parts({"lo": lo, "hi": hi}, "text")
+    assert text_to_latex(f"{text_relation} {text_body}") == f"{relation} {body}", (lo, hi)
+    return f"{relation} {body}"
 
 
 def check_enclosure(lo_text: str, hi_text: str) -> str:
@@ -34,11 +44,17 @@ def check_enclosure(lo_text: str, hi_text: str) -> str:
     lo, hi = value(lo_text), value(hi_text)
     assert cmp(lo, hi) <= 0
     out = clean(latex_enclosure(lo_text, hi_text))
+    assert implied(out, lo, hi), (lo_text, hi_text, out)
     if cmp(lo, hi) == 0:
-        assert out.startswith("= ") and undo_exact(out[2:]) == lo_text, (lo_text, out)
+        text = min(lo_text, hi_text, key=len)
+        if len(text) <= 24:  # as written
+            assert out.startswith("= ") and undo_exact(out[2:]) == text, (lo_text, out)
+        else:  # its first DISPLAY_DIGITS significant digits, or all of them
+            shown = re.match(r"= -?([0-9.]*)", out).group(1).replace(".", "").lstrip("0")
+            assert len(shown) == DISPLAY_DIGITS or r"\ldots" not in out, (lo_text, out)
         return "exact"
     k, position = oracle_shared(lo, hi), oracle_position(lo, hi)
-    expect_digits = k >= 3 and position is not None and k >= position - 2
+    expect_digits = k >= 3 and position is not None and k >= min(position - 2, DISPLAY_DIGITS)
     digits = re.fullmatch(r"= (-?)([0-9]+(?:\.[0-9]*)?)\\ldots(?:\\times 10\^\{(-?[0-9]+)\})?", out)
     if digits:
         assert expect_digits, (lo_text, hi_text, out, k, position)
@@ -49,8 +65,9 @@ def check_enclosure(lo_text: str, hi_text: str) -> str:
         magnitudes = ((-hi[0], hi[1]), (-lo[0], lo[1])) if negative else (lo, hi)
         # the statement: every value of [lo, hi] has magnitude in [D, D + u)
         assert cmp(low_end, magnitudes[0]) <= 0 and cmp(magnitudes[1], add(low_end, unit)) < 0, (lo_text, hi_text, out)
-        assert len(body.replace(".", "").lstrip("0")) == k  # all shared digits, no more
-        assert cmp(unit, scale(sub(hi, lo), Fraction(100))) <= 0  # useful: u <= 100 w
+        assert len(body.replace(".", "").lstrip("0")) == min(k, DISPLAY_DIGITS)  # the shared digits, to the cap
+        if k < DISPLAY_DIGITS:
+            assert cmp(unit, scale(sub(hi, lo), Fraction(100))) <= 0  # useful: u <= 100 w
         if body.startswith("0."):
             assert exponent == 0
         assert "." in body  # never "123\ldots", which could be read as 123.xxx
@@ -65,7 +82,7 @@ def check_enclosure(lo_text: str, hi_text: str) -> str:
             assert sign(shown) == 0
         else:  # at least 3 significant digits: moved by at most 1% of its magnitude
             assert cmp((abs(sub(shown, end)[0]), sub(shown, end)[1]), (Fraction(1), lead(end) - 2)) <= 0
-    if position is not None:  # each end moves by at most w / 10
+    if position is not None and position + 1 <= DISPLAY_DIGITS:  # each end moves by at most w / 10
         tenth = scale(sub(hi, lo), Fraction(1, 10))
         assert cmp(sub(lo, a), tenth) <= 0 and cmp(sub(b, hi), tenth) <= 0, (lo_text, hi_text, out)
     for landmark in LANDMARKS:
@@ -252,28 +269,61 @@ def test_lo_above_hi_is_refused():
 
 # ---------------------------------------------------------------- one-sided bounds
 
+def bound_shown(text: str, upward: bool, log10: bool = False, style: str = "latex"):
+    """The number display prints for the one-sided bound (a log10 bound: the exponent of its power of ten)."""
+    key = ("log10_hi" if upward else "log10_lo") if log10 else ("hi" if upward else "lo")
+    (relation, body), = display_parts({key: text}, style)
+    assert relation == ({"latex": r"\le", "text": "<="} if upward else {"latex": r"\ge", "text": ">="})[style]
+    if log10:
+        body = re.fullmatch(r"10\^\{(.*)\}" if style == "latex" else r"10\^\(?([^()]*)\)?", body).group(1)
+    return printed_number(clean(body if style == "latex" else text_to_latex(body)))
+
+
 @settings(max_examples=1000, deadline=None)
-@given(st.integers(-10 ** 45, 10 ** 45), EXPONENTS, st.booleans(), st.integers(1, 12), st.booleans())
-def test_one_sided_bounds_are_outward_and_keep_their_side_of_0_and_1(mantissa, exponent, upward, digits, plain):
+@given(st.integers(-10 ** 45, 10 ** 45), EXPONENTS, st.booleans(), st.booleans(), st.booleans())
+def test_one_sided_bounds_are_outward_and_keep_their_side_of_0_and_1(mantissa, exponent, upward, plain, log10):
+    """A bound: BOUND_DIGITS = 6 significant digits; a log10 bound: 2 decimal places, at most 6 digits."""
     text = decimal_text(mantissa, exponent, plain)
     exact = value(text)
-    shown = printed_number(clean(latex_bound(text, upward, digits)))
-    assert cmp(shown, exact) >= 0 if upward else cmp(shown, exact) <= 0
-    if sign(exact):
-        error = sub(shown, exact)
-        if lead(exact) not in (-1, 0):  # no landmark can force more digits: within a unit of the digits-th digit
-            assert cmp((abs(error[0]), error[1]), (Fraction(1), lead(exact) - digits + 1)) <= 0
-    for landmark in LANDMARKS:
-        if upward and cmp(exact, landmark) < 0:
-            assert cmp(shown, landmark) < 0
-        if not upward and cmp(exact, landmark) > 0:
-            assert cmp(shown, landmark) > 0
+    for style in ("latex", "text"):
+        shown = bound_shown(text, upward, log10, style)
+        assert cmp(shown, exact) >= 0 if upward else cmp(shown, exact) <= 0
+        if sign(exact) and lead(exact) not in (-1, 0):  # no landmark can force more digits
+            error = sub(shown, exact)
+            unit = lead(exact) - 5 if not log10 else max(-2, lead(exact) - 5)
+            assert cmp((abs(error[0]), error[1]), (Fraction(1), unit)) <= 0, (text, shown)
+        for landmark in LANDMARKS:
+            if upward and cmp(exact, landmark) < 0:
+                assert cmp(shown, landmark) < 0
+            if not upward and cmp(exact, landmark) > 0:
+                assert cmp(shown, landmark) > 0
 
 
-def test_bounds_near_one_are_not_printed_as_one():
-    assert clean(latex_bound("0.99999999", True)) == "0.99999999"
-    assert clean(latex_bound("1.0000001", False)) == "1.0000001"
-    assert clean(latex_bound("-0.9999999999", False)) == "-0.9999999999"
+@pytest.mark.parametrize("text, upward, log10, shown", [
+    ("0.99999999", True, False, "0.99999999"),  # not 1: a bound below 1 stays below 1
+    ("1.0000001", False, False, "1.0000001"),
+    ("-0.9999999999", False, False, "-0.9999999999"),
+    ("0.0106936008490061200265197443357822783048793345", False, False, "0.0106936"),
+    ("1.23506700838707328288243134138820364121310469", True, False, "1.23507"),
+    ("68995071/84500000", False, False, "0.816509"),  # 0.81650971... rounded down
+    ("-12179/109850000", True, False, "-0.000110869"),  # -0.00011086936... rounded up
+    ("1.79932090977349313326311672434873302927010754e-34", False, False, "1.79932e-34"),
+    ("-7.34316320069772453345713809105289873", False, True, "-7.35"),  # the dead region at p = 13: down
+    ("-33.7448913731109342982514193900374421", False, True, "-33.75"),
+    ("-8.397578832368990550791351673029965099", False, True, "-8.40"),  # two places, the zero kept
+    ("-1791.4421310124771239647516888792085744", False, True, "-1791.45"),
+    ("-9.77162584282316577370725195500661252e53", False, True, "-9.77163e53"),  # 6 digits, not 36
+    ("561.26008476032636725934544502044164", False, True, "561.26"),
+    ("561.260084760326367259345445020441641", True, True, "561.27"),
+    ("-0.00012345", True, True, "-0.0001"),  # one significant digit, up: still below 0
+])
+def test_named_bounds(text, upward, log10, shown):
+    """Expected values worked out by hand: the digits kept, then the last one moved outward if anything
+    was dropped (and more digits where a landmark would be reached)."""
+    (relation, body), = display_parts({("log10_" if log10 else "") + ("hi" if upward else "lo"): text})
+    assert relation == ("<=" if upward else ">=")
+    expected = f"10^({shown})" if log10 and "e" in shown else f"10^{shown}" if log10 else shown
+    assert body == expected
 
 
 # ---------------------------------------------------------------- exact values: every digit
@@ -335,19 +385,50 @@ def test_certified_digits_mean_what_they_say():
         assert cmp(d, magnitudes[0]) <= 0 and cmp(magnitudes[1], add(d, u)) < 0, (lo, hi, digits, exponent)
 
 
-# ---------------------------------------------------------------- the terminal summary's numbers
+# ---------------------------------------------------------------- whole quantities, both styles
 
-@settings(max_examples=500, deadline=None)
-@given(st.integers(-10 ** 45, 10 ** 45), EXPONENTS, st.booleans(), st.integers(0, 8), st.booleans())
-def test_summary_numbers_are_outward(mantissa, exponent, upward, places, plain):
-    from certify.render.summary import short, short_fixed
+@st.composite
+def stored_quantities(draw):
+    """A stored quantity of any shape: exact, an enclosure, a one-sided bound, with or without log10 fields."""
+    shape = draw(st.sampled_from(["exact", "enclosure", "lo", "hi"]))
+    lo, hi = draw(enclosures())
+    stored = {"exact": lo} if shape == "exact" else {"lo": lo, "hi": hi} if shape == "enclosure" else \
+        {shape: lo if shape == "lo" else hi}
+    logs = draw(st.sampled_from(["none", "both", "lo", "hi"]))
+    if logs != "none":
+        a, b = draw(enclosures())
+        stored.update({"log10_lo": a, "log10_hi": b} if logs == "both" else {f"log10_{logs}": a if logs == "lo" else b})
+    return stored
 
-    text = decimal_text(mantissa, exponent, plain)
-    for shown_text in (short(text, upward, places + 1), short_fixed(text, places, upward)):
-        shown, exact = value(shown_text), value(text)
-        assert cmp(shown, exact) >= 0 if upward else cmp(shown, exact) <= 0
-        for landmark in LANDMARKS:
-            if upward and cmp(exact, landmark) < 0:
-                assert cmp(shown, landmark) < 0
-            if not upward and cmp(exact, landmark) > 0:
-                assert cmp(shown, landmark) > 0
+
+def statements_are_implied(stored: dict, style: str) -> int:
+    """Parse every statement display prints back (independently) and check that the stored ends imply it."""
+    from render_oracle import power_statement
+
+    ends = {key: value(stored[key]) if key in stored else None for key in ("lo", "hi", "log10_lo", "log10_hi")}
+    if "exact" in stored:
+        ends["lo"] = ends["hi"] = value(stored["exact"])
+    name, separator = (r"\text{x}", r"\ ") if style == "latex" else ("x", " ")
+    subject, glue = name + separator, (r",\ " if style == "latex" else ", ")
+    line = display(stored, style, name, separator)
+    parts = line.split(glue + subject)  # ", " alone is also inside "[a, b]"
+    parts = [parts[0]] + [subject + part for part in parts[1:]]
+    assert len(parts) == ("exact" in stored or "lo" in stored or "hi" in stored) + \
+        ("log10_lo" in stored or "log10_hi" in stored), (stored, line)
+    for part in parts:
+        assert part.startswith(subject), (part, subject)
+        statement = part[len(subject):]
+        logarithm = power_statement(statement, style)
+        check = implied if style == "latex" else implied_text
+        if logarithm is not None:
+            assert check(logarithm, ends["log10_lo"], ends["log10_hi"]), (stored, part)
+        else:
+            assert check(statement, ends["lo"], ends["hi"]), (stored, part)
+    return len(parts)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stored_quantities())
+def test_every_displayed_statement_is_implied_by_the_stored_numbers(stored):
+    for style in ("text", "latex"):
+        event(f"{style}: {statements_are_implied(stored, style)} statements")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import InputError
 from ..theorems.registry import RegistryView
 from .derivations import derivation_latex, latex_escape
-from .numbers import latex_exact, quantity_latex
+from .numbers import DISPLAY_DIGITS, display, display_parts, latex_exact
 
 #: Steps (and comparisons) of one derivation printed in a document; `certify derive` prints them all.
 DOCUMENT_STEPS = 14
@@ -55,10 +55,8 @@ _MATRIX_COORDINATES = ("s", "a", "b")
 
 def _matrix(components: dict) -> str:
     """The components as a 3 x 3 matrix (rows s, a, b; columns d/ds0, d/da0, d/db0) when they are exactly the
-    entries i_j of one (a sensitivity certificate's derivatives), else ''. Each entry is its exact value or
-    its lower end rounded down to 8 significant digits (the entries above give every digit)."""
-    from .summary import short
-
+    entries i_j of one (a sensitivity certificate's derivatives), else ''. Each entry is shown as the lines
+    above show it (:func:`certify.render.numbers.display`: an exact value, certified digits or an interval)."""
     names = [f"{i}_{j}" for i in _MATRIX_COORDINATES for j in _MATRIX_COORDINATES]
     if sorted(components) != sorted(names):
         return ""
@@ -66,20 +64,22 @@ def _matrix(components: dict) -> str:
     for i in _MATRIX_COORDINATES:
         row = []
         for j in _MATRIX_COORDINATES:
-            part = components[f"{i}_{j}"]
-            text = part.get("exact") if "exact" in part else part.get("lo")
-            if not isinstance(text, str):
+            try:
+                (relation, body), = display_parts(components[f"{i}_{j}"], "latex")
+            except (ValueError, TypeError):
                 return ""
-            row.append(_exact(text if "exact" in part else short(text, False, 8), f"component {i}_{j}"))
+            if relation not in ("=", r"\in"):
+                return ""
+            row.append(body)
         cells.append(" & ".join(row))
     body = r" \\ ".join(cells)
-    return (r"\\ \quad as a matrix, rows $s,a,b$, columns $s_0,a_0,b_0$ (exact entries as they are, "
-            r"enclosures by their lower ends to 8 digits): $\begin{pmatrix}" + body + r"\end{pmatrix}$")
+    return (r"\\ \quad as a matrix, rows $s,a,b$, columns $s_0,a_0,b_0$: \[\begin{pmatrix}" + body
+            + r"\end{pmatrix}\]")
 
 
 def _numbers(stored: dict, claim_id: str, name: str = "value") -> str:
     try:
-        return quantity_latex(stored, rf"\text{{{name}}}")
+        return display(stored, "latex", rf"\text{{{name}}}", r"\ ")
     except (ValueError, TypeError) as exc:
         raise RenderError(f"claims/{claim_id}: {exc}") from None
 
@@ -146,7 +146,8 @@ def certificate_document(certificate: dict, derivations) -> str:
         "",
         r"Every number below is an exact bound obtained with Arb ball arithmetic (python-flint "
         + latex_escape(_text(software, "python-flint"))
-        + rf", {bits} bits). An enclosure is printed as its certified digits, $d.ddd\ldots$ meaning that "
+        + rf", {bits} bits). An enclosure is printed as its certified digits (at most {DISPLAY_DIGITS}; the "
+          r"certificate holds them all), $d.ddd\ldots$ meaning that "
           r"the value lies in $[d.ddd, d.ddd + u)$ for $u$ one unit of the last digit shown (its magnitude, "
           r"for $-d.ddd\ldots$), or as an interval with its ends rounded outward; one-sided bounds are rounded "
           r"outward. The certificate behind it is re-checked by \texttt{certify check}.",

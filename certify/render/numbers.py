@@ -1,27 +1,40 @@
-"""Certified numbers as a person reads them: nothing printed that the certificate does not imply.
+"""How a certified number is shown: one rule, :func:`display`, and nothing printed that the stored numbers
+do not imply.
 
-All arithmetic here is exact: a number of the certify/1 grammar is held as ``sign * f * 10**E`` with
-``f`` a :class:`fractions.Fraction` in [1, 10) and ``E`` an integer of any size (exponents of 60
-digits stay integers; ``10**E`` is never expanded). The rules, for a claim ``lo <= value <= hi``:
+Every command summary, simulate's report, the LaTeX documents, the notebook reprs and the checker's
+rejections show certified numbers through :func:`display` (or :func:`display_parts`), so the same number
+is shown the same way everywhere. All arithmetic here is exact: a number of the certify/1 grammar is held
+as ``sign * f * 10**E`` with ``f`` a :class:`fractions.Fraction` in [1, 10) and ``E`` an integer of any
+size (``10**E`` is never expanded). The rule, for the fields of a stored quantity:
 
-* **exact values and parameters** (:func:`latex_exact`) are printed with every digit of their text
-  (a decimal as written, ``d.ddde-k`` as ``d.ddd \\times 10^{-k}``, a fraction as ``\\frac`` or ``a/b``);
-  long digit strings get break points (``\\allowbreak``) but lose no digit.
-* **an enclosure** (:func:`latex_enclosure`) with ``lo == hi`` is printed as that exact value. Otherwise
-  let ``k`` be the number of leading significant digits shared by lo and hi (0 unless they have the same
-  sign and the same leading power of ten), ``E`` the leading exponent of the larger magnitude and ``m``
-  the position of the width ``w = hi - lo`` among the significant digits: ``m = E - floor(log10 w) + 1``.
-  If ``k >= 3`` and ``k >= m - 2`` (the last certified digit's unit is at most 100 w), the shared digits
-  are printed followed by an ellipsis: ``d.ddd\\ldots`` states that the value lies in
-  ``[d.ddd, d.ddd + u)``, ``u`` one unit of the last printed digit (``-d.ddd\\ldots``: its magnitude
-  does). Otherwise the two ends are printed, ``\\in [a, b]``, each rounded outward (a <= lo, b >= hi)
-  to ``max(3, m + 1)`` significant digits, so each end moves by at most w / 10.
-* **one-sided bounds** (:func:`latex_bound`) are rounded outward to a few significant digits.
+* **an exact value** (``exact``, or ``lo == hi``) whose text has at most EXACT_CHARS characters is shown
+  as written (every digit; ``1/6``, ``499999999999999994``). A longer one is shown by its first
+  DISPLAY_DIGITS significant digits followed by an ellipsis (``-4.49999999999...e54``), or by all its
+  digits if it terminates within them.
+* **an enclosure** ``lo <= value <= hi``: let ``k`` be the number of leading significant digits lo and hi
+  share (0 unless they have the same sign and leading power of ten) and ``m`` the position of the width
+  ``w = hi - lo`` among the significant digits, ``m = E - floor(log10 w) + 1``. If ``k >= 3`` and
+  ``k >= min(m - 2, DISPLAY_DIGITS)`` (the last digit shown is at most 100 w, or all DISPLAY_DIGITS are
+  shared) the value is shown by its **certified digits**: the first ``min(k, DISPLAY_DIGITS)`` shared
+  digits and an ellipsis (``45.9932965048...``, ``1.82005604039...e561``). Otherwise the two
+  ends are shown, ``in [a, b]``, each rounded outward (a <= lo, b >= hi) to
+  ``max(3, min(m + 1, DISPLAY_DIGITS))`` significant digits, so each end moves by at most w / 10 when
+  ``m + 1 <= DISPLAY_DIGITS``.
+* **a one-sided bound** (``lo`` or ``hi`` alone) is rounded outward to BOUND_DIGITS significant digits
+  (``>= 0.0106936``, ``<= 1.23507``).
+* **a log10 field** is shown as a power of ten by the same rules (``= 10^561.260084760...``,
+  ``in [10^a, 10^b]``), except that a one-sided log10 bound is rounded outward to LOG10_PLACES decimal
+  places (trailing zeros kept: ``10^-8.40``), at most BOUND_DIGITS significant digits (``>= 10^-7.35`` for
+  ``log10_lo = -7.3431...``, ``>= 10^(-9.77163e53)``).
 
-Every outward rounding keeps the bound strictly on its side of 0, 1 and -1 (the landmarks the
-statements compare with): a lower bound above 1 is never printed as ``\\ge 1``; digits are added
-until it is not. Fixed-point notation is used for leading exponents -4..6 (for certified digits only
-when at least one digit after the point is certified), ``d.ddd \\times 10^{E}`` otherwise.
+**What the notation means.** ``d.ddd...`` (LaTeX ``d.ddd\\ldots``) states that the value lies in
+``[d.ddd, d.ddd + u)``, u one unit of the last digit shown; ``-d.ddd...`` says it of the magnitude. A
+number without an ellipsis is exact: an exact value, or an end or bound that the stored one implies
+(``in [a, b]``: a <= lo and hi <= b; ``>= a``: a <= lo). Every outward rounding keeps the bound strictly
+on its side of 0, 1 and -1 (the landmarks the statements compare with): a lower bound above 1 is never
+shown as ``>= 1``; digits are added until it is not. Numbers whose leading digit is at 10^-4 .. 10^6 are
+written positionally (with an ellipsis, only when a digit after the point is shown), others as
+``d.ddde<E>`` (text) or ``d.ddd \\times 10^{E}`` (LaTeX).
 """
 
 from __future__ import annotations
@@ -30,19 +43,28 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-#: Longest number text the renderer reads (certify/1 allows 200 characters).
+#: Longest number text the renderer reads (certify/1 allows 200 characters; the checker's balls are longer).
 MAX_TEXT_LENGTH = 1000
-#: Fewest shared significant digits printed as certified digits; fewer and the ends are printed.
+#: The most significant digits a shown number gets: certified digits, a long exact value, an interval's ends.
+DISPLAY_DIGITS = 12
+#: An exact value whose text has at most this many characters is shown as written.
+EXACT_CHARS = 24
+#: Fewest shared significant digits shown as certified digits; fewer and the ends are shown.
 MIN_CERTIFIED_DIGITS = 3
-#: Certified digits are printed only if the unit of the last one is at most 10^WASTE_DIGITS times the width.
+#: Certified digits are shown only if they are not far coarser than the width: k >= m - WASTE_DIGITS.
 WASTE_DIGITS = 2
-#: Fewest significant digits of an end of a printed interval.
+#: Fewest significant digits of an end of a shown interval.
 MIN_INTERVAL_DIGITS = 3
-#: Significant digits of a one-sided bound (and of a one-sided bound on a log10).
-BOUND_DIGITS, LOG10_BOUND_DIGITS = 6, 8
-#: Digit strings longer than this get a LaTeX break point every BREAK_EVERY characters.
+#: Significant digits of a one-sided bound; decimal places of a one-sided bound on a log10.
+BOUND_DIGITS, LOG10_PLACES = 6, 2
+#: With ``against`` (a checker's rejection): the most significant digits shown to tell a number from it.
+SEPARATING_DIGITS = 60
+#: Digit strings longer than this get a LaTeX break point every BREAK_EVERY characters (latex_exact).
 LONG_DIGITS, BREAK_EVERY = 30, 10
+STYLES = ("text", "latex")
 _LANDMARKS = (-1, 0, 1)
+_RELATIONS = {"text": {"=": "=", "in": "in", ">=": ">=", "<=": "<="},
+              "latex": {"=": "=", "in": r"\in", ">=": r"\ge", "<=": r"\le"}}
 
 _FRACTION = re.compile(r"(-?)([0-9]+)/([0-9]+)")
 _DECIMAL = re.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:e(-?[0-9]+))?")
@@ -224,40 +246,8 @@ def _fixed(digits: str, exponent: int) -> str:
     return digits[:exponent + 1] + "." + digits[exponent + 1:]
 
 
-def _scientific(digits: str, exponent: int) -> str:
-    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    return breakable(mantissa) + (rf"\times 10^{{{exponent}}}" if exponent else "")
-
-
 def _fixed_range(exponent: int) -> bool:
     return -4 <= exponent <= 6
-
-
-def latex_decimal(x: Number) -> str:
-    """LaTeX of a terminating decimal (every digit): fixed-point for exponents -4..6, else scientific."""
-    if x.sign == 0:
-        return "0"
-    digits = _terminating_digits(x)
-    if digits is None:
-        raise ValueError("not a terminating decimal")
-    sign = "-" if x.sign < 0 else ""
-    if _fixed_range(x.exponent):
-        return sign + breakable(_fixed(digits, x.exponent))
-    return sign + _scientific(digits, x.exponent)
-
-
-def text_decimal(x: Number) -> str:
-    """Plain text of a terminating decimal (every digit): positional for leading exponents -7..21,
-    ``d.ddde<k>`` otherwise (the spelling certify/1 uses)."""
-    if x.sign == 0:
-        return "0"
-    digits = _terminating_digits(x)
-    if digits is None:
-        raise ValueError("not a terminating decimal")
-    sign = "-" if x.sign < 0 else ""
-    if -7 <= x.exponent <= 21:
-        return sign + _fixed(digits, x.exponent)
-    return f"{sign}{digits[0]}{'.' + digits[1:] if len(digits) > 1 else ''}e{x.exponent}"
 
 
 def certified_digits(lo: str, hi: str) -> tuple[str, int]:
@@ -284,43 +274,14 @@ def certified_digits(lo: str, hi: str) -> tuple[str, int]:
     return _digits_in_scale(low, _significant_digits(low, count))
 
 
-def _digits_in_scale(x: Number, digits: str) -> tuple[str, int]:
+def _digits_in_scale(x: Number, digits: str, truncated: bool = True) -> tuple[str, int]:
+    """(body, exponent): the leading significant ``digits`` of x with x's sign, positional (exponent 0) when
+    x's leading exponent is in -4..6 and, for ``truncated`` digits with a leading exponent >= 0, a digit
+    after the point is shown (``123...`` could be read as 123.x); else ``d.ddd`` and the leading exponent."""
     sign = "-" if x.sign < 0 else ""
-    if _fixed_range(x.exponent) and (x.exponent < 0 or len(digits) >= x.exponent + 2):
+    if _fixed_range(x.exponent) and (not truncated or x.exponent < 0 or len(digits) >= x.exponent + 2):
         return sign + _fixed(digits, x.exponent), 0
     return sign + digits[0] + ("." + digits[1:] if len(digits) > 1 else ""), x.exponent
-
-
-def latex_enclosure(lo: str, hi: str) -> str:
-    """LaTeX for ``lo <= value <= hi``: ``= exact``, ``= d.ddd\\ldots`` (certified digits) or ``\\in [a, b]``.
-
-    The choice and its guarantee are the module's rules: certified digits only when at least
-    MIN_CERTIFIED_DIGITS are shared and the last one's unit is at most 100 times the width; else the
-    ends rounded outward to max(3, m + 1) digits (each moves by at most a tenth of the width) and kept
-    strictly on their side of 0 and +-1. ValueError if lo > hi or a text is not a number.
-    """
-    low, high = parse_number(lo), parse_number(hi)
-    order = compare(low, high)
-    if order > 0:
-        raise ValueError(f"lower end {lo[:40]} is above upper end {hi[:40]}")
-    if order == 0:
-        return "= " + latex_exact(lo)
-    count = shared_digits(low, high)
-    position = width_position(low, high)
-    if count >= MIN_CERTIFIED_DIGITS and count >= position - WASTE_DIGITS:
-        digits, exponent = _digits_in_scale(low, _significant_digits(low, count))
-        sign = "-" if digits.startswith("-") else ""
-        body = breakable(digits.lstrip("-")) + r"\ldots"
-        return "= " + sign + body + (rf"\times 10^{{{exponent}}}" if exponent else "")
-    digits = max(MIN_INTERVAL_DIGITS, position + 1)
-    return (rf"\in [{latex_decimal(round_keeping_landmarks(low, digits, False))}, "
-            rf"{latex_decimal(round_keeping_landmarks(high, digits, True))}]")
-
-
-def latex_bound(text: str, upward: bool, digits: int = BOUND_DIGITS) -> str:
-    """A one-sided bound rounded outward to ``digits`` significant digits (more if needed to stay strictly
-    on its side of 0 and +-1), in LaTeX. Guarantee: the printed number is >= text if upward, else <= text."""
-    return latex_decimal(round_keeping_landmarks(parse_number(text), digits, upward))
 
 
 def latex_exact(text: str) -> str:
@@ -343,34 +304,162 @@ def latex_exact(text: str) -> str:
     return sign + breakable(body)
 
 
-def quantity_latex(stored: dict, subject: str = r"\text{value}", separator: str = r"\ ") -> str:
-    """Math-mode LaTeX for one stored quantity, about ``subject``: its exact value, its enclosure (certified
-    digits or the two ends, see :mod:`certify.render.numbers`) or its one-sided bound, then the same for
-    its log10 fields as powers of ten, each part as ``subject + separator + part``. Guarantee: every
-    statement printed is implied by the stored numbers. (Here, not in render/latex.py, so that a notebook's
-    display needs no sympy.)
+# ---------------------------------------------------------------------------------------------- the rule
+
+def _written(x: Number, digits: str, truncated: bool, style: str) -> str:
+    """x's leading significant ``digits`` as text or LaTeX, with an ellipsis when they are ``truncated``."""
+    if x.sign == 0:
+        return "0"
+    body, exponent = _digits_in_scale(x, digits, truncated)
+    mark = ("..." if style == "text" else r"\ldots") if truncated else ""
+    if not exponent:
+        return body + mark
+    return body + mark + (f"e{exponent}" if style == "text" else rf"\times 10^{{{exponent}}}")
+
+
+def _decimal(x: Number, style: str, places_of: int = 0) -> str:
+    """A terminating x with every digit (a rounded end or bound), with trailing zeros up to ``places_of``
+    significant digits (``-8.40``: a log10 rounded to two places says so)."""
+    digits = _terminating_digits(x)
+    if digits is None:
+        raise ValueError("not a terminating decimal")
+    return _written(x, digits.ljust(places_of, "0") if x.sign else digits, False, style)
+
+
+def _toward_zero(x: Number, digits: int) -> Number:
+    return round_outward(x, digits, upward=x.sign < 0)
+
+
+def _leading(x: Number, count: int, style: str) -> str:
+    """x by its first ``count`` significant digits and an ellipsis, or every digit if it terminates within them."""
+    exact = _terminating_digits(x) if x.sign else "0"
+    if exact is not None and len(exact) <= count:
+        return _written(x, exact, False, style)
+    return _written(x, _significant_digits(x, count), True, style)
+
+
+def _separating(pairs, against: Number, start: int) -> int:
+    """The fewest digits n >= start (at most SEPARATING_DIGITS) at which every (rounded, x) pair shows x apart
+    from ``against``: ``rounded(x, n)`` differs from ``rounded(against, n)``. Pairs with x == against never
+    separate and are skipped."""
+    pairs = [(rounded, x) for rounded, x in pairs if compare(x, against) != 0]
+    for count in range(start, SEPARATING_DIGITS + 1):
+        if all(compare(rounded(x, count), rounded(against, count)) != 0 for rounded, x in pairs):
+            return count
+    return SEPARATING_DIGITS
+
+
+def _exact_part(text: str, style: str, digits: int, against: Number | None):
+    x = parse_number(text)
+    if len(text) <= EXACT_CHARS:
+        return "=", [text if style == "text" else latex_exact(text)]
+    count = digits if against is None else _separating([(_toward_zero, x)], against, digits)
+    return "=", [_leading(x, count, style)]
+
+
+def _enclosure_part(lo: str, hi: str, style: str, digits: int, against: Number | None):
+    low, high = parse_number(lo), parse_number(hi)
+    order = compare(low, high)
+    if order > 0:
+        raise ValueError(f"lower end {lo[:40]} is above upper end {hi[:40]}")
+    if order == 0:
+        return _exact_part(lo if len(lo) <= len(hi) else hi, style, digits, against)
+    shared, position = shared_digits(low, high), width_position(low, high)
+    if against is None and shared >= MIN_CERTIFIED_DIGITS and shared >= min(position - WASTE_DIGITS, digits):
+        return "=", [_written(low, _significant_digits(low, min(shared, digits)), True, style)]
+    count = max(MIN_INTERVAL_DIGITS, min(position + 1, digits))
+    if against is not None:
+        count = _separating([(lambda x, n: round_keeping_landmarks(x, n, False), low),
+                             (lambda x, n: round_keeping_landmarks(x, n, True), high)], against, count)
+    return "in", [_decimal(round_keeping_landmarks(low, count, False), style),
+                  _decimal(round_keeping_landmarks(high, count, True), style)]
+
+
+def _bound_part(text: str, upward: bool, style: str, log10: bool):
+    x = parse_number(text)
+    count = BOUND_DIGITS if not log10 or x.sign == 0 else min(BOUND_DIGITS, max(1, x.exponent + 1 + LOG10_PLACES))
+    return ("<=" if upward else ">="), [_decimal(round_keeping_landmarks(x, count, upward), style,
+                                                 count if log10 else 0)]
+
+
+def _part(stored, low_key: str, high_key: str, style: str, digits: int, against, log10: bool):
+    low, high = stored.get(low_key), stored.get(high_key)
+    if low is not None and high is not None:
+        return _enclosure_part(low, high, style, digits, against)
+    if low is not None:
+        return _bound_part(low, False, style, log10)
+    return _bound_part(high, True, style, log10)
+
+
+def _power(body: str, style: str) -> str:
+    """10^body: braces in LaTeX; in text parentheses around a body with its own exponent (``10^(1.2e36)``)."""
+    if style == "latex":
+        return f"10^{{{body}}}"
+    return f"10^({body})" if "e" in body else f"10^{body}"
+
+
+def display_parts(stored, style: str = "text", *, digits: int = DISPLAY_DIGITS, against: str | None = None
+                  ) -> list[tuple[str, str]]:
+    """The statements :func:`display` makes about a stored quantity, as (relation, body) pairs in ``style``:
+    ``("=", "1/6")``, ``("=", "45.9932965048...")``, ``("in", "[17.1, 140]")``, ``(">=", "0.006")``,
+    ``(">=", "10^-7.35")`` (LaTeX: ``\\in``, ``\\ge``, ``\\le``, ``\\ldots``, ``10^{...}``), first the value's
+    (``exact``, or ``lo`` and ``hi``), then its log10's (``log10_lo`` and ``log10_hi``). Same rule and
+    guarantee as :func:`display`.
     """
-    parts = []
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r}: expected one of {', '.join(STYLES)}")
+    if not isinstance(digits, int) or isinstance(digits, bool) or not MIN_CERTIFIED_DIGITS <= digits <= SEPARATING_DIGITS:
+        raise ValueError(f"digits must be an integer in {MIN_CERTIFIED_DIGITS}..{SEPARATING_DIGITS}")
+    if not hasattr(stored, "get"):
+        raise ValueError("a stored quantity is a mapping of its number fields")
+    for key in ("exact", "lo", "hi", "log10_lo", "log10_hi"):
+        if key in stored and not isinstance(stored[key], str):
+            raise ValueError(f"{key} is not a number text")
+    target = None if against is None else parse_number(against)
+    relations, parts = _RELATIONS[style], []
     if "exact" in stored:
-        parts.append("= " + latex_exact(stored["exact"]))
-    elif "lo" in stored and "hi" in stored:
-        parts.append(latex_enclosure(stored["lo"], stored["hi"]))
-    elif "lo" in stored:
-        parts.append(r"\ge " + latex_bound(stored["lo"], False))
-    elif "hi" in stored:
-        parts.append(r"\le " + latex_bound(stored["hi"], True))
-    if "log10_lo" in stored and "log10_hi" in stored:
-        parts.append(_power_of_ten(latex_enclosure(stored["log10_lo"], stored["log10_hi"])))
-    elif "log10_lo" in stored:
-        parts.append(r"\ge 10^{" + latex_bound(stored["log10_lo"], False, LOG10_BOUND_DIGITS) + "}")
-    elif "log10_hi" in stored:
-        parts.append(r"\le 10^{" + latex_bound(stored["log10_hi"], True, LOG10_BOUND_DIGITS) + "}")
-    return ",\\ ".join(f"{subject}{separator}{part}" for part in parts)
+        parts.append(_exact_part(stored["exact"], style, digits, target))
+    elif "lo" in stored or "hi" in stored:
+        parts.append(_part(stored, "lo", "hi", style, digits, target, log10=False))
+    if "log10_lo" in stored or "log10_hi" in stored:
+        relation, bodies = _part(stored, "log10_lo", "log10_hi", style, digits, None, log10=True)
+        parts.append((relation, [_power(body, style) for body in bodies]))
+    return [(relations[relation], bodies[0] if len(bodies) == 1 else f"[{bodies[0]}, {bodies[1]}]")
+            for relation, bodies in parts]
 
 
-def _power_of_ten(enclosure: str) -> str:
-    """``= t`` as ``= 10^{t}`` and ``\\in [a, b]`` as ``\\in [10^{a}, 10^{b}]`` (10^x is increasing)."""
-    if enclosure.startswith("= "):
-        return "= 10^{" + enclosure[2:] + "}"
-    low, high = enclosure[len(r"\in ["):-1].split(", ")
-    return rf"\in [10^{{{low}}}, 10^{{{high}}}]"
+def display(stored, style: str = "text", subject: str = "", separator: str = " ", *,
+            digits: int = DISPLAY_DIGITS, against: str | None = None) -> str:
+    """How a certified number is shown, everywhere: what the stored fields of one quantity imply, by the
+    module's rule, as ``subject = 45.9932965048...``, ``subject in [17.1, 140]``, ``subject >= 0.0106936``,
+    ``subject >= 10^-7.35`` (text) or the same in LaTeX math mode (``style="latex"``), one statement for
+    the value and one for its log10, joined by ``", "`` (LaTeX ``",\\ "``); each statement is ``subject``,
+    ``separator``, the relation and the number (just the relation and the number if subject is empty).
+
+    ``stored`` is a mapping with the number texts ``exact`` or ``lo``/``hi`` and optionally
+    ``log10_lo``/``log10_hi`` (other keys are ignored). ``digits`` caps the significant digits of
+    certified digits, long exact values and interval ends (DISPLAY_DIGITS unless a caller needs more).
+    ``against`` (a number text; the checker's rejections) shows a value's enclosure always as its two ends,
+    and an end or a long exact value with as many digits as it takes to tell it apart from ``against``
+    (at most SEPARATING_DIGITS).
+
+    Guarantee: every statement printed is implied by the stored numbers: an exact value is theirs; certified
+    digits ``D...`` (unit u of the last digit) satisfy D <= |v| < D + u for every v in [lo, hi] (and v has
+    the sign shown); ``in [a, b]`` has a <= lo and hi <= b; ``>= a`` has a <= lo and ``<= b`` has hi <= b;
+    the same for the log10 fields, shown as powers of ten. An outward-rounded bound never reaches 0, 1
+    or -1 from its side. ValueError for a text that is not a number, lo > hi, an unknown style or digits
+    outside MIN_CERTIFIED_DIGITS..SEPARATING_DIGITS.
+
+    >>> display({"lo": "45.993296504808900519644880784605173562701488",
+    ...          "hi": "45.993296504808900519644880784605173574758464"}, subject="T")
+    'T = 45.9932965048...'
+    >>> display({"lo": "42757/2494", "hi": "139.709721832272680593795780920084615371600182"})
+    'in [17.1, 140]'
+    >>> print(display({"lo": "4.53771064930808833221223121925538066233784748e-8",
+    ...                "log10_lo": "-7.34316320069772453345713809105289873"}, "latex", r"\\text{P}"))
+    \\text{P} \\ge 4.53771\\times 10^{-8},\\ \\text{P} \\ge 10^{-7.35}
+    """
+    glue = ", " if style == "text" else r",\ "
+    parts = display_parts(stored, style, digits=digits, against=against)
+    return glue.join(f"{subject}{separator}{relation} {body}" if subject else f"{relation} {body}"
+                     for relation, body in parts)

@@ -1,35 +1,34 @@
-"""The short summary ``certify dead`` prints on stderr, read back from the certificate itself."""
+"""The short summary a theorem command prints on stderr, read back from the certificate itself.
+
+Every number goes through :func:`certify.render.numbers.display`, the one rule for showing a certified
+number (the same digits as the LaTeX documents, the notebook reprs and ``certify simulate``'s report).
+"""
 
 from __future__ import annotations
 
-from .numbers import parse_number, round_keeping_landmarks, text_decimal
-
-#: The most significant digits a fixed-point summary number is rounded to (log10 of 10^(10^54) has 55
-#: digits before the point; fewer digits are still an outward bound).
-MAX_SHORT_DIGITS = 40
+from .numbers import display, display_parts
 
 
-def short(text: str, upward: bool, digits: int = 12) -> str:
-    """A stored exact number shown with ``digits`` significant digits, rounded outward (up if ``upward``),
-    with more digits where needed to stay strictly on its side of 0 and +-1 (see certify.render.numbers)."""
-    return text_decimal(round_keeping_landmarks(parse_number(text), digits, upward))
+def shown(stored: dict, subject: str, *keys: str) -> str:
+    """What the stored quantity's fields ``keys`` (all its number fields if none are named) imply, about
+    ``subject``: ``T = 45.9932965048...``, ``T in [17.1, 140]``, ``delta_p >= 0.000424689`` (see
+    :func:`certify.render.numbers.display`; every statement is implied by the stored numbers)."""
+    return display({key: stored[key] for key in keys} if keys else stored, "text", subject)
 
 
-def short_fixed(text: str, places: int, upward: bool) -> str:
-    """A stored exact number shown with ``places`` digits after the point (at most MAX_SHORT_DIGITS
-    significant digits), rounded outward; no power of ten is expanded."""
-    exponent = parse_number(text).exponent
-    return short(text, upward, max(1, min(MAX_SHORT_DIGITS, exponent + 1 + places)))
+def value(stored: dict, *keys: str) -> str:
+    """The number of :func:`shown` without subject and relation (``1/6``, ``45.9932965048...``,
+    ``[17.1, 140]``), for a quantity whose one statement is ``=`` or ``in`` (an exact value or an enclosure)."""
+    (relation, body), = display_parts({key: stored[key] for key in keys} if keys else stored, "text")
+    if relation not in ("=", "in"):
+        raise ValueError(f"a one-sided bound ({relation} {body}) has no value to show alone")
+    return body
 
 
 def parameter(text: str) -> str:
-    """A stored parameter (exact) as the summary shows it: as stored when short, else ``~`` and 3
-    significant digits (``1/3000000000000000000000000000000`` -> ``~3.33e-31``); the certificate keeps it exact."""
-    if len(text) <= 16:
-        return text
-    from ..kernel.exact import parse_exact, show_number
-
-    return show_number(parse_exact(text), 3)
+    """A stored exact parameter as the summary shows it (the rule of :func:`certify.render.numbers.display`:
+    as stored when at most 24 characters, else its leading digits and an ellipsis, ``3.33333333333...e-31``)."""
+    return value({"exact": text})
 
 
 def parameters_text(certificate: dict, *names: str) -> str:
@@ -38,21 +37,16 @@ def parameters_text(certificate: dict, *names: str) -> str:
     return ", ".join(f"{name} = {parameter(params[name])}" for name in (names or params))
 
 
-def interval(claim: dict, digits: int = 12) -> str:
-    return f"[{short(claim['lo'], False, digits)}, {short(claim['hi'], True, digits)}]"
-
-
 def probability_lines(certificate: dict, region: str) -> list[str]:
     """The lines of the probability claims: the box's (gaussian_probability) and, when the certificate has
     it, the whole region's (region_probability, named ``region``), with the scale sigma they are under."""
     claims = certificate["claims"]
     law = f"N(0, sigma^2 I_{{3p}}), sigma = {parameter(certificate['parameters'].get('sigma', '1'))}"
-    lines = [f"  P(theta(0) in box) >= 10^{short_fixed(claims['gaussian_probability']['log10_lo'], 2, False)} "
-             f"under {law}"] if "gaussian_probability" in claims else []
+    lines = [f"  {shown(claims['gaussian_probability'], 'P(theta(0) in box)', 'log10_lo')} under {law}"] \
+        if "gaussian_probability" in claims else []
     if "region_probability" in claims:
-        lines.append(f"  P(theta(0) in {region} | active) >= 10^"
-                     f"{short_fixed(claims['region_probability']['log10_lo'], 2, False)} under {law} "
-                     "(the theorem's whole region)")
+        lines.append(f"  {shown(claims['region_probability'], f'P(theta(0) in {region} | active)', 'log10_lo')} "
+                     f"under {law} (the theorem's whole region)")
     return lines
 
 
@@ -60,21 +54,20 @@ def dead_summary(certificate: dict) -> list[str]:
     """Lines: parameters, T at the base point and on the box, margins, purity gap, probability."""
     claims = certificate["claims"]
     params = certificate["parameters"]
+    purity = claims.get("region_purity_probability", {}).get("components", {})
     return [
         f"certify dead: p = {certificate['p']}, epsilon = {parameter(params['epsilon'])}, A = {parameter(params['A'])}, "
         f"B = {parameter(params['B'])}, radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
-        f"  T in {interval(claims['hitting_time'], 15)} from the base point (2.1); "
-        f"T in {interval(claims['hitting_time_box'], 6)} on the box",
-        f"  margin -ds/dt(T-) in {interval(claims['transversality_margin'], 6)} at the base point (2.7); "
-        f">= {short(claims['transversality_margin_box']['lo'], False, 6)} on the box",
-        f"  delta_p >= {short(claims['purity_gap_box']['lo'], False, 6)} (max F_zeta <= 1 - delta_p on the box; "
-        f"F_zeta = {claims['terminal_fourier_fraction']['exact']} at the base point)",
+        f"  {shown(claims['hitting_time'], 'T')} from the base point (2.1); {shown(claims['hitting_time_box'], 'T')} "
+        f"on the box",
+        f"  {shown(claims['transversality_margin'], 'margin -ds/dt(T-)')} at the base point (2.7); "
+        f"{shown(claims['transversality_margin_box'], '')} on the box",
+        f"  {shown(claims['purity_gap_box'], 'delta_p')} (max F_zeta <= 1 - delta_p on the box; "
+        f"{shown(claims['terminal_fourier_fraction'], 'F_zeta')} at the base point)",
         *probability_lines(certificate, "R_dead"),
-        *([f"  P(theta(0) in R_dead, dies with max F_zeta <= 1 - delta | active) >= 10^"
-           f"{short_fixed(claims['region_purity_probability']['components']['purity_margin']['log10_lo'], 2, False)}, "
-           f"delta = {parameter(params['purity_margin'])} (not single-frequency: >= 10^"
-           f"{short_fixed(claims['region_purity_probability']['components']['not_single_frequency']['log10_lo'], 2, False)})"]
-          if "region_purity_probability" in claims else []),
+        *([f"  {shown(purity['purity_margin'], 'P(theta(0) in R_dead, dies with max F_zeta <= 1 - delta | active)', 'log10_lo')}, "
+           f"delta = {parameter(params['purity_margin'])} (not single-frequency: "
+           f"{shown(purity['not_single_frequency'], '', 'log10_lo')})"] if purity else []),
     ]
 
 
@@ -82,16 +75,15 @@ def slide_summary(certificate: dict) -> list[str]:
     """Lines: parameters, capture time (by its exponent), kappa_p, limits, probability."""
     claims = certificate["claims"]
     params = certificate["parameters"]
-    capture = claims["capture_time"]
     return [
         f"certify slide: p = {certificate['p']}, gamma_* = {parameter(params['gamma_star'])}, X = {parameter(params['X'])}, "
         f"radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
-        f"  capture time from the base point in [10^{short_fixed(capture['log10_lo'], 6, False)}, "
-        f"10^{short_fixed(capture['log10_hi'], 6, True)}] (all 2(p-1) cross gates at x = 6X)",
-        f"  kink coefficients <= {short(claims['admissibility']['hi'], True, 6)} < 1 (Lemma A.9); "
-        f"d/x -> kappa_p in {interval(claims['kappa'], 10)} (A.40)",
-        f"  F_zeta -> {claims['limit_fourier_fraction']['exact']} for every zeta (A.46); loss -> "
-        f"{interval(claims['limit_loss'], 8)} (A.33)",
+        f"  {shown(claims['capture_time'], 'capture time from the base point', 'log10_lo', 'log10_hi')} "
+        f"(all 2(p-1) cross gates at x = 6X)",
+        f"  {shown(claims['admissibility'], 'kink coefficients')} < 1 (Lemma A.9); "
+        f"d/x -> kappa_p, {shown(claims['kappa'], 'kappa_p')} (A.40)",
+        f"  F_zeta -> {value(claims['limit_fourier_fraction'])} for every zeta (A.46); loss -> L, "
+        f"{shown(claims['limit_loss'], 'L')} (A.33)",
         *probability_lines(certificate, "R_slide"),
     ]
 
@@ -103,11 +95,11 @@ def smooth_summary(certificate: dict) -> list[str]:
     return [
         f"certify smooth: p = {certificate['p']}, eps = {parameter(params['eps_smooth'])}, epsilon = {parameter(params['epsilon'])}, "
         f"A = {parameter(params['A'])}, B = {parameter(params['B'])}, radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
-        f"  J(epsilon + 2r) in {interval(claims['dead_zone_integral'], 12)} (A.66); "
-        f"g(0)^2 - J(s0) >= {short(claims['g_condition']['lo'], False, 6)} on the box (A.67)",
-        f"  ||w_inf - w_0||_1 <= {short(claims['terminal_displacement_box']['hi'], True, 6)} (A.69); "
-        f"delta >= {short(claims['purity_gap_box']['lo'], False, 6)} (F_zeta = "
-        f"{claims['terminal_fourier_fraction']['exact']} at the base point)",
+        f"  {shown(claims['dead_zone_integral'], 'J(epsilon + 2r)')} (A.66); "
+        f"{shown(claims['g_condition'], 'g(0)^2 - J(s0)')} on the box (A.67)",
+        f"  {shown(claims['terminal_displacement_box'], '||w_inf - w_0||_1')} (A.69); "
+        f"{shown(claims['purity_gap_box'], 'delta')} ({shown(claims['terminal_fourier_fraction'], 'F_zeta')} "
+        f"at the base point)",
         *probability_lines(certificate, "R_smooth"),
     ]
 
@@ -120,19 +112,17 @@ def gd_summary(certificate: dict) -> list[str]:
     return [
         f"certify gd: p = {certificate['p']}, eta = {parameter(params['eta'])}, epsilon = {parameter(params['epsilon'])}, "
         f"A = {parameter(params['A'])}, B = {parameter(params['B'])}, radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
-        f"  after one step: central gate <= {short(after['central_gate']['hi'], True, 6)}, cross gates <= "
-        f"{short(after['cross_gates']['hi'], True, 6)}, off-cross <= {short(after['off_cross_gates']['hi'], True, 6)} "
-        f"(A.70)-(A.71): theta_n = theta_1",
-        f"  ||w_1 - w_0||_1 <= {short(claims['w_step_box']['hi'], True, 6)}; delta >= "
-        f"{short(claims['purity_gap_box']['lo'], False, 6)} (F_zeta = {claims['terminal_fourier_fraction']['exact']} "
-        f"at the base point)",
+        f"  after one step: {shown(after['central_gate'], 'central gate')}, {shown(after['cross_gates'], 'cross gates')}, "
+        f"{shown(after['off_cross_gates'], 'off-cross')} (A.70)-(A.71): theta_n = theta_1",
+        f"  {shown(claims['w_step_box'], '||w_1 - w_0||_1')}; {shown(claims['purity_gap_box'], 'delta')} "
+        f"({shown(claims['terminal_fourier_fraction'], 'F_zeta')} at the base point)",
         *probability_lines(certificate, "R_gd"),
     ]
 
 
 def generic_summary(certificate: dict) -> list[str]:
-    """Lines for a theorem whose record names no summary: parameters, then each claim of the record
-    (its exact value or its ends, 6 digits rounded outward, or its log10 ends)."""
+    """Lines for a theorem whose record names no summary: parameters, then each claim of the record with
+    what its numbers imply (:func:`shown`; a claim with a log10 by its log10 alone)."""
     from ..theorems.registry import THEOREMS
 
     params = parameters_text(certificate)
@@ -140,12 +130,10 @@ def generic_summary(certificate: dict) -> list[str]:
              f"({certificate['precision_bits']} bits)"]
     for claim_id in THEOREMS[certificate["theorem"]].claim_ids:
         claim = certificate["claims"].get(claim_id, {})
-        if "exact" in claim:
-            lines.append(f"  {claim_id} = {claim['exact']}")
-        elif "lo" in claim and "hi" in claim:
-            lines.append(f"  {claim_id} in {interval(claim, 6)}")
-        elif "log10_lo" in claim:
-            lines.append(f"  {claim_id}: log10 >= {short_fixed(claim['log10_lo'], 2, False)}")
+        logs = [key for key in ("log10_lo", "log10_hi") if key in claim]
+        numbers = logs or [key for key in ("exact", "lo", "hi") if key in claim]
+        if numbers:
+            lines.append(f"  {shown(claim, claim_id, *numbers)}")
     return lines
 
 
@@ -164,20 +152,17 @@ def sensitivity_summary(certificate: dict) -> list[str]:
     params = certificate["parameters"]
     grad = claims["hitting_time_gradient"]["components"]
 
-    def entry(quantity) -> str:
-        return quantity["exact"] if "exact" in quantity else short(quantity["lo"], False, 6)
-
     def rows(claim_id: str) -> list[str]:
         comps = claims[claim_id]["components"]
-        return [f"    {i}: " + "  ".join(f"{entry(comps[f'{i}_{j}']):>12}" for j in "sab") for i in "sab"]
+        return [f"    {i}: " + "  ".join(f"{value(comps[f'{i}_{j}']):>20}" for j in "sab") for i in "sab"]
 
     return [
         f"certify sensitivity: p = {certificate['p']}, epsilon = {parameter(params['epsilon'])}, "
         f"A = {parameter(params['A'])}, B = {parameter(params['B'])} ({certificate['precision_bits']} bits)",
-        f"  grad T = (dT/ds0, dT/da0, dT/db0) = ({short(grad['s']['lo'], False, 6)}, {short(grad['a']['lo'], False, 6)}, "
-        f"{short(grad['b']['lo'], False, 6)}); ds/dt(T-) <= {short(claims['event_speed']['hi'], True, 6)} < 0 (2.7)",
+        f"  grad T = (dT/ds0, dT/da0, dT/db0) = ({value(grad['s'])}, {value(grad['a'])}, {value(grad['b'])}); "
+        f"{shown(claims['event_speed'], 'ds/dt(T-)')} < 0 (2.7)",
         "  J_reg (rows s, a, b; columns d/ds0, d/da0, d/db0):", *rows("regional_derivative"),
         "  Psi' = S J_reg:", *rows("terminal_map_derivative"),
-        f"  |Psi' - J_reg|_F >= {short(claims['sensitivity_gap']['lo'], False, 6)} > 0, rank "
-        f"{claims['gap_rank']['exact']}: AD of GD converges to J_reg, the flow's derivative is Psi'",
+        f"  {shown(claims['sensitivity_gap'], '|Psi' + chr(39) + ' - J_reg|_F')} > 0, rank "
+        f"{value(claims['gap_rank'])}: AD of GD converges to J_reg, the flow's derivative is Psi'",
     ]
