@@ -11,7 +11,8 @@ returns a *trajectory record*: a flat dict of
     slide, "s" for smooth, "n" for gd), ``radius`` and the theorem's parameters;
   * the certificate's bounds as floats (nearest doubles to the exact numbers), named
     ``<claim>_lo`` / ``<claim>_hi`` (``<claim>_<component>_hi`` for components) or
-    ``<claim>`` for an exact value;
+    ``<claim>`` for an exact value, each with its stored text beside it under the same key
+    plus ``_text`` (so is the radius: ``radius_text``), which the summary shows;
   * numpy arrays: the start point ``u0, v0, w0``, the terminal (or limit) state
     ``u_end, v_end, w_end``, quantities along the clock and the terminal spectrum
     ``fourier_fractions_end[zeta - 1] = F_zeta`` (1.5), zeta = 1 .. (p-1)/2.
@@ -59,6 +60,8 @@ from __future__ import annotations
 import inspect
 import json
 import math
+from dataclasses import dataclass
+from functools import partial
 from fractions import Fraction
 from pathlib import Path
 
@@ -108,20 +111,20 @@ def _claim(certificate: dict, name: str) -> dict:
 
 
 def _bounds(certificate: dict, out: dict, name: str, *ends: str, key: str | None = None) -> None:
-    """out[key_end] = float(claim[end]) for each end ("lo", "hi", "log10_lo", ...); "exact" -> out[key]."""
+    """out[key_end] = float(claim[end]) for each end ("lo", "hi", "log10_lo", ...); "exact" -> out[key];
+    the stored text beside each, under the same key plus ``_text``."""
     claim = _claim(certificate, name)
     key = name if key is None else key
     for end in ends:
-        if end == "exact":
-            out[key] = _number(claim["exact"])
-        else:
-            out[f"{key}_{end}"] = _number(claim[end])
+        field = key if end == "exact" else f"{key}_{end}"
+        out[field], out[f"{field}_text"] = _number(claim[end]), claim[end]
 
 
 def _component_bounds(certificate: dict, out: dict, name: str, end: str) -> None:
-    """out[name_component_end] for every component of a claim with components."""
+    """out[name_component_end] for every component of a claim with components (and its text, ``..._text``)."""
     for component, bound in sorted(_claim(certificate, name)["components"].items()):
-        out[f"{name}_{component}_{end}"] = _number(bound[end])
+        field = f"{name}_{component}_{end}"
+        out[field], out[f"{field}_text"] = _number(bound[end]), bound[end]
 
 
 def _parameters(certificate: dict, out: dict) -> None:
@@ -388,6 +391,7 @@ def simulate_instance(certificate: dict, source: str = "base", seed: int = 0, pr
         "seed": seed,
         "clock": CLOCKS[theorem],
         "radius": _number(certificate["radius"]),
+        "radius_text": certificate["radius"],
     }
     _parameters(certificate, record)
     simulator = _THEOREMS[theorem]
@@ -442,15 +446,54 @@ def simulate_certificate_file(path, source: str = "base", seed: int = 0, progres
 # A readable summary: the record's simulated quantities beside the certificate's bounds
 # ----------------------------------------------------------------------------------------------
 
-#: Significant digits of the summary's numbers (more where a bound's interval is narrower).
+#: Significant digits of the summary's simulated numbers (more where a bound's interval is narrower).
 SUMMARY_DIGITS = 4
 #: An interval narrower than this (relative) is finer than a float trajectory resolves: the summary
 #: reports the distance to it rather than "OUTSIDE" (integration and rounding errors are larger).
 NARROW = 1e-8
+#: Decimal digits of the exact rational lower bound on a square root (then shown by the display rule).
+SQRT_DIGITS = 40
+
+
+@dataclass(frozen=True)
+class _Certified:
+    """A certified number of a record: the nearest double (for the verdict) and an exact text (for display)."""
+
+    number: float
+    text: str
+
+
+def _certified(r: dict, key: str) -> _Certified:
+    """The record's bound ``key`` with its stored text (``key + "_text"``)."""
+    text = r.get(f"{key}_text")
+    if not isinstance(text, str):
+        raise ValueError(f"the record has no certified text for {key} (written by an older certify?): simulate again")
+    return _Certified(float(r[key]), text)
+
+
+def _negated(bound: _Certified) -> _Certified:
+    text = bound.text[1:] if bound.text.startswith("-") else bound.text if bound.text == "0" else "-" + bound.text
+    return _Certified(-bound.number, text)
+
+
+def _one_minus(bound: _Certified) -> _Certified:
+    return _Certified(1 - bound.number, str(1 - Fraction(bound.text)))
+
+
+def _sqrt_below(bound: _Certified) -> _Certified:
+    """A bound b >= 0 as sqrt(b), its text an exact rational <= sqrt(b) (SQRT_DIGITS decimals, rounded down)."""
+    value = Fraction(bound.text)
+    scale = 10 ** SQRT_DIGITS
+    root = math.isqrt(value.numerator * scale * scale // value.denominator) if value > 0 else 0
+    return _Certified(math.sqrt(bound.number), str(Fraction(root, scale)))
+
+
+_ZERO = _Certified(0.0, "0")
 
 
 def _comparison(label, value, kind, bound, claim, near=None):
-    """One comparison: kind "in" (bound = (lo, hi)), "le" / "ge" (bound = hi / lo), "exact" (bound = value).
+    """One comparison: kind "in" (bound = (lo, hi)), "le" / "ge" (bound = hi / lo), "exact" (bound = value),
+    each bound a _Certified.
 
     near="near" marks an interval the simulated value only approximates (a base-point
     enclosure far narrower than the integration error, or a limit seen at a finite time):
@@ -460,51 +503,53 @@ def _comparison(label, value, kind, bound, claim, near=None):
 
 def _dead_comparisons(r: dict) -> list:
     base = r["source"] == "base"
-    out = [_comparison("T (death time)", r["t_death"], "in", (r["hitting_time_box_lo"], r["hitting_time_box_hi"]),
+    c = partial(_certified, r)
+    out = [_comparison("T (death time)", r["t_death"], "in", (c("hitting_time_box_lo"), c("hitting_time_box_hi")),
                        "hitting_time_box")]
     if base:
-        out.append(_comparison("T (death time)", r["t_death"], "in", (r["hitting_time_lo"], r["hitting_time_hi"]),
+        out.append(_comparison("T (death time)", r["t_death"], "in", (c("hitting_time_lo"), c("hitting_time_hi")),
                                "hitting_time", "near"))
-    out.append(_comparison("-ds/dt at death", r["death_slope"], "ge", r["transversality_margin_box_lo"],
+    out.append(_comparison("-ds/dt at death", r["death_slope"], "ge", c("transversality_margin_box_lo"),
                            "transversality_margin_box"))
     if base:
         out.append(_comparison("-ds/dt at death", r["death_slope"], "in",
-                               (r["transversality_margin_lo"], r["transversality_margin_hi"]), "transversality_margin",
+                               (c("transversality_margin_lo"), c("transversality_margin_hi")), "transversality_margin",
                                "near"))
-    out.append(_comparison("max other gate along the path", float(np.max(r["max_other_gate"])), "le", 0.0,
+    out.append(_comparison("max other gate along the path", float(np.max(r["max_other_gate"])), "le", _ZERO,
                            "hitting_time_box"))
-    out.append(_comparison("||w(T) - w(0)||_1", r["w_displacement_end"], "le", r["terminal_w_displacement_box_hi"],
+    out.append(_comparison("||w(T) - w(0)||_1", r["w_displacement_end"], "le", c("terminal_w_displacement_box_hi"),
                            "terminal_w_displacement_box"))
     out += _spectrum_comparisons(r, "at death")
-    out.append(_comparison("loss at death", r["loss"][-1], "in", (r["terminal_loss_lo"], r["terminal_loss_hi"]),
+    out.append(_comparison("loss at death", r["loss"][-1], "in", (c("terminal_loss_lo"), c("terminal_loss_hi")),
                            "terminal_loss"))
     if base:
-        out.append(_comparison("balance at death", r["balance"][-1], "exact", r["balance_invariant"],
+        out.append(_comparison("balance at death", r["balance"][-1], "exact", c("balance_invariant"),
                                "balance_invariant"))
     return _start_comparisons(r, r["s"][0], r["max_other_gate"][0]) + out
 
 
 def _slide_comparisons(r: dict) -> list:
-    out = [_comparison("d/x at the last sample (-> kappa_p)", r["d_over_x"][-1], "in", (r["kappa_lo"], r["kappa_hi"]),
+    c = partial(_certified, r)
+    out = [_comparison("d/x at the last sample (-> kappa_p)", r["d_over_x"][-1], "in", (c("kappa_lo"), c("kappa_hi")),
                        "kappa", "near")]
     if r["source"] == "base":
         out.append(_comparison("log10 of the full-capture time", r["log10_t_full_capture"], "in",
-                               (r["capture_time_log10_lo"], r["capture_time_log10_hi"]), "capture_time", "near"))
+                               (c("capture_time_log10_lo"), c("capture_time_log10_hi")), "capture_time", "near"))
     out.append(_comparison("largest kink coefficient along the path", float(np.max(r["max_kink_coefficient"])), "le",
-                           r["admissibility_hi"], "admissibility"))
+                           c("admissibility_hi"), "admissibility"))
     out.append(_comparison("max_zeta F_zeta at the last sample (-> limit)", r["fourier_fractions_end"].max(), "exact",
-                           r["limit_fourier_fraction"], "limit_fourier_fraction"))
-    out.append(_comparison("loss at the last sample (-> limit)", r["loss_end"], "in", (r["limit_loss_lo"], r["limit_loss_hi"]),
-                           "limit_loss", "near"))
+                           c("limit_fourier_fraction"), "limit_fourier_fraction"))
+    out.append(_comparison("loss at the last sample (-> limit)", r["loss_end"], "in",
+                           (c("limit_loss_lo"), c("limit_loss_hi")), "limit_loss", "near"))
     return out
 
 
 def _smooth_comparisons(r: dict) -> list:
     out = [_comparison("||w_inf - w(0)||_1 (limit estimate)", r["displacement_limit"], "le",
-                       r["terminal_displacement_box_hi"], "terminal_displacement_box"),
-           _comparison("min of g along the path", float(np.min(r["g"])), "ge", math.sqrt(r["g_condition_lo"]),
-                       "g_condition"),
-           _comparison("max other gate along the path", float(np.max(r["max_other_gate"])), "le", 0.0,
+                       _certified(r, "terminal_displacement_box_hi"), "terminal_displacement_box"),
+           _comparison("min of g along the path", float(np.min(r["g"])), "ge",
+                       _sqrt_below(_certified(r, "g_condition_lo")), "g_condition"),
+           _comparison("max other gate along the path", float(np.max(r["max_other_gate"])), "le", _ZERO,
                        "single_active_gate")]
     out += _spectrum_comparisons(r, "at the limit")
     return _start_comparisons(r, r["s"][0], r["max_other_gate"][0]) + out
@@ -513,32 +558,33 @@ def _smooth_comparisons(r: dict) -> list:
 def _gd_comparisons(r: dict) -> list:
     after = slice(1, None)
     hi = "one_step_death_box_{}_hi"
+    c = partial(_certified, r)
     out = [_comparison("central gate after the step", np.max(r["central_gate"][after]), "le",
-                       r[hi.format("central_gate")], "one_step_death_box"),
+                       c(hi.format("central_gate")), "one_step_death_box"),
            _comparison("max cross gate after the step", np.max(r["max_cross_gate"][after]), "le",
-                       r[hi.format("cross_gates")], "one_step_death_box"),
+                       c(hi.format("cross_gates")), "one_step_death_box"),
            _comparison("max off-cross gate after the step", np.max(r["max_off_cross_gate"][after]), "le",
-                       r[hi.format("off_cross_gates")], "one_step_death_box"),
-           _comparison("||w_1 - w_0||_1", r["w_displacement"][1], "le", r["w_step_box_hi"], "w_step_box"),
+                       c(hi.format("off_cross_gates")), "one_step_death_box"),
+           _comparison("||w_1 - w_0||_1", r["w_displacement"][1], "le", c("w_step_box_hi"), "w_step_box"),
            _comparison("||w_n - w_0||_1 for n >= 1 (no later move)", np.max(r["w_displacement"][after]), "le",
-                       r["w_step_box_hi"], "w_step_box")]
+                       c("w_step_box_hi"), "w_step_box")]
     out += _spectrum_comparisons(r, "after the step")
     return _start_comparisons(r, r["central_gate"][0], r["max_other_gate"][0]) + out
 
 
 def _start_comparisons(r: dict, central: float, other: float) -> list:
-    lo = r["single_active_gate_lo"]
+    lo = _certified(r, "single_active_gate_lo")
     return [_comparison("central gate at the start", central, "ge", lo, "single_active_gate"),
-            _comparison("max other gate at the start", other, "le", -lo, "single_active_gate")]
+            _comparison("max other gate at the start", other, "le", _negated(lo), "single_active_gate")]
 
 
 def _spectrum_comparisons(r: dict, when: str) -> list:
-    out = [_comparison(f"max_zeta F_zeta {when}", r["fourier_fractions_end"].max(), "le", 1 - r["purity_gap_box_lo"],
-                       "purity_gap_box")]
+    out = [_comparison(f"max_zeta F_zeta {when}", r["fourier_fractions_end"].max(), "le",
+                       _one_minus(_certified(r, "purity_gap_box_lo")), "purity_gap_box")]
     if r["source"] == "base":
         F = r["fourier_fractions_end"]
-        exact = r["terminal_fourier_fraction"]
-        worst = float(F[np.argmax(np.abs(F - exact))])
+        exact = _certified(r, "terminal_fourier_fraction")
+        worst = float(F[np.argmax(np.abs(F - exact.number))])
         out.append(_comparison(f"F_zeta {when} (the farthest from the flat value)", worst, "exact", exact,
                                "terminal_fourier_fraction"))
     return out
@@ -576,33 +622,39 @@ def _show(x: float, digits: int, rounding=None) -> str:
 def summary_lines(record: dict) -> list[str]:
     """One line per comparison of a trajectory record's simulated quantity with its certificate's bound.
 
-    Each line reads like ``simulated T (death time) = 2609 lies in the certified [1494, 4891]
-    (hitting_time_box)``: the simulated value (to nearest), the bound (lower ends rounded
-    down, upper ends rounded up, so the printed interval contains the certified one) and
-    the claim it comes from.  Four significant digits, more when the numbers would look
-    alike.  The verdict words are computed on the record's floats: "lies in" /
-    "lies OUTSIDE" for an interval (for an interval the float only approximates -- a
-    base-point enclosure narrower than the integration error, a limit at a finite time --
-    "is d (relative d/|value|) from" instead of "OUTSIDE"; so is every interval of relative
-    width below NARROW), "is at most" / "EXCEEDS" for an upper bound, "is at
-    least" / "is BELOW" for a lower bound, and for an exact value the difference from it.
-    Base-point claims are compared only for ``source="base"`` records.  Floats only: a
-    line outside its bound flags a simulation (or integration-error) problem, it refutes
-    nothing.  ValueError for a record of an unknown theorem.
+    Each line reads like ``simulated T (death time) = 45.99 lies in the certified [17.1, 140]
+    (hitting_time_box)``: the simulated value (to nearest; four significant digits, more when the
+    numbers would look alike), the certified number as :func:`certify.render.numbers.display` shows
+    it from the record's stored texts (``..._text``; the same digits as the command summaries and the
+    LaTeX documents: certified digits ``45.9932965048...``, an interval rounded outward, a bound
+    rounded outward, an exact value), and the claim it comes from.  The verdict words are computed on
+    the record's floats: "lies in" / "lies OUTSIDE" for an interval (for an interval the float only
+    approximates -- a base-point enclosure narrower than the integration error, a limit at a finite
+    time -- "is d (relative d/|value|) from" instead of "OUTSIDE"; so is every interval of relative
+    width below NARROW), "is at most" / "EXCEEDS" for an upper bound, "is at least" / "is BELOW"
+    for a lower bound, and for an exact value the difference from it.  Base-point claims are
+    compared only for ``source="base"`` records.  Floats only: a line outside its bound flags a
+    simulation (or integration-error) problem, it refutes nothing.  ValueError for a record of an
+    unknown theorem or without the stored texts.
     """
-    from decimal import ROUND_CEILING, ROUND_FLOOR
+    from certify.render.numbers import display_parts
+
+    def certified(stored: dict) -> str:
+        (_, body), = display_parts(stored, "text")
+        return body
 
     theorem = record.get("theorem") if isinstance(record, dict) else None
     if theorem not in _COMPARISONS:
         raise ValueError(f"unknown theorem {theorem!r} in the trajectory record")
     where = "the certified base point" if record["source"] == "base" else \
-        f"a random point of the certified box (radius {record['radius']:g}, seed {record['seed']})"
+        f"a random point of the certified box (radius {certified({'exact': _certified(record, 'radius').text})}, " \
+        f"seed {record['seed']})"
     lines = [f"{theorem}, p = {record['p']}, from {where}:"]
     for label, value, kind, bound, claim in _COMPARISONS[theorem](record):
         if kind in ("in", "near"):
-            lo, hi = bound
+            lo, hi = bound[0].number, bound[1].number
             n = _digits(value, lo, hi)
-            interval = f"the certified [{_show(lo, n, ROUND_FLOOR)}, {_show(hi, n, ROUND_CEILING)}]"
+            interval = f"the certified {certified({'lo': bound[0].text, 'hi': bound[1].text})}"
             distance = lo - value if value < lo else value - hi
             if hi - lo <= NARROW * max(abs(lo), abs(hi)):
                 kind = "near"  # an enclosure finer than a float simulation resolves
@@ -613,14 +665,15 @@ def summary_lines(record: dict) -> list[str]:
             else:
                 verdict = f"is {_show(distance, 3)} (relative {_show(distance / abs(value), 2)}) from {interval}"
         elif kind in ("le", "ge"):
-            n = _digits(value, bound)
-            ok = value <= bound if kind == "le" else value >= bound
+            n = _digits(value, bound.number)
+            ok = value <= bound.number if kind == "le" else value >= bound.number
             words = ("is at most", "EXCEEDS") if kind == "le" else ("is at least", "is BELOW")
-            shown = _show(bound, n, ROUND_CEILING if kind == "le" else ROUND_FLOOR)
+            shown = certified({"hi" if kind == "le" else "lo": bound.text})
             verdict = f"{words[0 if ok else 1]} the certified {'upper' if kind == 'le' else 'lower'} bound {shown}"
         else:
-            n = _digits(value, bound)
-            verdict = f"differs by {_show(abs(value - bound), 3)} from the certified exact value {_show(bound, 17)}"
+            n = _digits(value, bound.number)
+            verdict = (f"differs by {_show(abs(value - bound.number), 3)} from the certified exact value "
+                       f"{certified({'exact': bound.text})}")
         lines.append(f"  simulated {label} = {_show(value, n)} {verdict} ({claim})")
     return lines
 
