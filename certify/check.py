@@ -169,7 +169,7 @@ def verify_quantity(stored: dict, quantity: Quantity, claim_id: str, where: str)
         if not holds:
             side = "below" if below else "above"
             raise Rejected(claim_id, f"{where}: {key} = {stored[key]} is not {side} the recomputed "
-                                     f"enclosure {_show(bound)}")
+                                     f"enclosure {_show(bound, stored[key])}")
     for end_key, log_key, upper in (("lo", "log10_lo", False), ("hi", "log10_hi", True)):
         if end_key in stored and log_key in stored:
             end, log10_field = _number(stored, end_key, where), _number(stored, log_key, where)
@@ -185,8 +185,33 @@ def verify_quantity(stored: dict, quantity: Quantity, claim_id: str, where: str)
                                  f"{show_number(quantity.upper_must_be_below)}")
 
 
-def _show(bound) -> str:
-    return show_number(bound) if isinstance(bound, fmpq) else bound.str(12)
+def _show(bound, against: str) -> str:
+    """The recomputed ``bound`` (an exact fmpq or a ball) as :func:`certify.render.numbers.display` shows it
+    beside the stored number ``against``: an exact value as it is (or by its leading digits), a ball by its
+    two ends rounded outward, each with as many digits as it takes to tell it apart from ``against`` (at
+    most SEPARATING_DIGITS), so that a rejection shows where the stored end and the recomputation part.
+    (certify.render.numbers imports nothing but the standard library.)"""
+    from flint import arb, ctx
+
+    from .kernel.exact import canonical_text
+    from .render.numbers import MAX_TEXT_LENGTH, SEPARATING_DIGITS, display_parts
+
+    if isinstance(bound, fmpq):
+        text = canonical_text(bound)
+        if len(text) <= MAX_TEXT_LENGTH:
+            (_, body), = display_parts({"exact": text}, "text", against=against)
+            return body
+        bound = arb(bound)  # a fraction too long to print: its ball, to the precision in force
+    if not bound.is_finite():
+        return bound.str(12)
+    ends = []
+    # the exact ends mid -/+ rad (rounded outward to more bits than SEPARATING_DIGITS need) as decimal balls
+    with ctx.workprec(max(ctx.prec, 4 * SEPARATING_DIGITS + 64)):
+        for end, upward in ((bound.lower(), False), (bound.upper(), True)):
+            mid, rad, exp10 = end.mid_rad_10exp(SEPARATING_DIGITS + 10)
+            ends.append(f"{int(mid + rad if upward else mid - rad)}e{int(exp10)}")
+    (_, body), = display_parts({"lo": ends[0], "hi": ends[1]}, "text", against=against)
+    return body
 
 
 def check_bytes(data: bytes, source: str = "<input>") -> Verdict:
