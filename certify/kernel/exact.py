@@ -33,6 +33,15 @@ from flint import fmpq, fmpz
 #: The longest exact-number string certify/1 accepts (schema ``maxLength`` too).
 MAX_NUMBER_LENGTH = 200
 
+#: The most digits an exponent may have (``e-`` then at most 60 digits): the largest exponent certify/1
+#: can write is 10^60 - 1, so no number it writes is below 10^-(10^60 - 1) in magnitude, except 0.
+MAX_EXPONENT_DIGITS = 60
+MAX_WRITTEN_EXPONENT = 10**MAX_EXPONENT_DIGITS - 1
+
+#: Significant digits of a bound that has to be rounded outward to be written (an exact rational bound
+#: whose canonical text is over MAX_NUMBER_LENGTH characters, say); the ball writers use as many.
+WRITTEN_DIGITS = 80
+
 #: Exact *inputs* (parameters, radius, base-point levels) are bounded: as reduced
 #: fractions their numerator and denominator have at most this many digits. A bound
 #: on the size of inputs bounds the bits every kernel computation carries, and so
@@ -251,7 +260,11 @@ def require_bounded_input(number: ExactNumber, what: str = "input") -> fmpq:
     """The exact rational of an input (parameter, radius, base-point level), if it is of bounded size.
 
     ValueError (one line) unless, as a reduced fraction, its numerator and
-    denominator have at most MAX_INPUT_DIGITS digits each.
+    denominator have at most MAX_INPUT_DIGITS digits each, and its canonical
+    spelling (what a certificate writes, :func:`canonical_text`) is at most
+    MAX_NUMBER_LENGTH characters, so that a certificate can state it and the
+    checker read it back: ``1/2^332`` has a 100-digit denominator, but it
+    terminates and is written as a decimal of 232 digits.
 
     >>> require_bounded_input(parse_syntax("2/4"))
     1/2
@@ -259,6 +272,10 @@ def require_bounded_input(number: ExactNumber, what: str = "input") -> fmpq:
     Traceback (most recent call last):
     ...
     ValueError: epsilon has too many digits: exact inputs have at most 100 digits ...
+    >>> require_bounded_input(ExactNumber(1, 2**332), "epsilon")
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon is written with 239 characters (~1.14298739128e-100): certify/1 numbers have at most 200
     """
     if number.numerator == 0:
         return fmpq(0)
@@ -269,6 +286,10 @@ def require_bounded_input(number: ExactNumber, what: str = "input") -> fmpq:
     value = number.fmpq()
     if max(decimal_digits(int(value.p)), decimal_digits(int(value.q))) > MAX_INPUT_DIGITS:
         raise ValueError(_input_size_message(what))
+    text = canonical_text(value)
+    if len(text) > MAX_NUMBER_LENGTH:  # a terminating 1/2^k is written as a decimal of about 1.7 k digits
+        raise ValueError(f"{what} is written with {len(text)} characters ({show_number(value)}): certify/1 "
+                         f"numbers have at most {MAX_NUMBER_LENGTH}")
     return value
 
 
@@ -277,13 +298,66 @@ def _input_size_message(what: str) -> str:
             f"in numerator and denominator (as a reduced fraction), which bounds the work of every check")
 
 
+#: What ``fractions.Fraction`` reads from a string, in ASCII: surrounding whitespace, a sign ``+`` or ``-``,
+#: ``_`` between digits, ``.5`` and ``5.``, ``E`` or ``e`` with a signed exponent, or ``n/d``. Exponents are
+#: limited to MAX_EXPONENT_DIGITS digits here (Fraction would expand 10^999999999 first and ask later).
+_DIGITS = r"[0-9]+(?:_[0-9]+)*"
+_LENIENT = re.compile(rf"([-+]?)(?:({_DIGITS})/({_DIGITS})"
+                      rf"|(?=[0-9]|\.[0-9])({_DIGITS})?(?:\.({_DIGITS})?)?(?:[eE]([-+]?{_DIGITS}))?)")
+_ASCII_SPACE = " \t\n\r\f\v"
+
+
+def parse_lenient(text: str) -> ExactNumber:
+    """The exact value of ``text`` in any spelling ``fractions.Fraction`` reads (ASCII only); ValueError otherwise.
+
+    For people (the command line, the Python API's strings), never for certificates: ``.5``, ``5.``,
+    ``+1/2``, ``1_000``, ``1E-3``, `` 0.50 `` are all accepted, and the result equals
+    ``Fraction(text)``. Refused, in one line: anything Fraction refuses (``nan``, ``inf``, ``0x10``),
+    a zero denominator, non-ASCII digits and spaces (Arabic-Indic digits, say), more than MAX_NUMBER_LENGTH
+    characters and exponents of more than MAX_EXPONENT_DIGITS digits. Size is bounded afterwards by
+    :func:`require_bounded_input` (``1e999999`` parses, and is refused there without being expanded).
+
+    >>> parse_lenient(" .5 "), parse_lenient("5.E-1")
+    (ExactNumber(numerator=5, denominator=1, exp10=-1), ExactNumber(numerator=5, denominator=1, exp10=-1))
+    >>> parse_lenient("+1_000/4")
+    ExactNumber(numerator=1000, denominator=4, exp10=0)
+    >>> parse_lenient("nan")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'nan' is not an exact number (integer, p/q, or decimal like 1.25e-7 or .5)
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"expected an exact number as a string, got {type(text).__name__}")
+    body = text.strip(_ASCII_SPACE)
+    if len(body) > MAX_NUMBER_LENGTH:
+        raise ValueError(f"number string longer than {MAX_NUMBER_LENGTH} characters")
+    match = _LENIENT.fullmatch(body)
+    exponent = match and match.group(6)
+    if not match or (exponent and len(exponent.lstrip("+-").replace("_", "").lstrip("0")) > MAX_EXPONENT_DIGITS):
+        raise ValueError(f"{_clip(text)} is not an exact number (integer, p/q, or decimal like 1.25e-7 or .5)")
+    sign = -1 if match.group(1) == "-" else 1
+    if match.group(2) is not None:
+        denominator = int(match.group(3).replace("_", ""))
+        if denominator == 0:
+            raise ValueError(f"{_clip(text)} has the denominator 0")
+        return ExactNumber(sign * int(match.group(2).replace("_", "")), denominator, 0)
+    whole, places = (match.group(4) or "").replace("_", ""), (match.group(5) or "").replace("_", "")
+    mantissa = int((whole + places) or "0")
+    return ExactNumber(sign * mantissa, 1, int((exponent or "0").replace("_", "")) - len(places))
+
+
 def parse_rational(text: str, what: str = "input", canonical: bool = True) -> fmpq:
     """Parse an exact input (parameters, radii): canonical unless ``canonical=False``, and bounded in size.
 
+    ``canonical=True`` (a certificate's inputs): :func:`parse_exact`; ``canonical=False`` (a person's):
+    :func:`parse_lenient`, any spelling ``fractions.Fraction`` reads. Both then :func:`require_bounded_input`.
+
     >>> parse_rational("0.50", "epsilon", canonical=False), parse_rational("0.5", "epsilon")
     (1/2, 1/2)
+    >>> parse_rational(".5", "epsilon", canonical=False)
+    1/2
     """
-    number = parse_exact(text) if canonical else parse_syntax(text)
+    number = parse_exact(text) if canonical else parse_lenient(text)
     return require_bounded_input(number, f"{what} {_clip(text)}")
 
 
@@ -370,6 +444,76 @@ def format_decimal(mantissa: int, exp10: int) -> str:
         return f"{sign}0.{'0' * -point}{digits}"
     body = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
     return f"{sign}{body}e{leading}"
+
+
+def written_text(number) -> str | None:
+    """The canonical text of ``number`` if a certificate can state it, else None (never expands a huge exponent).
+
+    A certificate can state exactly the numbers :func:`parse_exact` reads back: at most
+    MAX_NUMBER_LENGTH characters, an exponent of at most MAX_EXPONENT_DIGITS digits. So the writer's
+    limits are the reader's, by construction.
+
+    >>> written_text(fmpq(1, 3)), written_text(ExactNumber(5, 1, -10**60 + 1)), written_text(ExactNumber(5, 1, -10**60))
+    ('1/3', '5e-999999999999999999999999999999999999999999999999999999999999', None)
+    >>> written_text(fmpq(1, 3**200)) is None, written_text(fmpq(1, 3**500)) is None  # 98 and 241 characters
+    (False, True)
+    """
+    number = ExactNumber.from_rational(number)
+    if number.numerator == 0:
+        return "0"
+    if number.denominator != 1 and number.exp10 != 0 and not number.is_expandable():
+        rest, _ = _strip_power(_strip_power(number.denominator, 2)[0], 5)
+        if rest != 1:  # a non-terminating value times a huge power of ten has no short spelling
+            return None
+    if number.denominator == 1 and abs(_leading_exponent(number.numerator, number.exp10)) > MAX_WRITTEN_EXPONENT:
+        return None  # (its text would be short to build, but a parse of it is refused: spare the work)
+    text = canonical_text(number)
+    try:
+        parse_exact(text)
+    except ValueError:
+        return None
+    return text
+
+
+def _leading_exponent(mantissa: int, exp10: int) -> int:
+    """The decimal exponent of the leading digit of mantissa 10^exp10 (mantissa != 0)."""
+    return decimal_digits(mantissa) - 1 + exp10
+
+
+def writable_bound(number, upward: bool) -> ExactNumber | None:
+    """A number a certificate can state on the outer side of ``number`` (>= it if ``upward``, else <= it).
+
+    ``number`` itself when :func:`written_text` can write it; otherwise ``number`` rounded toward +inf
+    (``upward``) or -inf to WRITTEN_DIGITS significant digits (a weaker bound, still true); and when
+    even that needs an exponent beyond MAX_WRITTEN_EXPONENT, the nearest writable number beyond it:
+    0 or +-10^-MAX_WRITTEN_EXPONENT for a magnitude below 10^-MAX_WRITTEN_EXPONENT, +-10^MAX_WRITTEN_EXPONENT
+    for a lower bound of a value above 10^(MAX_WRITTEN_EXPONENT + 1) (an upper bound of a value below
+    its negative). None when no writable number lies on that side: an upper bound of a value above
+    10^(MAX_WRITTEN_EXPONENT + 1), a lower bound of a value below its negative.
+
+    >>> writable_bound(fmpq(1, 3), upward=False)  # writable as it is
+    ExactNumber(numerator=1, denominator=3, exp10=0)
+    >>> canonical_text(writable_bound(fmpq(1, 3**500), upward=True))  # 241 characters: rounded up
+    '2.7502529562031380179554990801120409685204058213870305600421949970898351910966983e-239'
+    >>> tiny = ExactNumber(-31177, 1, -10**79)  # below every writable magnitude
+    >>> canonical_text(writable_bound(tiny, upward=True)), canonical_text(writable_bound(tiny, upward=False))[:8]
+    ('0', '-1e-9999')
+    >>> writable_bound(ExactNumber(3, 1, 10**70), upward=True) is None
+    True
+    """
+    number = ExactNumber.from_rational(number)
+    if written_text(number) is not None:
+        return number
+    rounded = round_decimal(number, WRITTEN_DIGITS, upward)
+    leading = _leading_exponent(rounded.numerator, rounded.exp10)
+    sign = number.sign()
+    if leading < -MAX_WRITTEN_EXPONENT:  # |number| < 10^-MAX_WRITTEN_EXPONENT: 0 or the smallest magnitude
+        toward_zero = upward == (sign < 0)
+        return ExactNumber(0) if toward_zero else ExactNumber(sign, 1, -MAX_WRITTEN_EXPONENT)
+    if leading > MAX_WRITTEN_EXPONENT:  # |number| >= 10^(MAX_WRITTEN_EXPONENT + 1)
+        toward_zero = upward == (sign < 0)
+        return ExactNumber(sign, 1, MAX_WRITTEN_EXPONENT) if toward_zero else None
+    return rounded
 
 
 def last_digit_exponent(text: str) -> int:

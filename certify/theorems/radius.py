@@ -8,6 +8,7 @@ from typing import Callable
 from flint import fmpq
 
 from ..errors import NotCertified
+from ..kernel.exact import ExactNumber, require_bounded_input, show_number
 
 #: Bisection steps inside [r, 2r]: the supremum is located to 2^-16 relative (we keep 3 digits).
 SEARCH_STEPS = 16
@@ -81,14 +82,27 @@ def certify_with_radius(claims_for: Callable[[fmpq], list], radius: fmpq | None,
     """Claims at the given radius, or at a chosen one, backing off 10% while the kernel refuses.
 
     The search may run at lower precision than the certificate, so the kernel can still
-    refuse the chosen radius; an explicit ``radius`` is never changed.
+    refuse the chosen radius; an explicit ``radius`` is never changed. A chosen radius too small
+    for a certificate to state (three digits below about 1e-99 need more than the 100-digit
+    denominator of an input) is NotCertified, before any claim is computed.
     """
     if radius is not None:
         return fmpq(radius), claims_for(fmpq(radius))
-    radius = choose()
+    radius = _writable(choose())
     for _ in range(RETRIES):
         try:
             return radius, claims_for(radius)
         except NotCertified:
-            radius = round_down(radius * fmpq(9, 10))
+            radius = _writable(round_down(radius * fmpq(9, 10)))
     return radius, claims_for(radius)
+
+
+def _writable(radius: fmpq) -> fmpq:
+    """``radius`` if a certificate can state it as an input, else NotCertified (one line)."""
+    try:
+        require_bounded_input(ExactNumber.from_rational(radius))
+    except ValueError:
+        raise NotCertified(f"the largest radius certify finds, about {show_number(radius)}, is too small for "
+                           f"a certificate to state (inputs have at most 100 digits in numerator and denominator)",
+                           "radius") from None
+    return radius
