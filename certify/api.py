@@ -30,16 +30,19 @@ small and always Fractions.
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import fields as _dataclass_fields
+from decimal import Decimal
 from fractions import Fraction
 from types import MappingProxyType
 
 from flint import fmpq, fmpz
 
 from .errors import InputError, MalformedCertificate
-from .kernel.exact import MAX_EXPANDED_EXP10, ExactNumber, parse_syntax, require_bounded_input
+from .kernel.exact import (MAX_EXPANDED_EXP10, ExactNumber, canonical_text, parse_lenient, parse_syntax,
+                           require_bounded_input)
 
 __all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
            "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "load", "derivation", "plot", "simulate"]
@@ -65,34 +68,77 @@ class NumberTooLarge(ValueError):
 # --- numbers ---------------------------------------------------------------------------------------------
 
 def exact_input(value, what: str = "input") -> fmpq:
-    """An exact parameter as the builders take it: int, Fraction, fmpz, fmpq or a string of any spelling.
+    """An exact parameter as the builders take it: int, Fraction, fmpz, fmpq, Decimal, a string, or a float
+    whose value is the decimal it shows.
 
-    Strings are read by :func:`certify.kernel.exact.parse_rational` with ``canonical=False`` (so ``"0.50"``,
-    ``"1/2"`` and ``"5e-1"`` are all 1/2). Floats are refused (0.1 is not 1/10); so are bools. Every
-    value must be of bounded size (at most 100 digits in numerator and denominator). InputError otherwise.
+    Strings are read by :func:`certify.kernel.exact.parse_lenient`: every spelling ``fractions.Fraction``
+    reads (``"0.50"``, ``"1/2"``, ``"5e-1"``, ``".5"``, ``" 1_000 "``), in ASCII; ``"nan"`` and ``"inf"`` are
+    not numbers. A **float** is accepted exactly when it *is* the decimal it shows: ``0.5``, ``0.25``,
+    ``3.0`` and ``1e22`` are exactly 1/2, 1/4, 3 and 10^22 (``Fraction(x) == Fraction(repr(x))``), so nothing
+    is lost; ``0.1`` is refused, because the float 0.1 is the binary fraction 3602879701896397/2^55, not 1/10,
+    and the message says so and asks for ``"1/10"`` or ``Fraction(1, 10)``. NaN and infinities are refused;
+    so are bools. Every value must be of bounded size (at most 100 digits in numerator and denominator, at
+    most 200 characters as a certificate writes it). InputError (one line) otherwise, never another error.
 
-    >>> exact_input("0.50"), exact_input(Fraction(3, 4)), exact_input(2)
-    (1/2, 3/4, 2)
+    >>> exact_input("0.50"), exact_input(".5"), exact_input(Fraction(3, 4)), exact_input(2), exact_input(0.5)
+    (1/2, 1/2, 3/4, 2, 1/2)
     >>> exact_input(0.1, "epsilon")
     Traceback (most recent call last):
     ...
-    certify.errors.InputError: epsilon: floats are not exact (0.1 is not 1/10); pass a Fraction, an int or a string such as '0.1'
+    certify.errors.InputError: epsilon: the float 0.1 is not 1/10 but 3602879701896397/2^55 = 0.10000000000000000555...
+    >>> exact_input(float("nan"), "epsilon")
+    Traceback (most recent call last):
+    ...
+    certify.errors.InputError: epsilon: nan is not a number; pass an int, a Fraction or a string such as '1/2'
     """
     if isinstance(value, bool):
         raise InputError(f"{what}: expected a number, got {value!r}")
-    if isinstance(value, float):
-        raise InputError(f"{what}: floats are not exact ({value!r} is not {Fraction(str(value))}); pass a "
-                         f"Fraction, an int or a string such as {str(value)!r}")
     try:
-        if isinstance(value, str):
-            number = parse_syntax(value.strip())
+        if isinstance(value, float):
+            number = ExactNumber.from_rational(_float_value(value, what))
+        elif isinstance(value, Decimal):
+            if not value.is_finite():
+                raise InputError(f"{what}: Decimal({str(value)!r}) is not a number; pass a finite one")
+            number = ExactNumber.from_rational(Fraction(value))
+        elif isinstance(value, str):
+            number = parse_lenient(value)
         elif isinstance(value, (int, fmpz, fmpq, Fraction)):
             number = ExactNumber.from_rational(value)
+        elif isinstance(value, numbers.Rational):  # numpy's integers, other exact rationals
+            number = ExactNumber.from_rational(Fraction(int(value.numerator), int(value.denominator)))
         else:
-            raise InputError(f"{what}: expected an int, a Fraction, an fmpq or a string, got {type(value).__name__}")
+            raise InputError(f"{what}: expected an int, a Fraction, an fmpq, a Decimal or a string, got "
+                             f"{type(value).__name__}")
         return require_bounded_input(number, what)
-    except ValueError as exc:
+    except (ValueError, TypeError, ArithmeticError) as exc:
         raise InputError(f"{what}: {exc}") from None
+
+
+def _float_value(value: float, what: str) -> Fraction:
+    """The exact value of a float that is the decimal it shows (``repr``); InputError naming its value otherwise."""
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InputError(f"{what}: {value!r} is not a number; pass an int, a Fraction or a string such as '1/2'")
+    exact, shown = Fraction(value), Fraction(repr(value))
+    if exact == shown:
+        return exact
+    # what the float looks like (1/10; or a decimal such as 1e23 when the fraction is long) and how to say that
+    shown_text = str(shown) if len(str(shown)) <= 40 and shown.denominator > 1 else \
+        canonical_text(fmpq(shown.numerator, shown.denominator))
+    suggestion = f"Fraction({shown.numerator}, {shown.denominator})" if "/" in shown_text else \
+        f"Fraction({shown_text!r})"
+    # what it is: an odd integer times a power of two, exactly (a reduced float's denominator is 2^k)
+    odd, twos = abs(exact.numerator), -(exact.denominator.bit_length() - 1)
+    while twos >= 0 and odd % 2 == 0:
+        odd, twos = odd // 2, twos + 1
+    if twos < 0:
+        binary = f"{odd}/2^{-twos}"
+    else:
+        binary = f"{odd}*2^{twos}" if odd != 1 and twos else f"2^{twos}" if twos else str(odd)
+    binary = ("-" if exact < 0 else "") + binary
+    decimal = canonical_text(fmpq(exact.numerator, exact.denominator))
+    exactly = f"{binary} = {decimal}" if len(decimal) <= 80 else binary
+    raise InputError(f"{what}: the float {value!r} is not {shown_text} but {exactly} exactly; pass "
+                     f"{shown_text!r} or {suggestion} (or Fraction({value!r}) for the float's own value)")
 
 
 def _prime(p) -> int:
@@ -396,7 +442,7 @@ def certify_theorem(theorem: str, p, *, radius=None, prec: int = 128, **paramete
     Fraction(1, 1)
     """
     theorems = _theorems()
-    if theorem not in theorems:
+    if not isinstance(theorem, str) or theorem not in theorems:
         raise InputError(f"unknown theorem {theorem!r}; choose from {', '.join(theorems)}")
     record = theorems[theorem]
     unknown = sorted(set(parameters) - set(record.parameter_names))
@@ -527,7 +573,7 @@ def load(source) -> Certificate:
         except MalformedCertificate as exc:
             raise MalformedCertificate(f"{path}: {exc}") from None
         return Certificate(document, source=path)
-    raise TypeError(f"load() takes a path, JSON text or bytes, not {type(source).__name__}")
+    raise InputError(f"load() takes a path, JSON text or bytes, not {type(source).__name__}")
 
 
 # --- derivations, simulations, plots ---------------------------------------------------------------------
@@ -624,6 +670,8 @@ def simulate(theorem=None, p=None, *, start: str = "base", seed: int = 0, certif
     """
     from .simulate import simulate_instance
 
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     chosen = _certificate_for(theorem, p, certificate, parameters)
     try:
         return simulate_instance(chosen.document, source=start, seed=seed)
