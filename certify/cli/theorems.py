@@ -29,7 +29,9 @@ def add_parsers(commands) -> None:
         if record.experiment:
             command.add_argument("--plot", metavar="FILE",
                                  help="also run the float experiment beside the certificate and draw it to FILE "
-                                      "(.png or .pdf; needs matplotlib); its table goes to stderr")
+                                      "(.png or .pdf); its table goes to stderr. Needs matplotlib (pip install "
+                                      "'certify[plot]'): without it, or with another suffix, the command stops "
+                                      "before certifying, writes nothing and exits 2")
 
 
 def run_theorem(args) -> int:
@@ -37,6 +39,10 @@ def run_theorem(args) -> int:
     from ..render.summary import summary
 
     record = THEOREMS[args.command]
+    if getattr(args, "plot", None):
+        from .law import _plot_format_or_error
+
+        _plot_format_or_error(args.plot)  # before anything is made or written: the experiment needs a figure
     parameters = {name: getattr(args, name) for name in record.parameter_names}
     result = record.build(args.p, radius=args.radius, prec=args.prec, **parameters)
     _write(dumps(result.certificate), args.out)
