@@ -54,6 +54,100 @@ def test_unreachable_scheduler_is_one_line(tmp_path):
     assert_one_line(result, "cannot reach the Dask scheduler", "tcp://127.0.0.1:9")
 
 
+#: Seconds a `certify law` process needs besides waiting for a scheduler: starting Python and importing certify,
+#: numpy and distributed take about 1 s here (measured: 0.8 s for a refused malformed address); 20 s allows a
+#: loaded 2-core machine 20 times that and stays far below the timeouts the tests give (60 s where the
+#: answer must come at once), so a command that waits for its timeout fails the test.
+STARTUP_SECONDS = 20
+
+
+class _Server:
+    """A TCP server on 127.0.0.1 in a thread of this process: ``garbage`` writes bytes that are not Dask's
+    protocol as soon as it accepts (the first 8 bytes read as a frame length of 3 EiB), ``http`` answers the
+    first bytes it receives as an HTTP server would (400), ``silent`` accepts and says nothing."""
+
+    def __init__(self, mode):
+        import socket
+        import threading
+
+        self.mode, self.connections = mode, []
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.address = "tcp://127.0.0.1:%d" % self.listener.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            self.connections.append(connection)
+            try:
+                if self.mode == "garbage":
+                    connection.sendall(b"\xff" * 64 + b"garbage, not a Dask frame")
+                elif self.mode == "http":
+                    connection.recv(65536)
+                    connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            except OSError:
+                pass
+
+    def close(self):
+        self.listener.close()
+        for connection in self.connections:
+            connection.close()
+
+
+@pytest.mark.parametrize("mode", ["garbage", "http"])
+def test_a_server_that_is_not_dask_is_one_line_at_once(tmp_path, mode):
+    """It answers at once with bytes Dask cannot read: refused at once, not after the 60 s timeout."""
+    import time
+
+    server = _Server(mode)
+    try:
+        start = time.perf_counter()
+        result = run_certify(*BASE, "--scheduler", server.address, "--connect-timeout", 60, "--out", tmp_path / "r",
+                             timeout=90)
+        seconds = time.perf_counter() - start
+    finally:
+        server.close()
+    assert_one_line(result, "not a Dask scheduler", server.address)
+    assert seconds < STARTUP_SECONDS, seconds
+
+
+def test_a_server_that_says_nothing_is_one_line_after_the_timeout(tmp_path):
+    """Accepted and never answered: the handshake waits for --connect-timeout (3 s), then one line."""
+    import time
+
+    server = _Server("silent")
+    try:
+        start = time.perf_counter()
+        result = run_certify(*BASE, "--scheduler", server.address, "--connect-timeout", 3, "--out", tmp_path / "r",
+                             timeout=90)
+        seconds = time.perf_counter() - start
+    finally:
+        server.close()
+    assert_one_line(result, "cannot reach the Dask scheduler", server.address, "no answer within 3 s")
+    assert 3 <= seconds < 3 + STARTUP_SECONDS, seconds
+
+
+@pytest.mark.parametrize("address, words", [
+    ("tcp://127.0.0.1:notaport", ["port"]), ("tcp://127.0.0.1:99999", ["port", "65535"]),
+    ("nonsense", ["port"]), ("foo://x:1", ["foo"]), ("tcp://", ["port"]), ("tcp://[::1", ["[::1"]),
+    ("", ["address"]),
+])
+def test_a_malformed_scheduler_address_is_one_line_at_once(tmp_path, address, words):
+    import time
+
+    start = time.perf_counter()
+    result = run_certify(*BASE, "--scheduler", address, "--connect-timeout", 60, "--out", tmp_path / "r", timeout=90)
+    seconds = time.perf_counter() - start
+    assert_one_line(result, "--scheduler", *words)
+    assert seconds < STARTUP_SECONDS, seconds
+    assert not (tmp_path / "r").exists()  # refused before the run's folder is made
+
+
 def test_a_file_as_folder_and_another_run_are_one_line(tmp_path):
     (tmp_path / "file").write_text("x")
     assert_one_line(run_certify(*BASE, "--jobs", 1, "--out", tmp_path / "file"), "not a folder")

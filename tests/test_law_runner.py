@@ -25,8 +25,8 @@ def _lines(path):
 
 def _without_seconds(path):
     """The rows of samples.csv as {index: row without the seconds column}."""
-    rows, dropped = read_samples(path)
-    assert dropped == 0
+    rows, rejected = read_samples(path, FLOW10)
+    assert rejected == []
     return {i: {k: v for k, v in row.items() if k != "seconds"} for i, row in rows.items()}
 
 
@@ -103,8 +103,8 @@ def test_rows_are_the_simulated_and_classified_samples(tmp_path):
     result = run_law(FLOW10, 3, tmp_path)
     lines = _lines(tmp_path / "samples.csv")
     assert lines[0] == ",".join(SAMPLE_FIELDS) and len(lines) == 4
-    rows, dropped = read_samples(tmp_path / "samples.csv")
-    assert dropped == 0 and sorted(rows) == [0, 1, 2] and result.computed == 3 and result.kept == 0
+    rows, rejected = read_samples(tmp_path / "samples.csv", FLOW10)
+    assert rejected == [] and sorted(rows) == [0, 1, 2] and result.computed == 3 and result.kept == 0
     for index in range(3):
         draw = draw_initial(5, 1.0, 1, index)
         expected = classify(simulate_flow(draw.theta, 5, 10.0))
@@ -149,8 +149,8 @@ def test_resume_keeps_rows_grows_and_recomputes_a_truncated_line(tmp_path):
     last_index = int(text.splitlines()[-1].split(",")[0])
     resumed = run_law(FLOW10, 5, tmp_path, warn=lambda line: None)
     assert (resumed.computed, resumed.kept, resumed.dropped) == (1, 4, 1)
-    rows, dropped = read_samples(csv_path)
-    assert dropped == 0 and sorted(rows) == list(range(5)) and int(_lines(csv_path)[-1].split(",")[0]) == last_index
+    rows, rejected = read_samples(csv_path, FLOW10)
+    assert rejected == [] and sorted(rows) == list(range(5)) and int(_lines(csv_path)[-1].split(",")[0]) == last_index
     assert (tmp_path / "summary.json").read_bytes() == complete
     # nothing missing: nothing computed, same summary; fewer samples summarise a prefix
     assert run_law(FLOW10, 5, tmp_path).computed == 0
@@ -159,13 +159,16 @@ def test_resume_keeps_rows_grows_and_recomputes_a_truncated_line(tmp_path):
     assert len(_lines(csv_path)) == 6  # the rows beyond stay in the file
 
 
-def test_unreadable_rows_are_dropped_and_a_foreign_header_refused(tmp_path):
+def test_unreadable_rows_are_rejected_and_a_foreign_header_refused(tmp_path):
     run_law(FLOW10, 2, tmp_path)
     csv_path = tmp_path / "samples.csv"
     lines = _lines(csv_path)
     csv_path.write_text("\n".join([lines[0], lines[1], "garbage,1,2", lines[1], lines[2]]) + "\n")
-    rows, dropped = read_samples(csv_path)
-    assert sorted(rows) == [0, 1] and dropped == 2  # the garbage line and the repeated index
+    rows, rejected = read_samples(csv_path, FLOW10)
+    # the garbage line, and both lines of the repeated index (which of them is right cannot be told)
+    assert sorted(rows) == [int(lines[2].split(",")[0])]
+    assert [note.split(" rejected")[0] for note in rejected] == [
+        "line 2 (sample %s)" % lines[1].split(",")[0], "line 3", "line 4 (sample %s)" % lines[1].split(",")[0]]
     csv_path.write_text("a,b,c\n1,2,3\n")
     with pytest.raises(LawError, match="columns"):
         run_law(FLOW10, 2, tmp_path)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
+from ..law.runner import CONNECT_TIMEOUT, MAX_SAMPLES
 from .common import EXIT_OK, RAW, _jobs_arg, add_p_option
 
 LAW_HELP = """\
@@ -49,16 +50,23 @@ down.
 
 Output in DIR: samples.csv (one row per sample, written as it finishes: index,
 rejected, initially_active_gates, in_dead_region, outcome, reason, death_time,
-max_fourier, loss, pattern, balance_drift, loss_rises (gd), switches, seconds), run.json (the
-run's parameters) and, at the end, summary.json (counts, fractions, intervals,
-the certified bound; the same bytes however the work was split). Running the
-same command again resumes: finished rows are kept and only missing samples
-are computed; --samples may grow. Other p/sigma/seed/horizon/dynamics/eta for
-an existing DIR are refused.
+max_fourier, loss, pattern, balance_drift, loss_rises (gd), switches,
+sample_digest, seconds), run.json (the run's parameters) and, at the end,
+summary.json (counts, fractions, intervals, the certified bound; the same bytes
+however the work was split). Running the same command again resumes: only
+missing samples are computed; --samples may grow (at most 1000000). Other
+p/sigma/seed/horizon/dynamics/eta for an existing DIR are refused. Nothing in
+DIR is trusted: a file of the run that is not a regular file, or too big, is
+refused, and a row of samples.csv that the runner could not have written for
+this run (a field nan or inf, an outcome its fields contradict, a draw or
+sample_digest not this run's, a repeated index, a line cut short) is named on
+stderr, removed, and its sample computed again.
 
 Work runs on Dask: a local cluster of --jobs worker processes (default the CPU
 count; --jobs 1 computes in this process, without Dask), or the cluster of
 --scheduler tcp://host:8786 (its workers need certify installed), unchanged.
+The scheduler must complete Dask's handshake within --connect-timeout seconds
+(default 5); a server that is not Dask is refused at once.
 Dask is the optional extra: pip install 'certify[law]'. A progress bar with
 an estimate of the time left is drawn on stderr when it is a terminal.
 --plot FILE (.png or .pdf) draws the figure of the run (see certify plot law)."""
@@ -71,6 +79,8 @@ def _samples_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"the number of samples must be a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"the number of samples must be >= 1, got {value}")
+    if value > MAX_SAMPLES:
+        raise argparse.ArgumentTypeError(f"the number of samples must be at most {MAX_SAMPLES}, got {value}")
     return value
 
 
@@ -134,8 +144,8 @@ def add_parsers(commands) -> None:
                             "process, no Dask)")
     where.add_argument("--scheduler", metavar="ADDRESS", default=None,
                        help="run on the Dask scheduler at ADDRESS, e.g. tcp://host:8786")
-    command.add_argument("--connect-timeout", type=_seconds_arg, default=10.0, metavar="SECONDS",
-                         help="how long to wait for --scheduler (default 10)")
+    command.add_argument("--connect-timeout", type=_seconds_arg, default=CONNECT_TIMEOUT, metavar="SECONDS",
+                         help=f"how long to wait for --scheduler to answer (default {CONNECT_TIMEOUT:g})")
     command.add_argument("--out", required=True, metavar="DIR", help="the run's folder (created; resumed if there)")
     command.add_argument("--plot", metavar="FILE", default=None, help="also draw the run's figure into FILE (.png or .pdf)")
 

@@ -59,7 +59,7 @@ def load_run(folder) -> dict:
         raise ValueError(f"{folder} has no {Path(exc.filename).name}: not a finished run of certify law") from None
     except Exception as exc:  # noqa: BLE001 - any unreadable record is one line
         raise ValueError(f"{folder} does not hold a readable run of certify law ({exc})") from None
-    rows, _ = read_samples(folder / "samples.csv")
+    rows, _ = read_samples(folder / "samples.csv", parameters)  # the rows check_row accepts for this run
     samples = summary.get("samples") if isinstance(summary, dict) else None
     if not isinstance(samples, int) or any(i not in rows for i in range(samples)) or "outcomes" not in summary:
         raise ValueError(f"{folder}: summary.json and samples.csv do not match (run certify law there again)")
@@ -117,7 +117,7 @@ def _histogram_panel(ax, runs) -> None:
 
     bins = np.linspace(0.0, 1.0, 41)
     for run in runs:
-        values = np.array([float(row["max_fourier"]) for row in run["rows"]])
+        values = np.array([float(row["max_fourier"] or "nan") for row in run["rows"]])  # '': undefined at T
         values = values[np.isfinite(values)]
         parameters = run["parameters"]
         ax.hist(values, bins=bins, histtype="step", linewidth=1.5,

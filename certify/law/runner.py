@@ -6,15 +6,22 @@ A run is the folder ``DIR``:
                        started the run. A command whose parameters differ (compared as numbers: ``--sigma 1``
                        and ``--sigma 1.0`` are the same run) is refused; the spelling first given is kept.
 - ``DIR/samples.csv``  one row per finished sample (:data:`SAMPLE_FIELDS`), appended and flushed as each
-                       sample finishes, in order of completion. Resuming keeps every well-formed row and
-                       computes only the missing indices; a truncated last line (a run killed mid-write) or
-                       any unreadable row is dropped (the file is rewritten without it) and that index is
-                       computed again. Rows with an index >= the run's ``--samples`` stay in the file and
-                       are left out of the summary; the first row of an index counts.
+                       sample finishes, in order of completion. Resuming trusts nothing in it: every line must
+                       be a row :func:`check_row` accepts for this run (the columns in the runner's spelling,
+                       no nan or inf, the draw columns and ``sample_digest`` recomputed from the run's
+                       parameters, an outcome the classifier can produce with those fields), and an index may
+                       have one row only. A line that is not is named on stderr (its line number and sample),
+                       removed (the file is rewritten without it) and its sample computed again; so a
+                       truncated last line (a run killed mid-write) is. The summary counts accepted rows only.
+                       Rows with an index >= the run's ``--samples`` stay in the file and are left out of it.
 - ``DIR/summary.json`` written when all of 0..N-1 are there, from samples.csv as read back (so a run in one
                        go, a resumed run and any split over workers give the same bytes): the keys of
                        :func:`summary_document`, ``json.dumps(indent=2)`` in that key order. It holds
                        counts only (no times, no floats of a sample), so it depends on the outcomes alone.
+
+run.json, samples.csv and .lock are opened only if they are regular files (a FIFO, a device, a folder or a
+symlink to one is refused before any open, :func:`certify.check.read_regular_file`), and the two read back
+are capped (:data:`RUN_RECORD_BYTES`, :func:`samples_file_limit`): a damaged folder is one line, exit 2.
 
 The float columns of a row are the bits of the process that computed it: multi-threaded BLAS rounds
 differently in the last bits from single-threaded BLAS (which Dask's workers use), so ``certify law`` sets
@@ -28,7 +35,10 @@ up to :data:`GD_BATCH` indices per task, simulated together) and rows are writte
 
 Where: ``scheduler`` an address (a running Dask scheduler, ``tcp://host:8786``: the workers need certify
 installed), else ``jobs`` > 1 a ``distributed.LocalCluster`` of ``jobs`` single-threaded worker processes
-(processes, not threads: python-flint's precision is process-wide), else (``jobs`` = 1) this process.
+(processes, not threads: python-flint's precision is process-wide), else (``jobs`` = 1) this process. A
+scheduler address is checked as text first (:func:`scheduler_address`), then the server must complete Dask's
+handshake and name itself a Scheduler within the connect timeout (:func:`probe_scheduler`) before a Client is
+made: a server that is not Dask is one line at once, one that never answers one line after the timeout.
 
 Nothing here is a bound: the outcomes are finite-horizon observations in floats. The one certified number,
 :func:`certified_dead_region`, is the kernel's proved lower bound on P(theta(0) in R_dead | active).
@@ -36,12 +46,14 @@ Nothing here is a bound: the outcomes are finite-horizon observations in floats.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import math
 import os
 import re
+import stat
 import sys
 import time
 import warnings
@@ -50,14 +62,44 @@ from pathlib import Path
 
 from certify.errors import CertifyError, InputError
 
-__all__ = ["GD_BATCH", "LawParameters", "LawRun", "SAMPLE_FIELDS", "WILSON_Z", "certified_dead_region",
-           "compute_samples", "progress_bar", "read_samples", "run_law", "summary_document", "summary_text",
+__all__ = ["GD_BATCH", "InvalidRow", "LawParameters", "LawRun", "MAX_SAMPLES", "SAMPLE_FIELDS", "WILSON_Z",
+           "certified_dead_region", "check_row", "compute_samples", "probe_scheduler", "progress_bar", "read_samples",
+           "run_law", "sample_digest", "samples_file_limit", "scheduler_address", "summary_document", "summary_text",
            "wilson_interval"]
 
-#: The columns of samples.csv, in order.
+#: The columns of samples.csv, in order (seconds last: the one column that differs between two computations).
 SAMPLE_FIELDS = ("index", "rejected", "initially_active_gates", "in_dead_region", "outcome", "reason",
                  "death_time", "max_fourier", "loss", "pattern", "balance_drift", "loss_rises", "switches",
-                 "seconds")
+                 "sample_digest", "seconds")
+
+#: The most samples a run may hold (``--samples``; every row's index is below it). The flow takes about 0.8 s a
+#: sample at p = 5 (measured on the 2-core development machine, horizon 10^6), so 10^6 samples are about five
+#: days on two cores or a few hours on a hundred Dask workers, and their Wilson intervals are +-0.1% at most.
+MAX_SAMPLES = 10**6
+
+#: Bytes of a samples.csv row besides its pattern (p^2 characters), at most: :func:`check_row` bounds every
+#: column, index 6 digits, rejected, initially_active_gates, loss_rises and switches 20 digits each,
+#: in_dead_region 1, outcome 22, reason REASON_CHARACTERS + 3 ('...') + 2 (csv quotes; it holds no '"'),
+#: death_time, max_fourier, loss, balance_drift 24 each (the longest repr of a float), sample_digest 16,
+#: seconds 17, 14 commas and the newline: 558 <= 600.
+ROW_BYTES = 600
+
+#: Longest reason written to samples.csv (printable ASCII; a longer one is cut and ends in '...').
+REASON_CHARACTERS = 300
+
+#: Most bytes of run.json: seven short keys take about 150; 64 KiB is generous.
+RUN_RECORD_BYTES = 64 * 1024
+
+#: Characters of sample_digest: 64 bits of SHA-256.
+DIGEST_CHARACTERS = 16
+
+#: Slack on "death time <= horizon" for float rounding: the flow's death time is expm1(tau) with
+#: tau <= log1p(T), a few ulps (relative ~1e-15) from T at most; gd's is k eta with k <= ceil(T/eta), so below
+#: T + eta, rounded once. 1e-12 relative is a thousand times those roundings.
+DEATH_TIME_SLACK = 1e-12
+
+#: Rejected lines of samples.csv named one by one on stderr; the rest are counted in one more line.
+NAMED_REJECTIONS = 20
 
 #: The standard normal quantile Phi^{-1}(0.975) of the two-sided 95% Wilson interval.
 WILSON_Z = 1.959963984540054
@@ -65,8 +107,14 @@ WILSON_Z = 1.959963984540054
 #: Most indices in one gd task (simulated together, vectorised).
 GD_BATCH = 256
 
-#: Seconds to wait for a Dask scheduler before giving up (``--connect-timeout``).
-CONNECT_TIMEOUT = 10.0
+#: Seconds to wait for a Dask scheduler (``--connect-timeout``): its TCP connection, Dask's handshake and its
+#: identity. A scheduler on a LAN or through an SSH tunnel answers within milliseconds and a loaded one within a
+#: second or two; 5 s leaves that margin and bounds the wait for a server that accepts but never answers (a
+#: server that answers with bytes that are not Dask's is refused at once, whatever the timeout).
+CONNECT_TIMEOUT = 5.0
+
+#: Address schemes of --scheduler (Dask's TCP transport, plain or with TLS from the Dask configuration).
+SCHEDULER_SCHEMES = ("tcp", "tls")
 
 #: Significant digits of the certified bound in summary.json (rounded down: still a proved lower bound).
 CERTIFIED_DIGITS = 12
@@ -168,22 +216,67 @@ class LawParameters:
 # --- one batch of samples (runs on a worker) ---------------------------------------------------------------
 
 def _float_text(x) -> str:
-    """repr of a float (the shortest text that reads back to the same float); '' for None."""
-    return "" if x is None else repr(float(x))
+    """repr of a float (the shortest text that reads back to the same float); '' for None and for nan or inf
+    (samples.csv never holds a non-finite number: an undefined or overflowed value is empty)."""
+    if x is None:
+        return ""
+    x = float(x)
+    return repr(x) if math.isfinite(x) else ""
 
 
-def _one_line(text: str, limit: int = 300) -> str:
+def _seconds_text(seconds: float) -> str:
+    """Wall seconds with four decimals, clamped into [0, 1e11] (a clock cannot give more; the row stays short)."""
+    seconds = float(seconds)
+    return f"{min(max(seconds, 0.0), 1e11):.4f}" if math.isfinite(seconds) else "0.0000"
+
+
+def _one_line(text, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _row(index: int, draw, p: int, outcome, trajectory, seconds: float) -> dict:
+def _reason_text(text) -> str:
+    """A reason as samples.csv holds it: one line of printable ASCII without '"' (other characters become
+    '?', '"' becomes "'", runs of white space one space), at most REASON_CHARACTERS characters and '...'.
+    Idempotent, so a stored reason must equal its own _reason_text (one spelling)."""
+    text = "".join(ch if " " <= ch <= "~" or ch.isspace() else "?" for ch in str(text)).replace('"', "'")
+    text = " ".join(text.split())
+    if len(text) > REASON_CHARACTERS and not (len(text) == REASON_CHARACTERS + 3 and text.endswith("...")):
+        text = text[:REASON_CHARACTERS] + "..."
+    return text
+
+
+def _describe(exc: BaseException) -> str:
+    """``TypeName: message`` of an exception (its str() may itself fail)."""
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - e.g. an int too large to print
+        message = "(unprintable)"
+    return f"{type(exc).__name__}: {message}"
+
+
+def sample_digest(run: "LawParameters", index: int, theta) -> str:
+    """The first :data:`DIGEST_CHARACTERS` hex digits of SHA-256 of the run's parameters as numbers
+    (:meth:`LawParameters.key`: p, sigma, seed, horizon, dynamics, eta, the values run.json is compared by),
+    the sample index and the IEEE bits of theta(0): what ties a row to its run and its draw. A check against
+    folders mixed up or edited, not a signature (anyone can compute it)."""
+    import hashlib
+
+    import numpy as np
+
+    key = json.dumps([*run.key(), int(index)]).encode("ascii")
+    bits = np.ascontiguousarray(theta, dtype="<f8").tobytes()
+    return hashlib.sha256(key + b"\0" + bits).hexdigest()[:DIGEST_CHARACTERS]
+
+
+def _row(index: int, draw, run: "LawParameters", outcome, trajectory, seconds: float) -> dict:
     from certify.law.sampling import in_dead_region, initially_active_gates
 
+    p = run.p
     return {"index": str(index), "rejected": str(draw.rejected),
             "initially_active_gates": str(initially_active_gates(draw.theta, p)),
             "in_dead_region": "1" if in_dead_region(draw.theta, p) else "0",
-            "outcome": outcome.outcome, "reason": _one_line(outcome.reason),
+            "outcome": outcome.outcome, "reason": _reason_text(outcome.reason),
             "death_time": _float_text(trajectory.death_time) if trajectory is not None else "",
             "max_fourier": _float_text(outcome.max_fourier), "loss": _float_text(outcome.loss),
             "pattern": outcome.pattern,
@@ -191,15 +284,16 @@ def _row(index: int, draw, p: int, outcome, trajectory, seconds: float) -> dict:
             # gd: the steps that raised the loss (GD's behaviour at a fixed step); flow: 0 (a rise is a failure)
             "loss_rises": str(trajectory.extra.get("loss_rises", 0)) if trajectory is not None else "0",
             "switches": str(trajectory.switches) if trajectory is not None else "0",
-            "seconds": f"{seconds:.4f}"}
+            "sample_digest": sample_digest(run, index, draw.theta),
+            "seconds": _seconds_text(seconds)}
 
 
-def _failed(index: int, draw, p: int, exc: BaseException, seconds: float) -> dict:
-    """The row of a sample whose simulation raised: undecided, with the exception as the reason."""
+def _failed(index: int, draw, run: "LawParameters", reason: str, seconds: float) -> dict:
+    """The row of a sample that has no classified trajectory: undecided with ``reason``, and nothing read at
+    the horizon (the float columns and the pattern empty). check_row accepts it for every draw of ``run``."""
     from certify.law.classify import Outcome
 
-    reason = f"the simulation raised {type(exc).__name__}: {exc}"
-    return _row(index, draw, p, Outcome("undecided", reason, math.nan, math.nan, ""), None, seconds)
+    return _row(index, draw, run, Outcome("undecided", reason, math.nan, math.nan, ""), None, seconds)
 
 
 def simulate_samples(parameters: dict, indices):
@@ -243,21 +337,28 @@ def simulate_samples(parameters: dict, indices):
 def compute_samples(parameters: dict, indices) -> list[dict]:
     """The samples.csv rows (dicts of text, :data:`SAMPLE_FIELDS`) of ``indices`` of the run ``parameters``
     (keyword arguments of :class:`LawParameters`). Runs on a Dask worker or here; never raises for a sample:
-    a simulator exception makes that sample undecided with the exception as its reason."""
+    a simulator exception makes that sample undecided with the exception as its reason. Every row returned
+    passes :func:`check_row`: one that would not (a classifier outcome its own fields contradict) is returned
+    as undecided with the check's reason, so a resume never recomputes a sample for ever."""
     from certify.law.classify import classify
 
     run = LawParameters(**parameters)
     rows = []
     for index, draw, trajectory, seconds in simulate_samples(parameters, indices):
         if isinstance(trajectory, Exception):
-            rows.append(_failed(index, draw, run.p, trajectory, seconds))
+            rows.append(_failed(index, draw, run, f"the simulation raised {_describe(trajectory)}", seconds))
             continue
         try:
             outcome = classify(trajectory)
         except Exception as exc:  # noqa: BLE001
-            rows.append(_failed(index, draw, run.p, exc, seconds))
+            rows.append(_failed(index, draw, run, f"the classifier raised {_describe(exc)}", seconds))
             continue
-        rows.append(_row(index, draw, run.p, outcome, trajectory, seconds))
+        row = _row(index, draw, run, outcome, trajectory, seconds)
+        try:
+            check_row([row[name] for name in SAMPLE_FIELDS], run, draw)
+        except InvalidRow as exc:
+            row = _failed(index, draw, run, f"the {outcome.outcome} row failed its check: {exc}", seconds)
+        rows.append(row)
     return rows
 
 
@@ -272,87 +373,280 @@ def _csv_line(row: dict) -> str:
 _HEADER = _csv_line({name: name for name in SAMPLE_FIELDS})
 
 
-def _valid_row(fields: list[str]) -> dict | None:
-    """The row as a dict if it has every column and each reads as its type, else None."""
-    from certify.law.classify import OUTCOMES
+def samples_file_limit(p: int) -> int:
+    """The most bytes samples.csv of a run at ``p`` may hold: the header and :data:`MAX_SAMPLES` rows of at most
+    :data:`ROW_BYTES` + p^2 bytes (the pattern has p^2 characters). A real run stays far below it (a p = 5 row
+    is about 200 bytes); a bigger file is refused before it is parsed."""
+    return len(_HEADER) + MAX_SAMPLES * (ROW_BYTES + p * p)
+
+
+class InvalidRow(ValueError):
+    """A samples.csv row that :func:`check_row` refuses; the message (one line) says why."""
+
+
+_WHOLE = re.compile(r"0|[1-9][0-9]{0,19}")      # a whole number in its one spelling, at most 20 digits
+_SECONDS = re.compile(r"(0|[1-9][0-9]{0,11})\.[0-9]{4}")
+_PATTERN = re.compile(r"[-+0]*")
+
+
+def _gates(count: int) -> str:
+    return f"{count} active gate" + ("" if count == 1 else "s")
+
+
+def _whole(row: dict, name: str) -> int:
+    if not _WHOLE.fullmatch(row[name]):
+        raise InvalidRow(f"{name} {row[name][:40]!r} is not a whole number (decimal, no sign or leading zero, "
+                         "at most 20 digits)")
+    return int(row[name])
+
+
+def _number(row: dict, name: str) -> float | None:
+    """The float of a float column, None if empty; InvalidRow unless it is the repr of a finite float."""
+    text = row[name]
+    if text == "":
+        return None
+    try:
+        value = float(text) if len(text) <= 24 else math.nan
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or repr(value) != text:
+        raise InvalidRow(f"{name} {text[:40]!r} is not a finite number as the runner writes it (repr of a float)")
+    return value
+
+
+def check_row(fields: list[str], run: "LawParameters", draw=None) -> dict:
+    """The row {column: text} of ``fields`` (one samples.csv line split by the csv module) if it is a row the
+    runner can write for ``run``; else InvalidRow, whose one-line message is the first reason found. ``draw``:
+    the sample's InitialDraw if the caller has it (else it is recomputed, which takes ~30 us).
+
+    Guarantee: an accepted row
+
+    - has the columns of :data:`SAMPLE_FIELDS`, each in the one spelling the runner writes: whole numbers in
+      decimal without sign or leading zero (at most 20 digits), the float columns (death_time, max_fourier,
+      loss, balance_drift) empty or the repr of a *finite* float (never nan or inf), seconds with four
+      decimals, the reason its own :func:`_reason_text` (one line of printable ASCII);
+    - is sample ``index`` of this run: 0 <= index < :data:`MAX_SAMPLES`; ``rejected``,
+      ``initially_active_gates`` and ``in_dead_region`` are those of ``draw_initial(p, sigma, seed, index)``
+      recomputed, and ``sample_digest`` is :func:`sample_digest` of the run's parameters, the index and that
+      draw, so a row of another p, sigma, seed, horizon, dynamics or eta is refused;
+    - has an outcome and fields that :func:`certify.law.classify.classify` and this runner produce together
+      (read off classify.py: every check the classifier makes before an outcome, in its order):
+
+      * the outcome is one of OUTCOMES; the reason is non-empty exactly when it is ``undecided``;
+      * the pattern is empty (undecided only: no state was read at T) or p^2 characters of ``+0-``;
+      * a decided outcome had finite states and losses and a balance drift within tolerance: loss and
+        balance_drift are there, balance_drift <= BALANCE_TOLERANCE for the flow (gd states its own
+        allowance per run, not recorded: >= 0 only);
+      * ``dead``: a death time, no ``+`` in the pattern;
+      * ``memorises_one_entry``, ``single_frequency``, ``multi_gate_not_aligned``: no death time (with one
+        the classifier says dead or undecided), and max_fourier there (the centred norm is not 0);
+        memorises: exactly one ``+``, the ``0`` gates all in its row or column; single_frequency:
+        max_fourier >= ALIGNED; multi_gate: at least two ``+`` and max_fourier < ALIGNED;
+      * a death time is in (0, T] for the flow and (0, T + eta] for gd (relative slack DEATH_TIME_SLACK);
+        max_fourier and balance_drift are >= 0;
+      * the flow counts no loss rises (a rise makes it undecided, not counted), gd no mode switches.
+
+    Columns the summary does not read (loss, seconds, switches, loss_rises of gd) are checked for their
+    spelling and these rules only: they are what the simulator wrote, not recomputed.
+    """
+    from certify.law.classify import ALIGNED, BALANCE_TOLERANCE, OUTCOMES
+    from certify.law.sampling import draw_initial, in_dead_region, initially_active_gates
 
     if len(fields) != len(SAMPLE_FIELDS):
-        return None
+        raise InvalidRow(f"{len(fields)} columns, not {len(SAMPLE_FIELDS)}")
     row = dict(zip(SAMPLE_FIELDS, fields))
-    try:
-        for name in ("index", "rejected", "initially_active_gates", "switches"):
-            if not re.fullmatch(r"[0-9]+", row[name]):
-                return None
-        for name in ("max_fourier", "loss", "seconds"):
-            float(row[name])
-        for name in ("death_time", "balance_drift"):
-            if row[name]:
-                float(row[name])
-    except ValueError:
-        return None
-    if row["in_dead_region"] not in ("0", "1") or row["outcome"] not in OUTCOMES:
-        return None
-    if row["outcome"] != "undecided" and row["reason"]:
-        return None
+    p = run.p
+    index = _whole(row, "index")
+    if index >= MAX_SAMPLES:
+        raise InvalidRow(f"index {index} is out of range (a run has at most {MAX_SAMPLES} samples)")
+    for name in ("rejected", "initially_active_gates", "loss_rises", "switches"):
+        _whole(row, name)
+    if not _SECONDS.fullmatch(row["seconds"]):
+        raise InvalidRow(f"seconds {row['seconds'][:40]!r} is not a time in seconds with four decimals")
+    death, max_f, _loss = _number(row, "death_time"), _number(row, "max_fourier"), _number(row, "loss")
+    drift = _number(row, "balance_drift")
+
+    outcome, reason, pattern = row["outcome"], row["reason"], row["pattern"]
+    if outcome not in OUTCOMES:
+        raise InvalidRow(f"unknown outcome {outcome[:40]!r}")
+    if reason != _reason_text(reason):
+        raise InvalidRow("the reason is not one line of printable ASCII as the runner writes it")
+    if (outcome == "undecided") != (reason != ""):
+        raise InvalidRow("an undecided row without a reason" if outcome == "undecided" else
+                         f"a {outcome} row with a reason (only undecided rows have one)")
+    if pattern or outcome != "undecided":
+        if len(pattern) != p * p or not _PATTERN.fullmatch(pattern):
+            raise InvalidRow(f"the pattern is not p^2 = {p * p} characters of +, 0, -")
+    active = [i for i, c in enumerate(pattern) if c == "+"]
+    if max_f is not None and max_f < 0:
+        raise InvalidRow(f"max_fourier {max_f!r} < 0")
+    if drift is not None and drift < 0:
+        raise InvalidRow(f"balance_drift {drift!r} < 0")
+    if death is not None:
+        top = run.horizon_value + (run.eta_value if run.dynamics == "gd" else 0.0)
+        if not 0 < death <= top * (1 + DEATH_TIME_SLACK):
+            raise InvalidRow(f"death_time {death!r} is not in (0, {top!r}]")
+    if run.dynamics == "flow" and row["loss_rises"] != "0":
+        raise InvalidRow("a flow row with loss rises (the flow's loss never rises: a rise makes it undecided)")
+    if run.dynamics == "gd" and row["switches"] != "0":
+        raise InvalidRow("a gd row with mode switches (gd has none)")
+
+    if outcome != "undecided":
+        if _loss is None or drift is None:
+            raise InvalidRow(f"a {outcome} row without its loss or balance drift (they are finite when decided)")
+        if run.dynamics == "flow" and drift > BALANCE_TOLERANCE:
+            raise InvalidRow(f"a {outcome} row with balance drift {drift!r} > {BALANCE_TOLERANCE!r} (undecided)")
+    if outcome == "dead":
+        if death is None or active:
+            raise InvalidRow(f"a dead row with {_gates(len(active))} at the horizon" if active else
+                             "a dead row without a death time")
+    elif outcome != "undecided":
+        if death is not None:
+            raise InvalidRow(f"a {outcome} row with a death time (with one the classifier says dead or undecided)")
+        if max_f is None:
+            raise InvalidRow(f"a {outcome} row without max_fourier")
+    if outcome == "memorises_one_entry":
+        if len(active) != 1:
+            raise InvalidRow(f"a memorises_one_entry row with {_gates(len(active))}, not 1")
+        a, b = divmod(active[0], p)
+        off = [i for i, c in enumerate(pattern) if c == "0" and i // p != a and i % p != b]
+        if off:
+            raise InvalidRow(f"a memorises_one_entry row with a kink gate {divmod(off[0], p)} off the row and "
+                             f"column of its gate {(a, b)}")
+    elif outcome == "single_frequency" and not max_f >= ALIGNED:
+        raise InvalidRow(f"a single_frequency row with max_fourier {max_f!r} < {ALIGNED}")
+    elif outcome == "multi_gate_not_aligned":
+        if len(active) < 2:
+            raise InvalidRow(f"a multi_gate_not_aligned row with {_gates(len(active))} (it needs two or more)")
+        if not max_f < ALIGNED:
+            raise InvalidRow(f"a multi_gate_not_aligned row with max_fourier {max_f!r} >= {ALIGNED}")
+
+    if draw is None:
+        draw = draw_initial(p, run.sigma_value, run.seed, index)
+    recomputed = {"rejected": str(draw.rejected), "initially_active_gates": str(initially_active_gates(draw.theta, p)),
+                  "in_dead_region": "1" if in_dead_region(draw.theta, p) else "0"}
+    for name, value in recomputed.items():
+        if row[name] != value:
+            raise InvalidRow(f"{name} {row[name]!r} is not the draw's {value!r}")
+    if row["sample_digest"] != sample_digest(run, index, draw.theta):
+        raise InvalidRow("sample_digest is not this run's (a row of another p, sigma, seed, horizon, dynamics "
+                         "or eta, or an edited draw)")
     return row
 
 
-def read_samples(path) -> tuple[dict[int, dict], int]:
-    """({index: row} of the well-formed rows of samples.csv, number of lines dropped). Missing file: ({}, 0).
+def _read_limited(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of the regular file ``path`` (:func:`certify.check.read_regular_file`, capped at ``limit``);
+    LawError naming the file otherwise (a FIFO, a device, a folder, a symlink to one, too big, unreadable)."""
+    from certify.check import read_regular_file
+    from certify.errors import MalformedCertificate
 
-    A last line without its newline (a run killed mid-write) is dropped; so is any line that is not a
-    complete row (:func:`_valid_row`), and a repeated index after its first row. LawError if the header is
-    not :data:`SAMPLE_FIELDS` (not a samples file of this version)."""
+    try:
+        return read_regular_file(path, limit, what=what)
+    except MalformedCertificate as exc:
+        raise LawError(f"{path}: {exc}") from None
+    except MemoryError:  # a limit the machine cannot hold at once
+        raise LawError(f"{path}: not enough memory to read it (at most {limit} bytes)") from None
+
+
+def read_samples(path, run: "LawParameters") -> tuple[dict[int, dict], list[str]]:
+    """({index: row} of the rows of samples.csv that :func:`check_row` accepts for ``run``, [one line per
+    rejected line, naming it]). A missing file: ({}, []).
+
+    Read once, capped (:func:`samples_file_limit`) and non-blocking: a FIFO, device, folder, a symlink to one or
+    a bigger file is a LawError (one line), and so is a header other than :data:`SAMPLE_FIELDS`. A line is
+    rejected, with its line number (and its sample, where the index reads), if it does not end in a newline
+    (a run killed mid-write), is longer than a row can be, is not one csv record or fails :func:`check_row`;
+    and every line of an index that has more than one accepted line is rejected (which is right cannot be
+    told; the sample is computed again)."""
     path = Path(path)
-    if not path.exists():
-        return {}, 0
-    text = path.read_bytes().decode("utf-8", errors="replace")
+    if not os.path.lexists(path):
+        return {}, []
+    text = _read_limited(path, samples_file_limit(run.p), "samples.csv").decode("utf-8", errors="replace")
     if not text:
-        return {}, 0
+        return {}, []
     lines = text.split("\n")
     complete, tail = lines[:-1], lines[-1]  # tail: '' when the file ends with a newline
     if not complete:  # not even the header is complete
-        return {}, 1
+        return {}, ["line 1 rejected: an incomplete header (a run killed as it started)"]
     if complete[0] + "\n" != _HEADER:
-        raise LawError(f"{path} does not have the columns of certify law ({', '.join(SAMPLE_FIELDS)})")
-    rows, dropped = {}, int(tail != "")
-    for line in complete[1:]:
+        raise LawError(f"{path} does not have the columns of this certify law ({', '.join(SAMPLE_FIELDS)}): "
+                       "a folder of an older version cannot be resumed; give a new --out")
+    longest = ROW_BYTES - 1 + run.p * run.p  # characters of a row without its newline
+    # csv refuses fields over field_size_limit (128 KiB by default): a pattern is longer from p = 363 on
+    csv.field_size_limit(max(csv.field_size_limit(), longest))
+    accepted: dict[int, list[tuple[int, dict]]] = {}
+    rejected = []
+    numbered = [(number, line, True) for number, line in enumerate(complete[1:], start=2)]
+    if tail:
+        numbered.append((len(complete) + 1, tail, False))
+    for number, line, ended in numbered:
+        fields = []
         try:
-            fields = next(csv.reader([line]))
-        except (csv.Error, StopIteration):
-            fields = []
-        row = _valid_row(fields)
-        if row is None or int(row["index"]) in rows:
-            dropped += 1
+            if len(line) > longest:
+                raise InvalidRow(f"longer than a row can be ({longest} characters at p = {run.p})")
+            if not ended:
+                raise InvalidRow("no newline at its end (a run killed mid-write)")
+            fields = next(csv.reader([line]), [])
+            row = check_row(fields, run)
+        except (InvalidRow, csv.Error) as exc:
+            index = fields[0] if fields and _WHOLE.fullmatch(fields[0]) else None
+            sample = f" (sample {index})" if index is not None else ""
+            rejected.append((number, f"line {number}{sample} rejected: {_one_line(exc, 200)}"))
             continue
-        rows[int(row["index"])] = row
-    return rows, dropped
+        accepted.setdefault(int(row["index"]), []).append((number, row))
+    rows = {}
+    for index, found in accepted.items():
+        if len(found) == 1:
+            rows[index] = found[0][1]
+            continue
+        numbers = [number for number, _ in found]
+        for number in numbers:
+            others = ", ".join(str(other) for other in numbers if other != number)
+            rejected.append((number, f"line {number} (sample {index}) rejected: sample {index} is on line {others} "
+                                     "too (which row is right cannot be told)"))
+    return rows, [note for _, note in sorted(rejected)]
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    """Replace ``path`` by a new file holding ``text``: written to a fresh temporary file beside it (created
+    exclusively, so never an existing FIFO or link), synced, renamed over it."""
+    import tempfile
+
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def _prepare(out: Path, run: LawParameters, warn) -> LawParameters:
-    """Create or check DIR/run.json; return the run's parameters as first recorded (their spelling)."""
+    """Create or check DIR/run.json; return the run's parameters as first recorded (their spelling).
+
+    run.json is read as untrusted input: capped at :data:`RUN_RECORD_BYTES`, non-blocking, a regular file only,
+    strict JSON (a LawError naming it, one line, for anything else)."""
     if out.exists() and not out.is_dir():
         raise LawError(f"{out} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LawError(f"cannot make the folder {out}: {exc.strerror or exc}") from None
     record_path = out / "run.json"
-    if not record_path.exists():
-        if (out / "samples.csv").exists():
+    if not os.path.lexists(record_path):
+        if os.path.lexists(out / "samples.csv"):
             raise LawError(f"{out} holds samples.csv but no run.json: not a run of certify law (or a damaged one)")
         _write_atomically(record_path, json.dumps(run.record(), indent=2) + "\n")
         return run
+    data = _read_limited(record_path, RUN_RECORD_BYTES, "run.json")
     try:
-        stored = json.loads(record_path.read_text(encoding="utf-8"))
+        stored = json.loads(data.decode("utf-8"))
         recorded = LawParameters.from_record(stored)
-    except (OSError, ValueError, CertifyError) as exc:
+    except (ValueError, RecursionError, CertifyError) as exc:  # UnicodeDecodeError is a ValueError
         raise LawError(f"{record_path} is not the record of a certify law run ({_one_line(exc, 120)})") from None
     if recorded.key() != run.key():
         raise LawError(f"{out} holds another run ({recorded.describe()}); this command asks for {run.describe()}: "
@@ -360,17 +654,32 @@ def _prepare(out: Path, run: LawParameters, warn) -> LawParameters:
     from certify import __version__
 
     if stored.get("certify_version") != __version__:
-        warn(f"note: {out} was started by certify {stored.get('certify_version')}; resuming it with {__version__}")
+        version = _one_line(stored.get("certify_version"), 40)
+        warn(f"note: {out} was started by certify {version}; resuming it with {__version__}")
     return recorded
 
 
 def _lock(out: Path):
-    """An exclusive lock on DIR/.lock for the run (LawError if another run holds it); None where unsupported."""
+    """An exclusive lock on DIR/.lock for the run (LawError if another run holds it, or if .lock is not a
+    regular file: it is opened non-blocking, so a FIFO there never hangs the run); None where unsupported."""
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock
         return None
-    handle = open(out / ".lock", "a")
+    path = out / ".lock"
+    refused = LawError(f"{path}: the run's lock is not a regular file")
+    try:
+        if os.path.lexists(path) and not stat.S_ISREG(os.stat(path).st_mode):  # refused before any open
+            raise refused
+        # non-blocking: a FIFO put there after the stat fails to open (ENXIO) instead of waiting for a reader
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0),
+                             0o644)
+    except OSError as exc:
+        raise LawError(f"{path}: cannot open the run's lock ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise refused
+    handle = open(descriptor, "a")
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -487,7 +796,7 @@ def summary_text(summary: dict) -> str:
 @dataclass
 class LawRun:
     """What :func:`run_law` did: the summary, how many samples it computed now and kept from before,
-    lines dropped from samples.csv, and the wall time."""
+    lines of samples.csv rejected (removed, their samples computed again), and the wall time."""
 
     summary: dict
     computed: int
@@ -528,8 +837,92 @@ def _on_dask(client, parameters: dict, batches, failures: list):
         client.cancel(futures)
 
 
+def scheduler_address(text) -> str:
+    """``text`` as the Dask address ``SCHEME://HOST:PORT`` (SCHEME tcp or tls, tcp when none is given; an IPv6
+    host in brackets; PORT 1..65535), decided from the text alone, at once; LawError (one line) otherwise."""
+    if not isinstance(text, str) or not text.strip():
+        raise LawError("--scheduler needs an address such as tcp://HOST:8786")
+    given = text.strip()
+    scheme, separator, location = given.rpartition("://")
+    scheme = scheme if separator else "tcp"
+    shown = _one_line(repr(given), 120)
+    if scheme not in SCHEDULER_SCHEMES:
+        raise LawError(f"--scheduler {shown}: unsupported scheme {_one_line(repr(scheme), 40)} "
+                       f"(use tcp://HOST:PORT, or tls://HOST:PORT with TLS in the Dask configuration)")
+    host, colon, port = location.rpartition(":")
+    if not colon or not port:
+        raise LawError(f"--scheduler {shown}: no port number (give SCHEME://HOST:PORT, e.g. tcp://HOST:8786)")
+    if not re.fullmatch(r"[0-9]{1,5}", port):
+        raise LawError(f"--scheduler {shown}: {_one_line(repr(port), 40)} is not a port number (1..65535)")
+    if not 1 <= int(port) <= 65535:
+        raise LawError(f"--scheduler {shown}: the port must be 1..65535, got {int(port)}")
+    bracketed = host.startswith("[") and host.endswith("]") and len(host) > 2 and "]" not in host[1:-1]
+    if not host or ("[" in host or "]" in host or ":" in host) and not bracketed \
+            or not re.fullmatch(r"[\x21-\x7e]+", host):
+        raise LawError(f"--scheduler {shown}: {_one_line(repr(host), 60)} is not a host name or address "
+                       "(an IPv6 address goes in brackets: tcp://[::1]:8786)")
+    return f"{scheme}://{host}:{int(port)}"
+
+
+def probe_scheduler(address: str, timeout: float) -> None:
+    """Return once the server at ``address`` (from :func:`scheduler_address`) has completed Dask's handshake
+    and answered the ``identity`` request as a Scheduler, within ``timeout`` seconds of wall time (plus one
+    second for the probe's thread to end); else LawError, one line:
+
+    - nothing listening, or no answer within ``timeout`` (a server that accepts and never speaks): "cannot
+      reach the Dask scheduler";
+    - a server whose bytes are not Dask's protocol (an HTTP server, garbage: read as a frame length they ask
+      for exabytes, which fails at once) or a Dask worker: "is not a Dask scheduler", at once.
+
+    The probe runs in its own thread and event loop, so it works beside a running loop (a notebook), and
+    every exception the server's bytes cause in distributed (MemoryError included) becomes that line."""
+    import asyncio
+    import threading
+
+    try:
+        from distributed.comm import connect
+        from distributed.security import Security
+    except ImportError:
+        raise LawError("running on Dask needs dask[distributed]: pip install 'certify[law]' "
+                       "(from a checkout: pip install '.[law]'), or give --jobs 1") from None
+
+    async def identity():
+        comm = await connect(address, timeout=timeout, **Security().get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    result: dict = {}
+
+    def probe():
+        try:
+            result["identity"] = asyncio.run(asyncio.wait_for(identity(), timeout))
+        except BaseException as exc:  # noqa: BLE001 - whatever the server's bytes caused, reported below
+            result["error"] = exc
+
+    thread = threading.Thread(target=probe, name="certify-law-probe", daemon=True)
+    thread.start()
+    thread.join(timeout + 1.0)
+    error = result.get("error")
+    if thread.is_alive() or isinstance(error, (TimeoutError, asyncio.TimeoutError)):
+        raise LawError(f"cannot reach the Dask scheduler {address}: no answer within {timeout:g} s (nothing "
+                       "there, or a server that accepted the connection and never spoke Dask's protocol)")
+    if isinstance(error, OSError):
+        raise LawError(f"cannot reach the Dask scheduler {address}: {_one_line(_describe(error), 200)}")
+    if error is not None:
+        raise LawError(f"{address} is not a Dask scheduler: its answer to Dask's handshake is not Dask's protocol "
+                       f"({_one_line(_describe(error), 160)})")
+    answer = result.get("identity")
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if kind != "Scheduler":
+        raise LawError(f"{address} is not a Dask scheduler: it answered as {_one_line(repr(kind), 40)}")
+
+
 def _connect(scheduler: str | None, jobs: int, timeout: float):
-    """(client, cluster or None): a Client of the scheduler at ``scheduler`` or of a new LocalCluster."""
+    """(client, cluster or None): a Client of the scheduler at ``scheduler`` (probed first, see
+    :func:`probe_scheduler`) or of a new LocalCluster of ``jobs`` worker processes."""
     import logging
 
     try:
@@ -538,10 +931,11 @@ def _connect(scheduler: str | None, jobs: int, timeout: float):
         raise LawError("running on Dask needs dask[distributed]: pip install 'certify[law]' "
                        "(from a checkout: pip install '.[law]'), or give --jobs 1") from None
     if scheduler is not None:
+        probe_scheduler(scheduler, timeout)
         try:
             return Client(scheduler, timeout=f"{timeout}s", set_as_default=False), None
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
-            raise LawError(f"cannot reach the Dask scheduler {scheduler}: {_one_line(exc, 200)}") from None
+        except Exception as exc:  # noqa: BLE001 - the scheduler went away or changed since the probe
+            raise LawError(f"cannot reach the Dask scheduler {scheduler}: {_one_line(_describe(exc), 200)}") from None
     cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
                            silence_logs=logging.ERROR)
     try:
@@ -551,29 +945,45 @@ def _connect(scheduler: str | None, jobs: int, timeout: float):
         raise
 
 
+def _report_rejected(notes: list[str], path: Path, warn) -> None:
+    """Each rejected line of samples.csv as a note on its own line (the first NAMED_REJECTIONS), then a count."""
+    if not notes:
+        return
+    for note in notes[:NAMED_REJECTIONS]:
+        warn(f"note: {path} {note}")
+    more = f" ({len(notes) - NAMED_REJECTIONS} more not named)" if len(notes) > NAMED_REJECTIONS else ""
+    warn(f"note: {path}: {len(notes)} rejected line(s) removed{more}; the samples this run needs are computed again")
+
+
 def run_law(run: LawParameters, samples: int, out, *, jobs: int = 1, scheduler: str | None = None,
             connect_timeout: float = CONNECT_TIMEOUT, progress=None, warn=None) -> LawRun:
     """Compute the missing samples 0..samples-1 of ``run`` into ``out`` and write summary.json.
 
     ``progress(done, total, seconds)`` is called after each finished task (done counts the kept rows too);
-    ``warn(line)`` gets notes (dropped rows, a version change). LawError for bad input, another run in
-    ``out``, or an unreachable scheduler. Rows are on disk as soon as their task finishes, so an interrupted
-    run resumes where it stopped."""
+    ``warn(line)`` gets notes (each rejected line of samples.csv, a version change). LawError for bad input,
+    another run in ``out``, a damaged folder (a file of the run that is not a regular file, too big, a
+    foreign header), a malformed scheduler address or a server that is not a reachable Dask scheduler. Rows
+    are on disk as soon as their task finishes, so an interrupted run resumes where it stopped; a row that
+    fails :func:`check_row` is removed from samples.csv and its sample computed again, and the summary is
+    computed from accepted rows only."""
     warn = warn or (lambda line: print(line, file=sys.stderr))
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-        raise LawError(f"the number of samples must be a whole number >= 1, got {samples!r}")
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+        raise LawError(f"the number of samples must be a whole number >= 1 and at most {MAX_SAMPLES}, "
+                       f"got {_one_line(repr(samples), 40)}")
+    if not (isinstance(connect_timeout, (int, float)) and math.isfinite(connect_timeout) and connect_timeout > 0):
+        raise LawError(f"the connect timeout must be a positive number of seconds, got {connect_timeout!r}")
+    address = scheduler_address(scheduler) if scheduler is not None else None
     out = Path(out)
     start = time.perf_counter()
     run = _prepare(out, run, warn)
     lock = _lock(out)
     try:
         csv_path = out / "samples.csv"
-        rows, dropped = read_samples(csv_path)
-        if dropped:
-            warn(f"note: dropped {dropped} unreadable line(s) of {csv_path} (a run killed mid-write?); "
-                 "those samples are computed again")
+        rows, rejected = read_samples(csv_path, run)
+        if rejected:
+            _report_rejected(rejected, csv_path, warn)
             _write_atomically(csv_path, _HEADER + "".join(_csv_line(rows[i]) for i in sorted(rows)))
-        elif not csv_path.exists() or csv_path.stat().st_size == 0:
+        elif not os.path.lexists(csv_path) or os.stat(csv_path).st_size == 0:
             _write_atomically(csv_path, _HEADER)
         missing = [i for i in range(samples) if i not in rows]
         kept = samples - len(missing)
@@ -585,11 +995,11 @@ def run_law(run: LawParameters, samples: int, out, *, jobs: int = 1, scheduler: 
             progress(done, samples, 0.0)
         if missing:
             client = cluster = None
-            if scheduler is not None or jobs > 1:
-                client, cluster = _connect(scheduler, jobs, connect_timeout)
+            if address is not None or jobs > 1:
+                client, cluster = _connect(address, jobs, connect_timeout)
             try:
-                workers = jobs if client is None or scheduler is None else max(1, len(client.scheduler_info()
-                                                                                       .get("workers", {})))
+                workers = jobs if client is None or address is None else max(1, len(client.scheduler_info()
+                                                                                     .get("workers", {})))
                 batches = _batches(missing, run.dynamics, workers)
                 results = _in_process(parameters, batches) if client is None else \
                     _on_dask(client, parameters, batches, failures)
@@ -607,7 +1017,8 @@ def run_law(run: LawParameters, samples: int, out, *, jobs: int = 1, scheduler: 
                     client.close()
                 if cluster is not None:
                     cluster.close()
-        rows, _ = read_samples(csv_path)
+        rows, late = read_samples(csv_path, run)  # what the summary counts: the rows as they are on disk
+        _report_rejected(late, csv_path, warn)
         absent = [i for i in range(samples) if i not in rows]
         if absent:
             cause = f" ({len(failures)} task(s) failed, first: {failures[0]})" if failures else ""
@@ -618,7 +1029,7 @@ def run_law(run: LawParameters, samples: int, out, *, jobs: int = 1, scheduler: 
     finally:
         if lock is not None:
             lock.close()
-    return LawRun(summary, len(missing), kept, dropped, time.perf_counter() - start)
+    return LawRun(summary, len(missing), kept, len(rejected), time.perf_counter() - start)
 
 
 def _duration(seconds: float) -> str:
