@@ -4,16 +4,27 @@ Processes, not threads: python-flint's precision is one process-wide setting. Ea
 certifies a chunk of primes for one theorem and writes each certificate atomically as
 ``OUT/THEOREM/THEOREM-P.json``; a failure at one prime is recorded and the sweep goes on.
 
-A resumed sweep trusts nothing on disk. Every certificate already in the folder is checked
-by the full checker (:func:`certify.check.check_bytes`, which recomputes every claim), in the
-same worker pool as the certifying, and must also hold the theorem and the prime its name
-promises (and, for gd, the sweep's eta); only then does it count. Any other file there
-(rejected, malformed, truncated, a FIFO, the certificate of another prime) is certified
-again, written atomically over it, and reported (:attr:`SweepReport.redone`); if certifying
-again fails, the failure is recorded in ``OUT/failures.json`` and the bad file is set aside
-as ``THEOREM-P.json.rejected``. The summary (``OUT/summary.json``, ``OUT/summary.csv``) is
-then written from the certificates that count, read again and used only if their bytes are
-the bytes that were checked or written.
+What a sweep gives the builder of each theorem (every parameter value, the radius rule, the
+precision: :func:`run_spec`) is recorded in ``OUT/run.json`` before any certificate is made. A
+sweep whose command asks for other values than the folder's record is refused (InputError,
+one line): one folder, one set of parameters per theorem.
+
+A resumed sweep trusts nothing on disk, the record included (read capped, regular files only,
+validated strictly: :func:`read_run_record`). For every certificate already in the folder the
+worker makes, now, the certificate this sweep makes at that prime (:func:`make_certificate`,
+from a fresh numerical state, so the same bytes in every process) and the file counts only if
+it states exactly that certificate (:func:`resume_chunk`). Any other file (rejected, malformed,
+truncated, a FIFO, the certificate of another prime, a verified certificate made with another
+epsilon, sigma, radius or precision) is reported with its reason (its verdict from the full
+checker, or the parameter that differs) and the new certificate is written over it
+(:attr:`SweepReport.redone`); if certifying fails, the failure is recorded in
+``OUT/failures.json`` and a bad file is set aside as ``THEOREM-P.json.rejected``.
+
+The summary (``OUT/summary.json``, ``OUT/summary.csv``, ``OUT/primes-THEOREM.csv``) is written
+from the certificates that count, read again and used only if their bytes are the bytes that
+were compared or written; nothing of an earlier summary is copied. A theorem the folder's record
+names but this command does not sweep is carried over: its entry is recomputed the same way from
+its files and its recorded parameters (a file that does not count is reported, never written).
 
 :func:`check_files` is ``certify check`` for many files: one bad file (an exception, even a
 worker process dying) is that file's verdict, never the others'.
@@ -62,16 +73,6 @@ def _failure_key():
     """THEOREM-P, the keys of failures.json."""
     return _patterns(tuple(_RECORDS))[1]
 
-
-def _takes_eta(theorem: str) -> bool:
-    """The sweep's --eta applies to the theorems that require a parameter eta (gd)."""
-    return any(parameter.name == "eta" for parameter in _RECORDS[theorem].required_parameters)
-
-
-def _reference(theorem: str, eta: str) -> dict:
-    """The values a sweep gives the parameters ``theorem`` requires: ``eta`` for eta, else the record's reference."""
-    return {parameter.name: eta if parameter.name == "eta" else parameter.reference
-            for parameter in _RECORDS[theorem].required_parameters}
 
 #: The verdict status of a file whose check crashed (an exception, a worker process dying).
 #: Its exit code is 2, like a malformed certificate's: a crash is never a rejection.
@@ -142,73 +143,68 @@ def _describe(exc: BaseException) -> str:
     return one_line(f"{type(exc).__name__}: {message}" if message else type(exc).__name__)
 
 
-def _mismatch(path, document: dict, eta: str | None) -> str | None:
-    """Why ``document`` is not what its file name (and the sweep's eta) promise, in one line; None if it is.
+def _mismatch(path, document: dict) -> str | None:
+    """Why ``document`` is not what its file name promises, in one line; None if it is.
 
-    The name THEOREM-P.json promises that theorem and p written the same way; ``eta`` (canonical
-    text, gd only) promises that parameter, compared exactly (:func:`certify.kernel.exact.compare`).
+    The name THEOREM-P.json promises that theorem and p written the same way.
     """
-    from .kernel.exact import compare, parse_exact
-
     name = Path(path).name
     promised = certificate_name(name)
     held = f"{document['theorem']} at p = {document['p']}"
     if promised is not None and promised != (document["theorem"], str(document["p"])):
         return (f"the name {one_line(name)} promises {promised[0]} at p = {one_line(promised[1], 40)} "
                 f"but the file holds {held}")
-    if eta is not None and document["theorem"] in _RECORDS and _takes_eta(document["theorem"]):
-        stated = document["parameters"].get("eta")
-        try:
-            same = stated is not None and compare(parse_exact(stated), parse_exact(eta)) == 0
-        except ValueError:
-            same = False  # not a canonical number: the checker calls the file malformed anyway
-        if not same:
-            return (f"the file holds {held} with eta = {one_line(str(stated), 60)} but the sweep's eta is "
-                    f"{one_line(eta, 60)}")
     return None
 
 
-def _check_path(path, eta: str | None = None):
-    """(Verdict, sha256 of the bytes checked or None): the bytes read once, tied to the name, checked."""
+def _verdict(path, data: bytes):
+    """The Verdict on the certificate bytes ``data`` read from ``path``: tied to its name, then checked."""
     from . import check as checker
     from .certificate import parse_certificate
     from .errors import MalformedCertificate
 
     source = str(path)
-    try:
-        data = checker.read_certificate_file(path)
-    except MalformedCertificate as exc:
-        return checker.Verdict(source, "malformed", str(exc)), None
-    digest = hashlib.sha256(data).hexdigest()
-    if certificate_name(Path(path).name) is not None or eta is not None:
+    if certificate_name(Path(path).name) is not None:
         try:
             document = parse_certificate(data)
         except MalformedCertificate as exc:
-            return checker.Verdict(source, "malformed", str(exc)), digest
-        reason = _mismatch(path, document, eta)
+            return checker.Verdict(source, "malformed", str(exc))
+        reason = _mismatch(path, document)
         if reason is not None:
-            return checker.Verdict(source, "rejected", reason), digest
-    return checker.check_bytes(data, source), digest
+            return checker.Verdict(source, "rejected", reason)
+    return checker.check_bytes(data, source)
 
 
-def check_certificate(path, eta: str | None = None):
+def _check_path(path):
+    """(Verdict, sha256 of the bytes checked or None): the bytes read once, tied to the name, checked."""
+    from . import check as checker
+    from .errors import MalformedCertificate
+
+    try:
+        data = checker.read_certificate_file(path)
+    except MalformedCertificate as exc:
+        return checker.Verdict(str(path), "malformed", str(exc)), None
+    return _verdict(path, data), hashlib.sha256(data).hexdigest()
+
+
+def check_certificate(path):
     """The verdict on the file at ``path``: :func:`certify.check.check_file` plus the tie to its name.
 
     A file named THEOREM-P.json (the library's pattern) is rejected, with a one-line reason
-    naming both, unless it holds that theorem at that p; with ``eta`` (canonical text) a gd
-    certificate must also state that eta. Other names are checked without the tie. Raises
-    only for what the checker itself raises; :func:`check_files` turns that into a verdict.
+    naming both, unless it holds that theorem at that p. Other names are checked without the
+    tie. Raises only for what the checker itself raises; :func:`check_files` turns that into a
+    verdict.
     """
-    return _check_path(path, eta)[0]
+    return _check_path(path)[0]
 
 
-def _guarded_check(path, eta: str | None = None):
+def _guarded_check(path):
     """((source, status, message), digest): :func:`_check_path`, with any exception as an ``error`` verdict.
 
     ``Exception`` includes MemoryError and RecursionError; KeyboardInterrupt and SystemExit pass.
     """
     try:
-        verdict, digest = _check_path(path, eta)
+        verdict, digest = _check_path(path)
         return (verdict.source, verdict.status, verdict.message), digest
     except Exception as exc:  # noqa: BLE001 - one bad file is that file's verdict
         return (str(path), ERROR, f"the checker failed on this file: {_describe(exc)}"), None
@@ -429,6 +425,199 @@ def check_files(paths, jobs: int) -> list:
     return [Verdict(*rows[i]) for i in range(len(paths))]
 
 
+# --- what a sweep certifies: the run record --------------------------------------------------------------
+
+#: The run record of a sweep folder (:func:`run_spec`, :func:`read_run_record`).
+RUN_RECORD = "run.json"
+#: The ``format`` of the run record.
+RUN_FORMAT = "certify-sweep-run/1"
+#: run.json is read back at most this large (the five theorems take about 2 KB).
+MAX_RUN_BYTES = 1 << 16
+#: An earlier summary.json is read (for the names of its entries only) at most this large.
+MAX_SUMMARY_BYTES = 16 << 20
+#: The precision a sweep certifies at (the builders' default).
+SWEEP_PRECISION_BITS = 128
+#: The radius rule of a sweep: the builder's own choice at each prime (certify.theorems.radius: 99% of
+#: the largest radius the kernel certifies, rounded down to 3 significant digits; 0 for sensitivity).
+AUTO_RADIUS = "auto"
+#: How the record writes a parameter whose default the builder derives at each prime (gd's epsilon, slide's X).
+DEFAULT_RULE = "default: "
+_SPEC_KEYS = ("parameters", "precision_bits", "primes", "radius")
+
+
+def _default_rule(theorem: str, name: str) -> str | None:
+    """'default: RULE' for a parameter whose registry default is a rule of p (not an exact number); else None."""
+    from .kernel.exact import parse_rational
+
+    default = _RECORDS[theorem].parameter(name).default
+    if default is None:
+        return None
+    try:
+        parse_rational(default, name, canonical=False)
+        return None
+    except ValueError:
+        return DEFAULT_RULE + default
+
+
+def run_spec(theorem: str, eta: str | None = None) -> dict:
+    """What a sweep of ``theorem`` gives its builder at every prime, as OUT/run.json records it.
+
+    ``{"parameters": {name: text}, "radius": "auto", "precision_bits": 128}``. A parameter's text is
+    the exact value the sweep passes, in canonical spelling: ``eta`` for eta (None: the registry's
+    reference), a required parameter's reference, or the registry's default when that is a number
+    (sigma: "1"); or ``"default: RULE"`` when the default is a rule of p that the builder applies at
+    each prime (gd's epsilon, slide's X), passed as None. ValueError (one line) if ``eta`` is not a
+    canonical exact number of bounded size.
+    """
+    from .kernel.exact import format_rational, parse_rational
+
+    parameters = {}
+    for parameter in _RECORDS[theorem].parameters:
+        rule = _default_rule(theorem, parameter.name)
+        if rule is not None:
+            parameters[parameter.name] = rule
+        elif parameter.name == "eta" and eta is not None:
+            parameters[parameter.name] = format_rational(parse_rational(eta, "eta"))
+        else:
+            value = parameter.reference if parameter.required else parameter.default
+            parameters[parameter.name] = format_rational(parse_rational(value, parameter.name, canonical=False))
+    return {"parameters": parameters, "radius": AUTO_RADIUS, "precision_bits": SWEEP_PRECISION_BITS}
+
+
+def _builder_arguments(spec: dict) -> dict:
+    """The keyword arguments of a builder for ``spec`` (:func:`run_spec`): parameters, radius and prec."""
+    from .kernel.exact import parse_rational
+
+    arguments = {name: parse_rational(value, name) for name, value in spec["parameters"].items()
+                 if not value.startswith(DEFAULT_RULE)}
+    arguments["radius"] = None if spec["radius"] == AUTO_RADIUS else parse_rational(spec["radius"], "radius")
+    arguments["prec"] = spec["precision_bits"]
+    return arguments
+
+
+def _spec_difference(recorded: dict, spec: dict) -> str | None:
+    """The first value (parameter, radius, precision) in which two specs differ, in words; None if none does."""
+    for name, value in spec["parameters"].items():
+        if recorded["parameters"].get(name) != value:
+            return f"{name} = {recorded['parameters'].get(name)} but this command's {name} is {value}"
+    for key in ("radius", "precision_bits"):
+        if recorded[key] != spec[key]:
+            return f"{key} = {recorded[key]} but this command's {key} is {spec[key]}"
+    return None
+
+
+def _strict_json(data: bytes):
+    """The JSON value of ``data``: UTF-8, no floats, NaN, Infinity or duplicate keys; else ValueError (one line)."""
+    def refuse_float(text):
+        raise ValueError(f"the number {text[:40]} is not an integer")
+
+    def refuse_constant(name):
+        raise ValueError(f"the constant {name} is not allowed")
+
+    def no_duplicates(pairs):
+        keys = [key for key, _ in pairs]
+        if len(keys) != len(set(keys)):
+            raise ValueError("duplicate key in a JSON object")
+        return dict(pairs)
+
+    try:
+        return json.loads(data.decode("utf-8"), parse_float=refuse_float, parse_constant=refuse_constant,
+                          object_pairs_hook=no_duplicates)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except ValueError as exc:
+        raise ValueError(f"invalid JSON: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+
+
+def _exact(text: str, where: str):
+    """The exact number ``text`` (canonical, of bounded size) as an fmpq; ValueError naming ``where`` otherwise."""
+    from .kernel.exact import parse_rational
+
+    try:
+        return parse_rational(text, where)
+    except ValueError as exc:
+        message = str(exc)
+        raise ValueError(message if message.startswith(where) else f"{where}: {message}") from None
+
+
+def _validated_spec(theorem: str, entry, where: str) -> dict:
+    """``entry`` if it is a run record's entry for ``theorem`` this version would write; else ValueError (one line).
+
+    Exactly the keys parameters, precision_bits (64..512), primes (A..B, 5 <= A <= B <= 10^8, as written
+    by a sweep) and radius ("auto" or a canonical exact number >= 0); parameters: exactly the theorem's,
+    each a canonical exact number of bounded size, or the default rule this version writes for it.
+    """
+    if not isinstance(entry, dict) or sorted(entry) != sorted(_SPEC_KEYS):
+        raise ValueError(f"{where}: expected exactly the keys {', '.join(_SPEC_KEYS)}")
+    parameters, names = entry["parameters"], _RECORDS[theorem].parameter_names
+    if not isinstance(parameters, dict) or sorted(parameters) != sorted(names):
+        raise ValueError(f"{where}/parameters: expected exactly {', '.join(names)}")
+    for name in names:
+        value = parameters[name]
+        if not isinstance(value, str):
+            raise ValueError(f"{where}/parameters/{name}: not a string")
+        if value != _default_rule(theorem, name):
+            if value.startswith(DEFAULT_RULE):
+                raise ValueError(f"{where}/parameters/{name}: not the default rule of {name}")
+            _exact(value, f"{where}/parameters/{name}")
+    precision = entry["precision_bits"]
+    if type(precision) is not int or not 64 <= precision <= 512:
+        raise ValueError(f"{where}/precision_bits: not an integer from 64 to 512")
+    radius = entry["radius"]
+    if not isinstance(radius, str):
+        raise ValueError(f"{where}/radius: not a string")
+    if radius != AUTO_RADIUS and _exact(radius, f"{where}/radius") < 0:
+        raise ValueError(f"{where}/radius: negative")
+    primes = entry["primes"]
+    try:
+        low, high = parse_prime_range(primes) if isinstance(primes, str) else (0, 0)
+    except ValueError:
+        low = high = 0
+    if not (5 <= low <= high <= 10**8 and primes == f"{low}..{high}"):
+        raise ValueError(f"{where}/primes: not a range A..B of primes with 5 <= A <= B <= 10^8")
+    return entry
+
+
+def read_run_record(out) -> dict:
+    """{theorem: spec with its primes "A..B"} of OUT/run.json; {} if there is no such entry in the folder.
+
+    The record is untrusted: read once with :func:`certify.check.read_regular_file` (capped at
+    MAX_RUN_BYTES; a FIFO, device, folder or a link to one is refused by ``stat``, never opened for
+    reading), parsed strictly (:func:`_strict_json`) and validated entry by entry
+    (:func:`_validated_spec`; theorems of this registry only). Anything else raises InputError
+    (one line, naming the file and the first fault).
+    """
+    from .check import read_regular_file
+    from .errors import InputError, MalformedCertificate
+
+    path = Path(out) / RUN_RECORD
+    if not os.path.lexists(path):
+        return {}
+    hint = f"; delete it to sweep {out} afresh (every certificate there is still compared)"
+    try:
+        document = _strict_json(read_regular_file(path, MAX_RUN_BYTES, what="a sweep's run record"))
+        if not isinstance(document, dict) or sorted(document) != ["format", "theorems"]:
+            raise ValueError("expected exactly the keys format and theorems")
+        if document["format"] != RUN_FORMAT:
+            raise ValueError(f"format is not {RUN_FORMAT}")
+        theorems = document["theorems"]
+        if not isinstance(theorems, dict):
+            raise ValueError("theorems is not an object")
+        for theorem in theorems:
+            if theorem not in _RECORDS:
+                raise ValueError(f"theorems/{one_line(theorem, 60)}: not a theorem of this certify")
+        return {theorem: _validated_spec(theorem, entry, f"theorems/{theorem}") for theorem, entry in theorems.items()}
+    except (MalformedCertificate, ValueError) as exc:
+        raise InputError(one_line(f"{path}: not a sweep's run record: {exc}{hint}", 1000)) from None
+
+
+def _run_record_text(record: dict) -> str:
+    """The canonical text of a run record ({theorem: spec with primes}): sorted keys, two-space indent."""
+    return json.dumps({"format": RUN_FORMAT, "theorems": record}, indent=2, sort_keys=True) + "\n"
+
+
 # --- sweeping ----------------------------------------------------------------------------------------------
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -443,43 +632,160 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def certify_chunk(theorem: str, primes: list[int], out: str, eta: str) -> list[tuple[int, str, str]]:
-    """Worker: certify ``theorem`` at each prime, writing certificates atomically.
+def make_certificate(theorem: str, p: int, spec: dict) -> str:
+    """The canonical text of the certificate a sweep of ``spec`` (:func:`run_spec`) makes for ``theorem`` at ``p``.
+
+    Starts from a fresh numerical state (:func:`certify.kernel.state.fresh_state`): a check at the
+    precision plus 64 bits leaves Arb caches behind that change the last digits of a later
+    certificate, so without it the bytes would depend on what the worker did before. Raises what
+    the builder raises (CertifyError: not certified, a hypothesis fails).
+    """
+    from .certificate import dumps
+    from .kernel.state import fresh_state
+
+    fresh_state()
+    return dumps(_RECORDS[theorem].build(p, **_builder_arguments(spec)).certificate)
+
+
+def _made(theorem: str, p: int, spec: dict) -> tuple[str | None, str]:
+    """(:func:`make_certificate`, "") or (None, why it failed in one line); never raises."""
+    from .errors import CertifyError
+
+    try:
+        return make_certificate(theorem, p, spec), ""
+    except CertifyError as exc:
+        return None, one_line(str(exc), 1000)
+    except Exception as exc:  # noqa: BLE001 - recorded, and the sweep goes on
+        return None, f"internal error: {_describe(exc)}"
+
+
+def certify_chunk(theorem: str, primes: list[int], out: str, eta: str | None = None,
+                  spec: dict | None = None) -> list[tuple[int, str, str]]:
+    """Worker: certify ``theorem`` at each prime (:func:`make_certificate` of ``spec``, by default
+    :func:`run_spec` of ``eta``), writing certificates atomically.
 
     Returns [(p, failure message or "", sha256 of the bytes written or "")]; a failure at one
     prime (not certified, cannot write, any other exception) is that prime's message.
     """
-    from .certificate import dumps
-    from .errors import CertifyError
-    from .kernel.exact import parse_rational
-
-    record = _RECORDS[theorem]
+    spec = run_spec(theorem, eta) if spec is None else spec
     results = []
     for p in primes:
         path = certificate_file(out, theorem, p)
+        text, failure = _made(theorem, p, spec)
+        if text is None:
+            results.append((p, failure, ""))
+            continue
         try:
-            options = {name: parse_rational(value) for name, value in _reference(theorem, eta).items()}
-            text = dumps(record.build(p, **options).certificate)
             _write_atomically(path, text)
             results.append((p, "", hashlib.sha256(text.encode("ascii")).hexdigest()))
-        except CertifyError as exc:
-            results.append((p, one_line(str(exc), 1000), ""))
         except OSError as exc:
             results.append((p, f"cannot write {path}: {exc.strerror or exc}", ""))
-        except Exception as exc:  # noqa: BLE001 - recorded, and the sweep goes on
-            results.append((p, f"internal error: {_describe(exc)}", ""))
     return results
 
 
-def check_chunk(theorem: str, primes: list[int], out: str, eta: str) -> list[tuple[int, str, str, str]]:
-    """Worker: check the certificate already at each prime's place (:func:`check_certificate`, tied to
-    its name, gd also to ``eta``); returns [(p, status, message, sha256 of the bytes checked or "")]."""
-    results = []
+#: Outcomes of :func:`resume_chunk` for one prime.
+KEPT, REDONE, FAILED, NOT_COUNTED = "kept", "redone", "failed", "not counted"
+
+
+def _without_software(document: dict) -> dict:
+    """A certificate without its ``software`` (the versions that wrote it): what it states."""
+    return {key: value for key, value in document.items() if key != "software"}
+
+
+def _difference(theorem: str, p: int, document: dict, expected: dict) -> str:
+    """Why the verified certificate ``document`` is not ``expected`` (this sweep's at p), in one line."""
+    held = f"{theorem} at p = {p}"
+    names = list(_RECORDS[theorem].parameter_names)
+    names += sorted((set(document["parameters"]) | set(expected["parameters"])) - set(names))
+    for name in names:
+        stated, wanted = document["parameters"].get(name), expected["parameters"].get(name)
+        if stated != wanted:  # both canonical (verified, made now): the same number is the same text
+            return (f"made with other parameters: the file holds {held} with {name} = {one_line(str(stated), 60)} "
+                    f"but the sweep's {name} is {one_line(str(wanted), 60)}")
+    for key in ("radius", "precision_bits"):
+        if document[key] != expected[key]:
+            stated = one_line(str(document[key]), 60)
+            return (f"made with other parameters: the file holds {held} with {key} = {stated} "
+                    f"but the sweep's {key} at p = {p} is {expected[key]}")
+    claims = sorted(claim for claim in set(document["claims"]) | set(expected["claims"])
+                    if document["claims"].get(claim) != expected["claims"].get(claim))
+    where = f"its claim {one_line(claims[0], 60)}" if claims else \
+        f"its {', '.join(sorted(key for key in expected if key != 'software' and document.get(key) != expected[key]))}"
+    return f"verified, but not the certificate this sweep makes at p = {p}: {where} differs"
+
+
+def _resume_one(theorem: str, p: int, out: str, spec: dict, write: bool) -> tuple[str, str, str]:
+    """(outcome, reason, sha256 or "") of the file at ``theorem``'s place for ``p`` (see :func:`resume_chunk`)."""
+    from .certificate import parse_certificate
+    from .check import read_certificate_file
+    from .errors import MalformedCertificate
+
+    path = certificate_file(out, theorem, p)
+    try:
+        data, reason = read_certificate_file(path), ""
+    except MalformedCertificate as exc:
+        data, reason = None, f"malformed: {exc}"
+    text, failure = _made(theorem, p, spec)
+    if data is not None and text is not None:
+        if data == text.encode("ascii"):
+            return KEPT, "", hashlib.sha256(data).hexdigest()
+        try:
+            document = parse_certificate(data)
+        except MalformedCertificate:
+            document = None
+        expected = json.loads(text)
+        if document is not None and _without_software(document) == _without_software(expected):
+            return KEPT, "", hashlib.sha256(data).hexdigest()
+    verified = False
+    if data is not None:
+        verdict = _verdict(path, data)
+        verified = bool(verdict)
+        if not verified:
+            reason = f"{verdict.status}: {verdict.message}"
+        elif text is not None:
+            reason = _difference(theorem, p, parse_certificate(data), json.loads(text))
+        else:
+            reason = "verified, but not compared with this sweep's certificate"
+    if not write:
+        return NOT_COUNTED, reason if text is not None else \
+            f"{reason}; making the certificate of the recorded parameters failed: {failure}", ""
+    if text is None:
+        if not verified:  # a bad file this sweep cannot replace is no longer counted as anything
+            _set_aside(path)
+        return FAILED, f"the certificate there was {reason}; certifying again failed: {failure}", ""
+    try:
+        _write_atomically(path, text)
+    except OSError as exc:
+        return FAILED, f"the certificate there was {reason}; cannot write {path}: {exc.strerror or exc}", ""
+    return REDONE, reason, hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def resume_chunk(theorem: str, primes: list[int], out: str, spec: dict,
+                 write: bool = True) -> list[tuple[int, str, str, str]]:
+    """Worker: for each prime, whether the file already at its place is the certificate this sweep makes.
+
+    The file is read once (:func:`certify.check.read_certificate_file`: capped, regular files only)
+    and the certificate of ``spec`` at p is made now (:func:`make_certificate`). The file counts
+    (KEPT, the sha256 of its bytes) only if it states exactly that certificate: every key but
+    ``software``, the versions that wrote it. Otherwise its reason is its verdict if it is not
+    verified (:func:`_verdict`: tied to its name, then the full checker), else the first input
+    that differs from this sweep's (``made with other parameters: the file holds dead at p = 13
+    with sigma = 2 but the sweep's sigma is 1``; then the radius, then the precision), else the
+    first claim that differs. With ``write`` the new certificate is then written over the file
+    (REDONE, its sha256), or, if certifying fails, FAILED (a file that is not a verified
+    certificate is set aside as THEOREM-P.json.rejected); without ``write`` (a theorem carried
+    over from an earlier sweep) the file is NOT_COUNTED and nothing is written.
+
+    Returns [(p, outcome, reason, sha256 or "")]; an exception for one prime is its row
+    (ERROR, "checking it failed: ...") and the next prime goes on.
+    """
+    rows = []
     for p in primes:
-        (_, status, message), digest = _guarded_check(certificate_file(out, theorem, p),
-                                                      eta if _takes_eta(theorem) else None)
-        results.append((p, status, message, digest or ""))
-    return results
+        try:
+            rows.append((p, *_resume_one(theorem, p, out, spec, write)))
+        except Exception as exc:  # noqa: BLE001 - that prime's row, as if its worker had died
+            rows.append((p, ERROR, f"checking it failed: {_describe(exc)}", ""))
+    return rows
 
 
 @dataclass
@@ -487,10 +793,13 @@ class SweepReport:
     """What a sweep did, per theorem.
 
     ``certified``: primes that had no certificate and were certified now. ``skipped``: primes
-    whose certificate was already there and passed the full check (kept as it is). ``redone``:
-    primes whose file there did not pass (why: its verdict) and that were certified again.
-    ``failed``: primes not certified (why), including a redo that failed. ``checked`` counts
-    the files already there that were checked.
+    whose file was already there and is the certificate this sweep makes (kept as it is).
+    ``redone``: primes whose file there was not (why: its verdict or the parameter that differs)
+    and that were certified again. ``failed``: primes not certified (why), including a redo that
+    failed. ``checked`` counts the files already there that were compared, carried-over theorems'
+    included. ``carried``: {theorem: its recorded primes} for each theorem of the folder's record
+    that this sweep did not sweep; ``not_counted``: {theorem: {p: why}} for their files that do not
+    count. ``notes``: one-line messages for stderr (entries of an earlier summary that are dropped).
     """
 
     certified: dict[str, int] = field(default_factory=dict)
@@ -498,6 +807,9 @@ class SweepReport:
     redone: dict[str, dict[int, str]] = field(default_factory=dict)
     failed: dict[str, dict[int, str]] = field(default_factory=dict)
     checked: dict[str, int] = field(default_factory=dict)
+    carried: dict[str, list[int]] = field(default_factory=dict)
+    not_counted: dict[str, dict[int, str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -510,16 +822,23 @@ def _set_aside(path: Path) -> None:
 
 
 def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress=None) -> SweepReport:
-    """Certify every (theorem, prime) without a certificate that passes the checker, in ``jobs`` processes.
+    """Certify every (theorem, prime) without the certificate this sweep makes there, in ``jobs`` processes.
 
-    Files already there are checked in the same pool (:func:`check_chunk`) and count only if
-    verified and tied to their name (and gd to ``eta``, canonical text); the others are
-    certified again. Writes ``failures.json`` and the summary of the certificates that count.
-    Tasks run in a :class:`WorkerPool`: a worker dying fails its chunk, whose primes are then
-    tried one per task, so only the prime whose check or certifying kills a worker is affected
-    (a file whose check kills its worker is certified again; a certifying that does is a failure).
-    Raises InputError (one line) if ``eta`` is not a canonical exact number of bounded size or
-    the folder cannot be written.
+    The sweep's parameters (:func:`run_spec` of ``eta``; None: the registry's reference) are
+    compared with the folder's record (:func:`read_run_record`) and then recorded in OUT/run.json
+    with the primes. Files already there are compared in the same pool (:func:`resume_chunk`):
+    one counts only if it states the certificate this sweep makes at its prime; any other is
+    reported and certified again. A theorem of the record that ``theorems`` leaves out is carried
+    over: its files are compared with its recorded parameters, nothing is written, and its
+    summary entry is recomputed from the files that count. Writes ``failures.json`` and the
+    summary (:func:`write_summary`). Tasks run in a :class:`WorkerPool`: a worker dying fails its
+    chunk, whose primes are then tried one per task, so only the prime whose comparison or
+    certifying kills a worker is affected (a file whose comparison does is certified again; a
+    certifying that does is a failure).
+
+    Raises InputError (one line) if ``eta`` is not a canonical exact number of bounded size, if
+    the folder's run record is not a valid record, if it records other parameters for a theorem
+    of ``theorems`` than this sweep's (nothing is changed then), or if the folder cannot be written.
     """
     from .errors import InputError
     from .kernel.exact import parse_rational
@@ -529,9 +848,21 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
                     if parameter.name == "eta"), "1")
     try:
         parse_rational(eta)  # what the gd workers will parse: canonical and bounded, or one line now
+        specs = {theorem: run_spec(theorem, eta) for theorem in theorems}
     except ValueError as exc:
         raise InputError(f"eta: {exc}") from None
+    primes, theorems = sorted(set(primes)), list(dict.fromkeys(theorems))
+    if not primes:
+        raise InputError("no primes to sweep")
     out = Path(out)
+    recorded = read_run_record(out)
+    for theorem in theorems:
+        difference = _spec_difference(recorded[theorem], specs[theorem]) if theorem in recorded else None
+        if difference is not None:
+            raise InputError(one_line(
+                f"{out / RUN_RECORD}: the {theorem} certificates of this folder were made with {difference}; "
+                f"sweep into another folder, or delete {out / RUN_RECORD} to certify again every file made "
+                "otherwise", 1000))
     report = SweepReport()
     counted = {theorem: {} for theorem in theorems}
     present, missing = {}, {}
@@ -547,11 +878,36 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
         report.certified[theorem] = report.skipped[theorem] = 0
         report.checked[theorem] = len(present[theorem])
         report.redone[theorem], report.failed[theorem] = {}, {}
+    carried = [theorem for theorem in _RECORDS if theorem in recorded and theorem not in theorems]
+    record = {theorem: recorded[theorem] for theorem in carried}
+    record.update({theorem: {**specs[theorem], "primes": f"{primes[0]}..{primes[-1]}"} for theorem in theorems})
+    try:
+        _write_atomically(out / RUN_RECORD, _run_record_text(record))
+    except OSError as exc:
+        raise InputError(f"cannot write {out / RUN_RECORD}: {exc.strerror or exc}") from None
+    for theorem in carried:
+        specs[theorem] = recorded[theorem]
+        report.carried[theorem] = primes_between(*parse_prime_range(recorded[theorem]["primes"]))
+        try:
+            names = set(os.listdir(out / theorem))
+        except OSError:
+            names = set()
+        present[theorem] = [p for p in report.carried[theorem] if f"{theorem}-{p}.json" in names]
+        counted[theorem], report.not_counted[theorem] = {}, {}
+        report.checked[theorem] = len(present[theorem])
     failures = _load_failures(out)
     redo_reason = {}
     total, done = sum(map(len, present.values())) + sum(map(len, missing.values())), 0
     size = _chunk_size(max(1, total), jobs)
     start = time.perf_counter()
+
+    def submit(kind, theorem, chunk):
+        if kind == "certify":
+            pool.submit((kind, theorem, tuple(chunk)), certify_chunk, theorem, list(chunk), str(out), None,
+                        specs[theorem])
+        else:  # "resume" (this sweep's theorems) or "carried" (compared only)
+            pool.submit((kind, theorem, tuple(chunk)), resume_chunk, theorem, list(chunk), str(out), specs[theorem],
+                        kind == "resume")
 
     def fail(theorem, p, message):
         report.failed[theorem][p] = message
@@ -559,21 +915,27 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
         if (theorem, p) in redo_reason:
             _set_aside(certificate_file(out, theorem, p))
 
-    def checked(theorem, rows):
-        """Verified files count; the others are certified again (a crash while checking is not a pass)."""
-        redo = []
-        for p, status, message, digest in rows:
-            if status == "verified":
-                report.skipped[theorem] += 1
+    def resumed(theorem, rows, write):
+        """Count what was kept or redone; an error while comparing is no pass: certify that prime again."""
+        again = 0
+        for p, outcome, reason, digest in rows:
+            if outcome in (KEPT, REDONE):
                 counted[theorem][p] = digest
-                failures.pop(f"{theorem}-{p}", None)
+                if write:
+                    failures.pop(f"{theorem}-{p}", None)
+                    if outcome == KEPT:
+                        report.skipped[theorem] += 1
+                    else:
+                        report.redone[theorem][p] = reason
+            elif outcome == FAILED:
+                fail(theorem, p, reason)
+            elif not write:
+                report.not_counted[theorem][p] = reason if outcome == NOT_COUNTED else f"{outcome}: {reason}"
             else:
-                redo_reason[(theorem, p)] = f"{status}: {message}"
-                redo.append(p)
-        for i in range(0, len(redo), size):
-            pool.submit(("certify", theorem, tuple(redo[i:i + size])), certify_chunk, theorem, redo[i:i + size],
-                        str(out), eta)
-        return len(redo)
+                redo_reason[(theorem, p)] = f"{outcome}: {reason}"
+                submit("certify", theorem, [p])
+                again += 1
+        return again
 
     def certified(theorem, rows):
         for p, message, digest in rows:
@@ -589,32 +951,38 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
                 else:
                     report.redone[theorem][p] = reason
 
-    workers = {"check": check_chunk, "certify": certify_chunk}
     with WorkerPool(jobs) as pool:
-        for theorem in theorems:
-            for kind, todo in (("check", present[theorem]), ("certify", missing[theorem])):
+        for theorem in [*theorems, *carried]:
+            kinds = (("resume", present[theorem]), ("certify", missing[theorem])) if theorem in theorems else \
+                (("carried", present[theorem]),)
+            for kind, todo in kinds:
                 for i in range(0, len(todo), size):
-                    chunk = todo[i:i + size]
-                    pool.submit((kind, theorem, tuple(chunk)), workers[kind], theorem, chunk, str(out), eta)
+                    submit(kind, theorem, todo[i:i + size])
         for (kind, theorem, chunk), ok, value in pool.results():
             if not ok and len(chunk) > 1:  # a worker died (or the task raised): each prime again on its own
                 for p in chunk:
-                    pool.submit((kind, theorem, (p,)), workers[kind], theorem, [p], str(out), eta)
+                    submit(kind, theorem, [p])
                 continue
             if not ok:  # this prime's own task failed
-                value = [(chunk[0], ERROR, f"checking it failed: {value}", "")] if kind == "check" else \
-                        [(chunk[0], f"certifying failed: {value}", "")]
-            if kind == "check":
-                total += checked(theorem, value)
-            else:
+                value = [(chunk[0], f"certifying failed: {value}", "")] if kind == "certify" else \
+                        [(chunk[0], ERROR, f"checking it failed: {value}", "")]
+            if kind == "certify":
                 certified(theorem, value)
+            else:
+                total += resumed(theorem, value, kind == "resume")
             done += len(chunk)
             if progress:
                 progress(done, total, time.perf_counter() - start)
     report.seconds = time.perf_counter() - start
+    summarized = [theorem for theorem in _RECORDS if theorem in theorems or theorem in carried]
+    report.notes = _dropped_entries(out, summarized)
+    failed = {theorem: dict(report.failed[theorem]) for theorem in theorems}
+    for theorem in carried:
+        failed[theorem] = {p: f"not counted: {reason}" for p, reason in report.not_counted[theorem].items()}
     try:
         _write_atomically(out / "failures.json", json.dumps(failures, indent=2, sort_keys=True) + "\n")
-        write_summary(out, theorems, primes, counted)
+        write_summary(out, summarized, {**{theorem: primes for theorem in theorems}, **report.carried}, counted,
+                      failed=failed, runs=record, carried_over=carried)
     except OSError as exc:
         raise InputError(f"cannot write the summary in {out}: {exc.strerror or exc}") from None
     return report
@@ -653,6 +1021,37 @@ def _load_failures(out: Path) -> dict:
             if isinstance(key, str) and _failure_key().fullmatch(key) and isinstance(value, str)}
 
 
+def _dropped_entries(out: Path, summarized) -> list[str]:
+    """One line (or none) naming the entries of an earlier OUT/summary.json that the new one will not have.
+
+    Nothing of that file is used but the names of its entries, to say what is dropped: an entry is
+    only ever recomputed from certificates (a theorem of the run record), never copied. The file is
+    read capped, regular files only; if it cannot be read the line says so.
+    """
+    from .check import read_regular_file
+    from .errors import MalformedCertificate
+
+    path = out / "summary.json"
+    if not os.path.lexists(path):
+        return []
+    try:
+        loaded = json.loads(read_regular_file(path, MAX_SUMMARY_BYTES, what="a sweep's summary"))
+    except MalformedCertificate as exc:
+        return [one_line(f"{path}: the earlier summary was not read ({exc}); it is written anew", 1000)]
+    except (ValueError, RecursionError):
+        return [f"{path}: the earlier summary is not JSON; it is written anew"]
+    if not isinstance(loaded, dict):
+        return [f"{path}: the earlier summary is not a JSON object; it is written anew"]
+    dropped = [name for name in loaded if name not in summarized]
+    if not dropped:
+        return []
+    shown = ", ".join(one_line(str(name), 40) for name in dropped[:5]) + \
+        (f" and {len(dropped) - 5} more" if len(dropped) > 5 else "")
+    return [one_line(f"{path}: the earlier entries of {shown} are dropped: {out / RUN_RECORD} records no sweep "
+                     "of them to recompute them from their certificates (nothing of an earlier summary is copied)",
+                     1000)]
+
+
 def _key_numbers(path: Path, theorem: str, digest: str):
     """[(label, extreme, text, ExactNumber)] of the certificate at ``path``, or None.
 
@@ -677,25 +1076,33 @@ def _key_numbers(path: Path, theorem: str, digest: str):
         return None
 
 
-def summarize(out, theorems, primes, counted) -> dict:
-    """Per theorem: primes, certificates counted, failures, and each key number's extreme.
+def summarize(out, theorems, primes, counted, failed=None) -> dict:
+    """Per theorem: primes, certificates counted, failures, primes with neither, and each key number's extreme.
 
-    ``counted`` maps a theorem to {p: sha256} of the certificates that count (checked or
-    written by this sweep); a file is read again and used only if its bytes still hash to
-    that (else its p is listed under ``changed``). Extremes are decided exactly by
-    :func:`certify.kernel.exact.compare` on the numbers as parsed (no exponent is expanded);
-    ``value`` is the end exactly as the certificate writes it (not rounded), ``p`` the first
-    prime attaining it. Reads only regular files, capped; never hangs or raises on a file.
+    ``primes`` is the list of primes of every theorem, or {theorem: its primes}. ``counted`` maps
+    a theorem to {p: sha256} of the certificates that count (compared or written by this sweep);
+    a file is read again and used only if its bytes still hash to that (else its p is listed
+    under ``changed``). ``failed`` is {theorem: {p: why}}; None: the entries of OUT/failures.json
+    for those primes. ``missing`` counts the primes with neither (a carried-over theorem's primes
+    without a certificate file). Extremes are decided exactly by :func:`certify.kernel.exact.compare` on the
+    numbers as parsed (no exponent is expanded); ``value`` is the end exactly as the certificate
+    writes it (not rounded), ``p`` the first prime attaining it. Reads only regular files,
+    capped; never hangs or raises on a file.
     """
     from .kernel.exact import compare
 
     out = Path(out)
-    failures = _load_failures(out)
-    wanted = set(primes)
+    if failed is None:
+        failed = {theorem: {} for theorem in theorems}
+        for key, message in _load_failures(out).items():
+            name, digits = _failure_key().fullmatch(key).groups()
+            if name in failed:
+                failed[name][int(digits)] = message
     summary = {}
     for theorem in theorems:
+        its_primes = primes[theorem] if isinstance(primes, dict) else primes
         extremes, certified, changed = {}, 0, []
-        for p in primes:
+        for p in its_primes:
             digest = counted.get(theorem, {}).get(p)
             if digest is None:
                 continue
@@ -708,45 +1115,48 @@ def summarize(out, theorems, primes, counted) -> dict:
                 best = extremes.get(label)
                 if best is None or compare(value, best[0]) == (-1 if extreme == "min" else 1):
                     extremes[label] = (value, text, p, extreme)
-        failed = []
-        for key, message in failures.items():
-            name, digits = _failure_key().fullmatch(key).groups()
-            if name == theorem and int(digits) in wanted:
-                failed.append((int(digits), message))
+        wanted = set(its_primes)
+        failures = sorted((p, message) for p, message in failed.get(theorem, {}).items() if p in wanted)
         summary[theorem] = {
-            "primes": len(primes),
+            "primes": len(its_primes),
             "certified": certified,
             "changed": changed,
-            "failed": sorted(failed),
+            "failed": failures,
+            "missing": sum(1 for p in wanted if p not in counted.get(theorem, {}) and p not in failed.get(theorem, {})),
             "extremes": {label: {"extreme": extreme, "value": text, "p": p}
                          for label, (_, text, p, extreme) in extremes.items()},
         }
     return summary
 
 
-def write_summary(out, theorems, primes, counted) -> dict:
+def write_summary(out, theorems, primes, counted, failed=None, runs=None, carried_over=()) -> dict:
     """Write OUT/summary.json, OUT/summary.csv and OUT/primes-THEOREM.csv (atomically); return the summary.
 
-    * summary.json: :func:`summarize` of this run, merged with the entries of an earlier
-      summary.json for theorems this run did not sweep (marked ``"carried_over": true``: this
-      run did not check their files), so a dead-only sweep over a four-theorem folder keeps the
-      other three.
+    Arguments as :func:`summarize`; ``runs`` ({theorem: its run record entry}) adds each theorem's
+    parameters, radius rule, precision and primes to its entry (``run``), and each theorem of
+    ``carried_over`` (swept earlier, its files compared now, not swept by this command) is marked
+    ``"carried_over": true``. Nothing is read from an earlier summary.
+
+    * summary.json: :func:`summarize` of ``theorems``.
     * summary.csv: one row per theorem and key number; ``value`` is the end as a decimal of at
       most 12 significant digits, rounded outward (a lower end down, an upper end up; exact
       values stay in summary.json and the certificates); ``this_run`` says whether this sweep
-      checked or wrote the files behind the row.
-    * primes-THEOREM.csv: one row per counted prime of this run: p, radius and every key number,
-      rounded outward the same way.
+      swept the theorem (no: carried over).
+    * primes-THEOREM.csv: one row per counted prime: p, its precision_bits, radius and parameters
+      exactly as the certificate states them, and every key number rounded outward the same way.
     """
     out = Path(out)
-    summary = summarize(out, theorems, primes, counted)
-    merged = dict(_earlier_summary(out, exclude=theorems))
-    merged.update(summary)
-    _write_atomically(out / "summary.json", json.dumps(merged, indent=2, sort_keys=True) + "\n")
+    summary = summarize(out, theorems, primes, counted, failed)
+    for theorem, entry in summary.items():
+        if runs and theorem in runs:
+            entry["run"] = runs[theorem]
+        if theorem in carried_over:
+            entry["carried_over"] = True
+    _write_atomically(out / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["theorem", "primes", "certified", "failed", "quantity", "extreme", "value", "p", "this_run"])
-    for theorem, entry in merged.items():
+    for theorem, entry in summary.items():
         this_run = "no" if entry.get("carried_over") else "yes"
         rows = entry["extremes"].items() or [("", {"extreme": "", "value": "", "p": ""})]
         for label, data in rows:
@@ -755,8 +1165,9 @@ def write_summary(out, theorems, primes, counted) -> dict:
                              data["p"], this_run])
     _write_atomically(out / "summary.csv", buffer.getvalue())
     for theorem in theorems:
-        _write_prime_table(out, theorem, primes, counted.get(theorem, {}))
-    return merged
+        _write_prime_table(out, theorem, primes[theorem] if isinstance(primes, dict) else primes,
+                           counted.get(theorem, {}))
+    return summary
 
 
 def _upward(theorem: str, label: str) -> bool:
@@ -772,7 +1183,7 @@ def _outward_decimal(text, upward: bool, digits: int = 12) -> str:
     """``text`` (an exact number) as a decimal of at most ``digits`` significant digits, rounded outward.
 
     Works on (mantissa, exponent): 1e-977168779520925842 is never expanded. Anything that is
-    not an exact number (a carried-over entry from an unchecked file) is written as it is.
+    not an exact number is written as it is (at most 200 characters).
     """
     from .kernel.exact import format_decimal, parse_syntax, round_decimal
 
@@ -786,35 +1197,15 @@ def _outward_decimal(text, upward: bool, digits: int = 12) -> str:
     return format_decimal(rounded.numerator, rounded.exp10)
 
 
-def _earlier_summary(out: Path, exclude) -> dict:
-    """Entries of an earlier OUT/summary.json for theorems not in ``exclude``, marked carried over; {} if none.
-
-    Only well-shaped entries are kept; the file is read capped and never trusted beyond that shape.
-    """
-    loaded = _read_json_object(out / "summary.json")
-    kept = {}
-    for theorem, entry in loaded.items():
-        if theorem in exclude or theorem not in _RECORDS or not isinstance(entry, dict):
-            continue
-        extremes = entry.get("extremes")
-        if not (isinstance(extremes, dict) and all(isinstance(value, dict) and {"extreme", "value", "p"} <= set(value)
-                                                   for value in extremes.values())):
-            continue
-        if not all(isinstance(entry.get(key), int) for key in ("primes", "certified")) or \
-                not isinstance(entry.get("failed"), list):
-            continue
-        kept[theorem] = {**entry, "carried_over": True}
-    return kept
-
-
 def _write_prime_table(out: Path, theorem: str, primes, counted: dict) -> None:
-    """OUT/primes-THEOREM.csv: p, radius and the key numbers of each counted certificate, rounded outward."""
+    """OUT/primes-THEOREM.csv: per counted certificate p, precision_bits, radius and parameters (exact, as
+    stated) and the key numbers (rounded outward)."""
     from .certificate import MAX_CERTIFICATE_BYTES, parse_certificate
 
-    numbers = _RECORDS[theorem].key_numbers
+    numbers, names = _RECORDS[theorem].key_numbers, _RECORDS[theorem].parameter_names
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["p", "radius"] + [number.label for number in numbers])
+    writer.writerow(["p", "precision_bits", "radius", *names, *(number.label for number in numbers)])
     for p in primes:
         digest = counted.get(p)
         path = certificate_file(out, theorem, p)
@@ -823,7 +1214,7 @@ def _write_prime_table(out: Path, theorem: str, primes, counted: dict) -> None:
             continue
         try:
             document = parse_certificate(data)
-            row = [p, _outward_decimal(document["radius"], upward=False)]
+            row = [p, document["precision_bits"], document["radius"], *(document["parameters"][name] for name in names)]
             for number in numbers:
                 stored = document["claims"][number.claim]
                 text = (stored["components"][number.component] if number.component else stored)[number.key]

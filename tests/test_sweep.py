@@ -85,9 +85,9 @@ def test_sweep_certifies_summarises_and_resumes(tmp_path):
     again = run_certify("sweep", "--primes", "5..60", "--jobs", 2, "--out", out)
     assert again.returncode == 0, again.stderr
     n = len(primes)
-    assert f"dead: 1 certified, {n - 1} already there and verified, 0 redone, 0 failed" in again.stdout
-    assert f"slide: 0 certified, {n - 1} already there and verified, 1 redone, 0 failed" in again.stdout
-    assert f"gd: 1 certified, {n - 1} already there and verified" in again.stdout
+    assert f"dead: 1 certified, {n - 1} already there and kept, 0 redone, 0 failed" in again.stdout
+    assert f"slide: 0 certified, {n - 1} already there and kept, 1 redone, 0 failed" in again.stdout
+    assert f"gd: 1 certified, {n - 1} already there and kept" in again.stdout
     assert f"3 certificates made and {len(THEOREMS) * n - 2} already there checked" in again.stdout
     assert again.stderr.count("redone") == 1 and "slide-31.json: it was malformed: invalid JSON" in again.stderr
     assert check_file(truncated).status == "verified"
@@ -133,7 +133,7 @@ def plant_bad_files(out):
     write(certificate_file(out, "gd", 11), certify_gd(11, fmpq(2)).certificate)  # genuine, but eta = 2
     return {("dead", 13): "rejected: hitting_time: ", ("dead", 17): "malformed: invalid JSON",
             ("dead", 23): "rejected: the name dead-23.json promises dead at p = 23 but the file holds dead at p = 19",
-            ("gd", 11): "rejected: the file holds gd at p = 11 with eta = 2 but the sweep's eta is 1"}
+            ("gd", 11): "made with other parameters: the file holds gd at p = 11 with eta = 2 but the sweep's eta is 1"}
 
 
 def untouched_files(out, bad):
@@ -180,8 +180,8 @@ def test_the_cli_reports_each_redone_file(tmp_path):
     result = run_certify("sweep", "--primes", "5..40", "--theorems", "dead,gd", "--jobs", 2, "--out", out)
     assert result.returncode == 0, result.stderr
     n = len(primes)
-    assert f"dead: 0 certified, {n - 3} already there and verified, 3 redone, 0 failed" in result.stdout
-    assert f"gd: 0 certified, {n - 1} already there and verified, 1 redone, 0 failed" in result.stdout
+    assert f"dead: 0 certified, {n - 3} already there and kept, 3 redone, 0 failed" in result.stdout
+    assert f"gd: 0 certified, {n - 1} already there and kept, 1 redone, 0 failed" in result.stdout
     lines = result.stderr.splitlines()
     assert len(lines) == len(bad)
     for (theorem, p), words in bad.items():
@@ -221,28 +221,28 @@ def test_a_worker_dying_during_a_sweep_fails_only_its_prime(tmp_path, monkeypatc
     run_sweep(primes, ["dead"], 2, out)
     certificate_file(out, "dead", 17).unlink()
     certificate_file(out, "dead", 19).unlink()
-    parent, real_check, real_certify = os.getpid(), certify.check.check_bytes, dead.certify_dead
+    parent, real_read, real_certify = os.getpid(), certify.check.read_certificate_file, dead.certify_dead
 
-    def dying_check(data, source="<input>"):
-        if source.endswith("dead-7.json") and os.getpid() != parent:
-            os._exit(3)  # a worker process killed mid-check (the OOM killer, a segfault in a library)
-        return real_check(data, source)
+    def dying_read(path):
+        if str(path).endswith("dead-7.json") and os.getpid() != parent:
+            os._exit(3)  # a worker process killed mid-comparison (the OOM killer, a segfault in a library)
+        return real_read(path)
 
     def dying_certify(p, **kwargs):
         if p == 19 and os.getpid() != parent:
             os._exit(4)
         return real_certify(p, **kwargs)
 
-    monkeypatch.setattr(certify.check, "check_bytes", dying_check)
+    monkeypatch.setattr(certify.check, "read_certificate_file", dying_read)
     monkeypatch.setattr(dead, "certify_dead", dying_certify)
     report = run_sweep(primes, ["dead"], 2, out)
-    # a check that kills its worker is no pass: that file is certified again; a certifying that does fails
+    # a comparison that kills its worker is no pass: that file is certified again; a certifying that does fails
     assert report.redone["dead"] == {7: "error: checking it failed: the worker process died (exit code 3)"}
     assert report.failed["dead"] == {19: "certifying failed: the worker process died (exit code 4)"}
     assert report.skipped["dead"] == 3 and report.certified["dead"] == 1  # 5, 11, 13 kept; 17 made
     assert json.loads((out / "failures.json").read_text()) == {"dead-19": report.failed["dead"][19]}
     assert read(out / "summary.json")["dead"]["certified"] == 5
-    monkeypatch.setattr(certify.check, "check_bytes", real_check)
+    monkeypatch.setattr(certify.check, "read_certificate_file", real_read)
     monkeypatch.setattr(dead, "certify_dead", real_certify)
     again = run_sweep(primes, ["dead"], 2, out)
     assert again.skipped["dead"] == 5 and again.certified["dead"] == 1 and again.failed["dead"] == {}
@@ -257,7 +257,7 @@ def test_a_fifo_in_a_sweep_folder_is_redone_without_hanging(tmp_path):
     os.mkfifo(fifo)
     result = run_certify("sweep", "--primes", "5..11", "--theorems", "dead", "--jobs", 2, "--out", out, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert "dead: 0 certified, 2 already there and verified, 1 redone, 0 failed" in result.stdout
+    assert "dead: 0 certified, 2 already there and kept, 1 redone, 0 failed" in result.stdout
     assert f"redone {fifo}: it was malformed: not a regular file (a FIFO)" in result.stderr
     assert check_file(fifo).status == "verified"
 

@@ -1,4 +1,5 @@
-"""The sweep's summaries: merged across runs, decimals in the CSV (rounded outward), a per-prime table.
+"""The sweep's summaries: kept across runs (recomputed, never copied), decimals in the CSV (rounded outward),
+a per-prime table.
 
 Expected values come from the certificates themselves, read with fractions.Fraction.
 """
@@ -24,10 +25,13 @@ def stored(path, claim, component, key):
 def test_a_later_sweep_of_one_theorem_keeps_the_others(tmp_path):
     out = tmp_path / "sweep"
     assert run_certify("sweep", "--primes", "5..13", "--theorems", "dead,gd", "--out", out).returncode == 0
+    first = json.loads((out / "summary.json").read_text())
     assert run_certify("sweep", "--primes", "5..17", "--theorems", "dead", "--out", out).returncode == 0
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary) == {"dead", "gd"}
     assert summary["gd"]["carried_over"] is True and "carried_over" not in summary["dead"]
+    # recomputed from gd's untouched files and its recorded parameters: what the first sweep wrote
+    assert {key: value for key, value in summary["gd"].items() if key != "carried_over"} == first["gd"]
     assert summary["dead"]["certified"] == len(primes_between(5, 17))
     rows = read_csv(out / "summary.csv")
     assert {row["theorem"] for row in rows} == {"dead", "gd"}

@@ -38,14 +38,35 @@ SWEEP_HELP = """\
 Certify every prime in a range for the chosen theorems, in K worker processes
 (python-flint's precision is process-wide, so not threads). Certificates go to
 DIR/THEOREM/THEOREM-P.json; a failure at one prime is recorded in
-DIR/failures.json and the sweep goes on. Running the same sweep again resumes
-it and trusts nothing: every certificate already there is fully checked (in the
-same K processes) and must hold the theorem and p of its name (and gd the
-sweep's eta); any other file is certified again and reported as redone (if
-that fails, it is recorded and the file renamed *.rejected). DIR/summary.json
-and DIR/summary.csv give, per theorem, the primes certified, the failures and
-the smallest margins and probabilities (with the prime attaining each).
-`certify check DIR --jobs K` re-checks the whole folder."""
+DIR/failures.json and the sweep goes on.
+
+DIR/run.json records what each theorem is swept with: every parameter value
+(eta from --eta, the others the defaults; a default that depends on p, like
+gd's epsilon, as its rule), the radius rule (auto: the radius certify
+chooses at each p) and the precision (128 bits). A folder whose record
+differs from this command (another --eta) is refused (exit 2, nothing
+changed): sweep into another folder, or delete DIR/run.json to certify
+again every file made otherwise. A run.json that is not a valid record (a
+FIFO, a link to a device, edited) is refused in one line the same way.
+
+Running the same sweep again resumes it and trusts nothing: for every
+certificate already there the certificate this sweep makes at that p is
+made again, and the file counts only if it states exactly that certificate.
+Any other file (rejected or malformed by the checker, the certificate of
+another p, a true certificate made with another eta, epsilon, sigma, radius or
+precision) is reported on stderr with why (the checker's verdict, or the
+parameter that differs) and certified again; if that fails, it is recorded
+and a bad file renamed *.rejected.
+
+DIR/summary.json and DIR/summary.csv give, per theorem, its run parameters,
+the primes certified, the failures and the smallest margins and
+probabilities (with the prime attaining each); DIR/primes-THEOREM.csv has
+a row per prime with its precision, radius, parameters and key numbers.
+Nothing is copied from an earlier summary: a theorem of run.json that this
+command does not sweep is carried over by comparing its files with its
+recorded parameters now (a file that does not count is reported on stderr,
+and nothing is written); an earlier entry with no record is dropped with a
+line on stderr. `certify check DIR --jobs K` re-checks the whole folder."""
 
 #: How to install the plot extra, from PyPI or from a checkout of the repository.
 PLOT_INSTALL = "pip install 'certify[plot]' (from a checkout: pip install '.[plot]')"
@@ -175,7 +196,8 @@ def run_plot(args) -> int:
 
 def run_sweep(args) -> int:
     from ..kernel.exact import format_rational
-    from ..sweep import certificate_file, one_line, parse_prime_range, primes_between, progress_bar, run_sweep
+    from ..sweep import RUN_RECORD, certificate_file, one_line, parse_prime_range, primes_between, progress_bar, \
+        run_sweep
 
     try:
         low, high = parse_prime_range(args.primes)
@@ -190,13 +212,24 @@ def run_sweep(args) -> int:
         raise InputError(f"no primes p >= 5 in {args.primes}")
     eta = None if args.eta is None else format_rational(args.eta)
     report = run_sweep(primes, theorems, args.jobs, args.out, eta=eta, progress=progress_bar())
+    for note in report.notes:
+        print(one_line(note, 2000), file=sys.stderr)
     for theorem in theorems:
         for p, reason in sorted(report.redone[theorem].items()):
             print(one_line(f"redone {certificate_file(args.out, theorem, p)}: it was {reason}", 2000),
                   file=sys.stderr)
+    for theorem, reasons in report.not_counted.items():
+        for p, reason in sorted(reasons.items()):
+            print(one_line(f"not counted {certificate_file(args.out, theorem, p)} (carried over): it was {reason}",
+                           2000), file=sys.stderr)
     for theorem in theorems:
         print(f"{theorem}: {report.certified[theorem]} certified, {report.skipped[theorem]} already there "
-              f"and verified, {len(report.redone[theorem])} redone, {len(report.failed[theorem])} failed")
+              f"and kept, {len(report.redone[theorem])} redone, {len(report.failed[theorem])} failed")
+    for theorem, carried in report.carried.items():
+        counted = report.checked[theorem] - len(report.not_counted[theorem])
+        print(f"{theorem}: carried over ({carried[0]}..{carried[-1]}, as {os.path.join(args.out, RUN_RECORD)} "
+              f"records): {counted} of {len(carried)} primes counted, {len(report.not_counted[theorem])} files "
+              "not counted")
     made = sum(report.certified.values()) + sum(map(len, report.redone.values()))
     checked = sum(report.checked.values())
     rate = (made + checked) / report.seconds if report.seconds > 0 else 0.0
