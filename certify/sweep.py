@@ -219,29 +219,112 @@ def exit_code(verdict) -> int:
 
 # --- checking many files -----------------------------------------------------------------------------------
 
-def certificate_files(paths) -> list[Path]:
-    """Expand folders into the files below them named THEOREM-P.json (any kind: a FIFO is listed, and
-    its check refuses it in one line); keep other paths as given.
+#: Names a sweep writes beside its certificates that are not certificates (:func:`write_summary`,
+#: :func:`run_sweep`): a folder check skips them and says so.
+SWEEP_RECORDS = {"summary.json": "a sweep's summary", "failures.json": "a sweep's failure record",
+                 "run.json": "a sweep's run record"}
 
-    Folders are walked without following symbolic links to folders (no cycles); files come
-    sorted by folder, theorem and p.
+
+@dataclass(frozen=True)
+class Skipped:
+    """An entry a folder check does not check: ``path``, ``reason`` (why, a few words shared by entries
+    skipped for the same reason) and ``kind`` (what it is when that is not a regular file: "a FIFO", ...)."""
+
+    path: Path
+    reason: str
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class FolderListing:
+    """What ``certify check`` checks and what it does not, for a list of files and folders.
+
+    ``files``: every path given that is not a folder, and every entry below a folder whose name ends in
+    ``.json`` (any case; any kind: a FIFO or a broken link is listed, and its check refuses it in one
+    line), except a sweep's own records (:data:`SWEEP_RECORDS`). ``skipped``: every other entry below a
+    folder, with why. ``unlisted``: (folder, why) for each folder that could not be read.
     """
-    files = []
+
+    files: list
+    skipped: list
+    unlisted: list
+
+
+def _kind(path: Path) -> str:
+    """'' for a regular file (or a link to one); else what the entry is, in a few words."""
+    import stat as stat_module
+
+    from .check import _file_kind
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "a broken link" if os.path.islink(path) else "unreadable"
+    return "" if stat_module.S_ISREG(mode) else _file_kind(mode)
+
+
+def list_certificates(paths) -> FolderListing:
+    """Expand folders into the files a folder check checks (see :class:`FolderListing`); keep other
+    paths as given.
+
+    Folders are walked without following symbolic links to folders (no cycles; such a link is skipped
+    and said); files come sorted by folder, then the names THEOREM-P.json by theorem and p, then the
+    other names.
+    """
+    files, skipped, unlisted = [], [], []
     for path in map(Path, paths):
-        if path.is_dir():
-            found = []
-            for folder, subfolders, names in os.walk(path):
-                subfolders.sort()
-                found += [Path(folder) / name for name in names if certificate_name(name)]
-            files += sorted(found, key=_file_order)
-        else:
+        if not path.is_dir():
             files.append(path)
-    return files
+            continue
+        found = []
+        for folder, subfolders, names in os.walk(path, onerror=lambda error: unlisted.append(
+                (Path(error.filename), error.strerror or str(error)))):
+            folder = Path(folder)
+            for name in sorted(subfolders):
+                if (folder / name).is_symlink():
+                    skipped.append(Skipped(folder / name, "a link to a folder, not followed"))
+            subfolders.sort()
+            for name in sorted(names):
+                entry = folder / name
+                if not name.lower().endswith(".json"):
+                    skipped.append(Skipped(entry, "not named *.json", _kind(entry)))
+                elif name in SWEEP_RECORDS:
+                    skipped.append(Skipped(entry, SWEEP_RECORDS[name]))
+                else:
+                    found.append(entry)
+        files += sorted(found, key=_file_order)
+    return FolderListing(files, skipped, unlisted)
+
+
+def certificate_files(paths) -> list[Path]:
+    """The files ``certify check`` checks for ``paths``: :attr:`FolderListing.files` of :func:`list_certificates`."""
+    return list_certificates(paths).files
+
+
+def skipped_line(skipped, shown: int = 3) -> str:
+    """One line saying what a folder check skipped and why, grouped by reason, at most ``shown`` names a
+    reason; '' if nothing was skipped."""
+    if not skipped:
+        return ""
+    groups: dict[str, list[Skipped]] = {}
+    for entry in skipped:
+        groups.setdefault(entry.reason, []).append(entry)
+    parts = []
+    for reason, entries in groups.items():
+        names = [f"{entry.path} ({entry.kind})" if entry.kind else str(entry.path) for entry in entries[:shown]]
+        more = f" and {len(entries) - shown} more" if len(entries) > shown else ""
+        parts.append(f"{reason} ({len(entries)}): {', '.join(names)}{more}")
+    count = len(skipped)
+    return one_line(f"skipped {count} {'entry' if count == 1 else 'entries'}: {'; '.join(parts)}", 2000)
 
 
 def _file_order(path: Path):
-    theorem, digits = certificate_name(path.name)
-    return str(path.parent), theorem, len(digits), digits
+    """Folder, then THEOREM-P.json by theorem and p (as numbers), then any other name."""
+    named = certificate_name(path.name)
+    if named is None:
+        return str(path.parent), 1, "", 0, path.name
+    theorem, digits = named
+    return str(path.parent), 0, theorem, len(digits), digits
 
 
 def _check_many(paths: list[str]) -> list[tuple[str, str, str]]:

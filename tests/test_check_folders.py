@@ -33,7 +33,8 @@ def test_a_name_promises_its_theorem_and_p(tmp_path, dead_certificates, gd_certi
     (tmp_path / "gd-5.json").write_text(dumps(gd_certificates[(5, (1, 1))]))
     result = run_certify("check", tmp_path)
     assert result.returncode == 1, result.stderr
-    assert "5 certificates: 2 verified, 3 rejected, 0 malformed" in result.stdout  # g.json is not of the pattern
+    assert "6 certificates: 3 verified, 3 rejected, 0 malformed" in result.stdout  # g.json: checked, no tie
+    assert f"{tmp_path / 'g.json'}: verified: dead, p = 13," in result.stdout  # it says what it holds
     lines = result.stderr.splitlines()
     assert len(lines) == 3
     for line, promised in zip(sorted(lines), ("dead at p = 013", "dead at p = 23", "gd at p = 13")):
@@ -131,15 +132,108 @@ def test_jobs_with_files_prints_the_count(folder, capsys):
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_fifo_in_a_folder_is_one_line_and_never_hangs(folder, jobs):
     os.mkfifo(folder / "dead-11.json")
-    os.mkfifo(folder / "other.json")  # not of the pattern: not listed, so never opened either
+    os.mkfifo(folder / "other.json")  # any *.json is checked: refused from stat, never opened
+    os.mkfifo(folder / "pipe")  # not *.json: skipped, and said
     assert folder / "dead-11.json" in certificate_files([folder])
     result = run_certify("check", folder, "--jobs", jobs, timeout=60)  # a read of the FIFO would block forever
     assert result.returncode == 2, result.stderr
-    assert result.stderr == f"{folder / 'dead-11.json'}: malformed: not a regular file (a FIFO)\n"
-    assert "5 certificates: 4 verified, 0 rejected, 1 malformed" in result.stdout
+    assert result.stderr == (f"{folder / 'dead-11.json'}: malformed: not a regular file (a FIFO)\n"
+                             f"{folder / 'other.json'}: malformed: not a regular file (a FIFO)\n"
+                             f"certify check: skipped 1 entry: not named *.json (1): {folder / 'pipe'} (a FIFO)\n")
+    assert "6 certificates: 4 verified, 0 rejected, 2 malformed" in result.stdout
 
 
 def test_folders_are_walked_without_following_links(folder):
     os.symlink(folder, folder / "loop")  # a cycle if links to folders were followed
     assert [f.name for f in certificate_files([folder])] == ["dead-5.json", "dead-7.json", "dead-13.json",
                                                             "dead-101.json"]
+
+
+# --- issue 21, section 4: every *.json of a folder is checked, and what is not checked is said ---------
+
+def test_every_json_is_checked_and_named_by_what_it_holds(folder, dead_certificates):
+    """Files not named THEOREM-P.json were skipped in silence ("no certificate files found", or a count
+    without them); now each is checked and its verified line names the theorem and p read from it."""
+    (folder / "sub").mkdir()
+    (folder / "sub" / "my certificate.json").write_text(dumps(dead_certificates[7]))
+    (folder / "thirteen.JSON").write_text(dumps(dead_certificates[13]))
+    (folder / "broken.json").write_text("{")
+    result = run_certify("check", folder)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout.splitlines() == [
+        f"{folder / 'thirteen.JSON'}: verified: dead, p = 13, {len(dead_certificates[13]['claims'])} claims verified "
+        f"(radius {dead_certificates[13]['radius']}, 128 bits)",
+        f"{folder / 'sub' / 'my certificate.json'}: verified: dead, p = 7, {len(dead_certificates[7]['claims'])} "
+        f"claims verified (radius {dead_certificates[7]['radius']}, 128 bits)",
+        "7 certificates: 6 verified, 0 rejected, 1 malformed, 0 could not be checked"]
+    assert result.stderr.splitlines() == [f"{folder / 'broken.json'}: malformed: " +
+                                          result.stderr.split(": malformed: ")[1].splitlines()[0]]
+
+
+def test_a_folder_of_other_names_only_is_checked(tmp_path, dead_certificates):
+    (tmp_path / "a.json").write_text(dumps(dead_certificates[5]))
+    result = run_certify("check", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{tmp_path / 'a.json'}: verified: dead, p = 5,")
+    assert result.stdout.endswith("1 certificates: 1 verified, 0 rejected, 0 malformed, 0 could not be checked\n")
+    assert result.stderr == ""
+
+
+def test_what_is_skipped_is_said_in_one_line(folder):
+    (folder / "notes.txt").write_text("not a certificate")
+    (folder / "dead-5.json.rejected").write_text("{")
+    os.mkfifo(folder / "pipe")
+    os.symlink(folder, folder / "loop")
+    (folder / "summary.json").write_text("{}")  # a sweep's own records: not certificates
+    (folder / "failures.json").write_text("{}")
+    result = run_certify("check", folder, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "4 certificates: 4 verified, 0 rejected, 0 malformed, 0 could not be checked\n"
+    assert result.stderr == (
+        f"certify check: skipped 6 entries: a link to a folder, not followed (1): {folder / 'loop'}; "
+        f"not named *.json (3): {folder / 'dead-5.json.rejected'}, {folder / 'notes.txt'}, {folder / 'pipe'} "
+        f"(a FIFO); a sweep's failure record (1): {folder / 'failures.json'}; "
+        f"a sweep's summary (1): {folder / 'summary.json'}\n")
+
+
+def test_the_skip_line_names_three_entries_a_reason_and_counts_the_rest(tmp_path, dead_certificates):
+    for k in range(5):
+        (tmp_path / f"note-{k}.txt").write_text("")
+    (tmp_path / "x.json").write_text(dumps(dead_certificates[5]))
+    result = run_certify("check", tmp_path)
+    assert result.returncode == 0 and len(result.stderr.splitlines()) == 1
+    assert result.stderr.endswith(f"{tmp_path / 'note-2.txt'} and 2 more\n") and "note-3" not in result.stderr
+
+
+def test_nothing_to_check_names_what_was_there(tmp_path):
+    (tmp_path / "notes.txt").write_text("")
+    result = run_certify("check", tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == (f"certify check: error: no certificate files (*.json) found in {tmp_path}; skipped 1 "
+                             f"entry: not named *.json (1): {tmp_path / 'notes.txt'}\n")
+
+
+def test_a_folder_that_cannot_be_listed_is_exit_2(folder, monkeypatch, capsys):
+    """os.walk ignores a folder it cannot read unless told; the check says so and does not exit 0."""
+    (folder / "locked").mkdir()
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert main(["check", str(folder)]) == 2
+    out, err = capsys.readouterr()
+    assert err == f"{folder / 'locked'}: cannot list this folder: Permission denied\n"
+    assert out == "4 certificates: 4 verified, 0 rejected, 0 malformed, 0 could not be checked\n"
+
+
+def test_a_name_of_the_pattern_still_promises_its_content(folder, dead_certificates):
+    (folder / "dead-11.json").write_text(dumps(dead_certificates[5]))
+    (folder / "mine.json").write_text(dumps(dead_certificates[5]))
+    result = run_certify("check", folder)
+    assert result.returncode == 1
+    assert result.stderr == (f"{folder / 'dead-11.json'}: rejected: the name dead-11.json promises dead at p = 11 "
+                             "but the file holds dead at p = 5\n")
