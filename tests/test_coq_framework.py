@@ -128,8 +128,15 @@ def test_module_names():
     assert export.module_name(document) == "dead_13"
     gd = json.loads((ROOT / "proofs" / "gd" / "gd-13.json").read_text())
     assert export.module_name(gd) == "gd_13_eta_1"
-    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1/3"))) == "gd_13_eta_1_3"
-    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="0.1"))) == "gd_13_eta_0_1"
+    # eta = 1/3 and 1.3 were both gd_13_eta_1_3; a parameter other than its default is named (the default
+    # epsilon at eta = 1/3 is half the (A.71) threshold 2 eta (p-1) A / p^3 = 0.00728..., rounded down)
+    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1/3", epsilon="0.00364"))) == \
+        "gd_13_eta_1o3"
+    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1/3"))) == "gd_13_eta_1o3_epsilon_0p0109"
+    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1.3"))) == "gd_13_eta_1p3_epsilon_0p0109"
+    assert export.module_name(dict(document, parameters=dict(document["parameters"], epsilon="1/2"))) == \
+        "dead_13_epsilon_1o2"
+    assert export.module_name(dict(document, precision_bits=192)) == "dead_13_prec_192"
 
 
 def test_a_field_no_lemma_states_is_listed_not_dropped():

@@ -221,7 +221,7 @@ def test_a_new_theorem_is_picked_up_everywhere(toy, tmp_path, capsys):
     assert "toy" in SECTIONS and SECTIONS["toy"]["title"] == "A toy" and FOR_THEOREM["toy"] == ()
     assert proofs.reference_command("toy", 5, "x.json") == ["toy", "--p", "5", "--out", "x.json"]
     assert main(["simulate", "toy", "--p", "5"]) == 2
-    assert "unknown theorem 'toy'" in capsys.readouterr().err
+    assert "toy has no trajectory to simulate" in capsys.readouterr().err  # no simulator: said, not "unknown"
 
 
 def test_without_the_toy_it_is_unknown():

@@ -2,6 +2,10 @@
 
 Exit codes: 0 success / verified, 1 a certificate was rejected, 2 bad input,
 usage or a malformed certificate. Every expected failure is one line on stderr.
+``certify`` without arguments prints the help on stdout and exits 2, as a usage error (git prints
+its usage and exits 1, which here means "rejected"): nothing was done, so a script must not go on.
+Options are never abbreviated (``--eps`` is not ``--epsilon``); an argument no option takes is named,
+with the nearest option (``unknown option --prime (did you mean --p?)``).
 
 One module per command group: :mod:`.theorems` (``certify THEOREM``, one subcommand per record of
 :data:`certify.theorems.registry.THEOREMS`), :mod:`.check`, :mod:`.documents` (derive, latex,
@@ -27,7 +31,11 @@ DESCRIPTION = """\
 Rigorous, machine-checked instances of the theorems of "A Counterexample to
 Fourier Alignment in Single-Neuron Modular Addition" for a prime p you name.
 Every bound in a certificate is an exact number obtained with Arb ball
-arithmetic; `certify check` recomputes every claim independently."""
+arithmetic; `certify check` recomputes every claim independently.
+
+`certify` alone prints this help and exits 2 (a usage error: nothing was done).
+An output file that exists is replaced (atomically, never by one that failed
+to verify) and `replaced FILE` is said on stderr."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,8 +61,13 @@ def _commands() -> dict:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``certify`` console script; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``certify`` console script; returns the exit code (no arguments: the help, exit 2)."""
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        parser.print_help(sys.stdout)
+        return EXIT_USAGE
+    args = parser.parse_args(argv)
     try:
         return _commands()[args.command](args)
     except NotCertified as exc:

@@ -6,7 +6,7 @@ import sys
 
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
-from .common import EXIT_OK, EXIT_REJECTED, RAW, add_p_option
+from .common import EXIT_OK, EXIT_REJECTED, RAW, add_p_option, read_verified_certificate
 from .theorems import add_instance_options, certificate_for
 
 DERIVE_HELP = """\
@@ -94,34 +94,29 @@ def run_derive(args) -> int:
 
 def run_latex(args) -> int:
     """Render a theorem instance computed now, or a certificate file: that file is read once (regular
-    files only, capped), those bytes are checked, and the same bytes are parsed and rendered."""
-    from ..render.document import write_document
+    files only, capped), those bytes are checked, and the same bytes are parsed and rendered. Says
+    ``replaced FILE`` on stderr for a .tex or .pdf that was there (and which older PDF was removed)."""
+    from pathlib import Path
+
+    from ..render.document import document_name, write_document
 
     if (args.theorem is None) == (args.certificate is None):
         raise InputError("give either THEOREM (with -p/--p) or --certificate FILE")
     if args.certificate is not None:
-        from ..certificate import parse_certificate
-        from ..check import Verdict, check_bytes, read_certificate_file
-        from ..errors import MalformedCertificate
-
-        source = str(args.certificate)
-        try:
-            data = read_certificate_file(args.certificate)
-        except MalformedCertificate as exc:
-            data, verdict = None, Verdict(source, "malformed", str(exc))
-        else:
-            verdict = check_bytes(data, source)
-        if verdict.status != "verified":
-            from ..sweep import one_line
-
-            raise InputError(one_line(f"will not render an unverified certificate: {verdict.line()}", 2000))
-        certificate = parse_certificate(data)  # the very bytes just verified
+        certificate = read_verified_certificate(args.certificate, "render")
     else:
         if args.p is None:
             raise InputError("-p/--p is required with THEOREM")
         certificate = certificate_for(args)
-    for path in write_document(certificate, args.out, pdf=not args.no_pdf):
+    tex = Path(args.out) / f"{document_name(certificate)}.tex"
+    there = {path for path in (tex, tex.with_suffix(".pdf")) if path.is_file()}
+    written = write_document(certificate, args.out, pdf=not args.no_pdf)
+    for path in written:
+        if path in there:
+            print(f"replaced {path}", file=sys.stderr)
         print(path)
+    for path in there - set(written):
+        print(f"removed {path} (it showed the replaced .tex)", file=sys.stderr)
     return EXIT_OK
 
 

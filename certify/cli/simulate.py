@@ -7,7 +7,8 @@ import sys
 
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
-from .common import EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option
+from .common import (EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option, draw_experiment,
+                     read_verified_certificate, write_file)
 from .theorems import add_instance_options, certificate_for, instance_parameters
 
 SIMULATE_HELP = """\
@@ -24,10 +25,15 @@ simulated value lies in its certified bounds. Progress is shown on a terminal.""
 PLOT_HELP = """\
 Plot the simulated trajectory with the certified bounds drawn on it (needs
 matplotlib: pip install 'certify[plot]', or pip install '.[plot]' in a
-checkout). Name THEOREM and -p P, or give --certificate FILE. dead: s(t) and gamma(t) with the
-certified hitting time and the transversal slope, the hyperbola (2.6), the
-terminal Fourier spectrum beside single-frequency alignment; slide: the capture
-events and d/x -> kappa_p; smooth and gd: the analogous pictures. PNG or PDF.
+checkout). Name THEOREM and -p P, or give --certificate FILE. dead: s(t) and
+gamma(t) with the certified hitting time and the transversal slope, the
+hyperbola (2.6), the terminal Fourier spectrum beside single-frequency
+alignment; slide: the capture events and d/x -> kappa_p; smooth and gd: the
+analogous pictures. A theorem with no trajectory to simulate but a float
+experiment (sensitivity) gets that experiment's figure, the one of
+`certify sensitivity --plot` (sensitivity: gradient descent's derivative
+against J_reg and Psi' beside the certified gap, about 20 s at p = 13; it
+starts at the base point: its radius is 0). PNG or PDF.
 
 certify plot law DIR [DIR ...] --out FILE draws runs of `certify law` instead:
 the outcome fractions against p with their Wilson 95% intervals and the
@@ -71,6 +77,36 @@ line on stderr. `certify check DIR --jobs K` re-checks the whole folder."""
 #: How to install the plot extra, from PyPI or from a checkout of the repository.
 PLOT_INSTALL = "pip install 'certify[plot]' (from a checkout: pip install '.[plot]')"
 
+def simulated_theorems() -> list[str]:
+    """The theorems ``certify simulate`` takes, in the registry's order: those whose record names a simulator
+    (the test :mod:`certify.simulate` applies too)."""
+    return [name for name, record in THEOREMS.items() if record.simulator]
+
+
+def plotted_theorems() -> list[str]:
+    """The theorems ``certify plot`` draws, in the registry's order: a simulated one with a figure of its
+    trajectory (its record's ``plot``), or one whose record names a float experiment (its figure)."""
+    return [name for name, record in THEOREMS.items() if (record.simulator and record.plot) or record.experiment]
+
+
+def _require_theorem(name: str, command: str) -> None:
+    """InputError (one line) unless ``command`` (simulate or plot) takes theorem ``name``, saying why not."""
+    allowed = simulated_theorems() if command == "simulate" else plotted_theorems()
+    if name in allowed:
+        return
+    record = THEOREMS.get(name)
+    if record is None:
+        import difflib
+
+        guesses = difflib.get_close_matches(name, list(allowed) + (["law"] if command == "plot" else []), n=1)
+        raise InputError(f"unknown theorem {name!r}; {command} takes {names_text(allowed)}"
+                         + (", or law" if command == "plot" else "")
+                         + (f" (did you mean {guesses[0]}?)" if guesses else ""))
+    elsewhere = (f"; its float experiment is drawn by: certify plot {name} -p P --out FILE"
+                 if record.experiment and command == "simulate" else "")
+    raise InputError(f"{name} has no trajectory to {'simulate' if command == 'simulate' else 'plot'}{elsewhere}")
+
+
 _COUNT = {1: "one", 2: "both", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
@@ -81,13 +117,14 @@ def add_parsers(commands) -> None:
             ("plot", "plot a theorem's trajectory with its certified bounds drawn on", PLOT_HELP,
              "FILE.png or FILE.pdf")):
         command = commands.add_parser(name, help=summary_help, description=description, formatter_class=RAW)
+        # THEOREM is checked by _require_theorem (not argparse choices): it says why a theorem is not taken
         if name == "plot":  # `certify plot law DIR [DIR ...]`: the figures of certify law runs (cli/law.py)
-            command.add_argument("theorem", nargs="?", choices=sorted(THEOREMS) + ["law"], metavar="THEOREM",
-                                 help=f"{names_text()} (certified now, default parameters), or law")
+            command.add_argument("theorem", nargs="?", metavar="THEOREM",
+                                 help=f"{names_text(plotted_theorems())} (certified now, default parameters), or law")
             command.add_argument("folders", nargs="*", metavar="DIR", help="with law: run folders of certify law")
         else:
-            command.add_argument("theorem", nargs="?", choices=sorted(THEOREMS), metavar="THEOREM",
-                                 help=f"{names_text()} (certified now, default parameters)")
+            command.add_argument("theorem", nargs="?", metavar="THEOREM",
+                                 help=f"{names_text(simulated_theorems())} (certified now, default parameters)")
         add_p_option(command, help="a prime p >= 5 (with THEOREM)")
         add_instance_options(command, "only")
         command.add_argument("--certificate", metavar="FILE",
@@ -121,10 +158,9 @@ def _progress():
     return lambda fraction: print(f"\rsimulating {fraction:.0%}", end="", file=sys.stderr, flush=True)
 
 
-def _trajectory(args) -> dict:
-    """The trajectory of THEOREM at -p P (certified now) or of --certificate FILE (checked first)."""
-    from ..simulate import simulate_certificate_file, simulate_instance
-
+def _certificate(args, command: str) -> dict:
+    """The certificate ``command`` (simulate or plot) works on: THEOREM at -p P (certified now) or the one in
+    --certificate FILE, checked either way; InputError (one line) if the command does not take its theorem."""
     if (args.theorem is None) == (args.certificate is None):
         raise InputError("give either THEOREM (with -p/--p) or --certificate FILE")
     if args.certificate is not None:
@@ -132,13 +168,22 @@ def _trajectory(args) -> dict:
                  for flag, (parameter, _) in instance_parameters().items())) if value is not None]
         if given:
             raise InputError(f"{', '.join(given)} cannot be combined with --certificate (it has its own)")
-    elif args.p is None:
+        certificate = read_verified_certificate(args.certificate, command)
+        _require_theorem(certificate["theorem"], command)
+        return certificate
+    _require_theorem(args.theorem, command)
+    if args.p is None:
         raise InputError("-p/--p is required with THEOREM")
+    return certificate_for(args)
+
+
+def _trajectory(args, certificate: dict) -> dict:
+    """The trajectory record of ``certificate`` from args.source (and args.seed)."""
+    from ..simulate import simulate_instance
+
     progress = _progress()
     try:
-        if args.certificate is not None:
-            return simulate_certificate_file(args.certificate, source=args.source, seed=args.seed, progress=progress)
-        return simulate_instance(certificate_for(args), source=args.source, seed=args.seed, progress=progress)
+        return simulate_instance(certificate, source=args.source, seed=args.seed, progress=progress)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     finally:
@@ -149,27 +194,21 @@ def _trajectory(args) -> dict:
 def run_simulate(args) -> int:
     from ..simulate import save_trajectory, summary_lines
 
-    record = _trajectory(args)
-    if args.out == "-":  # the JSON record on stdout
-        import tempfile
-        from pathlib import Path
+    record = _trajectory(args, _certificate(args, "simulate"))
+    try:
+        if args.out == "-":  # the JSON record on stdout
+            import tempfile
+            from pathlib import Path
 
-        with tempfile.TemporaryDirectory() as folder:
-            try:
+            with tempfile.TemporaryDirectory() as folder:
                 path = save_trajectory(record, Path(folder) / "trajectory.json")
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
-            sys.stdout.write(path.read_text(encoding="utf-8"))
-    elif args.out:
-        try:
-            print(save_trajectory(record, args.out))
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
-    else:
-        try:
+                sys.stdout.write(path.read_text(encoding="utf-8"))
+        elif args.out:
+            print(write_file(args.out, lambda temporary: save_trajectory(record, temporary)))
+        else:
             print("\n".join(summary_lines(record)))
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     return EXIT_OK
 
 
@@ -179,14 +218,26 @@ def run_plot(args) -> int:
 
         return run_plot_law(args)
     if args.folders:
-        raise InputError(f"unexpected argument(s) {' '.join(args.folders)} (run folders go with: certify plot law DIR)")
+        hint = (f" (did you mean --p {args.folders[0]}?)" if args.p is None and args.folders[0].isdigit()
+                else " (run folders go with: certify plot law DIR)")
+        raise InputError(f"unexpected argument(s) {' '.join(args.folders)}{hint}")
+    from .law import _plot_format_or_error
+
+    _plot_format_or_error(args.out)  # before anything is computed: a long run must not end on a bad suffix
+    certificate = _certificate(args, "plot")
+    record = THEOREMS[certificate["theorem"]]
+    if not record.simulator:  # a float experiment beside the certificate (sensitivity)
+        if args.source != "base":
+            raise InputError(f"{record.name} has no box (its radius is 0): its experiment starts at the base "
+                             "point; drop --from box")
+        print("\n".join(draw_experiment(record, certificate, args.out)), file=sys.stderr)
+        print(args.out)
+        return EXIT_OK
+    from ..render.plots import plot_instance
+
+    trajectory = _trajectory(args, certificate)
     try:
-        from ..render.plots import plot_instance
-    except ImportError as exc:
-        raise InputError(f"plotting needs matplotlib ({exc}); {PLOT_INSTALL}") from None
-    record = _trajectory(args)
-    try:
-        print(plot_instance(record, args.out))
+        print(write_file(args.out, lambda temporary: plot_instance(trajectory, temporary)))
     except ImportError:
         raise InputError(f"plotting needs matplotlib; {PLOT_INSTALL}") from None
     except ValueError as exc:

@@ -72,13 +72,15 @@ def write_document(certificate: dict, out_dir, pdf: bool = True) -> list[Path]:
     PDF beside the .tex is always compiled from it: with ``pdf=False`` (``--no-pdf``),
     without pdflatex, or when pdflatex fails, no PDF is left at all.  InputError (one
     line) if the document cannot be rendered or written, or the old PDF cannot be removed."""
+    from ..files import write_text_output
+
     source = document_for(certificate)  # RenderError before anything is written
     folder = Path(out_dir)
     tex = folder / f"{document_name(certificate)}.tex"
     stale = tex.with_suffix(".pdf")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tex.write_text(source, encoding="utf-8")
+        write_text_output(tex, source)  # atomic: a failure leaves an older .tex whole
     except OSError as exc:
         raise InputError(f"cannot write {tex}: {exc.strerror or exc}") from None
     try:
