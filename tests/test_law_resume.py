@@ -24,7 +24,11 @@ from certify.law.runner import LawError, LawParameters, read_samples, run_law
 
 GD = LawParameters(5, horizon="10", dynamics="gd", eta="0.1")
 FLOW10 = LawParameters(5, horizon="10")
-N = 5  # samples of the honest runs: at GD's parameters indices 1, 2 and 4 end multi_gate_not_aligned
+N = 5  # samples of the honest runs: at GD's parameters indices 1, 2 and 4 end multi_gate_other
+
+#: The shape columns of a row without a shape (dead, single_frequency, undecided).
+NO_SHAPE = dict.fromkeys(("k", "rows", "columns", "delta", "labels", "row_lengths", "high_rows", "high_columns",
+                          "max_fourier_limit"), "")
 
 #: Address space of a `certify law` subprocess (numpy, scipy and the run need ~0.5 GiB): a reader that grows
 #: without a cap (a symlink to /dev/zero) hits it at once instead of filling the machine's memory.
@@ -89,7 +93,8 @@ def _assert_named_and_recomputed(folder, honest_folder, notes, line, index, comp
 
 # --- rows the classifier cannot produce, non-finite fields, bad indices ----------------------------------
 
-# (row index to edit, {column: new text}); row 1 is multi_gate_not_aligned, row 0 undecided (see N)
+# (row index to edit, {column: new text}); row 1 is multi_gate_other (Young, row lengths 5 3 3 3 3), row 0
+# undecided (see N)
 IMPOSSIBLE = {
     "nan max_fourier": (1, {"max_fourier": "nan"}),
     "inf loss": (1, {"loss": "inf"}),
@@ -122,6 +127,20 @@ IMPOSSIBLE = {
     "index out of range": (1, {"index": "1000000"}),
     "index far out of range": (1, {"index": "9" * 30}),
     "a reason on two spellings": (0, {"reason": "the  active/kink pattern changed over the last decade"}),
+    # the shape columns: read off the pattern, so an edit is seen
+    "a multi_gate_other row called a staircase": (1, {"outcome": "staircase"}),
+    "row lengths edited": (1, {"row_lengths": "5 5 3 3 3"}),
+    "rows edited": (1, {"rows": "0 1 2 3 4"}),
+    "columns in another spelling": (1, {"columns": "0  2 3 1 4"}),
+    "labels edited": (1, {"labels": "0 1 2 3"}),
+    "a k on a multi_gate_other row": (1, {"k": "3"}),
+    "a delta on a multi_gate_other row": (1, {"delta": "1"}),
+    "high_rows beyond the active rows": (1, {"high_rows": "5"}),
+    "high_rows zero": (1, {"high_rows": "0"}),
+    "high_columns missing": (1, {"high_columns": ""}),
+    "a limit on a multi_gate_other row": (1, {"max_fourier_limit": "0.5"}),
+    "shape columns on an undecided row": (0, {"row_lengths": "5 3 3 3 3"}),
+    "high_rows on an undecided row": (0, {"high_rows": "1"}),
 }
 
 
@@ -147,7 +166,7 @@ def test_flow_rows_follow_the_flow_rules(honest, tmp_path, case, edits):
     folder = _copy(honest, tmp_path, "flow")
     header, rows = _table(folder / "samples.csv")
     rows.sort(key=lambda row: int(row["index"]))
-    decided = next(k for k, row in enumerate(rows) if row["outcome"] == "multi_gate_not_aligned")
+    decided = next(k for k, row in enumerate(rows) if row["outcome"] in ("staircase", "multi_gate_other"))
     rows[decided].update(edits)
     _write_table(folder / "samples.csv", header, rows)
     result, notes = _resume(folder, FLOW10, 3)
@@ -158,7 +177,7 @@ def test_a_repeated_index_rejects_every_row_of_it(honest, tmp_path):
     folder = _copy(honest, tmp_path)
     header, rows = _table(folder / "samples.csv")
     rows.sort(key=lambda row: int(row["index"]))
-    other = dict(rows[1], outcome="undecided", reason="a second opinion")
+    other = dict(rows[1], outcome="undecided", reason="a second opinion", **NO_SHAPE)  # a valid row of its own
     _write_table(folder / "samples.csv", header, [*rows, other])  # the repeat is line N + 2
     result, notes = _resume(folder)
     assert any(re.search(r"\bline 3\b", note) for note in notes), notes  # the first row of index 1 too
@@ -231,12 +250,12 @@ def test_a_row_that_fails_its_own_check_is_written_undecided(tmp_path, monkeypat
 # --- the files themselves -----------------------------------------------------------------------------
 
 def test_samples_over_the_cap_are_refused(honest, tmp_path, monkeypatch):
-    """The cap is MAX_SAMPLES rows of at most ROW_BYTES + p^2 bytes after the header: at the cap the file is
-    read, one byte over it is refused before parsing."""
+    """The cap is MAX_SAMPLES rows of at most ROW_BYTES + p^2 + 4 p (digits(p) + 1) bytes after the header: at
+    the cap the file is read, one byte over it is refused before parsing."""
     monkeypatch.setattr(runner, "MAX_SAMPLES", 3)
     folder = _copy(honest, tmp_path)
     header = (folder / "samples.csv").read_text().splitlines(keepends=True)[0]
-    cap = len(header) + 3 * (runner.ROW_BYTES + 25)
+    cap = len(header) + 3 * (runner.ROW_BYTES + 25 + 4 * 5 * 2)
     (folder / "samples.csv").write_text(header + "x" * (cap - len(header) - 1) + "\n")
     _, notes = _resume(folder, GD, 3)  # read: one unreadable line, named, and all three samples computed
     assert any(re.search(r"\bline 2\b", note) for note in notes)
@@ -309,35 +328,93 @@ def test_read_samples_is_the_validator_on_every_line(honest):
         assert runner.check_row([row[name] for name in runner.SAMPLE_FIELDS], GD) == row
 
 
-# (the row's fields, edited; accepted?) for row 1 of the honest gd run (multi_gate_not_aligned, no death time):
+#: A memorised gate (0, 0), label 0, as the writer records it.
+ONE = {"k": "1", "rows": "0", "columns": "0", "delta": "", "labels": "0", "row_lengths": "1", "high_rows": "1",
+       "high_columns": "1", "max_fourier_limit": ""}
+#: The staircase k = 3, step 2, rows 1, 3, 0 and columns 0, 2, 4: gates (1, 0), (1, 2), (1, 4), (3, 0), (3, 2),
+#: (0, 0) with labels 1 (m = 0), 3 (m = 1), 0 (m = 2); its limit formula for (p, n, k) = (5, 2, 3) is phi^2 / 3
+#: (tests/test_law_classify.py works it out by hand).
+STAIR = "+----" + "+-+-+" + "-----" + "+-+--" + "-----"
+PHI2_3 = ((1 + 5 ** 0.5) / 2) ** 2 / 3
+STAIRCASE = {"outcome": "staircase", "pattern": STAIR, "k": "3", "rows": "1 3 0", "columns": "0 2 4", "delta": "2",
+             "labels": "1 3 0", "row_lengths": "3 2 1", "high_rows": "2", "high_columns": "2",
+             "max_fourier_limit": repr(PHI2_3)}
+#: Rows 0, 1, 4 and columns 0, 4, 1: a staircase's shape with three labels (0, 1, 4) but no common step.
+NOT_ONE_STEP = {"outcome": "multi_gate_other", "pattern": "++--+" + "+---+" + "-----" * 2 + "+----", "k": "",
+                "rows": "0 1 4", "columns": "0 4 1", "delta": "", "labels": "0 1 4", "row_lengths": "3 2 1",
+                "high_rows": "1", "high_columns": "1", "max_fourier_limit": ""}
+
+# (the row's fields, edited; accepted?) for row 1 of the honest gd run (multi_gate_other, no death time):
 # what the classifier can produce is accepted, whatever the sample really did (only a re-simulation could tell)
 POSSIBLE = [
-    ({"outcome": "memorises_one_entry", "pattern": "+0000" + "0----" * 4}, True),      # kinks: cross gates of (0, 0)
-    ({"outcome": "memorises_one_entry", "pattern": "-----" + "--+--" + "-----" * 3}, True),
-    ({"outcome": "memorises_one_entry", "pattern": "+0000" + "00---" + "0----" * 3}, False),  # (1, 1) off them
-    ({"outcome": "dead", "pattern": "-0---" * 5, "death_time": "3.5"}, True),
-    ({"outcome": "dead", "pattern": "-0---" * 5, "death_time": "10.1"}, True),  # K eta, K = ceil(T / eta) = 101
-    ({"outcome": "dead", "pattern": "-0---" * 5, "death_time": "0.0"}, False),
-    ({"outcome": "dead", "pattern": "-0---" * 5, "death_time": "3.5", "max_fourier": ""}, True),
-    ({"outcome": "single_frequency", "max_fourier": "0.995"}, True),
-    ({"outcome": "single_frequency", "max_fourier": "0.99"}, True),
-    ({"outcome": "multi_gate_not_aligned", "max_fourier": "0.99"}, False),
-    ({"outcome": "undecided", "reason": "any reason", "pattern": "", "death_time": "2.0", "loss": ""}, True),
-    ({"outcome": "undecided", "reason": "a reason, with a comma", "max_fourier": "", "balance_drift": ""}, True),
-    ({"outcome": "multi_gate_not_aligned", "balance_drift": ""}, False),
-    ({"outcome": "multi_gate_not_aligned", "loss": ""}, False),
-    ({"outcome": "multi_gate_not_aligned", "max_fourier": ""}, False),
-    ({"outcome": "multi_gate_not_aligned", "pattern": ""}, False),
+    ({"outcome": "memorises_one_entry", "pattern": "+0000" + "0----" * 4, **ONE}, True),  # kinks: cross gates
+    ({"outcome": "memorises_one_entry", "pattern": "-----" + "--+--" + "-----" * 3,
+      **ONE, "rows": "1", "columns": "2", "labels": "3"}, True),
+    ({"outcome": "memorises_one_entry", "pattern": "+0000" + "00---" + "0----" * 3, **ONE}, False),  # (1, 1) off them
+    ({"outcome": "memorises_one_entry", "pattern": "+0000" + "0----" * 4, **NO_SHAPE}, False),  # no shape columns
+    ({"outcome": "memorises_one_entry", "pattern": "+0000" + "0----" * 4, **ONE, "delta": "1"}, False),
+    ({"outcome": "dead", "pattern": "-0---" * 5, "death_time": "3.5", **NO_SHAPE}, True),
+    ({"outcome": "dead", "pattern": "-0---" * 5, "death_time": "10.1", **NO_SHAPE}, True),  # K eta, K = 101
+    ({"outcome": "dead", "pattern": "-0---" * 5, "death_time": "0.0", **NO_SHAPE}, False),
+    ({"outcome": "dead", "pattern": "-0---" * 5, "death_time": "3.5", "max_fourier": "", **NO_SHAPE}, True),
+    ({"outcome": "dead", "pattern": "-0---" * 5, "death_time": "3.5"}, False),  # with row 1's shape columns
+    ({"outcome": "single_frequency", "max_fourier": "0.995", **NO_SHAPE}, True),
+    ({"outcome": "single_frequency", "max_fourier": "0.99", **NO_SHAPE}, True),
+    ({"outcome": "multi_gate_other", "max_fourier": "0.99"}, False),
+    ({"outcome": "undecided", "reason": "any reason", "pattern": "", "death_time": "2.0", "loss": "", **NO_SHAPE},
+     True),
+    ({"outcome": "undecided", "reason": "a reason, with a comma", "max_fourier": "", "balance_drift": "",
+      **NO_SHAPE}, True),
+    ({"outcome": "multi_gate_other", "balance_drift": ""}, False),
+    ({"outcome": "multi_gate_other", "loss": ""}, False),
+    ({"outcome": "multi_gate_other", "max_fourier": ""}, False),
+    ({"outcome": "multi_gate_other", "pattern": ""}, False),
+    ({"outcome": "multi_gate_other", "high_rows": "4"}, True),  # 1 .. 4 of the five active rows
+    ({"outcome": "multi_gate_other", "high_rows": "4", "high_columns": "4"}, True),
+    # staircases: every shape column is the pattern's, the limit the formula's for (p, high_rows, k)
+    (STAIRCASE, True),
+    ({**STAIRCASE, "max_fourier_limit": repr(PHI2_3 * (1 + 1e-14))}, True),   # within LIMIT_RTOL: another libm
+    ({**STAIRCASE, "max_fourier_limit": repr(PHI2_3 * (1 + 1e-9))}, False),
+    ({**STAIRCASE, "max_fourier_limit": ""}, False),
+    ({**STAIRCASE, "high_rows": "1"}, False),  # the limit is then the formula's for n = 1
+    ({**STAIRCASE, "high_rows": "3"}, False),  # n <= k - 1
+    ({**STAIRCASE, "high_columns": "1"}, True),  # measured, not recomputed (the summary counts n_u != n_v)
+    ({**STAIRCASE, "delta": "3"}, False),
+    ({**STAIRCASE, "labels": "1 3"}, False),
+    ({**STAIRCASE, "rows": "3 1 0"}, False),
+    ({**STAIRCASE, "k": "2"}, False),
+    ({**STAIRCASE, "max_fourier": "0.99"}, False),
+    ({**STAIRCASE, "outcome": "multi_gate_other"}, False),
+    ({**STAIRCASE, "pattern": "+++--" + "++---" + "+----" + "-----" * 2}, False),  # rows 0, 1, 2, columns 0, 1, 2:
+    # a staircase with step 1, but the shape columns are another's
+    (NOT_ONE_STEP, True),
+    ({**NOT_ONE_STEP, "outcome": "staircase", "k": "3", "delta": "1", "max_fourier_limit": repr(PHI2_3)}, False),
 ]
 
 
 @pytest.mark.parametrize("edits, accepted", POSSIBLE)
 def test_check_row_accepts_exactly_what_the_classifier_can_produce(honest, edits, accepted):
     rows, _ = read_samples(honest["gd"] / "samples.csv", GD)
-    assert rows[1]["outcome"] == "multi_gate_not_aligned"
+    assert rows[1]["outcome"] == "multi_gate_other"
     fields = [dict(rows[1], **edits)[name] for name in runner.SAMPLE_FIELDS]
     if accepted:
         assert runner.check_row(fields, GD) == dict(zip(runner.SAMPLE_FIELDS, fields))
     else:
         with pytest.raises(runner.InvalidRow):
             runner.check_row(fields, GD)
+
+
+@pytest.mark.parametrize("p", [5, 31, 101])
+def test_row_bytes_holds_the_longest_row_the_check_can_accept(p):
+    """Every column at the longest spelling check_row lets through: the csv line fits in row_bytes(p)."""
+    longest_float = repr(-2.2250738585072014e-308)  # 24 characters: the longest repr of a finite float
+    assert len(longest_float) == 24
+    numbers = " ".join([str(p)] * p)  # p numbers of digits(p) characters (at most p each)
+    row = dict.fromkeys(runner.SAMPLE_FIELDS, "9" * 20)
+    row.update(index="999999", in_dead_region="1", outcome="memorises_one_entry", reason="r" * 300 + "...",
+               pattern="+" * (p * p), rows=numbers, columns=numbers, labels=numbers, row_lengths=numbers,
+               sample_digest="f" * 16, seconds="99999999999.0000")
+    for name in ("death_time", "max_fourier", "loss", "max_fourier_limit", "balance_drift"):
+        row[name] = longest_float
+    row["reason"] = "a, b " + "r" * 295 + "..."  # a comma: the csv quotes it
+    assert len(runner._csv_line(row)) <= runner.row_bytes(p)

@@ -117,7 +117,8 @@ def test_rows_are_the_simulated_and_classified_samples(tmp_path):
         assert row["in_dead_region"] == ("1" if in_dead_region(draw.theta, 5) else "0")
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert list(summary) == ["p", "samples", "sigma", "dynamics", "horizon", "seed", "rejected_inactive", "outcomes",
-                             "certified", "undecided_reasons", "in_dead_region", "dead_given_in_dead_region"]
+                             "staircases", "multi_gate_other", "certified", "undecided_reasons", "in_dead_region",
+                             "dead_given_in_dead_region"]
     assert (summary["p"], summary["samples"], summary["sigma"], summary["horizon"]) == (5, 3, "1", "10")
     assert list(summary["outcomes"]) == list(OUTCOMES)
     for name in OUTCOMES:
@@ -278,3 +279,46 @@ def test_progress_bar_only_on_a_terminal_and_with_the_time_left():
     assert "4/10" in stream.getvalue() and "~12s left" in stream.getvalue()
     draw(10, 10, 20.0, 10)
     assert stream.getvalue().endswith("\n")
+
+
+# --- the staircase summary ---------------------------------------------------------------
+
+def _summary_row(outcome, k="", n="", n_columns=None, max_f="0.5", lengths="", dead_region="0"):
+    return {"outcome": outcome, "reason": "why" if outcome == "undecided" else "", "rejected": "0",
+            "in_dead_region": dead_region, "k": k, "high_rows": n,
+            "high_columns": n if n_columns is None else n_columns,
+            "max_fourier": max_f, "row_lengths": lengths}
+
+
+def test_the_summary_reports_k_by_p_max_f_by_k_and_n_k_against_the_formula():
+    rows = [_summary_row("staircase", "3", "2", max_f="0.87"), _summary_row("staircase", "3", "2", max_f="0.86"),
+            _summary_row("staircase", "4", "2", "1", max_f="0.7"), _summary_row("memorises_one_entry", "1", "1"),
+            _summary_row("multi_gate_other", lengths="3 2 1"), _summary_row("multi_gate_other", lengths="2 2"),
+            _summary_row("multi_gate_other", lengths="2 2"), _summary_row("multi_gate_other"),
+            _summary_row("dead"), _summary_row("undecided")]
+    summary = runner.summary_document(LawParameters(5), 10, dict(enumerate(rows)), {"x": "1"})
+    stairs = summary["staircases"]
+    assert list(stairs["k"]) == ["1", "3", "4"]
+    assert stairs["k"]["3"]["count"] == 2 and stairs["k"]["3"]["fraction"] == 0.2
+    assert (stairs["k"]["3"]["ci_low"], stairs["k"]["3"]["ci_high"]) == wilson_interval(2, 10)
+    assert stairs["k"]["3"]["max_fourier"] == {"mean": 0.865, "min": 0.86, "max": 0.87}
+    assert stairs["k"]["1"]["count"] == 1 and stairs["k"]["4"]["max_fourier"]["mean"] == 0.7
+    phi2 = ((1 + 5 ** 0.5) / 2) ** 2  # the formula at p = 5 by hand (tests/test_law_classify.py)
+    assert list(stairs["n_k"]) == ["2,3", "2,4"]
+    assert stairs["n_k"]["2,3"]["count"] == 2 and stairs["n_k"]["2,3"]["max_fourier_limit"] == round(phi2 / 3, 6)
+    assert stairs["n_k"]["2,4"]["max_fourier_limit"] == round((8 * phi2 + 12.5) / 49, 6)
+    assert stairs["high_rows_not_high_columns"] == 1
+    other = summary["multi_gate_other"]
+    assert other == {"count": 4, "young": 3, "staircase_shape_without_common_step": 1, "not_young": 1,
+                     "row_lengths": {"2 2": 2, "3 2 1": 1}, "row_lengths_not_listed": 0}
+    text = runner.summary_text({**summary, "certified": {"dead_region_lower_bound": "1",
+                                                         "dead_region_log10_lower_bound": "0"}})
+    assert "k = 3" in text and "(n, k) = (2,3)" in text and f"formula {phi2 / 3:.4f}" in text
+    assert "1 staircase(s) with high_rows != high_columns" in text and "(2 2) 2" in text
+
+
+def test_the_summary_lists_the_most_frequent_shapes_and_counts_the_rest(monkeypatch):
+    monkeypatch.setattr(runner, "LISTED_SHAPES", 2)
+    rows = [_summary_row("multi_gate_other", lengths=lengths) for lengths in ("2 2", "3 1", "2 2", "4 1", "3 1", "2 2")]
+    other = runner.summary_document(LawParameters(5), 6, dict(enumerate(rows)), {})["multi_gate_other"]
+    assert other["row_lengths"] == {"2 2": 3, "3 1": 2} and other["row_lengths_not_listed"] == 1

@@ -26,16 +26,23 @@ Filippov sliding solution (certify/law/flow.py states exactly what is
 integrated); --dynamics gd --eta ETA: full-batch gradient descent with
 ReLU'(0) = 0 (Theorem A.4's setting), vectorised over samples.
 
-The five outcomes at T (certify/law/classify.py; "the last decade" is [T/10, T]):
+The six outcomes at T (certify/law/classify.py; "the last decade" is [T/10, T]):
   dead                    every gate <= 0 (then the gradient is 0), reached at a
                           finite death time;
   memorises_one_entry     one strictly active gate, the same over the last
                           decade and not falling, every other gate <= 0, only its
-                          cross gates on kinks (the state of Theorem A.1);
+                          cross gates on kinks (the state of Theorem A.1; the
+                          staircase of size k = 1);
   single_frequency        max_zeta F_zeta >= 0.99 and not decreasing over the
                           last decade;
-  multi_gate_not_aligned  >= 2 active gates, the active/kink pattern unchanged
-                          over the last decade, max_zeta F_zeta < 0.99;
+  staircase               >= 2 active gates, the active/kink pattern unchanged
+                          over the last decade, max_zeta F_zeta < 0.99, and the
+                          active gates the staircase {(r_i, c_j): i + j < k}, k >= 2,
+                          rows r_i = r_0 + i delta and columns c_j = c_0 + j delta
+                          (one step delta mod p; then its k(k+1)/2 gates carry the
+                          k labels r_0 + c_0 + m delta, m < k);
+  multi_gate_other        the same with any other active set (a Young diagram
+                          once rows and columns are sorted: its row lengths);
   undecided               anything else, with the reason; also every trajectory
                           that fails validation (it did not reach T, the flow's
                           loss rose, the balance quantity (A.10) drifted; GD at
@@ -50,10 +57,13 @@ down.
 
 Output in DIR: samples.csv (one row per sample, written as it finishes: index,
 rejected, initially_active_gates, in_dead_region, outcome, reason, death_time,
-max_fourier, loss, pattern, balance_drift, loss_rises (gd), switches,
+max_fourier, loss, pattern, k, rows, columns, delta, labels, row_lengths,
+high_rows, high_columns (the high block n), max_fourier_limit (the limit
+formula for (p, n, k)), balance_drift, loss_rises (gd), switches,
 sample_digest, seconds), run.json (the run's parameters) and, at the end,
-summary.json (counts, fractions, intervals, the certified bound; the same bytes
-however the work was split). Running the same command again resumes: only
+summary.json (counts, fractions, intervals, the distribution of k with max F
+by k and by (n, k) beside the formula, the row lengths of multi_gate_other,
+the certified bound; the same bytes however the work was split). Running the same command again resumes: only
 missing samples are computed; --samples may grow (at most 1000000). Other
 p/sigma/seed/horizon/dynamics/eta for an existing DIR are refused. Nothing in
 DIR is trusted: a file of the run that is not a regular file, or too big, is

@@ -30,7 +30,7 @@ PER_OUTCOME = 3
 _FORMATS = {".png": "png", ".pdf": "pdf"}
 _METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None}}
 _COLOURS = {"dead": "#d62728", "memorises_one_entry": "#9467bd", "single_frequency": "#2ca02c",
-            "multi_gate_not_aligned": "#1f77b4", "undecided": "#7f7f7f"}
+            "staircase": "#1f77b4", "multi_gate_other": "#ff7f0e", "undecided": "#7f7f7f"}
 _MARKERS = {"flow": "o", "gd": "s"}
 
 

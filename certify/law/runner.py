@@ -64,25 +64,41 @@ from certify.errors import CertifyError, InputError
 
 __all__ = ["GD_BATCH", "InvalidRow", "LawParameters", "LawRun", "MAX_SAMPLES", "SAMPLE_FIELDS", "WILSON_Z",
            "certified_dead_region", "check_row", "compute_samples", "probe_scheduler", "progress_bar", "read_samples",
-           "run_law", "sample_digest", "samples_file_limit", "scheduler_address", "summary_document", "summary_text",
-           "wilson_interval"]
+           "row_bytes", "run_law", "sample_digest", "samples_file_limit", "scheduler_address", "summary_document",
+           "summary_text", "wilson_interval"]
 
 #: The columns of samples.csv, in order (seconds last: the one column that differs between two computations).
 SAMPLE_FIELDS = ("index", "rejected", "initially_active_gates", "in_dead_region", "outcome", "reason",
-                 "death_time", "max_fourier", "loss", "pattern", "balance_drift", "loss_rises", "switches",
-                 "sample_digest", "seconds")
+                 "death_time", "max_fourier", "loss", "pattern", "k", "rows", "columns", "delta", "labels",
+                 "row_lengths", "high_rows", "high_columns", "max_fourier_limit", "balance_drift", "loss_rises",
+                 "switches", "sample_digest", "seconds")
+
+#: The columns that describe the strictly active set at the horizon (:func:`certify.law.classify.active_shape`),
+#: a function of the pattern alone; written for memorises_one_entry, staircase and multi_gate_other, empty
+#: otherwise (:func:`_shape_fields`).
+SHAPE_FIELDS = ("k", "rows", "columns", "delta", "labels", "row_lengths")
+
+#: The outcomes whose rows carry the shape columns, high_rows and high_columns.
+SHAPED_OUTCOMES = ("memorises_one_entry", "staircase", "multi_gate_other")
+
+#: Relative difference allowed between a row's max_fourier_limit and the formula recomputed by check_row
+#: (:func:`certify.law.classify.limit_max_fourier`): about 10 operations of relative error <= 2^-53 each and
+#: two sines (libm: < 1 ulp, but a worker's libm may differ from the checker's in the last bit) give
+#: < 3e-15; 1e-12 is that with a margin of 300, still far below any difference a wrong n or k makes.
+LIMIT_RTOL = 1e-12
 
 #: The most samples a run may hold (``--samples``; every row's index is below it). The flow takes about 0.8 s a
 #: sample at p = 5 (measured on the 2-core development machine, horizon 10^6), so 10^6 samples are about five
 #: days on two cores or a few hours on a hundred Dask workers, and their Wilson intervals are +-0.1% at most.
 MAX_SAMPLES = 10**6
 
-#: Bytes of a samples.csv row besides its pattern (p^2 characters), at most: :func:`check_row` bounds every
-#: column, index 6 digits, rejected, initially_active_gates, loss_rises and switches 20 digits each,
-#: in_dead_region 1, outcome 22, reason REASON_CHARACTERS + 3 ('...') + 2 (csv quotes; it holds no '"'),
-#: death_time, max_fourier, loss, balance_drift 24 each (the longest repr of a float), sample_digest 16,
-#: seconds 17, 14 commas and the newline: 558 <= 600.
-ROW_BYTES = 600
+#: Bytes of a samples.csv row besides its pattern and its lists, at most (see :func:`row_bytes`):
+#: :func:`check_row` bounds every column, index 6 digits, rejected, initially_active_gates, loss_rises,
+#: switches, k, delta, high_rows and high_columns 20 digits each, in_dead_region 1, outcome 22, reason
+#: REASON_CHARACTERS + 3 ('...') + 2 (csv quotes; it holds no '"'), death_time, max_fourier, loss,
+#: max_fourier_limit and balance_drift 24 each (the longest repr of a float), sample_digest 16, seconds 17,
+#: 23 commas and the newline: 671 <= 700.
+ROW_BYTES = 700
 
 #: Longest reason written to samples.csv (printable ASCII; a longer one is cut and ends in '...').
 REASON_CHARACTERS = 300
@@ -269,10 +285,39 @@ def sample_digest(run: "LawParameters", index: int, theta) -> str:
     return hashlib.sha256(key + b"\0" + bits).hexdigest()[:DIGEST_CHARACTERS]
 
 
+def _numbers_text(values) -> str:
+    """Whole numbers as samples.csv holds a list: decimal, separated by one space ('' for none)."""
+    return " ".join(str(int(value)) for value in values)
+
+
+def _shape_fields(outcome: str, shape) -> dict:
+    """The :data:`SHAPE_FIELDS` of a row of ``outcome`` whose pattern has the Shape ``shape``, as text:
+
+    - memorises_one_entry and staircase: k, rows r_0..r_{k-1}, columns c_0..c_{k-1}, labels (m = 0 .. k-1),
+      row_lengths k .. 1, and delta (staircase only; undefined for k = 1);
+    - multi_gate_other: rows and columns (active ones, most active gates first, ties by index), the distinct
+      labels ascending, row_lengths if the set is a Young diagram (else empty); no k, no delta;
+    - any other outcome (or no shape): every column empty.
+
+    One function for the writer and for :func:`check_row`, which recomputes the shape from the pattern."""
+    fields = dict.fromkeys(SHAPE_FIELDS, "")
+    if shape is None or outcome not in SHAPED_OUTCOMES:
+        return fields
+    fields.update(rows=_numbers_text(shape.rows), columns=_numbers_text(shape.columns),
+                  labels=_numbers_text(shape.labels))
+    if outcome == "multi_gate_other":
+        fields["row_lengths"] = _numbers_text(shape.row_lengths) if shape.young else ""
+    else:
+        fields.update(k=str(shape.k), row_lengths=_numbers_text(shape.row_lengths),
+                      delta=str(shape.delta) if shape.delta is not None else "")
+    return fields
+
+
 def _row(index: int, draw, run: "LawParameters", outcome, trajectory, seconds: float) -> dict:
     from certify.law.sampling import in_dead_region, initially_active_gates
 
     p = run.p
+    shaped = outcome.outcome in SHAPED_OUTCOMES
     return {"index": str(index), "rejected": str(draw.rejected),
             "initially_active_gates": str(initially_active_gates(draw.theta, p)),
             "in_dead_region": "1" if in_dead_region(draw.theta, p) else "0",
@@ -280,6 +325,10 @@ def _row(index: int, draw, run: "LawParameters", outcome, trajectory, seconds: f
             "death_time": _float_text(trajectory.death_time) if trajectory is not None else "",
             "max_fourier": _float_text(outcome.max_fourier), "loss": _float_text(outcome.loss),
             "pattern": outcome.pattern,
+            **_shape_fields(outcome.outcome, outcome.shape),
+            "high_rows": str(outcome.high_rows) if shaped and outcome.high_rows is not None else "",
+            "high_columns": str(outcome.high_columns) if shaped and outcome.high_columns is not None else "",
+            "max_fourier_limit": _float_text(outcome.max_fourier_limit) if outcome.outcome == "staircase" else "",
             "balance_drift": _float_text(trajectory.balance_drift) if trajectory is not None else "",
             # gd: the steps that raised the loss (GD's behaviour at a fixed step); flow: 0 (a rise is a failure)
             "loss_rises": str(trajectory.extra.get("loss_rises", 0)) if trajectory is not None else "0",
@@ -373,11 +422,18 @@ def _csv_line(row: dict) -> str:
 _HEADER = _csv_line({name: name for name in SAMPLE_FIELDS})
 
 
+def row_bytes(p: int) -> int:
+    """The most bytes of a samples.csv row at ``p``, its newline included: :data:`ROW_BYTES`, the pattern (p^2
+    characters) and the four lists rows, columns, labels and row_lengths (each at most p numbers <= p, so at
+    most p (digits(p) + 1) characters with their spaces, csv quotes included)."""
+    return ROW_BYTES + p * p + 4 * p * (len(str(p)) + 1)
+
+
 def samples_file_limit(p: int) -> int:
     """The most bytes samples.csv of a run at ``p`` may hold: the header and :data:`MAX_SAMPLES` rows of at most
-    :data:`ROW_BYTES` + p^2 bytes (the pattern has p^2 characters). A real run stays far below it (a p = 5 row
-    is about 200 bytes); a bigger file is refused before it is parsed."""
-    return len(_HEADER) + MAX_SAMPLES * (ROW_BYTES + p * p)
+    :func:`row_bytes` (p) bytes. A real run stays far below it (a p = 5 row is about 250 bytes); a bigger file
+    is refused before it is parsed."""
+    return len(_HEADER) + MAX_SAMPLES * row_bytes(p)
 
 
 class InvalidRow(ValueError):
@@ -423,8 +479,9 @@ def check_row(fields: list[str], run: "LawParameters", draw=None) -> dict:
 
     - has the columns of :data:`SAMPLE_FIELDS`, each in the one spelling the runner writes: whole numbers in
       decimal without sign or leading zero (at most 20 digits), the float columns (death_time, max_fourier,
-      loss, balance_drift) empty or the repr of a *finite* float (never nan or inf), seconds with four
-      decimals, the reason its own :func:`_reason_text` (one line of printable ASCII);
+      loss, max_fourier_limit, balance_drift) empty or the repr of a *finite* float (never nan or inf),
+      seconds with four decimals, the reason its own :func:`_reason_text` (one line of printable ASCII), the
+      lists (rows, columns, labels, row_lengths) whole numbers separated by one space;
     - is sample ``index`` of this run: 0 <= index < :data:`MAX_SAMPLES`; ``rejected``,
       ``initially_active_gates`` and ``in_dead_region`` are those of ``draw_initial(p, sigma, seed, index)``
       recomputed, and ``sample_digest`` is :func:`sample_digest` of the run's parameters, the index and that
@@ -438,18 +495,27 @@ def check_row(fields: list[str], run: "LawParameters", draw=None) -> dict:
         balance_drift are there, balance_drift <= BALANCE_TOLERANCE for the flow (gd states its own
         allowance per run, not recorded: >= 0 only);
       * ``dead``: a death time, no ``+`` in the pattern;
-      * ``memorises_one_entry``, ``single_frequency``, ``multi_gate_not_aligned``: no death time (with one
-        the classifier says dead or undecided), and max_fourier there (the centred norm is not 0);
+      * ``memorises_one_entry``, ``single_frequency``, ``staircase``, ``multi_gate_other``: no death time
+        (with one the classifier says dead or undecided), and max_fourier there (the centred norm is not 0);
         memorises: exactly one ``+``, the ``0`` gates all in its row or column; single_frequency:
-        max_fourier >= ALIGNED; multi_gate: at least two ``+`` and max_fourier < ALIGNED;
+        max_fourier >= ALIGNED; staircase and multi_gate_other: at least two ``+`` and max_fourier < ALIGNED,
+        the ``+`` set a staircase of size k >= 2 with one common step (staircase: k (k + 1)/2 gates, k labels)
+        or not (multi_gate_other), by :func:`certify.law.classify.active_shape` of the pattern;
+      * the shape columns (k, rows, columns, delta, labels, row_lengths) are :func:`_shape_fields` of the
+        pattern's shape for memorises_one_entry, staircase and multi_gate_other, and empty for every other
+        outcome; high_rows and high_columns are there for those three (1 <= n <= max(1, active rows (columns)
+        - 1), as :func:`certify.law.classify.high_block` gives) and empty otherwise; max_fourier_limit is
+        there exactly for a staircase with k < p, within LIMIT_RTOL of
+        :func:`certify.law.classify.limit_max_fourier` (p, high_rows, k);
       * a death time is in (0, T] for the flow and (0, T + eta] for gd (relative slack DEATH_TIME_SLACK);
         max_fourier and balance_drift are >= 0;
       * the flow counts no loss rises (a rise makes it undecided, not counted), gd no mode switches.
 
     Columns the summary does not read (loss, seconds, switches, loss_rises of gd) are checked for their
-    spelling and these rules only: they are what the simulator wrote, not recomputed.
+    spelling and these rules only: they are what the simulator wrote, not recomputed; nor are max_fourier,
+    high_rows and high_columns (they come from the state, which the row does not hold).
     """
-    from certify.law.classify import ALIGNED, BALANCE_TOLERANCE, OUTCOMES
+    from certify.law.classify import ALIGNED, BALANCE_TOLERANCE, OUTCOMES, active_shape, limit_max_fourier
     from certify.law.sampling import draw_initial, in_dead_region, initially_active_gates
 
     if len(fields) != len(SAMPLE_FIELDS):
@@ -464,7 +530,10 @@ def check_row(fields: list[str], run: "LawParameters", draw=None) -> dict:
     if not _SECONDS.fullmatch(row["seconds"]):
         raise InvalidRow(f"seconds {row['seconds'][:40]!r} is not a time in seconds with four decimals")
     death, max_f, _loss = _number(row, "death_time"), _number(row, "max_fourier"), _number(row, "loss")
-    drift = _number(row, "balance_drift")
+    drift, limit = _number(row, "balance_drift"), _number(row, "max_fourier_limit")
+    for name in ("high_rows", "high_columns"):
+        if row[name]:
+            _whole(row, name)
 
     outcome, reason, pattern = row["outcome"], row["reason"], row["pattern"]
     if outcome not in OUTCOMES:
@@ -515,11 +584,33 @@ def check_row(fields: list[str], run: "LawParameters", draw=None) -> dict:
                              f"column of its gate {(a, b)}")
     elif outcome == "single_frequency" and not max_f >= ALIGNED:
         raise InvalidRow(f"a single_frequency row with max_fourier {max_f!r} < {ALIGNED}")
-    elif outcome == "multi_gate_not_aligned":
+    elif outcome in ("staircase", "multi_gate_other"):
         if len(active) < 2:
-            raise InvalidRow(f"a multi_gate_not_aligned row with {_gates(len(active))} (it needs two or more)")
+            raise InvalidRow(f"a {outcome} row with {_gates(len(active))} (it needs two or more)")
         if not max_f < ALIGNED:
-            raise InvalidRow(f"a multi_gate_not_aligned row with max_fourier {max_f!r} >= {ALIGNED}")
+            raise InvalidRow(f"a {outcome} row with max_fourier {max_f!r} >= {ALIGNED}")
+    shape = active_shape(pattern, p) if outcome in SHAPED_OUTCOMES else None
+    if shape is not None and shape.is_staircase != (outcome == "staircase"):
+        raise InvalidRow(f"a {outcome} row whose active gates are " + (
+            f"a staircase of size {shape.k} with one common step" if shape.is_staircase else
+            "not a staircase with one common step (rows and columns in arithmetic progression)"))
+    for name, value in _shape_fields(outcome, shape).items():
+        if row[name] != value:
+            raise InvalidRow(f"{name} {row[name][:40]!r} is not the pattern's {value[:40]!r}" if value else
+                             f"{name} {row[name][:40]!r} on a {outcome} row (it has none)")
+    for name, members in (("high_rows", shape.rows if shape else ()), ("high_columns", shape.columns if shape else ())):
+        if shape is None and row[name]:
+            raise InvalidRow(f"{name} on a {outcome} row (only {', '.join(SHAPED_OUTCOMES)} have one)")
+        if shape is not None and not (row[name] and 1 <= int(row[name]) <= max(1, len(members) - 1)):
+            raise InvalidRow(f"{name} {row[name][:40]!r} is not a block size 1 .. {max(1, len(members) - 1)} "
+                             f"of the {len(members)} active {name.split('_')[1]}")
+    if outcome == "staircase" and shape.k < p:
+        expected = limit_max_fourier(p, int(row["high_rows"]), shape.k)
+        if limit is None or not abs(limit - expected) <= LIMIT_RTOL * expected:
+            raise InvalidRow(f"max_fourier_limit {row['max_fourier_limit'][:40]!r} is not the formula's {expected!r} "
+                             f"for (p, n, k) = ({p}, {row['high_rows']}, {shape.k})")
+    elif limit is not None:
+        raise InvalidRow("max_fourier_limit on a row that is not a staircase of size k < p")
 
     if draw is None:
         draw = draw_initial(p, run.sigma_value, run.seed, index)
@@ -571,7 +662,7 @@ def read_samples(path, run: "LawParameters") -> tuple[dict[int, dict], list[str]
     if complete[0] + "\n" != _HEADER:
         raise LawError(f"{path} does not have the columns of this certify law ({', '.join(SAMPLE_FIELDS)}): "
                        "a folder of an older version cannot be resumed; give a new --out")
-    longest = ROW_BYTES - 1 + run.p * run.p  # characters of a row without its newline
+    longest = row_bytes(run.p) - 1  # characters of a row without its newline
     # csv refuses fields over field_size_limit (128 KiB by default): a pattern is longer from p = 363 on
     csv.field_size_limit(max(csv.field_size_limit(), longest))
     accepted: dict[int, list[tuple[int, dict]]] = {}
@@ -735,12 +826,81 @@ def _reason_kind(reason: str) -> str:
     return re.sub(r"(?<![A-Za-z0-9.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![A-Za-z0-9])", "#", reason)
 
 
+#: Decimals of the max F statistics in summary.json: the rows' max F are floats of the simulator, whose last
+#: bits may differ between a multi-threaded and a single-threaded BLAS (module docstring); six decimals keep
+#: the summary the same bytes however the work was split (a difference of 1e-15 moves a rounding at 6
+#: decimals with probability ~1e-9) and say more than the finite horizon measures (max F still moves in the
+#: 4th-5th digit between t = 10^6 and 10^10 at p = 5).
+STATISTIC_DECIMALS = 6
+
+#: Most row-length shapes of multi_gate_other listed in summary.json (most frequent first); the rest counted.
+LISTED_SHAPES = 20
+
+
+def _share(count: int, samples: int) -> dict:
+    """{count, fraction, ci_low, ci_high}: a count among ``samples`` with its Wilson 95% interval."""
+    low, high = wilson_interval(count, samples)
+    return {"count": count, "fraction": count / samples, "ci_low": low, "ci_high": high}
+
+
+def _statistics(values: list[float]) -> dict:
+    """{mean, min, max} of ``values`` (summed in the order given), each rounded to STATISTIC_DECIMALS."""
+    return {"mean": round(math.fsum(values) / len(values), STATISTIC_DECIMALS),
+            "min": round(min(values), STATISTIC_DECIMALS), "max": round(max(values), STATISTIC_DECIMALS)}
+
+
+def _staircase_summary(run: LawParameters, chosen: list[dict], samples: int) -> dict:
+    """The staircases among ``chosen`` (memorises_one_entry is the staircase k = 1): the distribution of k
+    over all samples (Wilson intervals) with max F by k; by (n, k), n = high_rows, for k >= 2: the count, max F
+    and the limit formula's value; and how many staircases have high_rows != high_columns."""
+    from certify.law.classify import limit_max_fourier
+
+    by_k: dict[int, list[float]] = {}
+    by_block: dict[tuple[int, int], list[float]] = {}
+    uneven = 0
+    for row in chosen:
+        if row["outcome"] not in ("memorises_one_entry", "staircase"):
+            continue
+        k, n, max_f = int(row["k"]), int(row["high_rows"]), float(row["max_fourier"])
+        by_k.setdefault(k, []).append(max_f)
+        if k >= 2:
+            by_block.setdefault((n, k), []).append(max_f)
+            uneven += row["high_rows"] != row["high_columns"]
+    blocks = {}
+    for (n, k), values in sorted(by_block.items(), key=lambda item: (item[0][1], item[0][0])):
+        limit = round(limit_max_fourier(run.p, n, k), STATISTIC_DECIMALS) if k < run.p else None
+        blocks[f"{n},{k}"] = {"count": len(values), "max_fourier": _statistics(values), "max_fourier_limit": limit}
+    return {"k": {str(k): {**_share(len(values), samples), "max_fourier": _statistics(values)}
+                  for k, values in sorted(by_k.items())},
+            "n_k": blocks, "high_rows_not_high_columns": uneven}
+
+
+def _other_summary(chosen: list[dict]) -> dict:
+    """The multi_gate_other rows of ``chosen``: how many are Young diagrams (row_lengths recorded), how many
+    of those have a staircase's row lengths k .. 1 without one common step, how many are not Young (possible
+    with gd's per-gate kink band only), and the most frequent row lengths."""
+    others = [row for row in chosen if row["outcome"] == "multi_gate_other"]
+    shapes: dict[str, int] = {}
+    stair_shaped = 0
+    for row in others:
+        lengths = row["row_lengths"]
+        if lengths:
+            shapes[lengths] = shapes.get(lengths, 0) + 1
+            numbers = [int(x) for x in lengths.split()]
+            stair_shaped += numbers == list(range(len(numbers), 0, -1))
+    ranked = sorted(shapes.items(), key=lambda item: (-item[1], item[0]))
+    return {"count": len(others), "young": sum(shapes.values()), "staircase_shape_without_common_step": stair_shaped,
+            "not_young": len(others) - sum(shapes.values()), "row_lengths": dict(ranked[:LISTED_SHAPES]),
+            "row_lengths_not_listed": sum(count for _, count in ranked[LISTED_SHAPES:])}
+
+
 def summary_document(run: LawParameters, samples: int, rows: dict[int, dict], certified: dict) -> dict:
     """The summary of indices 0..samples-1 (all must be in ``rows``), keys in this order: p, samples,
     sigma, dynamics, horizon, seed, eta (gd only), rejected_inactive, outcomes (each of classify.OUTCOMES:
-    count, fraction, Wilson 95% ci_low and ci_high), certified, undecided_reasons (numbers as '#', most
-    frequent first), in_dead_region, dead_given_in_dead_region. Depends on nothing but its arguments
-    (no times, no order of completion)."""
+    count, fraction, Wilson 95% ci_low and ci_high), staircases (:func:`_staircase_summary`),
+    multi_gate_other (:func:`_other_summary`), certified, undecided_reasons (numbers as '#', most frequent
+    first), in_dead_region, dead_given_in_dead_region. Depends on nothing but its arguments (no times, no order
+    of completion); its floats are Wilson intervals and max F statistics rounded to STATISTIC_DECIMALS."""
     from certify.law.classify import OUTCOMES
 
     chosen = [rows[i] for i in range(samples)]
@@ -756,11 +916,9 @@ def summary_document(run: LawParameters, samples: int, rows: dict[int, dict], ce
     if run.dynamics == "gd":
         document["eta"] = run.eta
     document["rejected_inactive"] = sum(int(row["rejected"]) for row in chosen)
-    outcomes = {}
-    for name in OUTCOMES:
-        low, high = wilson_interval(counts[name], samples)
-        outcomes[name] = {"count": counts[name], "fraction": counts[name] / samples, "ci_low": low, "ci_high": high}
-    document["outcomes"] = outcomes
+    document["outcomes"] = {name: _share(counts[name], samples) for name in OUTCOMES}
+    document["staircases"] = _staircase_summary(run, chosen, samples)
+    document["multi_gate_other"] = _other_summary(chosen)
     document["certified"] = dict(certified)
     document["undecided_reasons"] = dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
     in_region = [row for row in chosen if row["in_dead_region"] == "1"]
@@ -779,6 +937,29 @@ def summary_text(summary: dict) -> str:
     for name, entry in summary["outcomes"].items():
         lines.append(f"{name:<24} {entry['count']:>7} {100 * entry['fraction']:>8.2f}%  "
                      f"[{100 * entry['ci_low']:.2f}%, {100 * entry['ci_high']:.2f}%]")
+    staircases = summary["staircases"]
+    if staircases["k"]:
+        lines.append("staircase size k (k = 1: memorises_one_entry), of all samples; max F at the horizon:")
+        for k, entry in staircases["k"].items():
+            stats = entry["max_fourier"]
+            lines.append(f"  k = {k:<3} {entry['count']:>7} {100 * entry['fraction']:>8.2f}%  "
+                         f"[{100 * entry['ci_low']:.2f}%, {100 * entry['ci_high']:.2f}%]  "
+                         f"max F mean {stats['mean']:.4f} [{stats['min']:.4f}, {stats['max']:.4f}]")
+    if staircases["n_k"]:
+        lines.append("staircases by (n high rows, k): max F at the horizon against the limit formula:")
+        for key, entry in staircases["n_k"].items():
+            stats, limit = entry["max_fourier"], entry["max_fourier_limit"]
+            formula = f"{limit:.4f}" if limit is not None else "undefined (k = p)"
+            lines.append(f"  (n, k) = ({key}) {entry['count']:>6}  max F mean {stats['mean']:.4f} "
+                         f"[{stats['min']:.4f}, {stats['max']:.4f}], formula {formula}")
+        if staircases["high_rows_not_high_columns"]:
+            lines.append(f"  {staircases['high_rows_not_high_columns']} staircase(s) with high_rows != high_columns")
+    other = summary["multi_gate_other"]
+    if other["count"]:
+        listed = ", ".join(f"({lengths}) {count}" for lengths, count in list(other["row_lengths"].items())[:5])
+        lines.append(f"multi_gate_other: {other['young']} Young diagrams "
+                     f"({other['staircase_shape_without_common_step']} staircase-shaped without one common step), "
+                     f"{other['not_young']} not; row lengths: {listed}")
     certified = summary["certified"]
     dead = summary["outcomes"]["dead"]
     lines.append(f"certified: P(dead region | active) >= {certified['dead_region_lower_bound']} "
