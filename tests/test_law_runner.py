@@ -254,13 +254,37 @@ def test_a_local_dask_cluster_gives_the_same_rows_and_summary_bytes(tmp_path):
     assert here.summary == there.summary
 
 
-def test_batches():
+def test_batches_are_by_worker_not_by_sample():
+    """gd: one big contiguous batch per worker (batches of 3 per task made --jobs 2 seven times slower than
+    --jobs 1), or a few of at most GD_BATCH each, the same number for every worker."""
     assert runner._batches([3, 4, 7], "flow", 2) == [[3], [4], [7]]
+    assert runner._batches(list(range(40)), "gd", 2) == [list(range(20)), list(range(20, 40))]
+    assert runner._batches(list(range(10)), "gd", 2) == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
+    assert runner._batches([2, 5, 6, 9, 11], "gd", 2) == [[2, 5, 6], [9, 11]]  # a resume's gaps: still in order
     missing = list(range(1000))
     batches = runner._batches(missing, "gd", 1)
-    assert [len(b) for b in batches] == [256, 256, 256, 232] and sum(batches, []) == missing
-    assert max(map(len, runner._batches(list(range(10_000)), "gd", 2))) == runner.GD_BATCH
-    assert runner._batches(list(range(10)), "gd", 2) == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
+    assert [len(b) for b in batches] == [250, 250, 250, 250] and sum(batches, []) == missing
+    assert [len(b) for b in runner._batches(list(range(600)), "gd", 2)] == [150] * 4  # 2 per worker, not 256 + 88
+    big = runner._batches(list(range(10_000)), "gd", 3)
+    assert max(map(len, big)) <= runner.GD_BATCH and len(big) % 3 == 0 and sum(big, []) == list(range(10_000))
+    assert runner._batches([7], "gd", 4) == [[7]] and runner._batches([], "gd", 2) == []
+
+
+def test_a_gd_row_does_not_depend_on_its_batch():
+    """The same samples in one batch, in two and one by one: the same rows, bit for bit (but the seconds)."""
+    parameters = {"p": 5, "sigma": "1", "seed": 1, "horizon": "100", "dynamics": "gd", "eta": "1"}
+    indices = list(range(6))
+
+    def rows(batches):
+        found = {}
+        for batch in batches:
+            for row in runner.compute_samples(parameters, batch):
+                found[row["index"]] = {k: v for k, v in row.items() if k != "seconds"}
+        return found
+
+    together = rows([indices])
+    assert rows([indices[:2], indices[2:]]) == together == rows([[i] for i in indices])
+    assert sorted(together) == [str(i) for i in indices]
 
 
 def test_progress_bar_only_on_a_terminal_and_with_the_time_left():
