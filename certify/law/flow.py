@@ -1,39 +1,48 @@
 """The Clarke gradient flow (1.6) of the loss (1.1) from any initial point, as a Filippov sliding solution.
 
-What is implemented (docs/outcome-law.md says the same with the reasons):
+What is implemented (docs/outcome-law.md section 2 says the same with the reasons and references):
 
-- **Modes.** Every gate z_ab = u(a) + v(b) is *active* (+1: ReLU' = 1, logit h = z), *sliding* (0: held on
-  its kink face z_ab = 0) or *inactive* (-1: contributes nothing). Between mode changes the field is smooth.
-- **Sliding gates.** A gate on its kink contributes c_ab gamma_y(w) / p^2 to -du(a)/dt and -dv(b)/dt
-  ((A.8), Lemma A.6), c_ab in [0, 1] (the Clarke interval of ReLU'(0)), and nothing to w. The sliding
-  coefficients are the ones that keep every sliding gate on its face, dz_S/dt = 0: with x = c gamma,
-  N x = -E G, N = E E^T, E the gate-to-(row, column) incidence of S and G the active gates' (u, v) forces
-  (the unique solution when the sliding gates form no cycle, the generic case; the least-squares one
-  otherwise, which gives the same velocity).
-- **Which kink gates slide.** At a mode change, the kink gates K are re-decided together by the
-  *minimal-norm element* of the Clarke subdifferential: x = argmin |G + E_K^T x|^2 over
-  x_k in [0, gamma_k] for the gates with gamma_y > 0 (bounded least squares). Along any Clarke trajectory
-  of a path-differentiable function the velocity is minus the minimal-norm element for almost every t
-  (the chain rule of Davis-Drusvyatskiy-Kakade-Lee), and near a kink with gamma_y > 0 the loss is
-  semiconvex (Lemma A.7), where the Clarke trajectory is unique (Proposition A.16, Lemma A.15); this is
-  the sliding solution of Lemma A.9. Its KKT conditions say: c interior -> the gate slides (dz/dt = 0);
-  c = 0 -> dz/dt <= 0, the gate leaves into z < 0; c = 1 -> dz/dt >= 0, it leaves into z > 0.
-  A kink gate with gamma_y <= 0 is never attractive (the face is not semiconvex there and trajectories
-  branch); it takes **ReLU'(0) = 0** (c = 0) and goes the way the rest of the field moves it.
-- **Events** end a mode: an active gate reaches 0 from above, an inactive gate reaches 0 from below, a
-  sliding coefficient reaches 0 (the gate leaves into z < 0) or 1 (into z > 0). The state is put back
-  exactly on the faces (a least-squares correction of (u, v) of the size of the event's residual).
+- **Modes.** Every gate z_ab = u(a) + v(b) is *active* (+1: ReLU' = 1, logit h = z), *on its face* (0: held
+  at z_ab = 0) or *inactive* (-1: contributes nothing). Between mode changes the field is smooth.
+- **The velocity is minus the minimal-norm element of the Clarke subdifferential.** A gate on its kink
+  contributes x_k = c_k gamma_y(w), c_k in [0, 1] (gamma_y = mean(w) - w(y), (A.8), Lemma A.6), to the
+  p^2-scaled forces on u(a) and v(b), and nothing to w. With G the active gates' forces on the 2p rows and
+  columns and E_K the incidence of the kink gates K, the velocity of every Clarke trajectory is, for almost
+  every t, -(G + E_K^T x*, G_w) / p^2 with x* minimising |G + E_K^T x|^2 over the box
+  x_k in [min(0, gamma_k), max(0, gamma_k)] (the chain rule of Davis-Drusvyatskiy-Kakade-Lee 2020: the
+  derivative of the loss along the trajectory is <v, theta'> for every v of the subdifferential, so -theta'
+  is the point of the subdifferential nearest 0). The residual r = G + E_K^T x* is unique (the objective is
+  strictly convex in r) even where x* is not (gates in cycles, clone gates).
+- **Kink decisions** (:func:`_decide`): at a mode change all kink gates are decided at once by that
+  problem, solved by bounded-variable least squares (BVLS, Stark & Parker 1995, a finite active-set
+  method; scipy.optimize.lsq_linear) and accepted only after its KKT conditions are verified
+  (:func:`minimal_norm_element`). A gate with x* strictly inside its box has dz/dt = 0 and slides; at a
+  bound it leaves to the side its velocity says (the KKT sign conditions make that side consistent with the
+  bound: x* = 0 means dz/dt <= 0, x* = gamma means dz/dt >= 0). A kink gate with gamma_y <= 0 repels from
+  both sides (its face is not semiconvex and trajectories branch): it takes ReLU'(0) = 0, x = 0, and turns
+  active only if the field with it inactive moves it up (the gate then crosses its kink, the generic case);
+  a repelling gate stays on its face only when the attractive faces hold it there (a cycle closes on it).
+- **Faces** (:class:`_Faces`): the gates held on faces form *blocks*, complete bipartite sets R x B of rows
+  and columns joined by face gates (within a block u = s on R, v = -s on B, so every gate of R x B is 0).
+  Inside a mode the velocity is the projection of -G / p^2 onto the faces' tangent space (one mean per
+  block: unique, no spanning forest, no choice of coefficients); the mode stays a Clarke solution while
+  some coefficients in their boxes produce it, which :meth:`_Faces.margin` decides exactly by the
+  supply-demand theorem for bounded transportation problems (Gale 1957, Hoffman 1960).
+- **Events** end a mode: an active gate reaches 0 from above, an inactive gate reaches 0 from below, or the
+  admissibility margin of the faces reaches 0; in the last case the gates of the binding cut leave their
+  faces, each to the side of the bound it reached. The faces are put back exactly on z = 0 after every
+  decision (the least-norm correction of (u, v): one mean per block).
 - **Clock.** tau = log(1 + t), d theta/d tau = (1 + t) d theta/dt: on a log time scale the fast directions
   make the system stiff (relaxation rates O(1) in t are O(t) in tau), so LSODA is used (rtol 1e-10): it
-  switches to BDF where stiff. Measured from one settled p = 5 state, t = 1e4 -> 1e6: Radau at rtol 1e-10
-  stalls at its rounding floor (16,800 steps, 56 s), BDF 13,300 steps, LSODA 210 steps (0.08 s).
-- **Death.** When no gate is active every term of the gradient vanishes under ReLU'(0) = 0 (and the
-  minimal-norm element is 0): the state is final, the death time the time of that event.
-- **Validation.** At every solver step the loss (1.1) must not rise beyond an error allowance (below), and
-  the balance quantity (A.10), conserved by every Clarke trajectory (Lemma A.8), is tracked.
-- **Zeno.** Tangential exits can cause endless zero-length modes; a run with more than
-  :data:`MAX_SWITCHES` mode changes, :data:`MAX_ZERO_LENGTH` successive modes of no length, or
-  :data:`MAX_EVALUATIONS` field evaluations stops with a failure that the classifier reports as undecided.
+  switches to BDF where stiff.
+- **Death.** When no gate is active every term of the gradient vanishes (the minimal-norm element is 0):
+  the state is final, the death time the time of that event.
+- **Validation.** At every solver step the loss (1.1) must not rise beyond an error allowance, every gate
+  must be on the side of its mode, and the balance quantity (A.10), conserved by every Clarke trajectory
+  (Lemma A.8), is tracked.
+- **Zeno.** A run with more than :data:`MAX_SWITCHES` mode changes, :data:`MAX_ZERO_LENGTH` successive
+  modes of no length, or :data:`MAX_EVALUATIONS` field evaluations stops with a failure that the classifier
+  reports as undecided.
 
 Floats only: an observation, never a bound.
 """
@@ -49,7 +58,7 @@ from scipy.optimize import brentq, lsq_linear
 
 from certify.law.record import Trajectory, checkpoint_times
 
-__all__ = ["MAX_SWITCHES", "MAX_ZERO_LENGTH", "RTOL", "simulate_flow", "velocity"]
+__all__ = ["MAX_SWITCHES", "MAX_ZERO_LENGTH", "RTOL", "minimal_norm_element", "simulate_flow", "velocity"]
 
 #: Relative and absolute tolerances of the LSODA integration in tau = log(1 + t).
 RTOL, ATOL = 1e-10, 1e-12
@@ -61,124 +70,91 @@ MAX_ZERO_LENGTH = 50
 #: that drives the solver to ever smaller steps would otherwise run for hours). A count, not a clock, so
 #: the outcome does not depend on the machine.
 MAX_EVALUATIONS = 400_000
+#: Offset of the gate-crossing events, relative to max(1, max |u|, |v|): far below the kink test of an event
+#: state (KINK_TOLERANCE) and far above the rounding of a gate (~1e-16).
+EVENT_OFFSET = 1e-12
+#: A gate with |z| <= KINK_TOLERANCE max(1, max |u|, |v|) at an event is on its kink and decided with the
+#: others: a face gate drifts from 0 only by rounding (the flow keeps z = 0 on the faces, a linear invariant
+#: that LSODA's linear multistep formulas keep exactly), an event gate is at the offset 1e-12.
+KINK_TOLERANCE = 1e-9
+#: Relative tolerance of the kink decisions: |dz/dt| <= DECISION_TOLERANCE x (force scale) counts as 0
+#: (the gate slides). The residual of the minimal-norm problem carries a rounding error of about
+#: cond(E) eps (force scale), cond(E) <= 2 x 2p for the incidence of a graph on 2p nodes: 3e-14 at p = 31.
+DECISION_TOLERANCE = 1e-10
+#: The KKT conditions of the minimal-norm problem must hold to this, relative to the force scale (a tenth of
+#: the decision tolerance, so that a verified solution decides every gate the same way as the exact one).
+KKT_TOLERANCE = 1e-11
+#: Blocks of faces with at most this many rows plus columns have their margin computed from all 2^n cuts
+#: (4096 x 36 at the most); larger ones (clone rows and columns, seen at p = 31) by a linear program.
+MAX_CUT_NODES = 12
+_EPS = float(np.finfo(float).eps)
 
 
 class _EvaluationBudget(Exception):
     """The run used MAX_EVALUATIONS field evaluations."""
-#: Relative inadmissibility (see _Mode.inadmissibility) beyond which a sliding mode must end.
-INADMISSIBLE = 1e-9
-#: Offset of the gate-crossing events, relative to max(1, max |u|, |v|): far below the kink test of an event
-#: state (1e-9) and far above the rounding of a gate (~1e-16).
-EVENT_OFFSET = 1e-12
-_EPS = float(np.finfo(float).eps)
 
 
-class _Mode:
-    """The smooth field of one mode: which gates are active, which slide (flat indices a*p + b)."""
-
-    def __init__(self, p: int, status: np.ndarray, theta: np.ndarray | None = None, last=()):
-        self.p = p
-        self.status = status.copy()
-        flat = np.arange(p * p)
-        act = flat[status == 1]
-        sl = flat[status == 0]
-        if theta is not None and sl.size:
-            # attractive faces (largest gamma_y) first, so that a gate closing a cycle is the least attractive
-            w = theta[2 * p:]
-            # gates in ``last`` (held back on a face they were leaving) go last: they close the cycle
-            key = -(w.mean() - w[(sl // p + sl % p) % p]) + np.isin(sl, list(last)) * 1e300
-            sl = sl[np.argsort(key, kind="stable")]
-        tree, self.forced = _spanning_forest(p, sl)
-        self.act_a, self.act_b = np.divmod(act, p)
-        self.act_y = (self.act_a + self.act_b) % p
-        self.sl_a, self.sl_b = np.divmod(tree, p)
-        self.sl_y = (self.sl_a + self.sl_b) % p
-        self.inactive = flat[status == -1]
-        if tree.size:
-            n = ((self.sl_a[:, None] == self.sl_a[None, :]).astype(float)
-                 + (self.sl_b[:, None] == self.sl_b[None, :]))
-            # N = E E^T of a forest is invertible; a sliding gate closing a cycle (``forced``) is held at 0
-            # by the others (its gate is their alternating sum), and takes c = 0 (ReLU'(0) = 0)
-            self.n_pinv = np.linalg.inv(n)
-        else:
-            self.n_pinv = None
-
-    def forces(self, theta: np.ndarray):
-        """(G_u, G_v, gw, x): the active gates' forces on u, v (sum of g_y(z, w) per row / column, (A.3)-(A.6)),
-        the gradient in w (A.7) (both times p^2), and the sliding x = c gamma (zeros when nothing slides)."""
-        p = self.p
-        u, v, w = theta[:p], theta[p:2 * p], theta[2 * p:]
-        z = u[self.act_a] + v[self.act_b]
-        logits = z[:, None] * w[None, :]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        q = e / e.sum(axis=1, keepdims=True)
-        g = q @ w - w[self.act_y]
-        gu = np.bincount(self.act_a, weights=g, minlength=p)
-        gv = np.bincount(self.act_b, weights=g, minlength=p)
-        gw = z @ q - np.bincount(self.act_y, weights=z, minlength=p)
-        if self.n_pinv is None:
-            return gu, gv, gw, np.zeros(0)
-        x = self.n_pinv @ (-(gu[self.sl_a] + gv[self.sl_b]))
-        gu = gu + np.bincount(self.sl_a, weights=x, minlength=p)
-        gv = gv + np.bincount(self.sl_b, weights=x, minlength=p)
-        return gu, gv, gw, x
-
-    def time_derivative(self, theta: np.ndarray) -> np.ndarray:
-        """d theta/dt = -(G_u, G_v, gw) / p^2 in this mode."""
-        gu, gv, gw, _ = self.forces(theta)
-        return -np.concatenate([gu, gv, gw]) / self.p ** 2
-
-    def inadmissibility(self, theta: np.ndarray) -> float:
-        """How far the mode's velocity is from a Clarke element (0 when it is one), relative.
-
-        Without cycles the sliding coefficients are unique: max(0, -min(c), max(c) - 1). With gates closing
-        cycles (``forced``) the coefficients are not unique and the forest's are not the test: the velocity
-        is a Clarke element iff some x with x_k = c_k gamma_k, c_k in [0, 1], over all sliding gates gives
-        the same forces E^T x; the bounded least-squares residual |E^T x - b| / |b| measures it."""
-        if self.n_pinv is None:
-            return 0.0
-        if self.forced.size == 0:
-            c = self.coefficients(theta)
-            return float(max(0.0, -c.min(), c.max() - 1))
-        _, e, x, target = self.admissible_fit(theta)
-        return float(np.linalg.norm(e @ x - target) / max(np.linalg.norm(target), 1e-300))
-
-    def admissible_fit(self, theta: np.ndarray):
-        """(gates, E, x, target) over every sliding gate (forest, then forced): E their incidence on the 2p rows
-        and columns, target = E^T x of the forest's coefficients (the mode's forces), and x the closest fit
-        to it with x_k = c_k gamma_k, c_k in [0, 1] (bounded least squares)."""
-        p = self.p
-        _, _, _, x_tree = self.forces(theta)
-        gates = np.concatenate([self.sl_a * p + self.sl_b, self.forced])
-        e = _incidence(p, gates)
-        target = np.zeros(2 * p)
-        np.add.at(target, self.sl_a, x_tree)
-        np.add.at(target, p + self.sl_b, x_tree)
-        w = theta[2 * p:]
-        gamma = w.mean() - w[(gates // p + gates % p) % p]
-        lo, hi = np.minimum(0.0, gamma), np.maximum(0.0, gamma)
-        hi = np.where(hi > lo, hi, lo + 1e-300)  # lsq_linear needs lo < hi; a gamma of exactly 0 pins x at 0
-        x = lsq_linear(e, target, bounds=(lo, hi), method="bvls", tol=1e-15).x
-        return gates, e, x, target
-
-    def coefficients(self, theta: np.ndarray) -> np.ndarray:
-        """The sliding coefficients c = x / gamma_y (one per sliding gate)."""
-        _, _, _, x = self.forces(theta)
-        w = theta[2 * self.p:]
-        return x / (w.mean() - w[self.sl_y])
+class _NoDecision(Exception):
+    """The kink decision failed: the minimal-norm problem was not solved, or its mode was inconsistent."""
 
 
-def _incidence(p: int, gates: np.ndarray) -> np.ndarray:
-    """E of shape (2p, len(gates)): gate a*p + b's column has 1 in row a (its u) and in row p + b (its v)."""
-    a, b = np.divmod(np.asarray(gates, dtype=int), p)
-    e = np.zeros((2 * p, a.size))
-    e[a, np.arange(a.size)] = 1.0
-    e[p + b, np.arange(a.size)] = 1.0
-    return e
+def _gate_gammas(w: np.ndarray, gates: np.ndarray, p: int) -> np.ndarray:
+    """gamma_y(w) = mean(w) - w(y) (A.8) of the gates (flat indices a*p + b, label y = a + b mod p)."""
+    return w.sum() / p - w[(gates // p + gates % p) % p]
 
 
-def _union_find(p: int):
-    """(root, parent) over the 2p rows and columns (u(a) is node a, v(b) node p + b), all apart."""
+def _boxes(gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Clarke boxes of x = c gamma, c in [0, 1]: [min(0, gamma), max(0, gamma)]."""
+    return np.minimum(gamma, 0.0), np.maximum(gamma, 0.0)
+
+
+def minimal_norm_element(forces: np.ndarray, p: int, gates: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+    """(x, r): x minimising |forces + E^T x|^2 over lo <= x <= hi, and r = forces + E^T x.
+
+    forces: shape (2p,), the forces on u (0..p-1) and v (p..2p-1); gates: flat indices a*p + b, E^T x adding
+    x_k to entries a and p + b. Only the rows and columns the gates touch enter the problem (the others add
+    a constant). Solved by BVLS (scipy.optimize.lsq_linear, method 'bvls': Stark & Parker's finite
+    active-set method) and returned only after the KKT conditions of this convex problem, which are
+    sufficient, are verified: with g_k = r_a + r_b, g_k = 0 where x_k is strictly inside its box, g_k >= 0 at
+    lo, g_k <= 0 at hi, each to KKT_TOLERANCE x the force scale (max |forces|, |lo|, |hi|). r is then the
+    unique optimal residual to that accuracy (the objective is strictly convex in r), even where x is not
+    unique. Raises _NoDecision otherwise.
+    """
+    gates = np.asarray(gates, dtype=int)
+    r = np.array(forces, dtype=np.float64)
+    x = np.zeros(gates.size)
+    if gates.size == 0:
+        return x, r
+    a, b = np.divmod(gates, p)
+    scale = max(float(np.abs(forces).max(initial=0.0)), float(np.abs(lo).max()), float(np.abs(hi).max()),
+                1e-300)
+    free = hi > lo
+    if free.any():
+        coords = np.unique(np.concatenate([a[free], p + b[free]]))
+        m = np.zeros((coords.size, int(free.sum())))
+        cols = np.arange(m.shape[1])
+        m[np.searchsorted(coords, a[free]), cols] = 1.0
+        m[np.searchsorted(coords, p + b[free]), cols] = 1.0
+        solution = lsq_linear(m, -r[coords], bounds=(lo[free], hi[free]), method="bvls",
+                              tol=0.01 * KKT_TOLERANCE * scale, max_iter=10 * m.shape[1] + 20)
+        x[free] = np.clip(solution.x, lo[free], hi[free])
+    x[~free] = lo[~free]
+    np.add.at(r, a, x)
+    np.add.at(r, p + b, x)
+    g = r[a] + r[p + b]
+    tol = KKT_TOLERANCE * scale
+    at_lo = x <= lo + tol
+    at_hi = x >= hi - tol
+    bad = (~at_lo & ~at_hi & (np.abs(g) > tol)) | (at_lo & ~at_hi & (g < -tol)) | (at_hi & ~at_lo & (g > tol))
+    if bad.any():
+        raise _NoDecision(f"the minimal-norm problem of {gates.size} kink gates was not solved "
+                          f"(KKT violated by {float(np.abs(g[bad]).max()) / scale:.2g} of the force scale)")
+    return x, r
+
+
+def _components(p: int, gates: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The connected components (rows, columns) of the bipartite graph of ``gates`` on the 2p rows and
+    columns (u(a) is node a, v(b) node p + b), each with at least one gate; sorted, deterministic."""
     parent = list(range(2 * p))
 
     def root(i: int) -> int:
@@ -187,61 +163,391 @@ def _union_find(p: int):
             i = parent[i]
         return i
 
-    return root, parent
-
-
-def _sliding_roots(p: int, status: np.ndarray):
-    """root of :func:`_union_find` with the rows and columns joined by every sliding gate (status 0)."""
-    root, parent = _union_find(p)
-    for k in np.flatnonzero(status == 0):
-        a, b = divmod(int(k), p)
-        parent[root(a)] = root(p + b)
-    return root
-
-
-def _spanning_forest(p: int, gates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Split sliding gates (in the given order) into a forest of the bipartite row/column graph and the
-    gates that close a cycle (their z is then the alternating sum of the forest's gates around it)."""
-    root, parent = _union_find(p)
-    tree, forced = [], []
     for k in gates:
         a, b = divmod(int(k), p)
         ra, rb = root(a), root(p + b)
-        if ra == rb:
-            forced.append(int(k))
-        else:
-            parent[ra] = rb
-            tree.append(int(k))
-    return np.array(tree, dtype=int), np.array(forced, dtype=int)
-
-
-def _connected_closure(p: int, status: np.ndarray) -> np.ndarray:
-    """status with every gate whose row and column are joined by sliding gates set to 0 (it is held on its
-    kink by them: its z is an alternating sum of theirs)."""
-    root = _sliding_roots(p, status)
-    out = status.copy()
-    for k in range(p * p):
-        a, b = divmod(k, p)
-        if out[k] != 0 and root(a) == root(p + b):
-            out[k] = 0
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    members: dict[int, list[int]] = {}
+    for k in gates:
+        a, b = divmod(int(k), p)
+        members.setdefault(root(a), []).extend((a, p + b))
+    out = []
+    for key in sorted(members):
+        nodes = np.unique(members[key])
+        out.append((nodes[nodes < p], nodes[nodes >= p] - p))
     return out
 
 
+def _closure(p: int, status: np.ndarray) -> np.ndarray:
+    """status with every gate of each block R x B of the face gates (status 0) set to 0: its z is an alternating
+    sum of face gates, so it is on its kink for as long as they are."""
+    out = status.copy()
+    for rows, cols in _components(p, np.flatnonzero(status == 0)):
+        out[(rows[:, None] * p + cols[None, :]).ravel()] = 0
+    return out
+
+
+class _Faces:
+    """The gates held on their faces (a closed set: a union of blocks R x B), their tangent projection and the
+    admissibility of the mode's velocity.
+
+    Within a block every u(a), a in R, equals s and every v(b), b in B, equals -s; the tangent space of the
+    faces is {du(a) = ds, dv(b) = -ds on each block}, so the projection of a force vector G replaces G on a
+    block by sign x mu, mu = (sum_R G_u - sum_B G_v) / (|R| + |B|). The required kink forces are
+    target = r - G: the coefficients x of the block's gates must have row sums target_u(a) and column sums
+    target_v(b), each x_k in its Clarke box.
+    """
+
+    def __init__(self, p: int, gates: np.ndarray):
+        self.p = p
+        self.gates = np.sort(np.asarray(gates, dtype=int))
+        self.blocks = _components(p, self.gates)
+        self.coord_block = np.full(2 * p, -1)
+        self.coord_sign = np.zeros(2 * p)
+        sizes = []
+        star_gates, star_leaf = [], []
+        self.cut_blocks = []
+        for i, (rows, cols) in enumerate(self.blocks):
+            block_gates = (rows[:, None] * p + cols[None, :]).ravel()
+            if not np.array_equal(np.sort(block_gates), np.intersect1d(block_gates, self.gates)):
+                raise ValueError("the face gates are not closed (a block R x B is not all on faces)")
+            self.coord_block[rows], self.coord_block[p + cols] = i, i
+            self.coord_sign[rows], self.coord_sign[p + cols] = 1.0, -1.0
+            sizes.append(rows.size + cols.size)
+            if rows.size == 1 or cols.size == 1:
+                # a star: each gate's coefficient is fixed by its leaf (the column of a one-row block)
+                star_gates.extend(block_gates.tolist())
+                star_leaf.extend((p + cols).tolist() if rows.size == 1 else rows.tolist())
+            elif rows.size + cols.size <= MAX_CUT_NODES:
+                self.cut_blocks.append(_CutBlock(p, rows, cols, self.gates))
+            else:
+                self.cut_blocks.append(_LPBlock(p, rows, cols, self.gates))
+        self.block_size = np.array(sizes, dtype=float)
+        self.in_block = self.coord_block >= 0
+        self.star_gates = np.array(star_gates, dtype=int)
+        self.star_leaf = np.array(star_leaf, dtype=int)
+        self.star_index = np.searchsorted(self.gates, self.star_gates)
+        self.star_y = (self.star_gates // p + self.star_gates % p) % p
+
+    def projection_matrix(self) -> np.ndarray:
+        """P (2p x 2p), the orthogonal projection onto the faces' tangent space: on a block C,
+        P_ij = sign_i sign_j / |C|; the identity on the rows and columns of no block."""
+        p = self.p
+        same = (self.coord_block[:, None] == self.coord_block[None, :]) & self.in_block[:, None]
+        size = np.where(self.in_block, self.block_size[np.maximum(self.coord_block, 0)], 1.0)
+        out = same * np.outer(self.coord_sign, self.coord_sign) / size[:, None]
+        out[~self.in_block, ~self.in_block] = 1.0
+        return out
+
+    def margin(self, target: np.ndarray, w: np.ndarray, detail: bool = False, tie_tolerance: float = 0.0):
+        """The admissibility margin: the largest t such that coefficients with every x_k at least t inside its
+        box [lo_k, hi_k] produce the kink forces r - forces (negative: none exist in the box; the mode's
+        velocity is then not a Clarke element). With ``detail``: (margin, leaving), leaving the gates of the
+        binding constraints (every constraint within ``tie_tolerance`` of the minimum) mapped to the side
+        (+1 active, -1 inactive) of the bound they are at.
+
+        A star block (one row or one column) has unique coefficients, x_k = the target of its leaf, and the
+        margin is min_k min(x_k - lo_k, hi_k - x_k). A block with >= 2 rows and columns is a bounded
+        transportation problem; by the supply-demand theorem (Gale 1957; Hoffman's circulation theorem) it is
+        feasible iff for every set A of its rows and B' of its columns
+            sum_A target_u - sum_B' target_v <= sum_{A x B'^c} hi - sum_{A^c x B'} lo,
+        and shrinking every box by t lowers the right side by t (|A x B'^c| + |A^c x B'|), so the margin is
+        the minimum over the cuts of slack / count, and over the gates of (hi - lo) / 2.
+        """
+        if not detail and not self.cut_blocks:
+            # the distance of x to the nearer end of [min(0, gamma), max(0, gamma)], signed
+            half = 0.5 * (w.sum() / self.p - w[self.star_y])
+            return float(np.min(np.abs(half) - np.abs(target[self.star_leaf] - half)))
+        gamma = _gate_gammas(w, self.gates, self.p)
+        lo, hi = _boxes(gamma)
+        best, leaving = math.inf, {}
+        if self.star_gates.size:
+            x = target[self.star_leaf]
+            g_star = gamma[self.star_index]
+            slo, shi = x - lo[self.star_index], hi[self.star_index] - x
+            best = float(min(slo.min(), shi.min()))
+            if detail:
+                # every gate at a bound within the tie tolerance leaves (clone gates of one star with equal
+                # forces reach their bounds at the same instant: releasing one would re-hold the other)
+                tie = best + tie_tolerance
+                for i in np.flatnonzero(np.minimum(slo, shi) <= tie):
+                    leaving[int(self.star_gates[i])] = _side_at_bound(float(g_star[i]), bool(shi[i] <= slo[i]))
+        for block in self.cut_blocks:
+            value, cut_leaving = block.margin(target, gamma, lo, hi, detail, tie_tolerance)
+            if value < best - tie_tolerance:
+                best, leaving = value, cut_leaving
+            elif value <= best + tie_tolerance:
+                best = min(best, value)
+                leaving.update(cut_leaving)
+        return (best, leaving) if detail else best
+
+
+def _side_at_bound(gamma: float, at_hi: bool) -> int:
+    """The side a gate leaves to when its coefficient x = c gamma is at the upper (``at_hi``) or lower bound of
+    its box: at x = gamma (c = 1) it turns active (+1), at x = 0 (c = 0) inactive (-1)."""
+    if gamma > 0:
+        return 1 if at_hi else -1
+    return -1 if at_hi or gamma == 0 else 1
+
+
+class _CutBlock:
+    """The cuts (A, B') of a block with >= 2 rows and columns, as matrices over its gates (see _Faces.margin)."""
+
+    def __init__(self, p: int, rows: np.ndarray, cols: np.ndarray, face_gates: np.ndarray):
+        m, n = rows.size, cols.size
+        gates = (rows[:, None] * p + cols[None, :]).ravel()
+        self.index = np.searchsorted(face_gates, gates)  # positions among the face gates (row-major i, j)
+        self.gates = gates
+        masks = (np.arange(2 ** (m + n))[:, None] >> np.arange(m + n)[None, :]) & 1
+        in_a, in_b = masks[:, :m].astype(bool), masks[:, m:].astype(bool)
+        hi_ind = (in_a[:, :, None] & ~in_b[:, None, :]).reshape(len(masks), m * n)
+        lo_ind = (~in_a[:, :, None] & in_b[:, None, :]).reshape(len(masks), m * n)
+        count = hi_ind.sum(axis=1) + lo_ind.sum(axis=1)
+        keep = count > 0
+        self.hi_ind, self.lo_ind = hi_ind[keep].astype(float), lo_ind[keep].astype(float)
+        self.count = count[keep].astype(float)
+        self.coords = np.concatenate([rows, p + cols])
+        self.coord_coef = np.concatenate([in_a[keep].astype(float), -in_b[keep].astype(float)], axis=1)
+
+    def margin(self, target, gamma, lo, hi, detail, tie_tolerance=0.0):
+        g_lo, g_hi, g_gamma = lo[self.index], hi[self.index], gamma[self.index]
+        slack = (self.hi_ind @ g_hi - self.lo_ind @ g_lo - self.coord_coef @ target[self.coords]) / self.count
+        cap = (g_hi - g_lo) / 2
+        best = float(min(slack.min(), cap.min()))
+        leaving = {}
+        if detail:
+            # the gates of every binding cut leave (a gate whose box shrinks to a point, its gamma passing 0,
+            # is not known to leave)
+            for i in np.flatnonzero(slack <= best + tie_tolerance):
+                for k in np.flatnonzero(self.hi_ind[i]):
+                    leaving[int(self.gates[k])] = _side_at_bound(float(g_gamma[k]), True)
+                for k in np.flatnonzero(self.lo_ind[i]):
+                    leaving[int(self.gates[k])] = _side_at_bound(float(g_gamma[k]), False)
+        return best, leaving
+
+
+class _LPBlock:
+    """A large block's margin as the linear program it is: maximise t subject to the row and column sums of x
+    equal to the targets and lo + t <= x <= hi - t (HiGHS through scipy.optimize.linprog, feasibility
+    tolerances 1e-10, the smallest HiGHS takes). The binding constraints are read off the dual: a gate whose lower or upper
+    shrunk bound has a nonzero multiplier is at that bound in every optimal solution."""
+
+    def __init__(self, p: int, rows: np.ndarray, cols: np.ndarray, face_gates: np.ndarray):
+        m, n = rows.size, cols.size
+        gates = (rows[:, None] * p + cols[None, :]).ravel()
+        self.index = np.searchsorted(face_gates, gates)
+        self.gates = gates
+        k = m * n
+        # the row sums and all column sums but the last (the totals agree: the last one is implied)
+        eq = np.zeros((m + n - 1, k + 1))
+        for i in range(m):
+            eq[i, i * n:(i + 1) * n] = 1.0
+        for j in range(n - 1):
+            eq[m + j, j:k:n] = 1.0
+        self.eq = eq
+        self.eq_coords = np.concatenate([rows, p + cols[:-1]])
+        ub = np.zeros((2 * k, k + 1))
+        ub[:k, :k] = -np.eye(k)
+        ub[k:, :k] = np.eye(k)
+        ub[:, k] = 1.0
+        self.ub = ub
+        self.cost = np.zeros(k + 1)
+        self.cost[k] = -1.0
+
+    def margin(self, target, gamma, lo, hi, detail, tie_tolerance=0.0):
+        from scipy.optimize import linprog
+
+        g_lo, g_hi, g_gamma = lo[self.index], hi[self.index], gamma[self.index]
+        result = linprog(self.cost, A_ub=self.ub, b_ub=np.concatenate([-g_lo, g_hi]), A_eq=self.eq,
+                         b_eq=target[self.eq_coords], bounds=(None, None), method="highs",
+                         options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+        if result.status != 0:
+            raise _NoDecision(f"the margin of a block of {self.gates.size} faces: {result.message}")
+        leaving = {}
+        if detail:
+            k = self.gates.size
+            duals = np.abs(result.ineqlin.marginals)
+            for i in np.flatnonzero(duals[:k] > 1e-9):
+                leaving[int(self.gates[i])] = _side_at_bound(float(g_gamma[i]), False)
+            for i in np.flatnonzero(duals[k:] > 1e-9):
+                leaving[int(self.gates[i])] = _side_at_bound(float(g_gamma[i]), True)
+        return float(-result.fun), leaving
+
+
+class _Mode:
+    """The smooth field of one mode: which gates are active (+1), on their faces (0), inactive (-1).
+
+    Everything that depends on the mode alone is built once: the active gates' incidence M on the 2p rows and
+    columns, its projection P M onto the faces' tangent space (P = I without faces), (P - I) M (the kink
+    forces the faces must supply) and the labels' incidence, so that a field evaluation is a softmax over the
+    active gates and three small matrix products.
+    """
+
+    def __init__(self, p: int, status: np.ndarray):
+        self.p = p
+        self.status = np.asarray(status).copy()
+        flat = np.arange(p * p)
+        act = flat[self.status == 1]
+        self.act_a, self.act_b = np.divmod(act, p)
+        self.act_bp = p + self.act_b
+        self.act_y = (self.act_a + self.act_b) % p
+        self.inactive = flat[self.status == -1]
+        self.ina_a, self.ina_bp = np.divmod(self.inactive, p)
+        self.ina_bp = self.ina_bp + p
+        face = flat[self.status == 0]
+        self.faces = _Faces(p, face) if face.size else None
+        n = act.size
+        columns = np.arange(n)
+        self.incidence = np.zeros((2 * p, n))
+        self.incidence[self.act_a, columns] = 1.0
+        self.incidence[self.act_bp, columns] = 1.0
+        self.labels = np.zeros((p, n))
+        self.labels[self.act_y, columns] = 1.0
+        if self.faces is None:
+            self.projected, self.kink_forces = self.incidence, None
+        else:
+            projection = self.faces.projection_matrix()
+            self.projected = projection @ self.incidence
+            self.kink_forces = self.projected - self.incidence
+
+    def _active(self, theta: np.ndarray):
+        """(z, q, g): the active gates' z = u(a) + v(b), softmax q = softmax(z w) (one row per gate) and
+        g_y(z, w) = sum_c q_c w(c) - w(y) (A.4)."""
+        w = theta[2 * self.p:]
+        z = theta[self.act_a] + theta[self.act_bp]
+        logits = z[:, None] * w[None, :]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        q = e / e.sum(axis=1, keepdims=True)
+        return z, q, q @ w - w[self.act_y]
+
+    def forces(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(G, gw): the active gates' forces on (u, v) (sum of g_y(z, w) per row / column, (A.3)-(A.6)), shape
+        (2p,), and the gradient in w (A.7), both times p^2. Face and inactive gates contribute nothing here."""
+        if self.act_a.size == 0:
+            return np.zeros(2 * self.p), np.zeros(self.p)
+        z, q, g = self._active(theta)
+        return self.incidence @ g, z @ q - self.labels @ z
+
+    def time_derivative(self, theta: np.ndarray) -> np.ndarray:
+        """d theta/dt = -(P G, gw) / p^2, P the projection onto the faces' tangent space."""
+        if self.act_a.size == 0:
+            return np.zeros(3 * self.p)
+        z, q, g = self._active(theta)
+        return np.concatenate([self.projected @ g, z @ q - self.labels @ z]) * (-1.0 / self.p ** 2)
+
+    def jacobian(self, theta: np.ndarray) -> np.ndarray:
+        """d/d theta of time_derivative, shape (3p, 3p), in closed form: with V_i = Var_{q_i}(w) (= dg_i/dz_i),
+        D_ic = q_ic (1 + z_i (w(c) - q_i . w)) - [c = y_i] (= dg_i/dw(c) = d gw(c)/dz_i) and
+        H_ww = sum_i z_i^2 (diag q_i - q_i q_i^T), the Hessian of the mode's loss times p^2 is
+        [[M diag(V) M^T, M D], [D^T M^T, H_ww]]; the field is -(P on the (u, v) rows) of it over p^2."""
+        p = self.p
+        out = np.zeros((3 * p, 3 * p))
+        if self.act_a.size == 0:
+            return out
+        w = theta[2 * p:]
+        z, q, g = self._active(theta)
+        mean = q @ w
+        var = q @ (w * w) - mean * mean
+        d = q * (1.0 + z[:, None] * (w[None, :] - mean[:, None]))
+        d[np.arange(z.size), self.act_y] -= 1.0
+        zq = z[:, None] * q
+        out[:2 * p, :2 * p] = (self.projected * var) @ self.incidence.T
+        out[:2 * p, 2 * p:] = self.projected @ d
+        out[2 * p:, :2 * p] = d.T @ self.incidence.T
+        out[2 * p:, 2 * p:] = np.diag(z @ zq) - zq.T @ zq
+        out *= -1.0 / p ** 2
+        return out
+
+    def margin(self, theta: np.ndarray, detail: bool = False):
+        """The faces' admissibility margin at theta (_Faces.margin); +inf without faces. With ``detail``, the
+        gates within DECISION_TOLERANCE x the force scale of the binding constraint count as binding."""
+        if self.faces is None:
+            return (math.inf, {}) if detail else math.inf
+        w = theta[2 * self.p:]
+        if self.act_a.size == 0:
+            target = np.zeros(2 * self.p)
+            tie = DECISION_TOLERANCE * _force_scale(target, w) if detail else 0.0
+        else:
+            _, _, g = self._active(theta)
+            target = self.kink_forces @ g
+            tie = DECISION_TOLERANCE * _force_scale(self.incidence @ g, w) if detail else 0.0
+        return self.faces.margin(target, w, detail, tie)
+
+
 def velocity(theta: np.ndarray, p: int, status: np.ndarray) -> np.ndarray:
-    """d theta/dt of the flow in the mode ``status`` (p^2 entries of +1 active, 0 sliding, -1 inactive)."""
+    """d theta/dt of the flow in the mode ``status`` (p^2 entries of +1 active, 0 on the face, -1 inactive; the
+    face gates must form blocks R x B, see _Faces)."""
     return _Mode(p, np.asarray(status)).time_derivative(np.asarray(theta, dtype=np.float64))
+
+
+def _force_scale(forces: np.ndarray, w: np.ndarray) -> float:
+    """The size of the forces at a decision: max |G| and the largest |gamma| (<= 2 max |w|)."""
+    return max(float(np.abs(forces).max(initial=0.0)), 2 * float(np.abs(w).max()), 1e-300)
+
+
+def _decide(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, leaving: dict) -> np.ndarray:
+    """The status after an event: every gate of ``kinks`` (on its kink) decided at once.
+
+    ``leaving`` maps gates whose side is known (they leave a face at a bound of their coefficient) to it.
+    The attractive kink gates (gamma_y > 0) are decided by the minimal-norm element (module docstring):
+    dz/dt = -(r_a + r_b) / p^2 from the unique optimal residual r, 0 (to DECISION_TOLERANCE) -> on the face,
+    > 0 -> active, < 0 -> inactive. The repelling ones (gamma_y <= 0) start inactive (ReLU'(0) = 0) and turn
+    active when the field moves them up; each turns at most once, so at most |K| + 1 problems are solved.
+    Face gates are closed into blocks. The resulting mode is checked: every kink gate must move to its side
+    and the faces' coefficients must be admissible; raises _NoDecision if not.
+    """
+    w = theta[2 * p:]
+    new = status.copy()
+    for k, side in leaving.items():
+        new[k] = side
+    free = np.array([k for k in kinks if k not in leaving], dtype=int)
+    gamma = _gate_gammas(w, free, p)
+    attract, repel = free[gamma > 0], free[gamma <= 0]
+    g_attract = gamma[gamma > 0]
+    new[free] = -1
+    ka, kb = np.divmod(kinks, p)
+    for _ in range(repel.size + 1):
+        forces, _ = _Mode(p, np.where(new == 1, 1, -1)).forces(theta)
+        _, r = minimal_norm_element(forces, p, attract, np.zeros(attract.size), g_attract)
+        tol = DECISION_TOLERANCE * _force_scale(forces, w)
+        rising = -(r[repel // p] + r[p + repel % p]) > tol
+        turn = repel[rising & (new[repel] == -1)]
+        if turn.size == 0:
+            break
+        new[turn] = 1
+    dz = -(r[attract // p] + r[p + attract % p])
+    new[attract] = np.where(dz > tol, 1, np.where(dz < -tol, -1, 0))
+    new = _closure(p, new)
+    # the mode this defines must be consistent: every kink gate off its face moves to its side, and the face
+    # coefficients are admissible (both follow from the KKT conditions; checked, not assumed)
+    mode = _Mode(p, new)
+    vel = mode.time_derivative(theta)
+    zdot = (vel[ka] + vel[p + kb]) * p ** 2
+    side = new[kinks]
+    wrong = ((side == 1) & (zdot < -tol)) | ((side == -1) & (zdot > tol))
+    if wrong.any():
+        k = int(kinks[np.flatnonzero(wrong)[0]])
+        raise _NoDecision(f"kink gate {divmod(k, p)} decided {'active' if new[k] == 1 else 'inactive'} "
+                          f"moves the other way (dz/dt = {zdot[np.flatnonzero(wrong)[0]] / p ** 2:.3g})")
+    if mode.faces is not None and mode.margin(theta) < -tol:
+        raise _NoDecision("the faces decided by the minimal-norm element have no admissible coefficients")
+    return new
 
 
 def _loss(theta: np.ndarray, p: int) -> float:
     """The loss (1.1) with h = ReLU(z) (independent of the mode)."""
     u, v, w = theta[:p], theta[p:2 * p], theta[2 * p:]
-    h = np.maximum(u[:, None] + v[None, :], 0.0).ravel()
-    y = (np.arange(p)[:, None] + np.arange(p)[None, :]).ravel() % p
+    z = (u[:, None] + v[None, :]).ravel()
+    positive = np.flatnonzero(z > 0)
+    h = z[positive]
+    y = (positive // p + positive % p) % p
     logits = h[:, None] * w[None, :]
     top = logits.max(axis=1)
-    # log-sum-exp by hand (scipy's took 3/4 of a run's time): stable, the largest term factored out
+    # log-sum-exp by hand (scipy's took 3/4 of a run's time): stable, the largest term factored out. A gate
+    # with h = 0 has every logit 0 and contributes log p exactly (the same float the general formula gives).
     lse = top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
-    return float(np.sum(lse - h * w[y]) / p ** 2)
+    return float((np.sum(lse - h * w[y]) + (p * p - positive.size) * math.log(p)) / p ** 2)
 
 
 def _balance(theta: np.ndarray, p: int) -> float:
@@ -249,168 +555,17 @@ def _balance(theta: np.ndarray, p: int) -> float:
     return float(u @ u + v @ v - w @ w)
 
 
-def _snap(theta: np.ndarray, p: int, kinks: np.ndarray) -> np.ndarray:
-    """theta with (u, v) moved by the least-norm correction that puts every gate of ``kinks`` exactly on 0."""
-    if kinks.size == 0:
+def _snap_faces(theta: np.ndarray, p: int, faces: "_Faces | None") -> np.ndarray:
+    """theta with every block exactly on its faces by the least-norm correction of (u, v): u(a) = s on R,
+    v(b) = -s on B, s = (sum_R u - sum_B v) / (|R| + |B|)."""
+    if faces is None:
         return theta
-    a, b = np.divmod(kinks, p)
-    e = _incidence(p, kinks).T
-    z = theta[a] + theta[p + b]
-    delta = -np.linalg.lstsq(e, z, rcond=None)[0]
     out = theta.copy()
-    out[:2 * p] += delta
-    return out
-
-
-def _resolve(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, leaving: dict) -> np.ndarray:
-    """The new status after an event: the kink gates ``kinks`` decided by the minimal-norm Clarke element.
-
-    ``leaving`` maps a sliding gate whose coefficient reached a bound to the side it leaves to (+1 / -1);
-    at that instant its dz/dt is 0, so the side comes from the event, not from a sign of ~0.
-    Returns the status array; raises nothing (ambiguous tangential gates take ReLU'(0) = 0, i.e. -1).
-    """
-    new = status.copy()
-    for k, side in leaving.items():
-        new[k] = side
-    decide = np.array([k for k in kinks if k not in leaving], dtype=int)
-    new[decide] = -1  # provisional: not active while the active forces are summed
-    forces = _Mode(p, np.where(new == 1, 1, -1))
-    gu, gv, _, _ = forces.forces(theta)
-    base = np.concatenate([gu, gv])
-    w = theta[2 * p:]
-    if decide.size == 0:
-        return new
-    a, b = np.divmod(decide, p)
-    gamma = w.mean() - w[(a + b) % p]
-    e = _incidence(p, decide).T
-    attract = gamma > 0
-    x = np.zeros(decide.size)
-    if attract.any():
-        # min |base + E_K^T x|^2 over 0 <= x_k <= gamma_k: the minimal-norm Clarke element (module docstring)
-        sol = lsq_linear(e[attract].T, -base, bounds=(np.zeros(attract.sum()), gamma[attract]),
-                         method="bvls", tol=1e-15)
-        x[attract] = sol.x
-    zdot = -(e @ (base + e.T @ x)) / p ** 2
-    # the scale of the kink velocities: one active force of size max|w|, over p^2
-    vscale = (np.abs(base).max(initial=0.0) + np.abs(gamma).max(initial=0.0)) / p ** 2
-    vtol = 1e3 * _EPS * max(vscale, 1e-300)
-    for i, k in enumerate(decide):
-        c = x[i] / gamma[i] if attract[i] else 0.0
-        if attract[i] and 1e-9 < c < 1 - 1e-9:
-            new[k] = 0
-        elif zdot[i] > vtol:
-            new[k] = 1
-        elif zdot[i] < -vtol:
-            new[k] = -1
-        else:
-            new[k] = 1 if (attract[i] and c >= 1 - 1e-9) else -1
-    new = _connected_closure(p, new)
-    new = _agreeing_clones(theta, p, new, kinks, vtol)
-    return _consistent(theta, p, new, kinks, vtol)
-
-
-class InconsistentMode(Exception):
-    """No assignment of the kink gates was found whose field moves each gate to the side it was given."""
-
-
-def _consistent(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, vtol: float) -> np.ndarray:
-    """status after making every kink gate's side agree with the field of the mode it defines.
-
-    A kink gate declared inactive must not be moved up (dz/dt <= 0), one declared active not down
-    (dz/dt >= 0): the minimal-norm decision satisfies this (its KKT conditions) except where the face
-    structure couples gates (cycles, clones). A gate found moving the wrong way is re-decided: with
-    gamma_y > 0 it slides (an attractive face), else it takes the side it is moved to. At most 3 p^2 rounds;
-    raises InconsistentMode if none is consistent (the run is then reported undecided, never silently kept).
-    """
-    out = status.copy()
-    w = theta[2 * p:]
-    for _ in range(3 * p * p):
-        v = _Mode(p, out, theta).time_derivative(theta)
-        wrong = None
-        for k in kinks:
-            if out[k] == 0:
-                continue
-            a, b = divmod(int(k), p)
-            zdot = v[a] + v[p + b]
-            if (out[k] == -1 and zdot > vtol) or (out[k] == 1 and zdot < -vtol):
-                wrong = (int(k), zdot)
-                break
-        if wrong is None:
-            # the sliding gates' coefficients must be admissible too (a neighbour decided after them may have
-            # changed what holding them takes): beyond 1 the gate turns active, below 0 inactive
-            mode = _Mode(p, out, theta)
-            if mode.forced.size == 0 and mode.sl_a.size:
-                c = mode.coefficients(theta)
-                worst = int(np.argmax(np.maximum(c - 1, -c)))
-                if c[worst] > 1 + INADMISSIBLE or c[worst] < -INADMISSIBLE:
-                    out[int(mode.sl_a[worst] * p + mode.sl_b[worst])] = 1 if c[worst] > 1 else -1
-                    out = _connected_closure(p, out)
-                    continue
-            elif mode.forced.size and mode.inadmissibility(theta) > INADMISSIBLE:
-                released = _release_blocking_gate(theta, p, out, mode)
-                if released is not None:
-                    out = released
-                    continue
-            return out
-        k, zdot = wrong
-        a, b = divmod(k, p)
-        gamma = w.mean() - w[(a + b) % p]
-        out[k] = 0 if (gamma > 0 and out[k] == -1) else (1 if zdot > 0 else -1)
-        if out[k] == 0:
-            # an attractive face holds the gate only with a coefficient in [0, 1]: beyond 1 both sides push
-            # it up (it turns active), below 0 both push it down
-            mode = _Mode(p, out, theta)
-            tree = list(mode.sl_a * p + mode.sl_b)
-            if k in tree:
-                c = mode.coefficients(theta)[tree.index(k)]
-                out[k] = 1 if c > 1 else (-1 if c < 0 else 0)
-        out = _connected_closure(p, out)
-    raise InconsistentMode(f"no consistent assignment of the kink gates {sorted(int(k) for k in kinks)}")
-
-
-def _release_blocking_gate(theta: np.ndarray, p: int, status: np.ndarray, mode: "_Mode"):
-    """With cycles among the sliding gates and no admissible coefficients: the status with one sliding gate
-    released, the one whose bound blocks the forces most (the largest |E_k . r| over the gates at a bound of
-    the bounded least squares, r its residual), to the side of that bound (c = 1: active; c = 0: inactive),
-    among those whose release the closure does not undo; None if there is none."""
-    gates, e, x, target = mode.admissible_fit(theta)
-    w = theta[2 * p:]
-    gamma = w.mean() - w[(gates // p + gates % p) % p]
-    residual = e @ x - target
-    pressure = np.abs(e.T @ residual)
-    for i in np.argsort(-pressure, kind="stable"):
-        c = x[i] / gamma[i] if gamma[i] != 0 else 0.0
-        at_one, at_zero = abs(c - 1) <= 1e-9, abs(c) <= 1e-9
-        if not (at_one or at_zero) or pressure[i] == 0:
-            continue
-        trial = status.copy()
-        trial[int(gates[i])] = 1 if at_one else -1
-        trial = _connected_closure(p, trial)
-        if trial[int(gates[i])] != 0:
-            return trial
-    return None
-
-
-def _agreeing_clones(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, vtol: float) -> np.ndarray:
-    """status with clone gates made to agree. Gates (a, b), (a', b') whose rows a ~ a' and columns b ~ b' are
-    joined by sliding gates have z_ab - z_a'b' = an alternating sum of sliding gates = 0 for as long as those
-    slide: they are one gate. If such kink gates were decided differently (one to each side), all of them take
-    the side the field moves them to with every one inactive (ReLU'(0) = 0): active if dz/dt > 0, else inactive.
-    """
-    root = _sliding_roots(p, status)
-    classes: dict = {}
-    for k in kinks:
-        if status[k] != 0:
-            a, b = divmod(int(k), p)
-            classes.setdefault((root(a), root(p + b)), []).append(int(k))
-    out = status.copy()
-    for members in classes.values():
-        if len({int(out[k]) for k in members}) > 1:
-            trial = out.copy()
-            trial[members] = -1
-            v = _Mode(p, trial, theta).time_derivative(theta)
-            a, b = divmod(members[0], p)
-            out[members] = 1 if v[a] + v[p + b] > vtol else -1
+    sign = faces.coord_sign[faces.in_block]
+    blk = faces.coord_block[faces.in_block]
+    s = np.bincount(blk, weights=sign * theta[:2 * p][faces.in_block], minlength=len(faces.blocks)) \
+        / faces.block_size
+    out[:2 * p][faces.in_block] = sign * s[blk]
     return out
 
 
@@ -419,7 +574,8 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
 
     theta0: shape (3p,), no gate exactly 0 (true with probability 1 for a Gaussian draw). Returns a
     Trajectory (certify.law.record) with dynamics "flow"; a run that cannot reach the horizon (Zeno, solver
-    failure, too many mode changes) has ``failure`` set and the checkpoints it reached. Floats only.
+    failure, too many mode changes, a kink decision that failed its checks) has ``failure`` set and the
+    checkpoints it reached. ``extra`` holds "evaluations" (field evaluations) and "modes". Floats only.
     """
     started = time.perf_counter()
     theta = np.array(theta0, dtype=np.float64)
@@ -435,7 +591,6 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
 
     states = np.empty((grid.size, 3 * p))
     losses = np.empty(grid.size)
-    filled = 0
     balance0 = _balance(theta, p)
     drift = 0.0
     loss_excess = 0.0
@@ -445,202 +600,196 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
     failure = None
     tau = 0.0
     evaluations = [0]
-    held_back = ()
     states[0], losses[0] = theta, last_loss
     filled = 1
-    while tau < tau_end:
-        mode = _Mode(p, status, theta, held_back)
-        if mode.act_a.size == 0:
-            death_time = math.expm1(tau)
-            break
+    try:
+        while tau < tau_end:
+            mode = _Mode(p, status)
+            if mode.act_a.size == 0:
+                death_time = math.expm1(tau)
+                break
 
-        def rhs(s, y, mode=mode):
-            evaluations[0] += 1
-            if evaluations[0] > MAX_EVALUATIONS:
-                raise _EvaluationBudget
-            return math.exp(s) * mode.time_derivative(y)
+            def rhs(s, y, mode=mode):
+                evaluations[0] += 1
+                if evaluations[0] > MAX_EVALUATIONS:
+                    raise _EvaluationBudget
+                return math.exp(s) * mode.time_derivative(y)
 
-        # The crossing events are offset by a hair (EVENT_OFFSET x scale): a gate that has just left a face
-        # starts at z = 0 exactly, where a zero-offset event would fire at once or meet a root bracket of
-        # one sign; offset, it can only fire once the gate has come back to within the hair of 0.
-        hair = EVENT_OFFSET * max(1.0, float(np.abs(theta[:2 * p]).max()))
+            def jac(s, y, mode=mode):
+                # counted as one evaluation: it replaces the 3p + 1 evaluations of a finite-difference Jacobian
+                evaluations[0] += 1
+                return math.exp(s) * mode.jacobian(y)
 
-        def active_min(s, y, mode=mode, hair=hair):
-            return float(np.min(y[mode.act_a] + y[p + mode.act_b])) - hair
+            # The crossing events are offset by a hair (EVENT_OFFSET x scale): a gate that has just left a face
+            # starts at z = 0 exactly, where a zero-offset event would fire at once or meet a root bracket of
+            # one sign; offset, it can only fire once the gate has come back to within the hair of 0. The faces'
+            # margin likewise fires a hair below 0 (a face decided at a tie starts at margin 0).
+            scale = max(1.0, float(np.abs(theta[:2 * p]).max()))
+            hair = EVENT_OFFSET * scale
+            margin_hair = EVENT_OFFSET * _force_scale(mode.forces(theta)[0], theta[2 * p:])
 
-        events = [active_min]
-        if mode.inactive.size:
-            ia, ib = np.divmod(mode.inactive, p)
+            def active_min(s, y, mode=mode, hair=hair):
+                return float(np.min(y[mode.act_a] + y[mode.act_bp])) - hair
 
-            def inactive_max(s, y, ia=ia, ib=ib, hair=hair):
-                return float(np.max(y[ia] + y[p + ib])) + hair
+            active_min.direction = -1
+            active_min.terminal = True
+            events = [active_min]
+            if mode.inactive.size:
+                def inactive_max(s, y, mode=mode, hair=hair):
+                    return float(np.max(y[mode.ina_a] + y[mode.ina_bp])) + hair
 
-            inactive_max.direction = 1
-            inactive_max.terminal = True
-            events.append(inactive_max)
-        if mode.sl_a.size and mode.forced.size == 0:
-            def coefficient_margin(s, y, mode=mode):
-                c = mode.coefficients(y)
-                return float(np.min(np.minimum(c, 1 - c)))
+                inactive_max.direction = 1
+                inactive_max.terminal = True
+                events.append(inactive_max)
+            if mode.faces is not None:
+                def face_margin(s, y, mode=mode, hair=margin_hair):
+                    return mode.margin(y) + hair
 
-            coefficient_margin.direction = -1
-            coefficient_margin.terminal = True
-            events.append(coefficient_margin)
-        active_min.direction = -1
-        active_min.terminal = True
-        try:
+                face_margin.direction = -1
+                face_margin.terminal = True
+                events.append(face_margin)
             try:
-                sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL, events=events,
-                                dense_output=True)
-            except ValueError as exc:
-                if "different signs" not in str(exc):
-                    raise
-                # An event function within rounding of 0 at a step (a gate hovering at the offset after a
-                # tangential exit) met a root bracket of one sign on the dense output. Integrate the mode
-                # again without the gate events: the step-by-step side check below locates the crossing.
-                # Integrate the mode again without events: the step-by-step checks below locate the
-                # crossing (a gate's side, a sliding coefficient's bounds) on the dense output.
-                events = []
-                sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL,
-                                dense_output=True)
-                sol.t_events = []
-        except _EvaluationBudget:
-            failure = (f"more than {MAX_EVALUATIONS} field evaluations by t = {math.expm1(tau):.4g} "
-                       "(the solver could not get through one mode)")
-            break
-        except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
-            failure = f"solver error: {exc}"
-            break
-        if sol.status == -1:
-            failure = f"solver failure at t = {math.expm1(tau):.4g}: {sol.message}"
-            break
-        crossed = None
-        # validation at every step of this mode (the loss must not rise beyond its error allowance)
-        for k in range(sol.y.shape[1]):
-            y = sol.y[:, k]
-            zs = (y[:p, None] + y[None, p:2 * p]).ravel()
-            wrong = np.flatnonzero(((status == -1) & (zs > 1e3 * hair)) | ((status == 1) & (zs < -1e3 * hair)))
-            if wrong.size and k == 0:
-                failure = "a gate starts a mode on the wrong side of its kink"
+                try:
+                    sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL, events=events,
+                                    dense_output=True, jac=jac)
+                except ValueError as exc:
+                    if "different signs" not in str(exc):
+                        raise
+                    # An event function within rounding of 0 at a step (a gate hovering at the offset after a
+                    # tangential exit) met a root bracket of one sign on the dense output. Integrate the mode
+                    # again without events: the step-by-step checks below locate the crossing (a gate's side,
+                    # the faces' margin) on the dense output.
+                    events = []
+                    sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL,
+                                    dense_output=True, jac=jac)
+                    sol.t_events = []
+            except _EvaluationBudget:
+                failure = (f"more than {MAX_EVALUATIONS} field evaluations by t = {math.expm1(tau):.4g} "
+                           "(the solver could not get through one mode)")
                 break
-            if wrong.size and k > 0:
-                # a gate that left a face tangentially (so its offset event could not see it) came back
-                # across: locate the crossing on the dense output and treat it as an event there
-                gate = int(wrong[0])
-                a, b = divmod(gate, p)
-
-                def side(s_, a=a, b=b, sign=float(status[gate])):
-                    yy = sol.sol(s_)
-                    return sign * (yy[a] + yy[p + b])
-
-                lo, hi = float(sol.t[k - 1]), float(sol.t[k])
-                tau_cross = brentq(side, lo, hi, xtol=1e-15) if side(lo) > 0 else lo
-                crossed = (gate, tau_cross)
+            except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
+                failure = f"solver error: {exc}"
                 break
-            if mode.sl_a.size:
-                # the velocity must stay a Clarke element: coefficients in [0, 1] (with cycles: some
-                # admissible coefficients giving the same forces). The event sees the crossing without
-                # cycles; this check covers cycles, gates held back at a bound and dropped events.
-                gap = mode.inadmissibility(y)
-                if gap > INADMISSIBLE and k == 0:
-                    failure = "a mode starts with an inadmissible Clarke coefficient"
+            if sol.status == -1:
+                failure = f"solver failure at t = {math.expm1(tau):.4g}: {sol.message}"
+                break
+            crossed = None
+            # validation at every step of this mode: gates on their sides, the faces admissible, the loss not
+            # rising beyond its error allowance, the balance quantity tracked
+            for k in range(sol.y.shape[1]):
+                y = sol.y[:, k]
+                zs = (y[:p, None] + y[None, p:2 * p]).ravel()
+                wrong = np.flatnonzero(((status == -1) & (zs > 1e3 * hair)) | ((status == 1) & (zs < -1e3 * hair)))
+                if wrong.size and k == 0:
+                    failure = "a gate starts a mode on the wrong side of its kink"
                     break
-                if gap > INADMISSIBLE:
+                lo = float(sol.t[k - 1]) if k else float(sol.t[0])
+                if wrong.size:
+                    # a gate that left a face tangentially (so its offset event could not see it) came back
+                    # across: locate the crossing on the dense output and treat it as an event there
+                    gate = int(wrong[0])
+                    a, b = divmod(gate, p)
+
+                    def side(s_, a=a, b=b, sign=float(status[gate])):
+                        yy = sol.sol(s_)
+                        return sign * (yy[a] + yy[p + b])
+
+                    crossed = (gate, brentq(side, lo, float(sol.t[k]), xtol=1e-15) if side(lo) > 0 else lo)
+                    break
+                if not events and mode.faces is not None and mode.margin(y) < -1e3 * margin_hair:
+                    # (with events, the face_margin event has seen this very state)
+                    if k == 0:
+                        failure = "a mode starts with inadmissible face coefficients"
+                        break
+
                     def margin(s_, mode=mode):
-                        return INADMISSIBLE / 2 - mode.inadmissibility(sol.sol(s_))
+                        return mode.margin(sol.sol(s_)) + margin_hair
 
-                    lo, hi = float(sol.t[k - 1]), float(sol.t[k])
-                    crossed = ("coefficient", brentq(margin, lo, hi, xtol=1e-15) if margin(lo) > 0 else lo)
+                    crossed = ("faces", brentq(margin, lo, float(sol.t[k]), xtol=1e-15) if margin(lo) > 0 else lo)
                     break
-            loss = _loss(y, p)
-            grad = mode.time_derivative(y)
-            # the state carries an error <= rtol |y| + atol per component, which moves the loss by at most
-            # |grad L|_1 times it; a factor 10 for the accumulation of local errors; plus the rounding of
-            # the p^2 log-sum-exp terms of size <= |L| + log p
-            allowance = (10 * (RTOL * np.abs(y).max() + ATOL) * np.abs(grad).sum()
-                         + 8 * p * p * _EPS * (abs(loss) + math.log(p)))
-            loss_excess = max(loss_excess, loss - last_loss - allowance)
-            last_loss = loss
-            drift = max(drift, abs(_balance(y, p) - balance0) / max(1.0, float(y @ y)))
-        if failure is not None:
-            break
-        if crossed is not None:
-            tau_new = crossed[1]
-            end_state = sol.sol(tau_new)
-        else:
-            tau_new = float(sol.t[-1])
-            end_state = sol.y[:, -1]
-        # checkpoints passed in this mode, from the dense output
-        while filled < grid.size and taus[filled] <= tau_new:
-            states[filled] = sol.sol(taus[filled]) if taus[filled] < tau_new else end_state
-            losses[filled] = _loss(states[filled], p)
-            # between solver steps too: a gate that dipped across its kink and back within one step
-            zc = (states[filled][:p, None] + states[filled][None, p:2 * p]).ravel()
-            if np.any(((status == -1) & (zc > 1e3 * hair)) | ((status == 1) & (zc < -1e3 * hair))):
-                failure = f"a gate is on the wrong side of its kink at the checkpoint t = {grid[filled]:.4g}"
-            filled += 1
-        if failure is not None:
-            break
-        theta = np.array(end_state, dtype=np.float64)
-        if sol.status == 0 and crossed is None:  # reached the horizon
+                loss = _loss(y, p)
+                if loss > last_loss:
+                    # the state carries an error <= rtol |y| + atol per component, which moves the loss by at most
+                    # |grad L|_1 times it; a factor 10 for the accumulation of local errors; plus the rounding of
+                    # the p^2 log-sum-exp terms of size <= |L| + log p (computed only for a rise: the loss of a
+                    # descent needs no allowance)
+                    grad = mode.time_derivative(y)
+                    allowance = (10 * (RTOL * np.abs(y).max() + ATOL) * np.abs(grad).sum()
+                                 + 8 * p * p * _EPS * (abs(loss) + math.log(p)))
+                    loss_excess = max(loss_excess, loss - last_loss - allowance)
+                last_loss = loss
+                drift = max(drift, abs(_balance(y, p) - balance0) / max(1.0, float(y @ y)))
+            if failure is not None:
+                break
+            if crossed is not None:
+                tau_new = crossed[1]
+                end_state = sol.sol(tau_new)
+            else:
+                tau_new = float(sol.t[-1])
+                end_state = sol.y[:, -1]
+            # checkpoints passed in this mode, from the dense output
+            while filled < grid.size and taus[filled] <= tau_new:
+                states[filled] = sol.sol(taus[filled]) if taus[filled] < tau_new else end_state
+                losses[filled] = _loss(states[filled], p)
+                # between solver steps too: a gate that dipped across its kink and back within one step
+                zc = (states[filled][:p, None] + states[filled][None, p:2 * p]).ravel()
+                if np.any(((status == -1) & (zc > 1e3 * hair)) | ((status == 1) & (zc < -1e3 * hair))):
+                    failure = f"a gate is on the wrong side of its kink at the checkpoint t = {grid[filled]:.4g}"
+                filled += 1
+            if failure is not None:
+                break
+            theta = np.array(end_state, dtype=np.float64)
+            if sol.status == 0 and crossed is None:  # reached the horizon
+                tau = tau_new
+                break
+            zero_length = zero_length + 1 if tau_new <= tau * (1 + 4 * _EPS) + 1e-300 else 0
             tau = tau_new
-            break
-        zero_length = zero_length + 1 if tau_new <= tau * (1 + 4 * _EPS) + 1e-300 else 0
-        tau = tau_new
-        switches += 1
-        if switches > MAX_SWITCHES:
-            failure = f"more than {MAX_SWITCHES} mode changes by t = {math.expm1(tau):.4g} (Zeno?)"
-            break
-        if zero_length > MAX_ZERO_LENGTH:
-            failure = f"{MAX_ZERO_LENGTH} successive zero-length modes at t = {math.expm1(tau):.4g} (Zeno)"
-            break
-        # which event fired, and the gates it concerns
-        z = theta[:p, None] + theta[None, p:2 * p]
-        zflat = z.ravel()
-        kinks = set(np.flatnonzero(status == 0).tolist())
-        leaving = {}
-        fired = [i for i, te in enumerate(sol.t_events) if te.size]
-        name = [] if crossed is not None else [events[i].__name__ for i in fired]
-        if crossed is not None and crossed[0] == "coefficient":
-            name = ["coefficient_margin"]
-        elif crossed is not None:
-            kinks.add(crossed[0])
-        if "active_min" in name:
-            act = np.flatnonzero(status == 1)
-            kinks.add(int(act[np.argmin(zflat[act])]))
-        if "inactive_max" in name:
-            ina = np.flatnonzero(status == -1)
-            kinks.add(int(ina[np.argmax(zflat[ina])]))
-        if "coefficient_margin" in name and mode.forced.size:
-            pass  # with cycles no single gate is known to leave: every kink gate is decided afresh below
-        elif "coefficient_margin" in name:
-            c = mode.coefficients(theta)
-            sl = mode.sl_a * p + mode.sl_b  # the forest's gates, in the order of c
-            i = int(np.argmin(np.minimum(c, 1 - c)))
-            leaving[int(sl[i])] = -1 if c[i] < 0.5 else 1
-        # any other gate that is numerically on its kink at the same instant
-        scale = max(1.0, float(np.abs(theta[:2 * p]).max()))
-        kinks |= set(np.flatnonzero(np.abs(zflat) <= 1e-9 * scale).tolist())
-        kinks_arr = np.array(sorted(kinks), dtype=int)
-        theta = _snap(theta, p, kinks_arr)
-        try:
-            status = _resolve(theta, p, status, kinks_arr, leaving)
-            held_back = tuple(k for k in leaving if status[k] == 0)
-        except InconsistentMode as exc:
-            failure = f"{exc} at t = {math.expm1(tau):.4g}"
-            break
-        # the gates now held on faces, exactly on them
-        theta = _snap(theta, p, np.flatnonzero(status == 0))
-    if death_time is None and failure is None and status is not None and not np.any(status == 1):
+            switches += 1
+            if switches > MAX_SWITCHES:
+                failure = f"more than {MAX_SWITCHES} mode changes by t = {math.expm1(tau):.4g} (Zeno?)"
+                break
+            if zero_length > MAX_ZERO_LENGTH:
+                failure = f"{MAX_ZERO_LENGTH} successive zero-length modes at t = {math.expm1(tau):.4g} (Zeno)"
+                break
+            # which event fired, and the gates it concerns
+            zflat = (theta[:p, None] + theta[None, p:2 * p]).ravel()
+            kinks = set(np.flatnonzero(status == 0).tolist())
+            leaving: dict = {}
+            fired = [events[i].__name__ for i, te in enumerate(sol.t_events) if te.size] if crossed is None else []
+            if crossed is not None and crossed[0] == "faces":
+                fired = ["face_margin"]
+            elif crossed is not None:
+                kinks.add(crossed[0])
+            if "active_min" in fired:
+                act = np.flatnonzero(status == 1)
+                kinks.add(int(act[np.argmin(zflat[act])]))
+            if "inactive_max" in fired:
+                ina = np.flatnonzero(status == -1)
+                kinks.add(int(ina[np.argmax(zflat[ina])]))
+            if "face_margin" in fired:
+                # the gates of the binding constraint leave their faces, each to the side of the bound it reached
+                # (at the event every admissible choice has them at that bound; a moment later none exists)
+                _, leaving = mode.margin(theta, detail=True)
+                kinks |= set(leaving)
+            # any other gate that is numerically on its kink at the same instant
+            scale = max(1.0, float(np.abs(theta[:2 * p]).max()))
+            kinks |= set(np.flatnonzero(np.abs(zflat) <= KINK_TOLERANCE * scale).tolist())
+            status = _decide(theta, p, status, np.array(sorted(kinks), dtype=int), leaving)
+            # the faces of the new mode, exactly on z = 0
+            theta = _snap_faces(theta, p, _Mode(p, status).faces)
+    except _NoDecision as exc:  # a kink decision or a face margin that failed its checks
+        failure = f"{exc} at t = {math.expm1(tau):.4g}"
+    if death_time is None and failure is None and not np.any(status == 1):
         death_time = math.expm1(tau)
     if death_time is not None or failure is not None:
-        while filled < grid.size and (failure is None):
+        while filled < grid.size and failure is None:
             states[filled], losses[filled] = theta, _loss(theta, p)
             filled += 1
-    # a gate is "on a kink" if within the snapping tolerance of 0 (the faces are restored at every event
-    # and Radau keeps linear invariants up to rounding)
+    # a gate is "on a kink" if within the snapping tolerance of 0 (the faces are restored at every event and
+    # the integration keeps them to rounding)
     band = 1e-7 * max(1.0, float(np.abs(theta[:2 * p]).max()))
     return Trajectory(p=p, dynamics="flow", horizon=float(horizon), times=grid[:filled], states=states[:filled],
                       losses=losses[:filled], death_time=death_time, kink_band=band,
                       max_loss_increase=max(0.0, loss_excess), balance_drift=drift, failure=failure,
-                      switches=switches, seconds=time.perf_counter() - started)
+                      switches=switches, seconds=time.perf_counter() - started,
+                      extra={"evaluations": evaluations[0]})
