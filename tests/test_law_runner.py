@@ -305,7 +305,7 @@ def test_progress_bar_only_on_a_terminal_and_with_the_time_left():
     assert stream.getvalue().endswith("\n")
 
 
-# --- the staircase summary ---------------------------------------------------------------
+# --- the staircase summary, the cost estimate ---------------------------------------------------------------
 
 def _summary_row(outcome, k="", n="", n_columns=None, max_f="0.5", lengths="", dead_region="0"):
     return {"outcome": outcome, "reason": "why" if outcome == "undecided" else "", "rejected": "0",
@@ -346,3 +346,62 @@ def test_the_summary_lists_the_most_frequent_shapes_and_counts_the_rest(monkeypa
     rows = [_summary_row("multi_gate_other", lengths=lengths) for lengths in ("2 2", "3 1", "2 2", "4 1", "3 1", "2 2")]
     other = runner.summary_document(LawParameters(5), 6, dict(enumerate(rows)), {})["multi_gate_other"]
     assert other["row_lengths"] == {"2 2": 3, "3 1": 2} and other["row_lengths_not_listed"] == 1
+
+
+COSTS = {"machine": "test", "flow": {"horizon": 1e6, "seconds_per_sample": {"5": 1.0, "13": 8.0}},
+         "gd": {"seconds_per_step": {"5": {"fixed": 1e-4, "per_sample": 1e-6},
+                                     "7": {"fixed": 2e-4, "per_sample": 4e-6}}}}
+
+
+def test_the_estimate_follows_the_cost_model():
+    flow = runner.estimate_run(LawParameters(5), [[i] for i in range(10)], 2, COSTS)
+    assert flow.seconds == pytest.approx(5 * 1.0) and "measured there" in flow.basis
+    # p = 13 measured; between 5 and 13 log-log: p = 7 costs 1.0 * (7/5)^(log 8 / log 2.6)
+    mid = runner.estimate_run(LawParameters(7), [[0], [1]], 1, COSTS)
+    assert mid.seconds == pytest.approx(2 * (7 / 5) ** (math.log(8) / math.log(13 / 5)))
+    assert "interpolated" in mid.basis
+    far = runner.estimate_run(LawParameters(31), [[0]], 1, COSTS)
+    assert far.seconds == pytest.approx((31 / 5) ** (math.log(8) / math.log(13 / 5))) and "extrapolated" in far.basis
+    # the flow at another horizon scales with log(1 + T)
+    short = runner.estimate_run(LawParameters(5, horizon="1e3"), [[0]], 1, COSTS)
+    assert short.seconds == pytest.approx(math.log1p(1e3) / math.log1p(1e6))
+    # gd: S (a + b B) per task, S = ceil(T / eta); two tasks of 150 on two workers take one task's time
+    gd = LawParameters(5, dynamics="gd", eta="1")
+    two = runner.estimate_run(gd, [list(range(150)), list(range(150, 300))], 2, COSTS)
+    assert two.seconds == pytest.approx(1e6 * (1e-4 + 150e-6))
+    one = runner.estimate_run(gd, [list(range(300))], 2, COSTS)  # one task: the longest task, not half of it
+    assert one.seconds == pytest.approx(1e6 * (1e-4 + 300e-6))
+    assert runner.estimate_run(LawParameters(5), [], 1, COSTS) is None
+
+
+def test_a_long_run_gets_its_estimate_first_and_a_short_one_none(tmp_path, monkeypatch):
+    notes = []
+    slow = {**COSTS, "flow": {"horizon": 10, "seconds_per_sample": {"5": 100.0}}}
+    monkeypatch.setattr(runner, "load_costs", lambda path=None: slow)
+    run_law(FLOW10, 1, tmp_path / "slow", warn=notes.append)
+    assert len(notes) == 1 and "1 samples to compute on 1 worker(s): about 1m40s" in notes[0] and "\n" not in notes[0]
+    notes.clear()
+    monkeypatch.setattr(runner, "load_costs", lambda path=None: COSTS)
+    run_law(FLOW10, 1, tmp_path / "fast", warn=notes.append)
+    assert notes == []
+
+
+@pytest.mark.parametrize("text", [
+    "", "[]", "{", json.dumps({"flow": {}, "gd": {}}),
+    json.dumps({**COSTS, "flow": {"horizon": 1e6, "seconds_per_sample": {"5": -1.0}}}),
+    json.dumps({**COSTS, "flow": {"horizon": 1e6, "seconds_per_sample": {"x": 1.0}}}),
+    json.dumps({**COSTS, "gd": {"seconds_per_step": {"5": {"fixed": 1e-4}}}}),
+    json.dumps({**COSTS, "machine": 5}),
+])
+def test_a_cost_table_that_is_not_one_gives_no_estimate(tmp_path, text):
+    path = tmp_path / "costs.json"
+    path.write_text(text)
+    assert runner.load_costs(path) is None
+    path.write_text(json.dumps(COSTS))
+    assert runner.load_costs(path) == COSTS
+    assert runner.load_costs(tmp_path) is None  # a folder
+
+
+def test_the_shipped_cost_table_is_one():
+    costs = runner.load_costs()
+    assert costs is not None and "5" in costs["flow"]["seconds_per_sample"] and "5" in costs["gd"]["seconds_per_step"]

@@ -77,8 +77,10 @@ count; --jobs 1 computes in this process, without Dask), or the cluster of
 --scheduler tcp://host:8786 (its workers need certify installed), unchanged.
 The scheduler must complete Dask's handshake within --connect-timeout seconds
 (default 5); a server that is not Dask is refused at once.
-Dask is the optional extra: pip install 'certify[law]'. A progress bar with
-an estimate of the time left is drawn on stderr when it is a terminal.
+Dask is the optional extra: pip install 'certify[law]'. gd runs one big
+vectorised batch per worker. A run estimated to take over a minute (from the
+costs measured by examples/law/measure_costs.py) says so on stderr first; a
+progress bar with the time left is drawn on stderr when it is a terminal.
 --plot FILE (.png or .pdf) draws the figure of the run (see certify plot law)."""
 
 

@@ -32,7 +32,8 @@ see last-bit differences in those columns; an outcome changes only if a value si
 Sample i is :func:`certify.law.sampling.draw_initial` (p, sigma, seed, i), its own random stream, so nothing
 depends on which worker computed it or when. Work goes out in tasks (flow: one index per task; gd: batched
 by worker, one big batch of contiguous indices per worker, or a few of at most :data:`GD_BATCH`, simulated
-together: :func:`_batches`) and rows are written as tasks complete.
+together: :func:`_batches`) and rows are written as tasks complete. A run estimated (:func:`estimate_run`, from
+the measured costs in costs.json beside this module) to take over a minute gets a note with the estimate first.
 
 Where: ``scheduler`` an address (a running Dask scheduler, ``tcp://host:8786``: the workers need certify
 installed), else ``jobs`` > 1 a ``distributed.LocalCluster`` of ``jobs`` single-threaded worker processes
@@ -63,10 +64,10 @@ from pathlib import Path
 
 from certify.errors import CertifyError, InputError
 
-__all__ = ["GD_BATCH", "InvalidRow", "LawParameters", "LawRun", "MAX_SAMPLES", "SAMPLE_FIELDS", "WILSON_Z",
-           "certified_dead_region", "check_row", "compute_samples", "probe_scheduler", "progress_bar", "read_samples",
-           "row_bytes", "run_law", "sample_digest", "samples_file_limit", "scheduler_address", "summary_document",
-           "summary_text", "wilson_interval"]
+__all__ = ["Estimate", "GD_BATCH", "InvalidRow", "LawParameters", "LawRun", "MAX_SAMPLES", "SAMPLE_FIELDS",
+           "WILSON_Z", "certified_dead_region", "check_row", "compute_samples", "estimate_run", "load_costs",
+           "probe_scheduler", "progress_bar", "read_samples", "row_bytes", "run_law", "sample_digest",
+           "samples_file_limit", "scheduler_address", "summary_document", "summary_text", "wilson_interval"]
 
 #: The columns of samples.csv, in order (seconds last: the one column that differs between two computations).
 SAMPLE_FIELDS = ("index", "rejected", "initially_active_gates", "in_dead_region", "outcome", "reason",
@@ -1007,6 +1008,105 @@ def _batches(missing: list[int], dynamics: str, workers: int) -> list[list[int]]
     return [missing[lo:hi] for lo, hi in zip(bounds, bounds[1:])]
 
 
+#: The measured cost of a sample by p and dynamics (a JSON table beside this module), written by
+#: examples/law/measure_costs.py; :func:`estimate_run` reads it.
+COSTS_PATH = Path(__file__).with_name("costs.json")
+
+#: A run estimated to take longer than this many seconds gets a note with its estimate before it starts.
+ESTIMATE_NOTE_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What :func:`estimate_run` expects a run to take: ``seconds`` of wall time, and ``basis`` (one line:
+    where the figure comes from, and whether p is outside the measured primes)."""
+
+    seconds: float
+    basis: str
+
+
+def _in_p(table: dict, p: int) -> tuple[float, str]:
+    """(the value at p, how: "measured", "interpolated" or "extrapolated") of a table {prime: positive value}:
+    the value measured at p, else linear in (log p, log value) between the two measured primes around p, or
+    beyond them along the line through the two nearest (the one value if there is one)."""
+    points = sorted((int(q), float(value)) for q, value in table.items())
+    if p in dict(points):
+        return dict(points)[p], "measured"
+    if len(points) == 1:
+        return points[0][1], "extrapolated"
+    j = min(max(sum(q < p for q, _ in points), 1), len(points) - 1)
+    (p0, c0), (p1, c1) = points[j - 1], points[j]
+    slope = (math.log(c1) - math.log(c0)) / (math.log(p1) - math.log(p0))
+    value = math.exp(math.log(c0) + slope * (math.log(p) - math.log(p0)))
+    return value, "interpolated" if p0 < p < p1 else "extrapolated"
+
+
+def load_costs(path=None) -> dict | None:
+    """The cost table at ``path`` (default :data:`COSTS_PATH`) as examples/law/measure_costs.py writes it:
+    {"machine": text, "flow": {"horizon": T, "seconds_per_sample": {p: s}}, "gd": {"seconds_per_step": {p:
+    {"fixed": a, "per_sample": b}}}}, every p a whole number >= 2 and every number finite and > 0 (more keys
+    are allowed). None if it is missing or not such a table: then no estimate is made, and nothing else
+    changes. Read capped (64 KiB) and only if it is a regular file."""
+    from certify.check import read_regular_file
+    from certify.errors import MalformedCertificate
+
+    def positive(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+
+    try:
+        table = json.loads(read_regular_file(Path(path or COSTS_PATH), 64 * 1024, what="costs.json").decode("utf-8"))
+        flow, gd = table["flow"]["seconds_per_sample"], table["gd"]["seconds_per_step"]
+        numbers = [table["flow"]["horizon"], *flow.values()]
+        numbers += [entry[name] for entry in gd.values() for name in ("fixed", "per_sample")]
+        primes = [int(q) for q in (*flow, *gd) if re.fullmatch(r"[1-9][0-9]{0,5}", q)]
+    except (OSError, MalformedCertificate, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+    if not (flow and gd and all(map(positive, numbers)) and len(primes) == len(flow) + len(gd)
+            and min(primes) >= 2 and isinstance(table.get("machine", ""), str)):
+        return None
+    return table
+
+
+def estimate_run(run: LawParameters, batches: list[list[int]], workers: int, costs: dict | None = None) \
+        -> Estimate | None:
+    """The wall time to compute ``batches`` (the tasks of :func:`_batches`) on ``workers`` workers, from the
+    measured costs (:func:`load_costs` unless ``costs`` is given; None without a table). A model, not a
+    bound, of the machine the table was measured on:
+
+    - flow: each sample costs c(p) seconds at the table's horizon, times log(1 + T) / log(1 + T_table) at
+      another horizon T (the flow integrates in tau = log(1 + t); an assumption: a settled state costs about
+      the same per unit of tau); the samples are shared evenly by the workers;
+    - gd: a task of B samples costs S (a(p) + b(p) B) seconds for S = ceil(T / eta) steps (a fixed overhead per
+      step and a cost per sample-step; samples that die leave the batch, so it is an upper estimate); the run
+      takes the larger of the total over the workers and the longest task.
+
+    c, a and b are interpolated in p between the measured primes (log-log) and extrapolated beyond them; the
+    basis says so."""
+    costs = costs if costs is not None else load_costs()
+    if costs is None or not batches:
+        return None
+    workers = max(1, workers)
+    samples = sum(len(batch) for batch in batches)
+    if run.dynamics == "flow":
+        flow = costs["flow"]
+        per_sample, how = _in_p(flow["seconds_per_sample"], run.p)
+        per_sample *= math.log1p(run.horizon_value) / math.log1p(float(flow["horizon"]))
+        seconds = per_sample * -(-samples // workers)
+        measured = f"flow, {per_sample:.3g} s a sample"
+    else:
+        table = costs["gd"]["seconds_per_step"]
+        fixed, how = _in_p({q: c["fixed"] for q, c in table.items()}, run.p)
+        each, _ = _in_p({q: c["per_sample"] for q, c in table.items()}, run.p)  # the same primes: the same how
+        steps = math.ceil(run.horizon_value / run.eta_value)
+        tasks = [steps * (fixed + each * len(batch)) for batch in batches]
+        seconds = max(sum(tasks) / workers, max(tasks))
+        measured = f"gd, {steps} steps in {len(batches)} batch(es)"
+    where = {"measured": "measured there", "interpolated": "interpolated between the measured primes",
+             "extrapolated": "extrapolated beyond the measured primes"}[how]
+    return Estimate(seconds, f"{measured} at p = {run.p}, {where}; costs.json: "
+                             f"{_one_line(costs.get('machine', 'machine not stated'), 80)}")
+
+
 def _in_process(parameters: dict, batches):
     for batch in batches:
         yield compute_samples(parameters, batch)
@@ -1194,6 +1294,10 @@ def run_law(run: LawParameters, samples: int, out, *, jobs: int = 1, scheduler: 
                 workers = jobs if client is None or address is None else max(1, len(client.scheduler_info()
                                                                                      .get("workers", {})))
                 batches = _batches(missing, run.dynamics, workers)
+                estimate = estimate_run(run, batches, workers)
+                if estimate is not None and estimate.seconds > ESTIMATE_NOTE_SECONDS:
+                    warn(f"note: {len(missing)} samples to compute on {workers} worker(s): about "
+                         f"{_duration(estimate.seconds)} ({estimate.basis})")
                 results = _in_process(parameters, batches) if client is None else \
                     _on_dask(client, parameters, batches, failures)
                 work_start = time.perf_counter()
