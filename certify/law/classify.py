@@ -130,7 +130,8 @@ def high_block(levels, members) -> int:
 
     Why the largest gap (docs/outcome-law.md section 4): in the staircases measured at p = 5 the active levels
     are a high block near +X and a low block near -X, each spaced by eps, with eps -> 0 and X -> infinity;
-    the largest gap is the one between the blocks once 2X exceeds (k - 1) eps, at no threshold of ours."""
+    the gap between the blocks is 2X - (k - 1) eps, so it is the largest once 2X > k eps, at no threshold of
+    ours."""
     members = sorted(members, key=lambda i: (-float(levels[i]), i))
     if len(members) < 2:
         return 1
