@@ -94,28 +94,38 @@ def forge_capture_time(d):
     return None  # the weakened lemma's name depends on its digits: any capture_time_log10_lo_* lemma
 
 
+def _with_twin(entry: dict, end: str, new: fmpq) -> None:
+    """entry[end] = new, and its log10 twin moved with it (log10 of the new end rounded outward at 10^-15,
+    mpmath at 60 digits), so that the pair agrees and the forged end's own lemma is what refuses it."""
+    import mpmath
+
+    _set(entry, end, new)
+    with mpmath.workdps(60):
+        scaled = mpmath.log10(mpmath.mpf(int(new.p)) / int(new.q)) * 10**15
+        _set(entry, f"log10_{end}", fmpq(int(mpmath.floor(scaled) if end == "lo" else mpmath.ceil(scaled)), 10**15))
+
+
 def forge_capture_lo_far(d):
-    d["claims"]["capture_time"]["lo"] = "1e600"  # T is about 1e67 (p = 5): lo past the truth by 10^533
-    return "capture_time_lo_13_digits"
+    # T is about 1e67 (p = 5): lo past the truth by 10^533, its twin log10_lo left as it was, so the pair rule
+    # (capture_time_log10_lo_pair, before any integral) refuses it, as certify check does
+    d["claims"]["capture_time"]["lo"] = "1e600"
+    return "capture_time_log10_lo_pair"
 
 
 def forge_capture_lo(d):
     entry = d["claims"]["capture_time"]
     _set(entry, "lo", value(entry["lo"]) * (1 + fmpq(1, 10**10)))  # past the truth by more than 13 digits resolve
-    return "capture_time_lo_13_digits"
+    return "capture_time_log10_lo_pair"  # its twin no longer agrees (see forge_capture_consistent for both moved)
 
 
 def forge_capture_hi(d):
     entry = d["claims"]["capture_time"]
     _set(entry, "hi", value(entry["hi"]) * (1 - fmpq(1, 10**10)))
-    return "capture_time_hi_13_digits"
-
-
+    return "capture_time_log10_hi_pair"
 def forge_capture_consistent(d):
     """lo and log10_lo moved past the truth together: the enclosure itself is false (integral fails)."""
     entry = d["claims"]["capture_time"]
-    _set(entry, "lo", value(entry["lo"]) * (1 + fmpq(1, 10**9)))
-    _set(entry, "log10_lo", value(entry["log10_lo"]) + fmpq(1, 10**9))
+    _with_twin(entry, "lo", value(entry["lo"]) * (1 + fmpq(1, 10**9)))  # only the integral can refuse it
     return "capture_time_ln_enclosure"
 
 

@@ -119,10 +119,12 @@ TOY_KERNEL = '''
 from dataclasses import dataclass
 from flint import fmpq
 from certify.errors import HypothesisError
-from certify.kernel.claims import Claim, Quantity
+from certify.kernel.claims import EXACT, ClaimSpec
 from certify.kernel.family import family_base_point
 
 PAPER = "Toy theorem"
+MARGIN = ClaimSpec("margin", "base_point", "A - epsilon, positive by the hypotheses,", EXACT)
+CLAIMS = (MARGIN,)
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def toy_base_point(params):
 
 
 def toy_claims(params, radius, prec):
-    return [Claim("margin", "A - epsilon > 0", "base_point", Quantity(exact=params.A - params.epsilon))]
+    return [MARGIN.claim(exact=params.A - params.epsilon)]
 '''
 
 TOY_BUILDER = '''

@@ -21,7 +21,8 @@ from .family import (FAMILY_BASE_POINT, base_point_lemmas, block_levels, enclose
 from .family import radius as radius_term
 from .family import terminal_purity_gap_term
 from .lemma import Lemma
-from .terms import ident, number, real, rmin, round_down, round_up
+from .relations import landmark_lemmas, relation, stated
+from .terms import ident, number, real, rmin
 
 #: Significant digits to which the hitting time T is proved by CoqInterval's ``integral`` (measured on
 #: p = 5, 13, 101 on a loaded machine: 12 digits with (80, 12, 200) take about 1 s per end, 15 digits
@@ -69,49 +70,37 @@ class _Terms:
         return f"({self.p} ^ 2 / 2 * RInt {integrand} 0 {self.eps})"
 
 
-def _end(document: dict, claim: str, end: str) -> str:
-    return real(number(document["claims"][claim][end], f"{claim}.{end}"))
-
-
 def _bounds(document: dict, claim: str, quantity: str, paper: str, proof: str = INTERVAL_TACTIC,
-            positive: bool = False, ends=("lo", "hi")) -> list[Lemma]:
-    """``lo <= quantity`` and ``quantity <= hi`` for those of ``ends`` the claim has, with the
-    certificate's numbers (full digits); ``positive``: also ``0 < lo`` (the claim's lo > 0, which
-    with the first lemma makes the quantity positive)."""
-    ends = [end for end in ends if end in document["claims"][claim]]
+            ends=("lo", "hi")) -> list[Lemma]:
+    """For each of ``ends`` the claim's relation stores: the end's proposition about ``quantity`` in the
+    relation's direction (:func:`certify.coq.relations.stated`, the certificate's numbers in full) and the
+    landmark the relation asserts of it (``0 < lo``, which with the lower end makes the quantity positive)."""
     lemmas = []
-    if "lo" in ends:
-        lemmas.append(Lemma(ident(claim, "lo"), claim, f"{_end(document, claim, 'lo')} <= {quantity}", proof, paper))
-        if positive:
-            lemmas.append(Lemma(ident(claim, "lo_positive"), claim, f"0 < {_end(document, claim, 'lo')}", "lra.",
-                                "lo > 0, so with the lower end the quantity is positive"))
-    if "hi" in ends:
-        lemmas.append(Lemma(ident(claim, "hi"), claim, f"{quantity} <= {_end(document, claim, 'hi')}", proof, paper))
+    for end in ends:
+        if end in relation(document, claim).keys():
+            lemmas.append(Lemma(ident(claim, end), claim, stated(document, claim, end, quantity), proof, paper))
+            lemmas += landmark_lemmas(document, claim, end, paper="the claim's margin: with the end above, the "
+                                                                  "quantity is strictly positive")
     return lemmas
 
 
 def _hitting_time_lemmas(document: dict, t: _Terms) -> list[Lemma]:
     """T in [lo, hi] with the ends rounded outward to HITTING_TIME_DIGITS digits, and 0 < T in full."""
     claim, k = "hitting_time", HITTING_TIME_DIGITS
-    ends = document["claims"][claim]
-    lo = real(round_down(number(ends["lo"], "hitting_time.lo"), k))
-    hi = real(round_up(number(ends["hi"], "hitting_time.hi"), k))
     paper = ("(2.2) with (2.6): ds/dt = -(2/p^2)(1 - pi_0) g and 1/(1 - pi_0) = 1 + e^{-s g}/(p-1), "
              "so s reaches 0 at this T")
     return [
         Lemma(ident(claim, "positive"), claim, f"0 < {t.hitting_time}", SIGN_INTEGRAL_TACTIC,
               "the hitting time is positive: s decreases from epsilon > 0 ((2.2), g > 0)"),
-        Lemma(ident(claim, "lo", f"{k}_digits"), claim, f"{lo} <= {t.hitting_time}", HITTING_TIME_TACTIC, paper,
-              digits=k),
-        Lemma(ident(claim, "hi", f"{k}_digits"), claim, f"{t.hitting_time} <= {hi}", HITTING_TIME_TACTIC, paper,
-              digits=k),
+        *(Lemma(ident(claim, end, f"{k}_digits"), claim, stated(document, claim, end, t.hitting_time, digits=k),
+                HITTING_TIME_TACTIC, paper, digits=k) for end in ("lo", "hi")),
+        *landmark_lemmas(document, claim, "lo"),
     ]
 
 
 def _balance_lemmas(document: dict, t: _Terms) -> list[Lemma]:
     """(A.10): the exact value at the base point, and at its terminal state (2.8), (2.6)."""
     claim, p = "balance_invariant", t.p
-    exact = _end(document, claim, "exact")
     base = (f"{t.u0} ^ 2 + ({p} - 1) * {t.uj} ^ 2 + ({t.v0} ^ 2 + ({p} - 1) * {t.vj} ^ 2)"
             f" - ({t.w0} ^ 2 + ({p} - 1) * {t.wj} ^ 2)")
     # the terminal state (2.8) of the construction, in the parameters (certify.kernel.dead's
@@ -120,9 +109,9 @@ def _balance_lemmas(document: dict, t: _Terms) -> list[Lemma]:
     # certificate's base point, its parameters and the terminal state together
     terminal = (f"2 * ({p} - 1) * {t.B} ^ 2 - ({p} * (- {t.A} / {p}) ^ 2 + ({p} - 1) / {p} * {t.Gamma})")
     return [
-        Lemma(ident(claim, "base_point"), claim, f"{base} = {exact}", "field.",
+        Lemma(ident(claim, "base_point"), claim, stated(document, claim, "exact", base), "field.",
               "||u||^2 + ||v||^2 - ||w||^2 at the base point, block by block"),
-        Lemma(ident(claim, "terminal"), claim, f"{terminal} = {exact}", "field.",
+        Lemma(ident(claim, "terminal"), claim, stated(document, claim, "exact", terminal), "field.",
               "at the terminal state (2.8) of the construction (2.1): u = v = (0, -B, ..., -B), mu = -A/p "
               "conserved, g(T)^2 = Gamma by (2.6), ||w(T)||^2 = p mu^2 + (p-1) Gamma/p ((A.37) with e = 0); "
               "Lemma A.8 (A.10) makes the quantity constant"),
@@ -132,21 +121,21 @@ def _balance_lemmas(document: dict, t: _Terms) -> list[Lemma]:
 def _gamma_condition_lemmas(document: dict, t: _Terms) -> list[Lemma]:
     """(A.58) on the box: lo <= gmin^2 - smax^2/2, lo > 0, and the bound at every point of the box."""
     claim, p = "gamma_condition", t.p
-    lo = _end(document, claim, "lo")
     s_base = f"({t.u0} + {t.v0})"
     s_lo, s_hi = f"({s_base} - 2 * {t.r})", f"({s_base} + 2 * {t.r})"
     least = f"({t.wj} - {t.w0} - 2 * {t.r})"  # wbar - w0 >= least on the box
     box = (f"forall s0 w0 wbar : R, {s_lo} <= s0 <= {s_hi} -> Rabs (w0 - {t.w0}) <= {t.r} -> "
-           f"Rabs (wbar - {t.wj}) <= {t.r} -> {lo} <= (({p} - 1) / {p} * (wbar - w0)) ^ 2 - s0 ^ 2 / 2")
+           f"Rabs (wbar - {t.wj}) <= {t.r} -> "
+           f"{stated(document, claim, 'lo', f'(({p} - 1) / {p} * (wbar - w0)) ^ 2 - s0 ^ 2 / 2')}")
     box_proof = (f"intros s0 w0 wbar Hs H0 Hbar. "
                  f"assert (Hx : {least} <= wbar - w0) by (revert H0 Hbar; unfold Rabs; "
                  "repeat destruct (Rcase_abs _); intros; lra). "
                  f"assert (Hx2 : 0 <= (wbar - w0 - {least}) * (wbar - w0 - {least})) by apply Rle_0_sqr. "
                  f"assert (Hs2 : 0 <= ({s_hi} - s0) * (s0 - {s_lo})) by (apply Rmult_le_pos; lra). nra.")
     return [
-        Lemma(ident(claim, "lo"), claim, f"{lo} <= {t.condition}", "lra.",
+        Lemma(ident(claim, "lo"), claim, stated(document, claim, "lo", t.condition), "lra.",
               "(A.58) on the box: gamma_in >= gmin = (p-1)(A-2r)/p > 0 and s0 <= smax = epsilon + 2r"),
-        Lemma(ident(claim, "lo_positive"), claim, f"0 < {lo}", "lra.", "(A.58) holds on the box: lo > 0"),
+        *landmark_lemmas(document, claim, "lo", paper="(A.58) holds on the box"),
         Lemma(ident(claim, "box"), claim, box, box_proof,
               "at every point of the sup-norm box: gamma_in = mu - w(0) = (p-1)/p (wbar - w(0)), wbar the mean "
               "of the wrong-class weights w(j) (within r of their base value), and s0 = u(0) + v(0)"),
@@ -160,7 +149,7 @@ def _hitting_time_box_lemmas(document: dict, t: _Terms) -> list[Lemma]:
     upper = f"({p} ^ 2 * {t.smax} / (2 * {t.gamma_star}))"
     return (_bounds(document, "hitting_time_box", lower, "|ds/dt| <= 2 (A + 2r)/p^2 on the box: D never exceeds "
                     "its initial value, at most A + 2r, so T >= p^2 (epsilon - 2r)/(2 (A + 2r))",
-                    proof="lra.", positive=True, ends=("lo",))
+                    proof="lra.", ends=("lo",))
             + _bounds(document, "hitting_time_box", upper, "ds/dt <= -2 gamma_*/p^2 on the box ((A.53), (A.54), "
                       "(A.57)), so T <= p^2 smax/(2 gamma_*)", ends=("hi",)))
 
@@ -177,10 +166,10 @@ def _builders(t: _Terms) -> dict:
         "hitting_time_box": lambda d: _hitting_time_box_lemmas(d, t),
         "transversality_margin": lambda d: _bounds(
             d, "transversality_margin", f"(2 * ({p} - 1) * sqrt {t.Gamma} / {p} ^ 3)",
-            "(2.7): -ds/dt(T-) = (2/p^2)(1 - 1/p) sqrt(Gamma), as pi_0 -> 1/p and g -> sqrt(Gamma)", positive=True),
+            "(2.7): -ds/dt(T-) = (2/p^2)(1 - 1/p) sqrt(Gamma), as pi_0 -> 1/p and g -> sqrt(Gamma)"),
         "transversality_margin_box": lambda d: _bounds(
             d, "transversality_margin_box", f"(2 * {t.gamma_star} / {p} ^ 2)",
-            "-ds/dt(T-) = 2 gamma(T)/p^2 >= 2 gamma_*/p^2 ((A.54), (A.57))", positive=True),
+            "-ds/dt(T-) = 2 gamma(T)/p^2 >= 2 gamma_*/p^2 ((A.54), (A.57))"),
         "terminal_w_displacement_box": lambda d: _bounds(
             d, "terminal_w_displacement_box", f"(2 * {t.transfer})",
             "||w(T) - w(0)||_1 = 2M with M <= Mmax = min(smax^2/(4 gamma_*), (p-1)(A+2r)/p - gamma_*) "
@@ -193,7 +182,7 @@ def _builders(t: _Terms) -> dict:
         "purity_gap_box": lambda d: _bounds(
             d, "purity_gap_box", gap, "the purity-gap lemma on (1.5) applied to the terminal blocks of "
             "docs/mathematics.md, 'Purity gap at terminal states' (Theorem A.2(iii))",
-            proof=enclosed_atom_proof(t.transfer, INTERVAL_TACTIC), positive=True),
+            proof=enclosed_atom_proof(t.transfer, INTERVAL_TACTIC)),
         "terminal_loss": lambda d: _bounds(
             d, "terminal_loss", f"(ln {p})",
             "after T every activation is 0, so every logit is 0 and the loss (1.1) is log p (Lemma A.17)"),

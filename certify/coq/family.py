@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from .lemma import Lemma
+from .relations import landmark_lemmas, stated
 from .terms import number, real, rmax
 
 #: Turns `Rabs (x - c) <= r` hypotheses into linear ones, then lra (used for sup-norm box facts).
@@ -33,17 +34,17 @@ def single_active_gate_lemmas(document: dict, where: str) -> list[Lemma]:
     Stated for every point (x, y) of the box, x the u coordinate and y the v coordinate of the gate:
     |x - u(a)| <= r and |y - v(b)| <= r at the base point's levels (sup norm); lo > 0 in full.
     """
-    lo = real(number(document["claims"]["single_active_gate"]["lo"]))
+    claim = "single_active_gate"
     r = radius(document)
     u0, uj = block_levels(document, "u")
     v0, vj = block_levels(document, "v")
     paper = f"a gate u(a)+v(b) of a point of the sup-norm box moves at most 2r from its base value ({where})"
     gates = (("central", u0, v0, True), ("cross_a", uj, v0, False), ("cross_b", u0, vj, False),
              ("off_cross", uj, vj, False))
-    lemmas = [Lemma("single_active_gate_lo_positive", "single_active_gate", f"0 < {lo}", "lra.",
-                    "the margin is positive: the box has exactly one active gate")]
+    lemmas = landmark_lemmas(document, claim, "lo", paper="the margin is positive: the box has exactly one active gate")
     for gate, u, v, active in gates:
-        bound = f"{lo} <= x + y" if active else f"x + y <= - {lo}"
+        # the claim's quantity is min(central gate, -(every other gate)): lo bounds each below
+        bound = stated(document, claim, "lo", "x + y" if active else "- (x + y)")
         lemmas.append(Lemma(f"single_active_gate_{gate}", "single_active_gate",
                             f"forall x y : R, Rabs (x - {u}) <= {r} -> Rabs (y - {v}) <= {r} -> {bound}",
                             BOX_TACTIC, paper))
@@ -59,11 +60,10 @@ def fourier_fraction_lemmas(document: dict, claim: str, contrasts_squared: list[
     ``contrasts_squared`` (Coq terms of the terminal contrasts) is positive, so the fraction is defined.
     """
     p = int(document["p"])
-    exact = real(number(document["claims"][claim]["exact"]))
     total = " + ".join(f"({term})" for term in contrasts_squared)
     return [
         Lemma(f"{claim}_value", claim,
-              f"forall s : R, 0 < s -> s * (2 / {p}) / (s * (({p} - 1) / {p})) = {exact}",
+              f"forall s : R, 0 < s -> {stated(document, claim, 'exact', f'(s * (2 / {p}) / (s * (({p} - 1) / {p})))')}",
               "intros s Hs. field. lra.", paper),
         Lemma(f"{claim}_defined", claim, f"0 < {total}", "interval with (i_prec 200).",
               "the centred terminal blocks are not all zero, so F_zeta (1.5) is defined"),

@@ -37,6 +37,7 @@ from __future__ import annotations
 from flint import acb, arb, fmpq
 
 from .lemma import Definition, Lemma, NotExported
+from .relations import landmark_lemmas, relation, twin_lemmas
 from ..kernel.exact import format_rational
 from .terms import MAX_LITERAL_DIGITS, exact_number, number, rational_above, rational_below, real, round_down, round_up
 from ..kernel.balls import working_precision
@@ -194,6 +195,10 @@ def _lowered_lo(text: str, slack: fmpq) -> tuple[tuple[int, int], int]:
 def _lemmas(document: dict) -> list:
     claims = document["claims"]
     stated = claims[CLAIM]
+    # the lemmas below state lo and log10_lo below the box mass (and its log10): the relation's directions
+    rel = relation(document, CLAIM)
+    if [rel.direction(key) for key in rel.keys()] != ["below", "below"] or rel.keys() != ("lo", "log10_lo"):
+        raise ValueError("gaussian_probability: its relation is not a lower bound with a log10 twin")
     log10_lo = number(stated["log10_lo"], "gaussian_probability.log10_lo")
     sigma = initialisation_scale(document)
     r = number(document["radius"], "radius") / sigma  # the radius in units of sigma
@@ -309,4 +314,5 @@ def _lemmas(document: dict) -> list:
             f"apply Rle_trans with ({LOG_BOUND} / ln 10); [unfold {LOG_BOUND}; {INTERVAL} | ].\n"
             f"  unfold Rdiv. apply Rmult_le_compat_r; [{INTERVAL} | exact (proj2 {BOX_LN})].",
             f"{independence}; {statement_of}; {why}", log10_digits))
-    return items
+    # the landmark and the twin pair first: quick, and a forged pair fails before any integral
+    return landmark_lemmas(document, CLAIM, "lo") + twin_lemmas(document, CLAIM) + items

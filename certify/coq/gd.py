@@ -16,7 +16,7 @@ Lemmas per claim:
                                 epsilon/2 - B + 2r, is about eta gmin/p^2 above the truth), off-cross
                                 gates (they do not move)
   w_step_box                    ||w_1 - w_0||_1 = 2 eta s0 (1 - q_0)/p^2 <= hi over the box (nra), and
-                                hi = 2 eta (epsilon + 2r)/p^2 exactly (lra)
+                                hi >= 2 eta (epsilon + 2r)/p^2, the statement's closed form (lra)
   purity_gap_box                0 < lo (lra) and lo <= the terminal purity-gap bound (interval, a
                                 Definition; within 10^-37 of lo for the library)
   terminal_fourier_fraction     certify.coq.family.fourier_fraction_lemmas with the contrasts of theta_1
@@ -29,6 +29,7 @@ from .family import (BOX_TACTIC, FAMILY_BASE_POINT, base_point_lemmas, block_lev
                      radius, single_active_gate_lemmas, terminal_purity_gap_term)
 from .export import SHARED_CLAIMS
 from .lemma import Definition, Lemma, NotExported
+from .relations import landmark_lemmas, stated
 from .terms import ident, number, real
 
 #: Bits interval works with beyond what the purity gap's lo needs (see :func:`purity_precision`).
@@ -52,8 +53,6 @@ def _death_lemmas(document: dict) -> list[Lemma]:
     u0, uj = block_levels(document, "u")
     v0, vj = block_levels(document, "v")
     w0, wj = block_levels(document, "w")
-    his = {name: real(number(item["hi"], f"{claim}.{name}.hi"))
-           for name, item in document["claims"][claim]["components"].items()}
     step = f"{eta} * D / {p} ^ 2"
     weights = (f"{_box('w0', w0, r)} -> {_box('m', wj, r)} -> "
                f"({p} - 1) / {p} * (m - w0) <= D -> ")
@@ -61,37 +60,39 @@ def _death_lemmas(document: dict) -> list[Lemma]:
                  "m the mean of the w(j), each within r of the base point")
     gates = {
         "central_gate": [("", f"forall x y w0 m D : R, {_box('x', u0, r)} -> {_box('y', v0, r)} -> {weights}"
-                              f"x + y - 2 * {step} <= {{hi}}",
+                              "{stated}",
                           f"Theorem A.4, (A.70): the central gate after the step is s_1 = s0 - 2 eta D/p^2, "
                           f"{convexity}")],
         "cross_gates": [(f"_{side}", f"forall x y w0 m D : R, {_box('x', a, r)} -> {_box('y', b, r)} -> {weights}"
-                                     f"{gate} <= {{hi}}",
+                                     f"{{stated_{side}}}",
                          f"Theorem A.4, (A.7): the step moves u(0) and v(0) by -eta D/p^2 and no other u(j), v(j); "
                          f"{convexity} (so D > 0)")
-                        for side, a, b, gate in (("a", u0, vj, f"(x - {step}) + y"),
-                                                 ("b", uj, v0, f"x + (y - {step})"))],
-        "off_cross_gates": [("", f"forall x y : R, {_box('x', uj, r)} -> {_box('y', vj, r)} -> x + y <= {{hi}}",
+                        for side, a, b in (("a", u0, vj), ("b", uj, v0))],
+        "off_cross_gates": [("", f"forall x y : R, {_box('x', uj, r)} -> {_box('y', vj, r)} -> {{stated}}",
                              "Theorem A.4, (A.7): the step does not move u(i), v(j) for i, j != 0")],
     }
+    quantities = {"central_gate": {"stated": f"x + y - 2 * {step}"},
+                  "cross_gates": {"stated_a": f"(x - {step}) + y", "stated_b": f"x + (y - {step})"},
+                  "off_cross_gates": {"stated": "x + y"}}
     lemmas = []
     for component in ("central_gate", "cross_gates", "off_cross_gates"):
-        hi = his[component]
-        lemmas.append(Lemma(ident(claim, component, "hi", "negative"), claim, f"{hi} < 0", "lra.",
-                            "the gate is strictly negative after the step, so grad L(theta_1) = 0 and "
-                            "theta_n = theta_1 for n >= 1 (Theorem A.4)"))
+        lemmas += landmark_lemmas(document, claim, "hi", component,
+                                  paper="the gate is strictly negative after the step, so grad L(theta_1) = 0 and "
+                                        "theta_n = theta_1 for n >= 1 (Theorem A.4)")
+        fill = {key: stated(document, claim, "hi", gate, component) for key, gate in quantities[component].items()}
         for suffix, statement, paper in gates[component]:
-            lemmas.append(Lemma(ident(claim, component, "hi") + suffix, claim, statement.format(hi=hi),
+            lemmas.append(Lemma(ident(claim, component, "hi") + suffix, claim, statement.format(**fill),
                                 BOX_TACTIC, paper))
     return lemmas
 
 
 def _w_step_lemmas(document: dict) -> list[Lemma]:
-    """w_step_box: ||w_1 - w_0||_1 = 2 eta s0 (1 - q_0)/p^2 <= hi on the box, hi = 2 eta (epsilon + 2r)/p^2."""
+    """w_step_box: ||w_1 - w_0||_1 = 2 eta s0 (1 - q_0)/p^2 <= hi on the box, and hi >= 2 eta (epsilon + 2r)/p^2
+    (the statement's closed form)."""
     claim = "w_step_box"
     p, eta, eps, r = int(document["p"]), _parameter(document, "eta"), _parameter(document, "epsilon"), radius(document)
     u0, _ = block_levels(document, "u")
     v0, _ = block_levels(document, "v")
-    hi = real(number(document["claims"][claim]["hi"], f"{claim}.hi"))
     # Linear facts first (the box makes 0 < x + y <= smax), then the product (x + y)(1 - q) by nra.
     proof = ("intros x y q Hx Hy Hq. "
              "assert (Hs : 0 <= x + y <= " + f"{u0} + {v0} + 2 * {r}) by "
@@ -102,12 +103,12 @@ def _w_step_lemmas(document: dict) -> list[Lemma]:
     return [
         Lemma(ident(claim, "hi"), claim,
               f"forall x y q : R, {_box('x', u0, r)} -> {_box('y', v0, r)} -> 0 <= q <= 1 -> "
-              f"2 * ({eta} * (x + y) * (1 - q) / {p} ^ 2) <= {hi}",
+              + stated(document, claim, "hi", f"2 * ({eta} * (x + y) * (1 - q) / {p} ^ 2)"),
               proof,
               "(A.7): the step moves w by -eta (s0/p^2)(q - e_0), whose l1 norm is 2 eta s0 (1 - q_0)/p^2, "
               "with s0 = u(0) + v(0) the central gate and q_0 in [0, 1]"),
-        Lemma(ident(claim, "hi", "value"), claim, f"{hi} = 2 * {eta} * ({eps} + 2 * {r}) / {p} ^ 2", "lra.",
-              "the claim's hi is 2 eta (epsilon + 2r)/p^2 exactly"),
+        Lemma(ident(claim, "hi", "bound"), claim, stated(document, claim, "hi", f"2 * {eta} * ({eps} + 2 * {r}) / {p} ^ 2"),
+              "lra.", "the closed form the claim's hi is compared with: hi >= 2 eta (epsilon + 2r)/p^2"),
     ]
 
 
@@ -140,15 +141,14 @@ def purity_precision(document: dict) -> int:
 
 def _purity_lemmas(document: dict) -> list:
     claim = "purity_gap_box"
-    lo = real(number(document["claims"][claim]["lo"], f"{claim}.lo"))
     name = "gd_terminal_purity_gap"
     return [
-        Lemma(ident(claim, "lo", "positive"), claim, f"0 < {lo}", "lra.",
-              "the purity gap is positive: max_zeta F_zeta(theta_1) < 1 (Theorem A.4)"),
+        *landmark_lemmas(document, claim, "lo", paper="the purity gap is positive: max_zeta F_zeta(theta_1) < 1 "
+                                                      "(Theorem A.4)"),
         Definition(name, purity_gap_term(document),
                    note="the purity-gap lemma's bound on 1 - max_zeta F_zeta at every terminal state theta_1 "
                         "reached by one step from the box (docs/mathematics.md, 'One gradient-descent step')"),
-        Lemma(ident(claim, "lo"), claim, f"{lo} <= {name}",
+        Lemma(ident(claim, "lo"), claim, stated(document, claim, "lo", name),
               f"unfold {name}. interval with (i_prec {purity_precision(document)}).",
               "Theorem A.4: theta_1 = -B 1 + c e_0 + e blockwise with c in the ranges of the step (A.70), "
               "|e_i| <= r, and the purity-gap lemma on (1.5) bounds 1 - max_zeta F_zeta(theta_1) below"),

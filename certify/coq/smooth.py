@@ -48,6 +48,7 @@ from .family import radius as radius_term
 from .family import enclosed_atom_proof, terminal_purity_gap_term
 from .export import SHARED_CLAIMS
 from .lemma import Definition, Lemma, NotExported
+from .relations import landmark_lemmas, relation, stated
 from .terms import ident, number, real, rmin, round_down, round_up
 
 WHERE = "(A.48)-(A.49) = (2.1), section A.7"
@@ -392,6 +393,8 @@ def _dead_zone_lemma(document: dict, t: _Terms, enclosure: tuple[fmpq, fmpq]) ->
     digits (then, and only then, the name says so); by lra from the enclosure when it lies inside the
     stated ends (or when an end lies past the enclosure, which lra then refuses), else by its own integral."""
     claim = "dead_zone_integral"
+    if relation(document, claim).keys() != ("lo", "hi"):
+        raise ValueError("dead_zone_integral: its relation is not an enclosure")
     E_lo, E_hi = enclosure
     lo, hi = _end(document, claim, "lo"), _end(document, claim, "hi")
     tail = 2 * t.d_q**3 / t.q["eps_smooth"]
@@ -407,7 +410,7 @@ def _dead_zone_lemma(document: dict, t: _Terms, enclosure: tuple[fmpq, fmpq]) ->
         proof = _j_integral_proof(t, lo, hi)
     digits = J_DIGITS if weakened else None
     name = ident(claim, f"{J_DIGITS}_digits") if weakened else ident(claim, "lo_hi")
-    return Lemma(name, claim, f"{real(lo)} <= {t.J} <= {real(hi)}", proof,
+    return Lemma(name, claim, f"{stated(document, claim, 'lo', t.J, value=lo)} <= {real(hi)}", proof,
                  PAPER_J + f"; from {J_ENCLOSURE} or by CoqInterval's integral", digits=digits, fields=("lo", "hi"))
 
 
@@ -457,12 +460,6 @@ def smooth_obligations(document: dict) -> list:
     return items
 
 
-def _lo_positive(document: dict, claim: str) -> Lemma:
-    """The certificate's own lo > 0, in full."""
-    return Lemma(ident(claim, "lo_positive"), claim, f"0 < {real(_end(document, claim, 'lo'))}", "lra.",
-                 f"{claim}: lo > 0, as the claim states")
-
-
 def _j_claim(document: dict, t: _Terms, claim: str, enclosure: tuple[fmpq, fmpq]) -> list:
     """The lemmas of a claim computed from J, through the exporter's enclosure of J only (its digit
     count and ends never depend on the certificate's own J ends)."""
@@ -471,32 +468,32 @@ def _j_claim(document: dict, t: _Terms, claim: str, enclosure: tuple[fmpq, fmpq]
     with ctx.workprec(256):
         J_ball = _between(lo_J, hi_J)
         if claim == "g_condition":
-            quantity, ball, upward = t.condition(t.J), _ball(t.gmin_q**2) - J_ball, False
+            quantity, ball = t.condition(t.J), _ball(t.gmin_q**2) - J_ball
         elif claim == "terminal_displacement_box":
-            quantity, ball, upward = f"(2 * {t.transfer(t.J)})", 2 * _transfer_ball(t, J_ball), True
+            quantity, ball = f"(2 * {t.transfer(t.J)})", 2 * _transfer_ball(t, J_ball)
         else:
-            quantity, ball, upward = t.gap(t.J), _gap_ball(t, J_ball), False
-        end = "hi" if upward else "lo"
-        weakened = _weakened(_end(document, claim, end), ball, upward)
+            quantity, ball = t.gap(t.J), _gap_ball(t, J_ball)
+        end = "hi" if relation(document, claim).kind == "upper" else "lo"  # the one end the claim stores
+        weakened = _weakened(_end(document, claim, end), ball, upward=end == "hi")
     if weakened is None:
         return [NotExported(claim, f"J's bounds to {J_DIGITS} digits leave fewer than 3 digits of {end}")]
     k, value = weakened
     name = ident(claim, end, f"{k}_digits")
     if claim == "g_condition":
-        lemma = Lemma(name, claim, f"{real(value)} <= {quantity}", f"pose proof {J_lemma}. lra.",
+        lemma = Lemma(name, claim, stated(document, claim, end, quantity, value=value), f"pose proof {J_lemma}. lra.",
                       "(A.67) on the box: g(0) >= gmin = (p-1)(A-2r)/p and J(s0) <= J(smax), so "
                       "g(0)^2 - J(s0) >= gmin^2 - J(smax)", digits=k)
         sign = "(A.67) holds on the box: gmin^2 - J(smax) > 0, so g(t) >= g_* > 0 (A.68)"
     elif claim == "terminal_displacement_box":
-        return [Lemma(name, claim, f"{quantity} <= {real(value)}",
+        return [Lemma(name, claim, stated(document, claim, end, quantity, value=value),
                       _with_J(t, J_lemma, f"interval with (i_prec {_bits(k)})."),
                       "(A.68)-(A.69): M = g(0) - g_inf <= gmax - g_* and M <= J(smax)/(2 g_*), "
                       "||w_inf - w_0||_1 = 2M", digits=k)]
     else:
-        lemma = Lemma(name, claim, f"{real(value)} <= {quantity}",
+        lemma = Lemma(name, claim, stated(document, claim, end, quantity, value=value),
                       _with_J(t, J_lemma, enclosed_atom_proof(t.transfer("J"), f"interval with (i_prec {_bits(k)}).")),
                       "the purity-gap lemma on (1.5) applied to the terminal blocks (c_u = c_v = B, "
                       "c_w = -A + M p/(p-1), M <= Mmax) (Theorem A.3)", digits=k)
         sign = "the purity gap is positive: every limit from the box has max_zeta F_zeta < 1 (Theorem A.3)"
-    return [lemma, _lo_positive(document, claim),
+    return [lemma, *landmark_lemmas(document, claim, "lo"),
             Lemma(ident(claim, "positive"), claim, f"0 < {quantity}", f"pose proof {name}. lra.", sign)]

@@ -22,11 +22,13 @@ from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, rounded_down, working_precision
 from .basepoint import BasePoint
 from .memo import memoized
-from .claims import Claim, Quantity, claim, enclosure
+from .claims import (ENCLOSURE, EXACT, POSITIVE_ENCLOSURE, POSITIVE_LOWER, PROBABILITY_LOWER, UPPER, Claim,
+                     ClaimSpec, Component)
 from .fourier import two_level_fourier_fraction
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
-                     terminal_purity_gap)
-from .gaussian import box_log_mass, gaussian_probability_claim, region_probability_claim, require_positive_sigma
+                     single_active_gate_spec, terminal_purity_gap)
+from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec,
+                       region_probability_claim, region_probability_spec, require_positive_sigma)
 from .region import dead_region_log_probability_lower
 from .region_purity import (DEFAULT_PURITY_MARGIN, dead_not_single_frequency_log_probability_lower,
                             dead_region_purity_log_probability_lower)
@@ -232,6 +234,61 @@ def dead_gaussian_centres(params: DeadParameters) -> list[tuple[fmpq, int]]:
     return family_gaussian_centres(params.p, params.epsilon, params.A, params.B)
 
 
+#: The claims of a ``dead`` certificate, in schema order: what each states (certify.kernel.claims).
+SINGLE_ACTIVE_GATE = single_active_gate_spec("(2.1), section 2")
+GAMMA_CONDITION = ClaimSpec(
+    "gamma_condition", "box", "for every point of the box, gamma_in^2 - s0^2/2", POSITIVE_LOWER,
+    note="gamma_in = mu - w(0), s0 = u(0)+v(0)", source="(A.58)")
+HITTING_TIME = ClaimSpec(
+    "hitting_time", "base_point", "from the base point, the time T at which the central gate reaches 0",
+    POSITIVE_ENCLOSURE,
+    note="T = (p^2/2) int_0^eps (1 + e^{-s g}/(p-1))/g ds, g^2 = Gamma + p s^2/(2(p-1))", source="(2.2), (2.6)")
+HITTING_TIME_BOX = ClaimSpec(
+    "hitting_time_box", "box", "from every point of the box, the time T at which the central gate reaches 0",
+    POSITIVE_ENCLOSURE, note="no other gate turns on before T", source="(A.53)-(A.57)")
+TRANSVERSALITY_MARGIN = ClaimSpec(
+    "transversality_margin", "base_point", "from the base point, -ds/dt(T-) = 2(p-1) sqrt(Gamma)/p^3",
+    POSITIVE_ENCLOSURE, source="(2.7)")
+TRANSVERSALITY_MARGIN_BOX = ClaimSpec(
+    "transversality_margin_box", "box", "from every point of the box, -ds/dt(T-) = 2 gamma(T)/p^2", POSITIVE_LOWER,
+    source="(A.54), (A.57)")
+TERMINAL_W_DISPLACEMENT_BOX = ClaimSpec(
+    "terminal_w_displacement_box", "box", "from every point of the box, ||w(T) - w(0)||_1", UPPER,
+    source="(A.7) integrated in s with (A.57), (A.55)")
+TERMINAL_FOURIER_FRACTION = ClaimSpec(
+    "terminal_fourier_fraction", "base_point",
+    "at the terminal state of the base point, F_zeta (every zeta != 0)", EXACT, source="section 2.1, (A.60)")
+BALANCE_INVARIANT = ClaimSpec(
+    "balance_invariant", "base_point",
+    "at the base point and at its terminal state alike, ||u||^2 + ||v||^2 - ||w||^2", EXACT,
+    source="(A.10)")
+PURITY_GAP_BOX = ClaimSpec(
+    "purity_gap_box", "box", "at every terminal state from the box, 1 - max_zeta F_zeta", POSITIVE_LOWER,
+    source="Theorem A.2(iii); purity-gap lemma on (1.5)")
+TERMINAL_LOSS = ClaimSpec(
+    "terminal_loss", "box", "at every terminal state from the box, the loss (1.1), which equals log p,", ENCLOSURE,
+    note="all activations are 0")
+GAUSSIAN_PROBABILITY = gaussian_probability_spec("is initially active (Theorem 1.5)")
+REGION_PROBABILITY = region_probability_spec(
+    "R = R_dead: exactly one active gate (a*, b*), gamma_y = mu - w(y) > 0 with y = a* + b*, and "
+    "gamma_y^2 > s^2/2, s = u(a*) + v(b*) ((A.58)); every trajectory from R_dead dies in finite time "
+    "(section A.6, Lemma A.17); R_dead is a cone, so the bound holds for every sigma")
+REGION_PURITY_PROBABILITY = ClaimSpec(
+    "region_purity_probability", "region", "for theta(0) ~ N(0, sigma^2 I_{3p}), every sigma > 0",
+    components=(
+        Component("not_single_frequency",
+                  "P(theta(0) in R_dead and the trajectory dies in finite time at a state that is not "
+                  "single-frequency | initially active)", PROBABILITY_LOWER),
+        Component("purity_margin",
+                  "P(theta(0) in R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | initially active), "
+                  "delta = {delta},", PROBABILITY_LOWER)),
+    note="the first by the null-set lemma, the second with the tube near purity bounded and subtracted "
+         "(docs/purity-tube.md); R_dead as in region_probability")
+CLAIMS = (SINGLE_ACTIVE_GATE, GAMMA_CONDITION, HITTING_TIME, HITTING_TIME_BOX, TRANSVERSALITY_MARGIN,
+          TRANSVERSALITY_MARGIN_BOX, TERMINAL_W_DISPLACEMENT_BOX, TERMINAL_FOURIER_FRACTION, BALANCE_INVARIANT,
+          PURITY_GAP_BOX, TERMINAL_LOSS, GAUSSIAN_PROBABILITY, REGION_PROBABILITY, REGION_PURITY_PROBABILITY)
+
+
 def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
     """Every claim of a ``dead`` certificate (docs/mathematics.md, section 'Claims by theorem'), at ``prec`` bits.
 
@@ -251,46 +308,19 @@ def dead_claims(params: DeadParameters, radius: fmpq, prec: int) -> list[Claim]:
     with working_precision(prec):
         log_mass = box_log_mass(dead_gaussian_centres(params), radius, params.sigma)
         log_p = ball(p).log()
-        zero = fmpq(0)
         return [
-            single_active_gate_claim(box.gate_margin, "(2.1), section 2"),
-            claim("gamma_condition",
-                  "on the box gamma_in^2 - s0^2/2 >= lo > 0, gamma_in = mu - w(0), s0 = u(0)+v(0) ((A.58))",
-                  "box", lower=box.gamma_condition, lower_must_exceed=zero),
-            enclosure("hitting_time",
-                      "from the base point the central gate reaches 0 at T in [lo, hi], "
-                      "T = (p^2/2) int_0^eps (1 + e^{-s g}/(p-1))/g ds, g^2 = Gamma + p s^2/(2(p-1)) ((2.2), (2.6))",
-                      "base_point", T, lower_must_exceed=zero),
-            claim("hitting_time_box",
-                  "from every point of the box the central gate reaches 0 at a time T in [lo, hi] and no other "
-                  "gate turns on before T ((A.53)-(A.57))",
-                  "box", lower=box.hitting_time_lower, upper=box.hitting_time_upper,
-                  lower_must_exceed=zero),
-            enclosure("transversality_margin",
-                      "from the base point -ds/dt(T-) = 2(p-1) sqrt(Gamma)/p^3 lies in [lo, hi] ((2.7))",
-                      "base_point", margin, lower_must_exceed=zero),
-            claim("transversality_margin_box",
-                  "from every point of the box -ds/dt(T-) = 2 gamma(T)/p^2 >= lo > 0 ((A.54), (A.57))",
-                  "box", lower=box.margin_lower, lower_must_exceed=zero),
-            claim("terminal_w_displacement_box",
-                  "from every point of the box ||w(T) - w(0)||_1 <= hi ((A.7) integrated in s with (A.57), (A.55))",
-                  "box", upper=box.w_displacement_upper),
-            claim("terminal_fourier_fraction",
-                  "at the terminal state of the base point F_zeta equals this value for every zeta != 0 "
-                  "(section 2.1, (A.60))",
-                  "base_point", exact=two_level_fourier_fraction(p, terminal_contrasts_squared)),
-            claim("balance_invariant",
-                  "||u||^2 + ||v||^2 - ||w||^2 equals this value at the base point and at its terminal state ((A.10))",
-                  "base_point", exact=base.balance_quantity(p)),
-            claim("purity_gap_box",
-                  "every terminal state from the box has max_zeta F_zeta <= 1 - lo, lo > 0 "
-                  "(Theorem A.2(iii); purity-gap lemma on (1.5))",
-                  "box", lower=box.purity_gap_lower, lower_must_exceed=zero),
-            enclosure("terminal_loss",
-                      "every terminal state from the box has loss (1.1) equal to log p, in [lo, hi] "
-                      "(all activations are 0)",
-                      "box", log_p),
-            gaussian_probability_claim(log_mass, "is initially active (Theorem 1.5)", params.sigma),
+            single_active_gate_claim(SINGLE_ACTIVE_GATE, box.gate_margin),
+            GAMMA_CONDITION.claim(lower=box.gamma_condition),
+            HITTING_TIME.claim(lower=T, upper=T),
+            HITTING_TIME_BOX.claim(lower=box.hitting_time_lower, upper=box.hitting_time_upper),
+            TRANSVERSALITY_MARGIN.claim(lower=margin, upper=margin),
+            TRANSVERSALITY_MARGIN_BOX.claim(lower=box.margin_lower),
+            TERMINAL_W_DISPLACEMENT_BOX.claim(upper=box.w_displacement_upper),
+            TERMINAL_FOURIER_FRACTION.claim(exact=two_level_fourier_fraction(p, terminal_contrasts_squared)),
+            BALANCE_INVARIANT.claim(exact=base.balance_quantity(p)),
+            PURITY_GAP_BOX.claim(lower=box.purity_gap_lower),
+            TERMINAL_LOSS.claim(lower=log_p, upper=log_p),
+            gaussian_probability_claim(GAUSSIAN_PROBABILITY, log_mass, params.sigma),
             dead_region_claim(params, prec),
             dead_region_purity_claim(params, prec),
         ]
@@ -308,12 +338,7 @@ def dead_region_claim(params: DeadParameters, prec: int) -> Claim:
     """
     log_lower = _dead_region_log_lower(params.p, prec)
     with working_precision(prec):
-        return region_probability_claim(
-            log_lower,
-            "R = R_dead: exactly one active gate (a*, b*), gamma_y = mu - w(y) > 0 with y = a* + b*, and "
-            "gamma_y^2 > s^2/2, s = u(a*) + v(b*) ((A.58)); every trajectory from R_dead dies in finite time "
-            "(section A.6, Lemma A.17); R_dead is a cone, so the bound holds for every sigma",
-            params.sigma)
+        return region_probability_claim(REGION_PROBABILITY, log_lower, params.sigma)
 
 
 #: The precision of the tube bound. Each bound is an exact point below the probability at any precision;
@@ -349,16 +374,9 @@ def dead_region_purity_claim(params: DeadParameters, prec: int) -> Claim:
     not_single, margin = _purity_log_lowers(params.p, params.purity_margin)
     with working_precision(prec):
         ln10 = arb(10).log()
-        zero = fmpq(0)
-        return Claim(
-            "region_purity_probability",
-            "for theta(0) ~ N(0, sigma^2 I_{3p}), every sigma > 0: P(theta(0) in R_dead and the trajectory dies "
-            "in finite time at a state that is not single-frequency | initially active) >= not_single_frequency.lo "
-            "(null-set lemma), and P(theta(0) in R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | initially "
-            f"active) >= purity_margin.lo with delta = {format_rational(params.purity_margin)} (the tube near "
-            "purity bounded and subtracted; docs/purity-tube.md); R_dead as in region_probability",
-            "region",
-            components={name: Quantity(lower=value.exp(), lower_must_exceed=zero, log10_lower=value / ln10)
+        return REGION_PURITY_PROBABILITY.claim(
+            {"delta": params.purity_margin},
+            components={name: {"lower": value.exp(), "log10_lower": value / ln10}
                         for name, value in (("not_single_frequency", not_single), ("purity_margin", margin))})
 
 

@@ -14,7 +14,7 @@ from flint import arb, fmpq
 from ..errors import NotCertified
 from .balls import ball, certainly_positive
 from .basepoint import BasePoint, TwoLevel
-from .claims import Claim, claim
+from .claims import POSITIVE_LOWER, Claim, ClaimSpec
 from .exact import format_rational
 from .fourier import PerturbedBlock, purity_gap_lower
 
@@ -65,12 +65,18 @@ def family_box(p: int, epsilon: fmpq, A: fmpq, B: fmpq, radius, condition: str, 
     return gate_margin, fmpq(p - 1, p) * (A - 2 * r), epsilon + 2 * r
 
 
-def single_active_gate_claim(margin: fmpq, where: str) -> Claim:
-    """The ``single_active_gate`` claim: central gate >= lo > 0 >= -lo >= every other gate on the box."""
-    return claim("single_active_gate",
-                 "on the box the central gate u(0)+v(0) is >= lo and every other gate u(a)+v(b) is <= -lo, "
-                 f"lo > 0 ({where})",
-                 "box", lower=margin, lower_must_exceed=fmpq(0))
+def single_active_gate_spec(source: str) -> ClaimSpec:
+    """The ``single_active_gate`` claim of the family (``source``: where the theorem states it): the central
+    gate is >= lo and every other gate <= -lo on the box, lo > 0, as one quantity."""
+    return ClaimSpec(
+        "single_active_gate", "box",
+        "for every point of the box, min(u(0)+v(0), min over (a, b) != (0, 0) of -(u(a)+v(b)))",
+        POSITIVE_LOWER, note="so the central gate u(0)+v(0) is the only active one", source=source)
+
+
+def single_active_gate_claim(spec: ClaimSpec, margin: fmpq) -> Claim:
+    """The ``single_active_gate`` claim with the exact margin of :func:`single_active_gate_margin`."""
+    return spec.claim(lower=margin)
 
 
 def terminal_purity_gap(p: int, radius: fmpq, uv_contrast_lower: arb, uv_contrast_upper: arb,

@@ -6,7 +6,7 @@ from flint import arb, ctx, fmpq
 
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, rounded_down, working_precision
-from .claims import Claim, claim
+from .claims import PROBABILITY_LOWER, Claim, ClaimSpec
 from .exact import format_rational
 
 
@@ -105,16 +105,21 @@ def _sum_log_masses(centres_with_counts, radius) -> arb:
     return total
 
 
-def gaussian_probability_claim(log_mass: arb, why: str, sigma=1) -> Claim:
-    """The ``gaussian_probability`` claim of every theorem: P(theta(0) in box) >= lo = 10^log10_lo.
+#: The law every probability claim is under (quoted with the certificate's sigma).
+NORMAL_LAW = "theta(0) ~ N(0, sigma^2 I_{3p}), sigma = {sigma}"
 
-    ``log_mass`` encloses log P under N(0, sigma^2 I_{3p}) (see :func:`box_log_mass`); ``why`` completes the statement with
-    what every point of the box satisfies (e.g. "is initially active (Theorem 1.5)").
-    """
-    return claim("gaussian_probability",
-                 f"P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, sigma^2 I_{{3p}}), sigma = "
-                 f"{format_rational(fmpq(sigma))}; every point of the box {why}",
-                 "box", lower=log_mass.exp(), lower_must_exceed=fmpq(0), log10_lower=log_mass / arb(10).log())
+
+def gaussian_probability_spec(why: str) -> ClaimSpec:
+    """The ``gaussian_probability`` claim of a theorem: P(theta(0) in box) >= lo > 0 with its log10 twin;
+    ``why`` says what every point of the box satisfies (e.g. "is initially active (Theorem 1.5)")."""
+    return ClaimSpec("gaussian_probability", "box", f"for {NORMAL_LAW}, P(theta(0) in box)", PROBABILITY_LOWER,
+                     note=f"every point of the box {why}")
+
+
+def gaussian_probability_claim(spec: ClaimSpec, log_mass: arb, sigma=1) -> Claim:
+    """The ``gaussian_probability`` claim of ``spec`` from ``log_mass``, an enclosure of log P under
+    N(0, sigma^2 I_{3p}) (see :func:`box_log_mass`): lo is its exponential, log10_lo its quotient by log 10."""
+    return spec.claim({"sigma": sigma}, lower=log_mass.exp(), log10_lower=log_mass / arb(10).log())
 
 
 #: How many bits below the working precision a region bound is rounded down before it is stated
@@ -122,18 +127,21 @@ def gaussian_probability_claim(log_mass: arb, why: str, sigma=1) -> Claim:
 REGION_GRID_BITS = 32
 
 
-def region_probability_claim(log_lower: arb, region: str, sigma) -> Claim:
-    """The ``region_probability`` claim of every theorem: P(theta(0) in R | initially active) >= lo =
-    10^log10_lo under N(0, sigma^2 I_{3p}), R the theorem's whole region (not a box).
+def region_probability_spec(region: str) -> ClaimSpec:
+    """The ``region_probability`` claim of a theorem: P(theta(0) in R | initially active) >= lo > 0 with its
+    log10 twin, R the theorem's whole region (not a box); ``region`` names and defines R and says why the
+    theorem holds from every point of it (it may quote ``{gamma_star}``, ``{X}``)."""
+    return ClaimSpec("region_probability", "region",
+                     f"for {NORMAL_LAW}, P(theta(0) in R | theta(0) initially active)", PROBABILITY_LOWER,
+                     note=region)
 
-    ``log_lower`` is a proved lower bound of log P (an exact ball from :mod:`certify.kernel.region` or
-    :mod:`certify.kernel.region_slide`); lo is its exponential and log10_lo its quotient by log 10 (balls
-    at the current precision, so the stored ends are rounded outward from them); ``region`` names and
-    defines R and says why the theorem holds from every point of it.
+
+def region_probability_claim(spec: ClaimSpec, log_lower: arb, sigma, **values) -> Claim:
+    """The ``region_probability`` claim of ``spec``: ``log_lower`` is a proved lower bound of log P (an exact
+    ball from :mod:`certify.kernel.region` or :mod:`certify.kernel.region_slide`); lo is its exponential and
+    log10_lo its quotient by log 10 (balls at the current precision, so the stored ends are rounded outward
+    from them); ``values`` fill the region's quotes.
     """
     # stated on a grid 32 bits coarser than the working precision: the same point in every process
     log_lower = rounded_down(log_lower, max(16, ctx.prec - REGION_GRID_BITS))
-    return claim("region_probability",
-                 "P(theta(0) in R | theta(0) initially active) >= lo = 10^log10_lo for theta(0) ~ "
-                 f"N(0, sigma^2 I_{{3p}}), sigma = {format_rational(fmpq(sigma))}; {region}",
-                 "region", lower=log_lower.exp(), lower_must_exceed=fmpq(0), log10_lower=log_lower / arb(10).log())
+    return spec.claim({"sigma": sigma, **values}, lower=log_lower.exp(), log10_lower=log_lower / arb(10).log())

@@ -18,13 +18,14 @@ from ..errors import HypothesisError, NotCertified
 from .balls import ball, working_precision
 from .basepoint import BasePoint
 from .memo import memoized
-from .claims import Claim, Quantity, claim
+from .claims import EXACT, NEGATIVE_UPPER, POSITIVE_LOWER, UPPER, Claim, ClaimSpec, Component
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass, gaussian_probability_claim, region_probability_claim, require_positive_sigma
+from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
+                       region_probability_spec, require_positive_sigma)
 from .region import gd_region_log_probability_lower
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
-                     terminal_purity_gap)
+                     single_active_gate_spec, terminal_purity_gap)
 
 PAPER = ("Theorem A.4: one full-batch gradient-descent step with ReLU'(0) = 0 from the base point "
          "(A.48)-(A.49) = (2.1); step (A.70), condition (A.71), convexity (A.53), purity (1.5)")
@@ -149,38 +150,52 @@ def gd_gaussian_centres(params: GDParameters) -> list[tuple[fmpq, int]]:
     return family_gaussian_centres(params.p, params.epsilon, params.A, params.B)
 
 
+#: The claims of a ``gd`` certificate, in schema order: what each states (certify.kernel.claims).
+SINGLE_ACTIVE_GATE = single_active_gate_spec("before the step, (A.48)-(A.49)")
+ONE_STEP_DEATH_BOX = ClaimSpec(
+    "one_step_death_box", "box",
+    "from every point of the box, after one step theta_1 = theta_0 - eta grad L(theta_0) (ReLU'(0) = 0)",
+    components=(Component("central_gate", "the central gate u_1(0)+v_1(0)", NEGATIVE_UPPER),
+                Component("cross_gates", "every cross gate u_1(0)+v_1(j), u_1(j)+v_1(0), j != 0,", NEGATIVE_UPPER),
+                Component("off_cross_gates", "every other gate u_1(a)+v_1(b), a, b != 0,", NEGATIVE_UPPER)),
+    note="so every gate of theta_1 is negative, grad L(theta_1) = 0 and theta_n = theta_1 for n >= 1",
+    source="(A.70)-(A.71), (A.53)")
+W_STEP_BOX = ClaimSpec(
+    "w_step_box", "box", "from every point of the box, the step's ||w_1 - w_0||_1", UPPER,
+    bound="2 eta (epsilon + 2r)/p^2", source="(A.7)")
+PURITY_GAP_BOX = ClaimSpec(
+    "purity_gap_box", "box", "from every point of the box, 1 - max_zeta F_zeta(theta_1)", POSITIVE_LOWER,
+    source="Theorem A.4; purity-gap lemma on (1.5)")
+TERMINAL_FOURIER_FRACTION = ClaimSpec(
+    "terminal_fourier_fraction", "base_point",
+    "from the base point theta_1 is two-level and F_zeta(theta_1) (every zeta != 0)", EXACT, source="Theorem A.4")
+GAUSSIAN_PROBABILITY = gaussian_probability_spec("is initially active (Theorem A.4)")
+REGION_PROBABILITY = region_probability_spec(
+    "R = R_gd: exactly one active gate (a*, b*), s = u(a*) + v(b*) > 0 and (A.71) s < 2 eta gamma_y/p^2, "
+    "gamma_y = mu - w(y), y = a* + b*; from every point of it one gradient-descent step with "
+    "ReLU'(0) = 0 makes every gate strictly negative, so theta_n = theta_1 ((A.70), (A.53)); R_gd is a "
+    "cone, so the bound holds for every sigma")
+CLAIMS = (SINGLE_ACTIVE_GATE, ONE_STEP_DEATH_BOX, W_STEP_BOX, PURITY_GAP_BOX, TERMINAL_FOURIER_FRACTION,
+          GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
+
+
 def gd_claims(params: GDParameters, radius, prec: int) -> list[Claim]:
     """Every claim of a ``gd`` certificate, computed at ``prec`` bits."""
     require_gd_hypotheses(params)
     p = params.p
     box = gd_box_bounds(params, radius, prec)
-    zero = fmpq(0)
     with working_precision(prec):
         log_mass = box_log_mass(gd_gaussian_centres(params), radius, params.sigma)
         fraction = two_level_fourier_fraction(p, gd_base_step_contrasts_squared(params))
         return [
-            single_active_gate_claim(box.gate_margin, "before the step, (A.48)-(A.49)"),
-            Claim("one_step_death_box",
-                  "after one step theta_1 = theta_0 - eta grad L(theta_0) (ReLU'(0) = 0) every gate is <= the hi of "
-                  "its component, all < 0, so grad L(theta_1) = 0 and theta_n = theta_1 for n >= 1 "
-                  "((A.70)-(A.71), (A.53))",
-                  "box", components={
-                      "central_gate": Quantity(upper=box.central_after, upper_must_be_below=zero),
-                      "cross_gates": Quantity(upper=box.cross_after, upper_must_be_below=zero),
-                      "off_cross_gates": Quantity(upper=box.off_cross_after, upper_must_be_below=zero)}),
-            claim("w_step_box",
-                  "from every point of the box the step moves w by ||w_1 - w_0||_1 <= hi = 2 eta (epsilon + 2r)/p^2 "
-                  "((A.7))",
-                  "box", upper=box.w_step_upper),
-            claim("purity_gap_box",
-                  "from every point of the box max_zeta F_zeta(theta_1) <= 1 - lo, lo > 0 "
-                  "(Theorem A.4; purity-gap lemma on (1.5))",
-                  "box", lower=box.purity_gap_lower, lower_must_exceed=zero),
-            claim("terminal_fourier_fraction",
-                  "from the base point theta_1 is two-level and F_zeta(theta_1) equals this value for every "
-                  "zeta != 0 (Theorem A.4)",
-                  "base_point", exact=fraction),
-            gaussian_probability_claim(log_mass, "is initially active (Theorem A.4)", params.sigma),
+            single_active_gate_claim(SINGLE_ACTIVE_GATE, box.gate_margin),
+            ONE_STEP_DEATH_BOX.claim(components={"central_gate": {"upper": box.central_after},
+                                                 "cross_gates": {"upper": box.cross_after},
+                                                 "off_cross_gates": {"upper": box.off_cross_after}}),
+            W_STEP_BOX.claim(upper=box.w_step_upper),
+            PURITY_GAP_BOX.claim(lower=box.purity_gap_lower),
+            TERMINAL_FOURIER_FRACTION.claim(exact=fraction),
+            gaussian_probability_claim(GAUSSIAN_PROBABILITY, log_mass, params.sigma),
             gd_region_claim(params, prec),
         ]
 
@@ -195,13 +210,7 @@ def gd_region_claim(params: GDParameters, prec: int) -> Claim:
     """
     log_lower = _gd_region_log_lower(params.p, params.eta, prec)
     with working_precision(prec):
-        return region_probability_claim(
-            log_lower,
-            "R = R_gd: exactly one active gate (a*, b*), s = u(a*) + v(b*) > 0 and (A.71) s < 2 eta gamma_y/p^2, "
-            "gamma_y = mu - w(y), y = a* + b*; from every point of it one gradient-descent step with "
-            "ReLU'(0) = 0 makes every gate strictly negative, so theta_n = theta_1 ((A.70), (A.53)); R_gd is a "
-            "cone, so the bound holds for every sigma",
-            params.sigma)
+        return region_probability_claim(REGION_PROBABILITY, log_lower, params.sigma)
 
 
 #: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).

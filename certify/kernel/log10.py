@@ -54,8 +54,10 @@ def log10_enclosure(number: ExactNumber, bits: int) -> arb:
         return ball(number).log() / arb(10).log()
 
 
-def _unit_form(field: ExactNumber) -> ExactNumber:
-    """The decimal ``field`` as m 10^k with m not divisible by 10 (0 stays 0 10^0): k fixes u = 10^k."""
+def twin_unit_form(field: ExactNumber) -> ExactNumber:
+    """The decimal ``field`` as m 10^k with m not divisible by 10 (0 stays 0 10^0): u = 10^k is one unit of
+    its last nonzero digit, the unit of the pair rule (and |field| >= 2u iff |m| >= 2). The checker, the
+    statement text (certify.kernel.claims) and the Coq exporter (certify/coq/relations.py) all use it."""
     numerator, exp10 = field.numerator, field.exp10
     while numerator and numerator % 10 == 0:
         numerator //= 10
@@ -105,7 +107,7 @@ def pair_agrees(end: ExactNumber, log10_field: ExactNumber, upper: bool) -> bool
     """
     if log10_field.denominator != 1 or end.sign() <= 0:
         return False
-    log10_field = _unit_form(log10_field)
+    log10_field = twin_unit_form(log10_field)
     if abs(log10_field.numerator) < 2:  # |field| = |m| u with |m| >= 2 is the condition 2u <= |field|
         return False
     one_unit = ExactNumber(log10_field.numerator + (-1 if upper else 1), 1, log10_field.exp10)
@@ -166,7 +168,7 @@ def _round_pair(inner: fmpq, outer: fmpq, upward: bool) -> ExactNumber:
     for _ in range(400):
         multiple = _multiple(outer, k, upward)
         if multiple == _multiple(inner, k, upward) and multiple != 0:
-            field = _unit_form(ExactNumber(multiple, 1, k))
+            field = twin_unit_form(ExactNumber(multiple, 1, k))
             if abs(field.numerator) >= 2:
                 return field
         k += 1

@@ -22,7 +22,8 @@ class KernelRecord:
     """How to reach one theorem's kernel: a module and the names of its attributes, all literal.
 
     ``module`` is a dotted module name; ``parameters``, ``require_hypotheses``, ``base_point``,
-    ``claims`` and ``paper`` are attribute names in it. ``parameter_names`` are the fields of
+    ``claims``, ``specs`` and ``paper`` are attribute names in it (``specs``: the tuple of
+    :class:`~certify.kernel.claims.ClaimSpec`, what each claim states, in ``claim_ids`` order). ``parameter_names`` are the fields of
     the Parameters class after p, in order; ``claim_ids`` every claim the kernel's ``claims``
     returns, in the order the schema lists them. ``hypotheses_take_precision``: the hypothesis
     check decides an inequality with balls and takes the working precision as its second argument.
@@ -38,6 +39,15 @@ class KernelRecord:
     claim_ids: tuple[str, ...]
     paper: str = "PAPER"
     hypotheses_take_precision: bool = False
+    specs: str = "CLAIMS"
+
+    def claim_specs(self) -> tuple:
+        """The theorem's :class:`~certify.kernel.claims.ClaimSpec` tuple, in ``claim_ids`` order (imports
+        ``module``; ValueError if the module's ids drift from ``claim_ids``)."""
+        specs = tuple(getattr(importlib.import_module(self.module), self.specs))
+        if tuple(spec.id for spec in specs) != self.claim_ids:
+            raise ValueError(f"{self.module}.{self.specs} does not list the claims {self.claim_ids}")
+        return specs
 
     def load(self) -> "TheoremKernel":
         """The resolved entry points (imports ``module``, nothing else)."""
@@ -59,6 +69,7 @@ class KernelRecord:
             require_hypotheses=require,
             base_point=getattr(module, self.base_point),
             claims=getattr(module, self.claims),
+            specs=self.claim_specs(),
         )
 
 
@@ -80,6 +91,7 @@ class TheoremKernel:
     require_hypotheses: Callable
     base_point: Callable
     claims: Callable
+    specs: tuple = ()
 
 
 DEAD = KernelRecord(
@@ -121,6 +133,16 @@ SENSITIVITY = KernelRecord(
 
 #: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity.
 KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD, SENSITIVITY)}
+
+
+def relation_of(theorem: str, claim_id: str, component: str | None = None):
+    """The :class:`~certify.kernel.claims.Relation` that claim ``claim_id`` of ``theorem`` (or one of its
+    components) states: what each of its stored fields means. KeyError for an unknown theorem, claim or
+    component. The Coq exporters state each field from it (certify/coq/relations.py)."""
+    for spec in KERNELS[theorem].claim_specs():
+        if spec.id == claim_id:
+            return spec.relation_of(component)
+    raise KeyError(f"{theorem} has no claim {claim_id!r}")
 
 
 def kernel_for(theorem: str) -> TheoremKernel:

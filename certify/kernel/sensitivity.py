@@ -38,7 +38,7 @@ from flint import acb, arb, fmpq
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_negative, certainly_positive, working_precision
 from .basepoint import BasePoint
-from .claims import Claim, Quantity, claim, enclosure
+from .claims import ENCLOSURE, EXACT, POSITIVE_ENCLOSURE, Claim, ClaimSpec, Component, Relation
 from .exact import format_rational
 from .family import family_base_point
 
@@ -202,8 +202,48 @@ def _gap(grad: dict, speed: arb, prec: int) -> arb:
     return gap
 
 
-def _matrix_components(entries: dict) -> dict[str, Quantity]:
-    return {key: (Quantity(exact=value) if isinstance(value, fmpq) else Quantity(lower=value, upper=value))
+def _matrix(entry: str, exact_rows: str = "") -> tuple[Component, ...]:
+    """The nine components ``i_j`` (i, j in s, a, b) of a 3 x 3 matrix, entry i_j named by ``entry`` (with
+    {i}, {j}); the rows in ``exact_rows`` are exact values, the others enclosures."""
+    return tuple(Component(f"{i}_{j}", entry.format(i=i, j=j), EXACT if i in exact_rows else ENCLOSURE)
+                 for i in COORDINATES for j in COORDINATES)
+
+
+#: The claims of a ``sensitivity`` certificate, in schema order: what each states (certify.kernel.claims).
+HITTING_TIME_GRADIENT = ClaimSpec(
+    "hitting_time_gradient", "base_point", "at the base point, the gradient of the hitting time T",
+    components=tuple(Component(j, f"dT/d{j}0", ENCLOSURE) for j in COORDINATES),
+    note="T = (p^2/2) int_0^{s0} (1 + e^{-s g}/(p-1))/g ds with g^2 = g0^2 - c s0^2 + c s^2, c = p/(2(p-1)), "
+         "differentiated under the integral", source="(2.2), (2.6)")
+EVENT_SPEED = ClaimSpec(
+    "event_speed", "base_point", "at the base point, ds/dt(T-) = -2(p-1) sqrt(Gamma)/p^3", Relation(
+        "enclosure", hi_below=0), note="the gate reaches its kink transversally", source="(2.7)")
+REGIONAL_DERIVATIVE = ClaimSpec(
+    "regional_derivative", "base_point",
+    "at the base point, J_reg = d y(T*)/d y(0) at the fixed base hitting time T*, the smooth field (2.2)-(2.4) "
+    "continued across s = 0, by entries", components=_matrix("d{i}(T*)/d{j}(0)"))
+TERMINAL_MAP_DERIVATIVE = ClaimSpec(
+    "terminal_map_derivative", "base_point",
+    "at the base point, Psi' with Psi(y0) = y(T(y0)) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), "
+    "D = g0 - sqrt(g0^2 - c s0^2), by entries", components=_matrix("dPsi_{i}/d{j}0", exact_rows="s"))
+SALTATION_MATRIX = ClaimSpec(
+    "saltation_matrix", "base_point",
+    "S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event and n = e_s, by entries",
+    components=_matrix("S_{i}{j}", exact_rows="sab"),
+    note="S J_reg = Psi' holds by the derivation (the a, b rows of J_reg are those of Psi' since f is parallel "
+         "to e_s, and S deletes the s row), not by a separate computation")
+SENSITIVITY_GAP = ClaimSpec(
+    "sensitivity_gap", "base_point", "at the base point, |Psi' - J_reg|_F = |ds/dt(T-)| |grad T|_2",
+    POSITIVE_ENCLOSURE)
+GAP_RANK = ClaimSpec(
+    "gap_rank", "base_point", "at the base point, the rank of the gap matrix Psi' - J_reg", EXACT,
+    note="Psi' - J_reg = e_s (ds/dt(T-) grad T)^T with ds/dt(T-) < 0 and dT/ds0 > 0 certified")
+CLAIMS = (HITTING_TIME_GRADIENT, EVENT_SPEED, REGIONAL_DERIVATIVE, TERMINAL_MAP_DERIVATIVE, SALTATION_MATRIX,
+          SENSITIVITY_GAP, GAP_RANK)
+
+
+def _matrix_numbers(entries: dict) -> dict[str, dict]:
+    return {key: ({"exact": value} if isinstance(value, fmpq) else {"lower": value, "upper": value})
             for key, value in entries.items()}
 
 
@@ -220,32 +260,12 @@ def sensitivity_claims(params: SensitivityParameters, radius: fmpq, prec: int) -
     # grad T is one acb.integral: computed once here, not again inside each derived quantity
     jreg = _regional(psi, grad, speed, prec)
     gap = _gap(grad, speed, prec)
-    zero = fmpq(0)
     return [
-        Claim("hitting_time_gradient",
-              "dT/ds0, dT/da0, dT/db0 at the base point, in [lo, hi]: T = (p^2/2) int_0^{s0} (1 + e^{-s g}/(p-1))/g ds "
-              "with g^2 = g0^2 - c s0^2 + c s^2, c = p/(2(p-1)), differentiated under the integral ((2.2), (2.6))",
-              "base_point", components={key: Quantity(lower=value, upper=value) for key, value in grad.items()}),
-        enclosure("event_speed",
-                  "ds/dt(T-) = -2(p-1) sqrt(Gamma)/p^3 lies in [lo, hi], hi < 0: the gate reaches its kink "
-                  "transversally ((2.7))", "base_point", speed, upper_must_be_below=zero),
-        Claim("regional_derivative",
-              "J_reg = d y(T*)/d y(0) at the fixed base hitting time T*, the smooth field (2.2)-(2.4) continued "
-              "across s = 0; entry i_j = d i(T*)/d j(0) in [lo, hi]",
-              "base_point", components=_matrix_components(jreg)),
-        Claim("terminal_map_derivative",
-              "Psi' with Psi(y0) = y(T(y0)) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(g0^2 - c s0^2); "
-              "entry i_j = d Psi_i/d j0 in [lo, hi], the s row exactly 0",
-              "base_point", components=_matrix_components(psi)),
-        Claim("saltation_matrix",
-              "S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event and n = e_s, exactly; "
-              "S J_reg = Psi' holds by the derivation (J_reg's a, b rows are Psi''s since f is parallel to e_s, "
-              "and S deletes the s row), not by a separate computation",
-              "base_point", components={key: Quantity(exact=value) for key, value in saltation_matrix(params).items()}),
-        enclosure("sensitivity_gap",
-                  "|Psi' - J_reg|_F = |ds/dt(T-)| |grad T|_2 lies in [lo, hi], lo > 0",
-                  "base_point", gap, lower_must_exceed=zero),
-        claim("gap_rank",
-              "Psi' - J_reg = e_s (ds/dt(T-) grad T)^T has rank exactly this (ds/dt(T-) < 0 and dT/ds0 > 0 certified)",
-              "base_point", exact=fmpq(1)),
+        HITTING_TIME_GRADIENT.claim(components={key: {"lower": value, "upper": value} for key, value in grad.items()}),
+        EVENT_SPEED.claim(lower=speed, upper=speed),
+        REGIONAL_DERIVATIVE.claim(components=_matrix_numbers(jreg)),
+        TERMINAL_MAP_DERIVATIVE.claim(components=_matrix_numbers(psi)),
+        SALTATION_MATRIX.claim(components=_matrix_numbers(saltation_matrix(params))),
+        SENSITIVITY_GAP.claim(lower=gap, upper=gap),
+        GAP_RANK.claim(exact=fmpq(1)),
     ]

@@ -20,10 +20,12 @@ from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .basepoint import BasePoint, TwoLevel
 from .memo import memoized
-from .claims import Claim, Quantity, claim, enclosure
+from .claims import (ENCLOSURE, EXACT, POSITIVE_ENCLOSURE, POSITIVE_LOWER, Claim, ClaimSpec, Component,
+                     Relation)
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass, gaussian_probability_claim, region_probability_claim, require_positive_sigma
+from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
+                       region_probability_spec, require_positive_sigma)
 from .region_slide import slide_region_log_probability_lower
 
 PAPER = ("Theorem A.1: region (A.14)-(A.17), sliding selection (A.26)-(A.30), Lemmas A.9-A.11, "
@@ -196,6 +198,54 @@ def slide_gaussian_centres(params: SlideParameters) -> list[tuple[fmpq, int]]:
     return [(params.X, 2), (-3 * params.X, 2 * (p - 1)), (params.d0, 1), (fmpq(0), p - 1)]
 
 
+#: The claims of a ``slide`` certificate, in schema order: what each states (certify.kernel.claims).
+REGION_BOX = ClaimSpec(
+    "region_box", "box", "for every point of the box",
+    components=(Component("x_minus_X", "x - X, x = u(0)+v(0),", POSITIVE_LOWER),
+                Component("cross_gates", "-(every cross gate u(0)+v(j), u(j)+v(0), j != 0)", POSITIVE_LOWER),
+                Component("off_cross_gates", "-(every other gate u(a)+v(b), a, b != 0)", POSITIVE_LOWER),
+                Component("gamma_minus_gamma_star", "gamma_j - gamma_* (every j != 0)", POSITIVE_LOWER)),
+    note="so the box lies in U_slide", source="(A.15)-(A.17)")
+ADMISSIBILITY = ClaimSpec(
+    "admissibility", "box", "for every point of the box, every kink coefficient alpha_j, beta_j of (A.26)-(A.27)",
+    Relation("upper", hi_below=1), bound="(p-1)/(e X gamma_*)",
+    note="by Lemma A.9 every kink coefficient is at most (p-1)/(e X gamma_*)", source="Lemma A.9, (A.14), (A.25)")
+CAPTURE_TIME = ClaimSpec(
+    "capture_time", "base_point",
+    "from the base point, the time T at which all 2(p-1) cross gates are captured together, at x = 6X,",
+    Relation("enclosure", lo_above=0, log10=True),
+    note="T = p^2/(2(p-1)) int_{2X}^{6X} (e^{x d} + p - 1)/d dx", source="(A.19)-(A.30)")
+CAPTURE_INVARIANTS = ClaimSpec(
+    "capture_invariants", "base_point", "along the base trajectory",
+    components=(Component("before_capture", "d^2 - p x^2/(2(p-1)) before capture", EXACT),
+                Component("after_capture", "d^2 - p^2 x^2/(2(p-1)) after capture", EXACT)),
+    note="both are constant", source="(A.39) at the symmetric point")
+KAPPA = ClaimSpec(
+    "kappa", "box", "along every trajectory from the box, lim d/x = kappa_p = p/sqrt(2(p-1))", POSITIVE_ENCLOSURE,
+    source="(A.40)")
+LIMIT_DIRECTION = ClaimSpec(
+    "limit_direction", "box",
+    "along every trajectory from the box theta/||theta|| -> (1/sqrt p)(V, V, kappa_p q), V = (1/2, -1/2, ..., -1/2), "
+    "q = e_0 - 1/p, whose coordinates are",
+    components=tuple(Component(f"{block}_{level}", subject.format(block), ENCLOSURE)
+                     for block in "uvw" for level, subject in (("at_0", "{}(0)"), ("elsewhere", "{}(j), j != 0,"))),
+    source="(A.45)")
+LIMIT_FOURIER_FRACTION = ClaimSpec(
+    "limit_fourier_fraction", "box", "along every trajectory from the box, lim F_zeta (every zeta != 0)", EXACT,
+    source="(A.44), (A.46)")
+LIMIT_LOSS = ClaimSpec(
+    "limit_loss", "box", "along every trajectory from the box, the limit of the loss (1.1), (p^2-1)/p^2 log p,",
+    ENCLOSURE, source="(A.33)")
+GAUSSIAN_PROBABILITY = gaussian_probability_spec("is initially active and slides (Theorem A.1)")
+REGION_PROBABILITY = region_probability_spec(
+    "R = R_slide: exactly one active gate (a*, b*), x = u(a*) + v(b*), gamma_j = mu - w(j) for "
+    "j != y = a* + b*, m = min_j gamma_j > 0 and x m > (p-1)/e; the union over (A.14) of U_slide(gamma_*, X) "
+    "of (A.15)-(A.17) relabelled, from every point of which Theorem A.1 holds (the bound measures one of them, "
+    "U_slide at the region's own constants {gamma_star} in place of gamma_* and {X} in place of X, not the box's)")
+CLAIMS = (REGION_BOX, ADMISSIBILITY, CAPTURE_TIME, CAPTURE_INVARIANTS, KAPPA, LIMIT_DIRECTION,
+          LIMIT_FOURIER_FRACTION, LIMIT_LOSS, GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
+
+
 def slide_claims(params: SlideParameters, radius, prec: int) -> list[Claim]:
     """Every claim of a ``slide`` certificate (docs/mathematics.md, section 'Claims by theorem'), at ``prec`` bits."""
     require_slide_hypotheses(params)
@@ -203,47 +253,24 @@ def slide_claims(params: SlideParameters, radius, prec: int) -> list[Claim]:
     margins = slide_box_margins(params, radius)
     log_capture = capture_time_log_enclosure(params, prec)
     before, after = capture_invariants(params)
-    zero = fmpq(0)
     with working_precision(prec):
         ln10 = arb(10).log()
         admissibility = admissibility_upper(params)
         log_mass = box_log_mass(slide_gaussian_centres(params), radius, params.sigma)
         direction = limit_direction_enclosures(params)
+        kappa = kappa_enclosure(params)
+        limit_loss = ball(fmpq(p * p - 1, p * p)) * ball(p).log()
         return [
-            Claim("region_box",
-                  "the box lies in U_slide: x - X, -(cross gates), -(off-cross gates) and gamma_j - gamma_* are "
-                  ">= the lo of each component, all > 0 ((A.15)-(A.17))",
-                  "box", components={name: Quantity(lower=value, lower_must_exceed=zero)
-                                     for name, value in margins.items()}),
-            claim("admissibility",
-                  "every kink coefficient alpha_j, beta_j of (A.26)-(A.27) is <= (p-1)/(e X gamma_*) <= hi < 1 "
-                  "(Lemma A.9, (A.14), (A.25))",
-                  "box", upper=admissibility, upper_must_be_below=fmpq(1)),
-            claim("capture_time",
-                  "from the base point all 2(p-1) cross gates are captured together, at x = 6X, at a time in "
-                  "[lo, hi] = [10^log10_lo, 10^log10_hi], "
-                  "T = p^2/(2(p-1)) int_{2X}^{6X} (e^{x d} + p - 1)/d dx ((A.19)-(A.30))",
-                  "base_point", lower=log_capture.exp(), upper=log_capture.exp(), lower_must_exceed=zero,
-                  log10_lower=log_capture / ln10, log10_upper=log_capture / ln10),
-            Claim("capture_invariants",
-                  "along the base trajectory d^2 - p x^2/(2(p-1)) is constant before capture and "
-                  "d^2 - p^2 x^2/(2(p-1)) after capture, with these values ((A.39) at the symmetric point)",
-                  "base_point", components={"before_capture": Quantity(exact=before),
-                                            "after_capture": Quantity(exact=after)}),
-            enclosure("kappa",
-                      "along every trajectory from the box d/x -> kappa_p = p/sqrt(2(p-1)) in [lo, hi] ((A.40))",
-                      "box", kappa_enclosure(params), lower_must_exceed=zero),
-            Claim("limit_direction",
-                  "along every trajectory from the box theta/||theta|| -> (1/sqrt p)(V, V, kappa_p q), "
-                  "V = (1/2, -1/2, ..., -1/2), q = e_0 - 1/p; components by block and level ((A.45))",
-                  "box", components={name: Quantity(lower=value, upper=value) for name, value in direction.items()}),
-            claim("limit_fourier_fraction",
-                  "along every trajectory from the box F_zeta -> this value for every zeta != 0 ((A.44), (A.46))",
-                  "box", exact=two_level_fourier_fraction(p, [fmpq(1), fmpq(1), params.kappa_squared])),
-            enclosure("limit_loss",
-                      "along every trajectory from the box the loss (1.1) -> (p^2-1)/p^2 log p in [lo, hi] ((A.33))",
-                      "box", ball(fmpq(p * p - 1, p * p)) * ball(p).log()),
-            gaussian_probability_claim(log_mass, "is initially active and slides (Theorem A.1)", params.sigma),
+            REGION_BOX.claim(components={name: {"lower": value} for name, value in margins.items()}),
+            ADMISSIBILITY.claim(upper=admissibility),
+            CAPTURE_TIME.claim(lower=log_capture.exp(), upper=log_capture.exp(), log10_lower=log_capture / ln10,
+                               log10_upper=log_capture / ln10),
+            CAPTURE_INVARIANTS.claim(components={"before_capture": {"exact": before}, "after_capture": {"exact": after}}),
+            KAPPA.claim(lower=kappa, upper=kappa),
+            LIMIT_DIRECTION.claim(components={name: {"lower": value, "upper": value} for name, value in direction.items()}),
+            LIMIT_FOURIER_FRACTION.claim(exact=two_level_fourier_fraction(p, [fmpq(1), fmpq(1), params.kappa_squared])),
+            LIMIT_LOSS.claim(lower=limit_loss, upper=limit_loss),
+            gaussian_probability_claim(GAUSSIAN_PROBABILITY, log_mass, params.sigma),
             slide_region_claim(params, prec),
         ]
 
@@ -259,13 +286,8 @@ def slide_region_claim(params: SlideParameters, prec: int) -> Claim:
     """
     bound = _slide_region_bound(params.p, params.sigma, prec)
     with working_precision(prec):
-        return region_probability_claim(
-            bound.log_lower,
-            "R = R_slide: exactly one active gate (a*, b*), x = u(a*) + v(b*), gamma_j = mu - w(j) for "
-            "j != y = a* + b*, m = min_j gamma_j > 0 and x m > (p-1)/e; the union over (A.14) of U_slide(gamma_*, X) "
-            "of (A.15)-(A.17) relabelled, from every point of which Theorem A.1 holds (the bound measures "
-            f"U_slide(gamma_*, X) with gamma_* = {format_rational(bound.gamma_star)}, X = {format_rational(bound.X)})",
-            params.sigma)
+        return region_probability_claim(REGION_PROBABILITY, bound.log_lower, params.sigma,
+                                        gamma_star=bound.gamma_star, X=bound.X)
 
 
 #: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).

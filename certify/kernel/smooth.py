@@ -27,12 +27,13 @@ from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_positive, working_precision
 from .basepoint import BasePoint
 from .memo import memoized
-from .claims import Claim, claim
+from .claims import ENCLOSURE, EXACT, POSITIVE_LOWER, UPPER, Claim, ClaimSpec
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
-from .gaussian import box_log_mass, gaussian_probability_claim, region_probability_claim, require_positive_sigma
+from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
+                       region_probability_spec, require_positive_sigma)
 from .region import smooth_region_log_probability_lower
-from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
+from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim, single_active_gate_spec,
                      terminal_purity_gap)
 
 PSI = "psi(t) = f(t)/(f(t) + f(1-t)), f(t) = exp(-1/t) (t > 0), 0 (t <= 0)"
@@ -193,33 +194,47 @@ def smooth_gaussian_centres(params: SmoothParameters) -> list[tuple[fmpq, int]]:
     return family_gaussian_centres(params.p, params.epsilon, params.A, params.B)
 
 
+#: The claims of a ``smooth`` certificate, in schema order: what each states (certify.kernel.claims).
+SINGLE_ACTIVE_GATE = single_active_gate_spec("(A.48)-(A.49)")
+DEAD_ZONE_INTEGRAL = ClaimSpec(
+    "dead_zone_integral", "box", "J(epsilon + 2r) = int_0^(epsilon+2r) sigma_eps/sigma_eps' ds", ENCLOSURE,
+    note=PSI, source="(A.66)")
+G_CONDITION = ClaimSpec(
+    "g_condition", "box", "for every point of the box, g(0)^2 - J(s0)", POSITIVE_LOWER,
+    bound="((p-1)(A-2r)/p)^2 - J(epsilon+2r)", note="g = mu - w(0)", source="(A.67)")
+TERMINAL_DISPLACEMENT_BOX = ClaimSpec(
+    "terminal_displacement_box", "box", "from every point of the box the flow converges and ||w_inf - w_0||_1",
+    UPPER, source="(A.68)-(A.69)")
+PURITY_GAP_BOX = ClaimSpec(
+    "purity_gap_box", "box", "at every limit from the box, 1 - max_zeta F_zeta", POSITIVE_LOWER,
+    source="Theorem A.3; purity-gap lemma")
+TERMINAL_FOURIER_FRACTION = ClaimSpec(
+    "terminal_fourier_fraction", "base_point",
+    "from the base point the limit is two-level and its F_zeta (every zeta != 0)", EXACT, source="Theorem A.3")
+GAUSSIAN_PROBABILITY = gaussian_probability_spec("is initially active (Theorem A.3)")
+REGION_PROBABILITY = region_probability_spec(
+    "R = R_smooth: exactly one active gate (a*, b*), g(0) = gamma_y = mu - w(y) > 0 with y = a* + b*, and "
+    "(A.67) gamma_y^2 > J(s), s = u(a*) + v(b*), J(s) = int_0^s sigma_eps/sigma_eps' ((A.66)); from every "
+    "point of it the gradient flow converges to a finite limit ((A.62)-(A.69))")
+CLAIMS = (SINGLE_ACTIVE_GATE, DEAD_ZONE_INTEGRAL, G_CONDITION, TERMINAL_DISPLACEMENT_BOX, PURITY_GAP_BOX,
+          TERMINAL_FOURIER_FRACTION, GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
+
+
 def smooth_claims(params: SmoothParameters, radius, prec: int) -> list[Claim]:
     """Every claim of a ``smooth`` certificate, computed at ``prec`` bits."""
     require_smooth_hypotheses(params, prec)
     p = params.p
     box = smooth_box_bounds(params, radius, prec)
-    zero = fmpq(0)
     with working_precision(prec):
         log_mass = box_log_mass(smooth_gaussian_centres(params), radius, params.sigma)
         return [
-            single_active_gate_claim(box.gate_margin, "(A.48)-(A.49)"),
-            claim("dead_zone_integral",
-                  f"J(epsilon + 2r) = int_0^(epsilon+2r) sigma_eps/sigma_eps' ds lies in [lo, hi], {PSI} ((A.66))",
-                  "box", lower=box.J_lower, upper=box.J_upper),
-            claim("g_condition",
-                  "on the box g(0)^2 - J(s0) >= ((p-1)(A-2r)/p)^2 - J(epsilon+2r) >= lo > 0, g = mu - w(0) ((A.67))",
-                  "box", lower=box.g_condition, lower_must_exceed=zero),
-            claim("terminal_displacement_box",
-                  "from every point of the box the flow converges and ||w_inf - w_0||_1 <= hi ((A.68)-(A.69))",
-                  "box", upper=box.displacement_upper),
-            claim("purity_gap_box",
-                  "every limit from the box has max_zeta F_zeta <= 1 - lo, lo > 0 (Theorem A.3; purity-gap lemma)",
-                  "box", lower=box.purity_gap_lower, lower_must_exceed=zero),
-            claim("terminal_fourier_fraction",
-                  "from the base point the limit is two-level and F_zeta equals this value for every zeta != 0 "
-                  "(Theorem A.3)",
-                  "base_point", exact=two_level_fourier_fraction(p, [params.B**2, params.B**2])),
-            gaussian_probability_claim(log_mass, "is initially active (Theorem A.3)", params.sigma),
+            single_active_gate_claim(SINGLE_ACTIVE_GATE, box.gate_margin),
+            DEAD_ZONE_INTEGRAL.claim(lower=box.J_lower, upper=box.J_upper),
+            G_CONDITION.claim(lower=box.g_condition),
+            TERMINAL_DISPLACEMENT_BOX.claim(upper=box.displacement_upper),
+            PURITY_GAP_BOX.claim(lower=box.purity_gap_lower),
+            TERMINAL_FOURIER_FRACTION.claim(exact=two_level_fourier_fraction(p, [params.B**2, params.B**2])),
+            gaussian_probability_claim(GAUSSIAN_PROBABILITY, log_mass, params.sigma),
             smooth_region_claim(params, prec),
         ]
 
@@ -234,12 +249,7 @@ def smooth_region_claim(params: SmoothParameters, prec: int) -> Claim:
     """
     log_lower = _smooth_region_log_lower(params.p, params.sigma, params.eps_smooth, prec)
     with working_precision(prec):
-        return region_probability_claim(
-            log_lower,
-            "R = R_smooth: exactly one active gate (a*, b*), g(0) = gamma_y = mu - w(y) > 0 with y = a* + b*, and "
-            "(A.67) gamma_y^2 > J(s), s = u(a*) + v(b*), J(s) = int_0^s sigma_eps/sigma_eps' ((A.66)); from every "
-            "point of it the gradient flow converges to a finite limit ((A.62)-(A.69))",
-            params.sigma)
+        return region_probability_claim(REGION_PROBABILITY, log_lower, params.sigma)
 
 
 #: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).
