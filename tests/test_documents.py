@@ -143,14 +143,14 @@ def test_gd_document_names_carry_eta_except_the_librarys_reference(gd_certificat
     from certify.theorems.gd import certify_gd
 
     names = {eta: document_name(certify_gd(5, eta=fmpq(*eta)).certificate) for eta in ((1, 10), (1, 3), (2, 1))}
-    assert names == {(1, 10): "gd-5-eta-0.1", (1, 3): "gd-5-eta-1_3", (2, 1): "gd-5-eta-2"}
+    # spelled as certify.coq.export.module_name spells numbers (certify.theorems.naming): 1/3 -> 1o3, 0.1 -> 0p1
+    assert names == {(1, 10): "gd-5-eta-0p1", (1, 3): "gd-5-eta-1o3", (2, 1): "gd-5-eta-2"}
     assert REFERENCE_ETA == 1 and document_name(certify_gd(5, eta=fmpq(1)).certificate) == "gd-5"
     # the proof library keeps gd/gd-P.tex beside gd-P.json, at the reference eta
     for path in (ROOT / "proofs" / "gd").glob("gd-*.json"):
         import json
 
         assert document_name(json.loads(path.read_text())) == path.stem and path.with_suffix(".tex").exists()
-    assert document_name({"theorem": "dead", "p": 7}) == "dead-7"
 
 
 def test_two_etas_do_not_overwrite_each_other(tmp_path):
@@ -161,7 +161,7 @@ def test_two_etas_do_not_overwrite_each_other(tmp_path):
 
     first = write_document(certify_gd(5, eta=fmpq(1, 10)).certificate, tmp_path, pdf=False)
     second = write_document(certify_gd(5, eta=fmpq(1, 3)).certificate, tmp_path, pdf=False)
-    assert [p.name for p in first + second] == ["gd-5-eta-0.1.tex", "gd-5-eta-1_3.tex"]
+    assert [p.name for p in first + second] == ["gd-5-eta-0p1.tex", "gd-5-eta-1o3.tex"]
     assert "1/10" in first[0].read_text() or "0.1" in first[0].read_text()
     assert first[0].read_text() != second[0].read_text()
 
@@ -183,3 +183,25 @@ def test_no_pdf_from_the_command_line_removes_a_stale_pdf(tmp_path):
     result = run_certify("latex", "dead", "--p", 5, "--out", tmp_path, "--no-pdf")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "dead-5.tex").exists() and not stale.exists()
+
+
+def test_a_failed_pdflatex_says_what_it_replaced_and_removed(tmp_path, monkeypatch):
+    """The review: with a pdflatex that exits 1, `certify latex` replaced dead-5.tex and removed the older
+    dead-5.pdf, saying only 'pdflatex failed'."""
+    import os
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "pdflatex").write_text("#!/bin/sh\necho '! LaTeX Error: a fake failure.'\nexit 1\n")
+    (fake / "pdflatex").chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "dead-5.tex").write_text("an older document")
+    (out / "dead-5.pdf").write_bytes(b"%PDF-1.5 the older document's PDF")
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    result = run_certify("latex", "dead", "--p", 5, "--out", out)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert f"replaced {out / 'dead-5.tex'}" in lines
+    assert f"removed {out / 'dead-5.pdf'} (it showed the replaced .tex)" in lines
+    assert (out / "dead-5.tex").read_text() != "an older document" and not (out / "dead-5.pdf").exists()

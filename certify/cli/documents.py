@@ -6,7 +6,7 @@ import sys
 
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
-from .common import EXIT_OK, EXIT_REJECTED, RAW, add_p_option, read_verified_certificate
+from .common import _path_arg, EXIT_OK, EXIT_REJECTED, RAW, add_p_option, read_verified_certificate
 from .theorems import add_instance_options, certificate_for
 
 DERIVE_HELP = """\
@@ -50,12 +50,12 @@ def add_parsers(commands) -> None:
     add_p_option(latex, help="the prime (with THEOREM)")
     add_instance_options(latex, "with")
     latex.add_argument("--certificate", metavar="FILE", help="render this certificate instead (it is checked first)")
-    latex.add_argument("--out", required=True, metavar="DIR", help="folder for THEOREM-P.tex and .pdf")
+    latex.add_argument("--out", required=True, type=_path_arg, metavar="DIR", help="folder for THEOREM-P.tex and .pdf")
     latex.add_argument("--no-pdf", action="store_true", help="do not run pdflatex even if it is installed")
 
     proofs = commands.add_parser("proofs", help="regenerate the proof library (proofs/)",
                                  description=PROOFS_HELP, formatter_class=RAW)
-    proofs.add_argument("--out", default="proofs", metavar="DIR", help="the library's folder (default proofs)")
+    proofs.add_argument("--out", default="proofs", type=_path_arg, metavar="DIR", help="the library's folder (default proofs)")
     proofs.add_argument("--pdf", action="store_true", help="also compile every document with pdflatex")
     proofs.add_argument("--coqc", action="store_true", help="also compile every Coq file with coqc (reports times)")
 
@@ -110,7 +110,16 @@ def run_latex(args) -> int:
         certificate = certificate_for(args)
     tex = Path(args.out) / f"{document_name(certificate)}.tex"
     there = {path for path in (tex, tex.with_suffix(".pdf")) if path.is_file()}
-    written = write_document(certificate, args.out, pdf=not args.no_pdf)
+    before = _identity(tex)
+    try:
+        written = write_document(certificate, args.out, pdf=not args.no_pdf)
+    except InputError:
+        # pdflatex failed after the .tex was written and the older PDF removed: say so before the error
+        if tex in there and _identity(tex) != before:
+            print(f"replaced {tex}", file=sys.stderr)
+        if tex.with_suffix(".pdf") in there and not tex.with_suffix(".pdf").exists():
+            print(f"removed {tex.with_suffix('.pdf')} (it showed the replaced .tex)", file=sys.stderr)
+        raise
     for path in written:
         if path in there:
             print(f"replaced {path}", file=sys.stderr)
@@ -118,6 +127,16 @@ def run_latex(args) -> int:
     for path in there - set(written):
         print(f"removed {path} (it showed the replaced .tex)", file=sys.stderr)
     return EXIT_OK
+
+
+def _identity(path) -> tuple | None:
+    """(inode, modification time) of the file at ``path``, None if there is none: an atomic replacement
+    changes the inode, so a file that was replaced is told from one left alone."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns
 
 
 def run_proofs(args) -> int:

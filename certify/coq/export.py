@@ -7,12 +7,7 @@ and the list of claims not exported with their reasons.
 from __future__ import annotations
 
 import hashlib
-import importlib
-import inspect
-import json
-import re
 from dataclasses import dataclass
-from fractions import Fraction
 
 from .. import __version__
 from ..theorems.registry import THEOREMS, resolve
@@ -57,79 +52,14 @@ class CoqFile:
         return "; ".join(parts)
 
 
-#: How a canonical exact number (certify/1 text: digits, ``.``, ``/``, ``-``, ``e``) is spelled in a module
-#: name, which coqc takes only as an identifier: each other character becomes a letter of its own and none
-#: becomes ``_`` (the separator), so distinct numbers are spelled apart: 1/3 -> 1o3, 1.3 -> 1p3, 1e-3 -> 1em3.
-NUMBER_SPELLING = str.maketrans({".": "p", "/": "o", "-": "m", "+": "P"})
-
-#: A longer module name is replaced by the theorem, p and a SHA-256 digest of the parameters (file names
-#: are limited to 255 bytes, and nobody reads a name that long).
-MAX_MODULE_NAME = 100
-
-
-def _spelled(text) -> str | None:
-    """``text`` (a certificate's number) spelled for a module name, or None if it is not a plain number."""
-    if not isinstance(text, str) or not re.fullmatch(r"[0-9][0-9eE.+/-]*|-[0-9][0-9eE.+/-]*", text):
-        return None
-    return text.translate(NUMBER_SPELLING)
-
-
-def _default_value(record, parameter, p: int, values: dict) -> Fraction | None:
-    """What the theorem's builder gives ``parameter`` when the command does not: the record's default if it
-    is a number (``"1/100"``), else the builder module's ``default_NAME(p, ...)`` at the certificate's other
-    parameters (slide's X, gd's epsilon), called only where those are positive, as every theorem needs;
-    None if neither says (then the parameter is always in the name)."""
-    from flint import fmpq
-
-    try:
-        return Fraction(parameter.default)
-    except (TypeError, ValueError, ZeroDivisionError):
-        pass
-    rule = getattr(importlib.import_module(record.builder.partition(":")[0]), f"default_{parameter.name}", None)
-    if rule is None:
-        return None
-    try:
-        given = {name: values[name] for name in inspect.signature(rule).parameters if name != "p"}
-        if not all(value > 0 for value in given.values()):
-            return None  # every theorem's parameters are positive; a rule may not end elsewhere (round_down)
-        value = rule(p=p, **{name: fmpq(value.numerator, value.denominator) for name, value in given.items()})
-        return Fraction(int(value.p), int(value.q))
-    except Exception:  # noqa: BLE001 - a parameter the rule cannot take (a forged 0): name it instead
-        return None
-
-
 def module_name(document: dict) -> str:
-    """The certificate's Coq module name (its file is NAME.v), a Coq identifier: ``THEOREM_P``, then for
-    each parameter in the theorem's order that is not what its builder takes by default (a theorem's
-    required parameter, gd's eta, always) ``_NAME_VALUE`` with VALUE spelled by :data:`NUMBER_SPELLING`,
-    then ``_prec_BITS`` if the precision is not the builder's default: ``dead_13``, ``gd_13_eta_1``,
-    ``gd_13_eta_1o3``, ``gd_13_eta_1p3``, ``dead_13_epsilon_1em3_prec_192``. Distinct (theorem, p,
-    parameters, precision) give distinct names: a value left out is its builder's default, a number or
-    a rule of p and parameters that are in the name or constant defaults themselves. A name over MAX_MODULE_NAME characters (or a number in no plain spelling) becomes
-    ``THEOREM_P_h`` and 16 hex digits of the SHA-256 of the parameters and precision. The radius is
-    not in the name: two radii of one instance share a file (the later one replaces the earlier, and
-    ``certify coq`` says so)."""
-    theorem, p, stated = document["theorem"], int(document["p"]), document["parameters"]
-    record = THEOREMS[theorem]
-    parts, plain = [theorem, str(p)], True
-    try:
-        values = {name: Fraction(stated[name]) for name in record.parameter_names}
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
-        values, plain = {}, False
-    for parameter in record.parameters if plain else ():
-        if _default_value(record, parameter, p, values) == values[parameter.name]:
-            continue
-        spelled = _spelled(stated[parameter.name])
-        plain = plain and spelled is not None
-        parts += [parameter.name, spelled or ""]
-    builder = importlib.import_module(record.builder.partition(":")[0])
-    if document["precision_bits"] != getattr(builder, "DEFAULT_PRECISION", None):
-        parts += ["prec", str(document["precision_bits"])]
-    name = "_".join(parts)
-    if not plain or len(name) > MAX_MODULE_NAME:
-        digest = hashlib.sha256(json.dumps([stated, document["precision_bits"]], sort_keys=True).encode()).hexdigest()
-        name = f"{theorem}_{p}_h{digest[:16]}"
-    return ident(name)
+    """The certificate's Coq module name (its file is NAME.v), a Coq identifier:
+    :func:`certify.theorems.naming.instance_name` joined by ``_`` (gd's eta always named): ``dead_13``,
+    ``gd_13_eta_1``, ``gd_13_eta_1o3``, ``gd_13_eta_1p3``, ``dead_13_epsilon_1em3_prec_192``,
+    ``dead_5_r_0p1``. Distinct (theorem, p, parameters, precision, radius) give distinct names."""
+    from ..theorems.naming import instance_name
+
+    return ident(instance_name(document, "_"))
 
 
 def radius_lemma(document: dict) -> Lemma:

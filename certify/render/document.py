@@ -26,42 +26,18 @@ def document_for(certificate: dict) -> str:
     return certificate_document(certificate, derivations_for(certificate["theorem"], certificate["p"]))
 
 
-#: Longest eta spelling put into a file name as it is; a longer one is named by a digest of it.
-MAX_ETA_NAME = 60
-
-
 def document_name(certificate: dict) -> str:
-    """The file stem of a certificate's document: ``THEOREM-P``, and for gd ``gd-P-eta-ETA`` unless eta is 1.
+    """The file stem of a certificate's document: :func:`certify.theorems.naming.instance_name` joined by
+    ``-``, a required parameter at its record's reference value left out (so the proof library's
+    ``gd/gd-P.tex`` at eta = 1 keeps its name): ``dead-13``, ``gd-13-eta-1o3``, ``dead-5-r-0p1``,
+    ``dead-13-sigma-2``. Distinct instances get distinct names. RenderError for a certificate without
+    readable parameters."""
+    from ..theorems.naming import instance_name
 
-    The proof library (certify.proofs) instantiates gd at its reference step size
-    REFERENCE_ETA = 1 and keeps ``gd/gd-P.tex`` beside ``gd-P.json``; that instance keeps
-    that name, so ``write_document`` regenerates the library's files.  Any other eta is
-    part of the name, so that two step sizes never overwrite each other's document: its
-    certificate spelling (canonical: ``0.1``, ``1/3``, ``1e-30``) with ``/`` written ``_``
-    (``gd-13-eta-0.1``, ``gd-13-eta-1_3``); a spelling longer than MAX_ETA_NAME
-    characters, or with a character other than digits, ``.``, ``e``, ``-``, ``+`` and
-    ``/``, is replaced by ``h`` and 16 hex digits of its SHA-256, distinct etas keeping
-    distinct names.  RenderError for a gd certificate without a readable eta.
-    """
-    import hashlib
-    import re
-    from fractions import Fraction
-
-    stem = f"{certificate['theorem']}-{certificate['p']}"
-    if certificate["theorem"] != "gd":
-        return stem
-    from ..proofs import REFERENCE_ETA
-
-    eta = (certificate.get("parameters") or {}).get("eta")
     try:
-        value = Fraction(eta)
-    except (TypeError, ValueError, ZeroDivisionError):
-        raise RenderError("the gd certificate has no readable parameter eta") from None
-    if value == Fraction(int(REFERENCE_ETA.p), int(REFERENCE_ETA.q)):
-        return stem
-    if len(eta) <= MAX_ETA_NAME and re.fullmatch(r"[0-9.eE+/-]+", eta):
-        return f"{stem}-eta-{eta.replace('/', '_')}"
-    return f"{stem}-eta-h{hashlib.sha256(eta.encode()).hexdigest()[:16]}"
+        return instance_name(certificate, "-", omit_references=True)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RenderError(f"the certificate has no readable instance to name ({exc})") from None
 
 
 def write_document(certificate: dict, out_dir, pdf: bool = True) -> list[Path]:
