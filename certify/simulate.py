@@ -358,6 +358,12 @@ def _gd(certificate: dict, start) -> dict:
 _THEOREMS = RegistryView(lambda theorem: resolve(theorem.simulator), where=lambda theorem: bool(theorem.simulator))
 
 
+#: The largest p simulated in floats (and plotted): the full flow is 3p coordinates and p^2 gates per
+#: evaluation, about 0.1 s per evaluation at p = 1000 and arrays of p^2 doubles (p = 10^6 would need
+#: terabytes); the certificates themselves have no such limit.
+MAX_SIMULATED_P = 1000
+
+
 def simulate_instance(certificate: dict, source: str = "base", seed: int = 0, progress=None) -> dict:
     """The trajectory record of the certificate's theorem from its base point or a random box point.
 
@@ -377,6 +383,12 @@ def simulate_instance(certificate: dict, source: str = "base", seed: int = 0, pr
     theorem = certificate.get("theorem") if isinstance(certificate, dict) else None
     if theorem not in _THEOREMS:
         raise ValueError(f"unknown theorem {theorem!r}: expected one of {', '.join(_THEOREMS)}")
+    if int(certificate["p"]) > MAX_SIMULATED_P:
+        from .errors import InputError
+
+        raise InputError(f"p = {certificate['p']} is too large to simulate: the float trajectory follows all 3p "
+                         f"coordinates and p^2 gates, so p is at most {MAX_SIMULATED_P} (certificates have no such "
+                         "limit)")
     seed = int(seed)
     if source == "base":
         start = base_point_from_certificate(certificate)

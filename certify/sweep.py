@@ -69,18 +69,9 @@ def _name_pattern():
     return _patterns(tuple(_RECORDS))[0]
 
 
-def _failure_key():
-    """THEOREM-P, the keys of failures.json."""
-    return _patterns(tuple(_RECORDS))[1]
-
-
 #: The verdict status of a file whose check crashed (an exception, a worker process dying).
 #: Its exit code is 2, like a malformed certificate's: a crash is never a rejection.
 ERROR = "error"
-
-#: failures.json is read back at most this large (a sweep of 10^6 failing primes writes ~150 MB;
-#: an oversized or unreadable file is ignored: this run's failures are still written).
-MAX_FAILURES_BYTES = 256 << 20
 
 #: The numbers a summary reports per theorem are its record's ``key_numbers``
 #: (certify.theorems.registry.KeyNumber: claim, component or None, key, "min" or "max", label; each
@@ -978,7 +969,7 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
         present[theorem] = [p for p in report.carried[theorem] if f"{theorem}-{p}.json" in names]
         counted[theorem], report.not_counted[theorem] = {}, {}
         report.checked[theorem] = len(present[theorem])
-    failures = _load_failures(out)
+    failures = {}  # written anew from this run's verdicts: nothing of an earlier failures.json is copied
     redo_reason = {}
     total, done = sum(map(len, present.values())) + sum(map(len, missing.values())), 0
     size = _chunk_size(max(1, total), jobs)
@@ -1062,6 +1053,7 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
     failed = {theorem: dict(report.failed[theorem]) for theorem in theorems}
     for theorem in carried:
         failed[theorem] = {p: f"not counted: {reason}" for p, reason in report.not_counted[theorem].items()}
+        failures.update({f"{theorem}-{p}": message for p, message in failed[theorem].items()})
     try:
         _write_atomically(out / "failures.json", json.dumps(failures, indent=2, sort_keys=True) + "\n")
         write_summary(out, summarized, {**{theorem: primes for theorem in theorems}, **report.carried}, counted,
@@ -1085,23 +1077,6 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
         return read_regular_file(path, limit)
     except MalformedCertificate:
         return None
-
-
-def _read_json_object(path: Path) -> dict:
-    """The JSON object in the regular file at ``path`` (read capped), or {} if it is missing, unreadable or not one."""
-    data = _read_regular(path, MAX_FAILURES_BYTES)
-    try:
-        loaded = json.loads(data) if data is not None else {}
-    except (ValueError, RecursionError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
-
-
-def _load_failures(out: Path) -> dict:
-    """The entries of OUT/failures.json that are THEOREM-P -> one-line message; {} if it is unreadable."""
-    loaded = _read_json_object(out / "failures.json")
-    return {key: one_line(value, 2000) for key, value in loaded.items()
-            if isinstance(key, str) and _failure_key().fullmatch(key) and isinstance(value, str)}
 
 
 def _dropped_entries(out: Path, summarized) -> list[str]:
@@ -1165,8 +1140,8 @@ def summarize(out, theorems, primes, counted, failed=None) -> dict:
     ``primes`` is the list of primes of every theorem, or {theorem: its primes}. ``counted`` maps
     a theorem to {p: sha256} of the certificates that count (compared or written by this sweep);
     a file is read again and used only if its bytes still hash to that (else its p is listed
-    under ``changed``). ``failed`` is {theorem: {p: why}}; None: the entries of OUT/failures.json
-    for those primes. ``missing`` counts the primes with neither (a carried-over theorem's primes
+    under ``changed``). ``failed`` is {theorem: {p: why}} (this run's verdicts; nothing is read back from
+    an earlier OUT/failures.json). ``missing`` counts the primes with neither (a carried-over theorem's primes
     without a certificate file). Extremes are decided exactly by :func:`certify.kernel.exact.compare` on the
     numbers as parsed (no exponent is expanded); ``value`` is the end exactly as the certificate
     writes it (not rounded), ``p`` the first prime attaining it. Reads only regular files,
@@ -1175,12 +1150,7 @@ def summarize(out, theorems, primes, counted, failed=None) -> dict:
     from .kernel.exact import compare
 
     out = Path(out)
-    if failed is None:
-        failed = {theorem: {} for theorem in theorems}
-        for key, message in _load_failures(out).items():
-            name, digits = _failure_key().fullmatch(key).groups()
-            if name in failed:
-                failed[name][int(digits)] = message
+    failed = failed or {}
     summary = {}
     for theorem in theorems:
         its_primes = primes[theorem] if isinstance(primes, dict) else primes

@@ -121,3 +121,27 @@ def test_a_figure_suffix_is_refused_before_anything_is_computed(tmp_path):
     line = one_line_error(run_certify("sensitivity", "--p", 5, "--out", out, "--plot", tmp_path / "s.gif", timeout=30))
     assert "unsupported plot file suffix '.gif'" in line
     assert list(tmp_path.iterdir()) == []  # neither the figure nor the certificate
+
+
+@pytest.mark.parametrize("args, expected", [
+    # an empty path would mean the current folder: check walked it, sweep and coq wrote into it (review)
+    (["check", ""], "certify check: error: argument FILE: the path is empty (see 'certify check --help')"),
+    (["coq", "x.json", "--out", ""], "certify coq: error: argument --out: the path is empty (see 'certify coq --help')"),
+    (["sweep", "--primes", "5..7", "--theorems", "dead", "--out", ""],
+     "certify sweep: error: argument --out: the path is empty (see 'certify sweep --help')"),
+    (["dead", "--p", "5", "--out", ""], "certify dead: error: argument --out: the path is empty (see 'certify dead --help')"),
+    # int() takes full-width digits; the review saw --p '\uff11\uff13' accepted while --epsilon refused them
+    (["dead", "--p", "\uff11\uff13"],
+     "certify dead: error: argument -p/--p: p must be an integer in the digits 0-9, got '\uff11\uff13' "
+     "(see 'certify dead --help')"),
+    # options that were silently ignored
+    (["sweep", "--primes", "5..7", "--theorems", "dead", "--eta", "1/2", "--out", "never"],
+     "certify sweep: error: --eta is gd's step size: it goes with --theorems ...gd..."),
+    (["simulate", "dead", "--p", "5", "--seed", "3"],
+     "certify simulate: error: --seed chooses the random box point: it goes with --from box"),
+])
+def test_paths_digits_and_ignored_options(args, expected):
+    from conftest import ROOT
+
+    assert one_line_error(run_certify(*args)) == expected
+    assert not (ROOT / "never").exists()

@@ -181,12 +181,23 @@ def test_a_run_prints_the_table_beside_the_certified_floor_and_plots(tmp_path):
     plotted = run_certify("plot", "law", out, out, "--out", pdf)
     assert plotted.returncode == 0, plotted.stderr
     assert pdf.read_bytes()[:5] == b"%PDF-"
+    # the review: plot law read summary.json and run.json unguarded (a FIFO hung it; an edited certified
+    # floor of 0.5 was drawn). summary.json is no longer read; run.json is read capped, a regular file only
+    import os
+
+    os.unlink(out / "summary.json")
+    os.mkfifo(out / "summary.json")
+    redrawn = run_certify("plot", "law", out, "--out", tmp_path / "again.png", timeout=60)
+    assert redrawn.returncode == 0, redrawn.stderr
+    os.unlink(out / "run.json")
+    os.mkfifo(out / "run.json")
+    assert_one_line(run_certify("plot", "law", out, "--out", tmp_path / "never.png", timeout=60), "FIFO")
 
 
 def test_plot_law_bad_input_is_one_line(tmp_path):
     assert_one_line(run_certify("plot", "law", "--out", tmp_path / "x.png"), "run folders")
     (tmp_path / "empty").mkdir()
-    assert_one_line(run_certify("plot", "law", tmp_path / "empty", "--out", tmp_path / "x.png"), "summary.json")
+    assert_one_line(run_certify("plot", "law", tmp_path / "empty", "--out", tmp_path / "x.png"), "run.json")
     assert_one_line(run_certify("plot", "law", tmp_path / "empty", "-p", 5, "--out", tmp_path / "x.png"), "--p")
     assert_one_line(run_certify("plot", "law", tmp_path / "empty", "--out", tmp_path / "x.gif"), "suffix")
 

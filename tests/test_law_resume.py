@@ -418,3 +418,18 @@ def test_row_bytes_holds_the_longest_row_the_check_can_accept(p):
         row[name] = longest_float
     row["reason"] = "a, b " + "r" * 295 + "..."  # a comma: the csv quotes it
     assert len(runner._csv_line(row)) <= runner.row_bytes(p)
+
+
+def test_a_resume_recomputes_kept_rows_and_refuses_an_edited_folder(tmp_path):
+    """The review edited a multi-gate row into a dead one whose fields agree with each other: check_row
+    cannot see it; the spot check recomputes kept rows and compares every field but the time."""
+    from certify.errors import CertifyError
+    from certify.law.runner import SAMPLE_FIELDS, _spot_check, compute_samples
+
+    parameters = {"p": 5, "sigma": "1", "seed": 1, "horizon": "10", "dynamics": "flow", "eta": None}
+    rows = {int(row["index"]): row for row in compute_samples(parameters, [0, 1])}
+    _spot_check(rows, [0, 1], parameters, tmp_path / "samples.csv")  # honest rows reproduce
+    edited = {index: dict(row, loss=row["loss"] + "1") for index, row in rows.items()}
+    with pytest.raises(CertifyError, match="does not reproduce"):
+        _spot_check(edited, [0, 1], parameters, tmp_path / "samples.csv")
+    assert "seconds" in SAMPLE_FIELDS  # the one field a recomputation may change

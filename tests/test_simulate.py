@@ -639,3 +639,15 @@ def test_an_unverified_certificate_file_is_refused_in_one_line(custom_dead_file,
         simulate_certificate_file(tmp_path)  # a folder
     with pytest.raises(InputError, match="malformed"):
         simulate_certificate_file(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("command", [["simulate", "dead", "--p", "999999999999999989"],
+                                     ["plot", "dead", "--p", "1000003", "--out", "never.png"],
+                                     ["simulate", "slide", "--p", "1009"]])
+def test_a_prime_too_large_to_simulate_is_one_line(command):
+    """The review saw 6.94 EiB and 7.28 TiB allocations (tracebacks) and p = 10007 running for minutes."""
+    from conftest import run_certify
+
+    result = run_certify(*command, timeout=60)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "is too large to simulate" in result.stderr

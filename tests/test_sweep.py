@@ -330,14 +330,16 @@ def test_a_resumed_sweep_with_huge_exponents_finishes(tmp_path):
         assert (summary["extremes"][label]["value"] == planted) == kept
 
 
-def test_failures_json_that_is_not_a_failures_file_is_ignored(tmp_path):
+def test_an_earlier_failures_json_is_never_copied(tmp_path):
+    """failures.json is written anew from this run's verdicts: a forged entry of another theorem
+    ("gd-11": it made gd look failed at 11 while its certificate counted) is not carried along."""
     out = tmp_path / "s"
     (out).mkdir()
     (out / "failures.json").write_text(json.dumps({"dead-x": "?", "dead-" + "9" * 5000: "huge", "dead-7": 3,
-                                                   "gd-11": "kept", "note": "?"}))
+                                                   "gd-11": "forged failure", "slide-5": "y", "note": "?"}))
     report = run_sweep([5], ["dead"], 1, out)
     assert report.certified["dead"] == 1
-    assert json.loads((out / "failures.json").read_text()) == {"gd-11": "kept"}
+    assert json.loads((out / "failures.json").read_text()) == {}
     os.unlink(out / "failures.json")
     os.mkfifo(out / "failures.json")  # never opened for reading, so never a hang
     assert run_sweep([5], ["dead"], 1, out).skipped["dead"] == 1

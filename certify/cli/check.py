@@ -6,7 +6,7 @@ import os
 import sys
 
 from ..errors import InputError
-from .common import EXIT_USAGE, RAW, _jobs_arg
+from .common import _path_arg, EXIT_USAGE, RAW, _jobs_arg
 
 CHECK_HELP = """\
 Re-check certificates independently: validate against the closed certify/1 JSON
@@ -30,7 +30,7 @@ stdout instead, same exit code."""
 def add_parsers(commands) -> None:
     check = commands.add_parser("check", help="re-check certificates independently",
                                 description=CHECK_HELP, formatter_class=RAW)
-    check.add_argument("files", nargs="+", metavar="FILE", help="certificate files, or folders of them (*.json)")
+    check.add_argument("files", nargs="+", type=_path_arg, metavar="FILE", help="certificate files, or folders of them (*.json)")
     check.add_argument("--json", action="store_true",
                        help="print one JSON object per file on stdout (source, status, message, exit_code)")
     check.add_argument("--jobs", type=_jobs_arg, default=1, metavar="K", help="check in K processes (default 1)")

@@ -126,10 +126,17 @@ def _exact_arg(text: str):
 
 
 def _prime_arg(text: str) -> int:
-    try:
-        return int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"p must be an integer, got {text!r}") from None
+    """An integer in ASCII digits (int() would also take '\uff11\uff13', full-width 13, and '1_3')."""
+    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+        raise argparse.ArgumentTypeError(f"p must be an integer in the digits 0-9, got {text[:40]!r}")
+    return int(text, 10)
+
+
+def _path_arg(text: str) -> str:
+    """A path on the command line: not empty (an empty path would mean the current folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty")
+    return text
 
 
 def _jobs_arg(text: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, RAW
+from .common import _path_arg, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, RAW
 
 COQ_HELP = """\
 Write, for each certificate FILE, the Coq file DIR/THEOREM_P.v, followed by _NAME_VALUE for each
@@ -30,8 +30,8 @@ Debian: apt-get install coq libcoq-interval libcoq-coqprime."""
 def add_parsers(commands) -> None:
     coq = commands.add_parser("coq", help="re-prove certificates in Coq (write .v files and compile them)",
                               description=COQ_HELP, formatter_class=RAW)
-    coq.add_argument("files", nargs="+", metavar="FILE", help="certificates (certify/1 JSON)")
-    coq.add_argument("--out", required=True, metavar="DIR", help="folder for the .v files (created if missing)")
+    coq.add_argument("files", nargs="+", type=_path_arg, metavar="FILE", help="certificates (certify/1 JSON)")
+    coq.add_argument("--out", required=True, type=_path_arg, metavar="DIR", help="folder for the .v files (created if missing)")
     coq.add_argument("--no-check", action="store_true",
                      help="write the .v without checking the certificate first (for testing Coq's refusals)")
     coq.add_argument("--no-compile", action="store_true", help="do not run coqc even if it is installed")

@@ -7,7 +7,7 @@ import sys
 
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
-from .common import (EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option, draw_experiment,
+from .common import (_path_arg, EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option, draw_experiment,
                      read_verified_certificate, write_file)
 from .theorems import add_instance_options, certificate_for, instance_parameters
 
@@ -131,8 +131,9 @@ def add_parsers(commands) -> None:
                              help="simulate this certificate instead (it is checked first)")
         command.add_argument("--from", dest="source", choices=("base", "box"), default="base",
                              help="start at the base point (default) or at a random point of the certified box")
-        command.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the random box point")
-        command.add_argument("--out", required=name == "plot", metavar="FILE",
+        command.add_argument("--seed", type=int, default=None, metavar="N",
+                             help="seed of the random box point (with --from box; default 0)")
+        command.add_argument("--out", required=name == "plot", type=_path_arg, metavar="FILE",
                              help=f"write to {output}" + (" (- : the JSON on stdout)" if name == "simulate" else ""))
 
     sweep = commands.add_parser("sweep", help="certify many primes in parallel, resumably, with a summary",
@@ -148,7 +149,7 @@ def add_parsers(commands) -> None:
     reference = THEOREMS[users[0]].parameter("eta").reference if users else "1"
     sweep.add_argument("--eta", type=_exact_arg, default=None, metavar="ETA",
                        help=f"step size for {names_text(users) if users else 'gd'} (default {reference})")
-    sweep.add_argument("--out", required=True, metavar="DIR", help="folder for DIR/THEOREM/THEOREM-P.json and the summary")
+    sweep.add_argument("--out", required=True, type=_path_arg, metavar="DIR", help="folder for DIR/THEOREM/THEOREM-P.json and the summary")
 
 
 def _progress():
@@ -181,9 +182,11 @@ def _trajectory(args, certificate: dict) -> dict:
     """The trajectory record of ``certificate`` from args.source (and args.seed)."""
     from ..simulate import simulate_instance
 
+    if args.seed is not None and args.source != "box":
+        raise InputError("--seed chooses the random box point: it goes with --from box")
     progress = _progress()
     try:
-        return simulate_instance(certificate, source=args.source, seed=args.seed, progress=progress)
+        return simulate_instance(certificate, source=args.source, seed=args.seed or 0, progress=progress)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     finally:
@@ -261,6 +264,8 @@ def run_sweep(args) -> int:
         raise InputError(f"unknown theorem(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(THEOREMS)}")
     if not primes:
         raise InputError(f"no primes p >= 5 in {args.primes}")
+    if args.eta is not None and "gd" not in theorems:
+        raise InputError("--eta is gd's step size: it goes with --theorems ...gd...")
     eta = None if args.eta is None else format_rational(args.eta)
     report = run_sweep(primes, theorems, args.jobs, args.out, eta=eta, progress=progress_bar())
     for note in report.notes:

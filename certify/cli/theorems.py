@@ -11,7 +11,7 @@ import sys
 
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
-from .common import (EXIT_OK, RAW, _exact_arg, _precision_arg, _write, add_p_option, draw_experiment,
+from .common import (_path_arg, EXIT_OK, RAW, _exact_arg, _precision_arg, _write, add_p_option, draw_experiment,
                      verified_new_certificate)
 
 
@@ -27,7 +27,7 @@ def add_parsers(commands) -> None:
                              help="sup-norm radius of the box (default: chosen, see above)")
         command.add_argument("--prec", type=_precision_arg, default=128, metavar="BITS",
                              help="Arb working precision (default 128)")
-        command.add_argument("--out", metavar="FILE", help="write the certificate to FILE (default, or -: stdout); "
+        command.add_argument("--out", type=_path_arg, metavar="FILE", help="write the certificate to FILE (default, or -: stdout); "
                              "an existing FILE is replaced only by a certificate certify check verifies")
         if record.experiment:
             command.add_argument("--plot", metavar="FILE",

@@ -46,23 +46,32 @@ def check_plot_path(path) -> str:
 
 
 def load_run(folder) -> dict:
-    """{"folder", "parameters", "summary", "rows"} of a finished run; ValueError (one line) if it is not one."""
-    from certify.law.runner import LawParameters, read_samples
+    """{"folder", "parameters", "summary", "rows"} of a finished run; ValueError (one line) if it is not one.
+
+    Nothing of the folder's summary.json is used: run.json is read as the runner reads it (capped, a regular
+    file only, strict), the rows are those :func:`certify.law.runner.read_samples` accepts for this run
+    (check_row), and the summary is recomputed from them (:func:`certify.law.runner.summary_document`, the
+    certified floor from the kernel): an edited summary.json can draw nothing."""
+    from certify.errors import CertifyError
+    from certify.law.runner import (RUN_RECORD_BYTES, LawParameters, _read_limited, certified_dead_region,
+                                    read_samples, summary_document)
 
     folder = Path(folder)
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder of certify law")
     try:
-        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-        parameters = LawParameters.from_record(json.loads((folder / "run.json").read_text(encoding="utf-8")))
-    except FileNotFoundError as exc:
-        raise ValueError(f"{folder} has no {Path(exc.filename).name}: not a finished run of certify law") from None
-    except Exception as exc:  # noqa: BLE001 - any unreadable record is one line
-        raise ValueError(f"{folder} does not hold a readable run of certify law ({exc})") from None
-    rows, _ = read_samples(folder / "samples.csv", parameters)  # the rows check_row accepts for this run
-    samples = summary.get("samples") if isinstance(summary, dict) else None
-    if not isinstance(samples, int) or any(i not in rows for i in range(samples)) or "outcomes" not in summary:
-        raise ValueError(f"{folder}: summary.json and samples.csv do not match (run certify law there again)")
+        data = _read_limited(folder / "run.json", RUN_RECORD_BYTES, "run.json")
+        parameters = LawParameters.from_record(json.loads(data.decode("utf-8")))
+        rows, _ = read_samples(folder / "samples.csv", parameters)  # the rows check_row accepts for this run
+    except (CertifyError, ValueError, RecursionError, OSError) as exc:  # LawError is a CertifyError
+        raise ValueError(f"{folder} does not hold a readable run of certify law ({str(exc).splitlines()[0][:200]})") \
+            from None
+    samples = 0
+    while samples in rows:
+        samples += 1
+    if samples == 0:
+        raise ValueError(f"{folder}: samples.csv holds no sample of this run (run certify law there first)")
+    summary = summary_document(parameters, samples, rows, certified_dead_region(parameters.p))
     return {"folder": folder, "parameters": parameters, "summary": summary,
             "rows": [rows[i] for i in range(samples)]}
 

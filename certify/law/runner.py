@@ -1283,6 +1283,7 @@ def run_law(run: LawParameters, samples: int, out, *, jobs: int = 1, scheduler: 
         certified = certified_dead_region(run.p)  # before the work: a failure here costs nothing
         parameters = {"p": run.p, "sigma": run.sigma, "seed": run.seed, "horizon": run.horizon,
                       "dynamics": run.dynamics, "eta": run.eta}
+        _spot_check(rows, [i for i in range(samples) if i in rows], parameters, csv_path)
         done, failures = kept, []
         if progress:
             progress(done, samples, 0.0)
@@ -1327,6 +1328,29 @@ def run_law(run: LawParameters, samples: int, out, *, jobs: int = 1, scheduler: 
         if lock is not None:
             lock.close()
     return LawRun(summary, len(missing), kept, len(rejected), time.perf_counter() - start)
+
+
+#: Kept rows recomputed on every resume (chosen at random, so an edit cannot know which): a row whose fields
+#: agree with one another but not with its sample (an edited outcome) is caught with probability about
+#: SPOT_CHECKS / kept per resume; a row check_row refuses is always caught.
+SPOT_CHECKS = 2
+
+
+def _spot_check(rows: dict, kept: list[int], parameters: dict, path: Path) -> None:
+    """Recompute :data:`SPOT_CHECKS` kept rows chosen at random and compare every field but ``seconds``
+    (a sample's row is a deterministic function of the run and its index); LawError (refuse the folder)
+    on a mismatch. check_row cannot see a row edited to another outcome its fields allow (the review's dead
+    row with a death time and an empty pattern); recomputing one is the only test, and it costs two samples."""
+    import random
+
+    chosen = random.SystemRandom().sample(kept, min(SPOT_CHECKS, len(kept)))
+    for row in compute_samples(parameters, chosen):
+        stored = rows[int(row["index"])]
+        differing = [name for name in SAMPLE_FIELDS if name != "seconds" and stored[name] != row[name]]
+        if differing:
+            raise LawError(f"{path}: the row of sample {row['index']} does not reproduce ({differing[0]} is "
+                           f"{_one_line(stored[differing[0]], 40)!r}, the sample gives {_one_line(row[differing[0]], 40)!r}): "
+                           "the folder was edited or made by other code; start the run again with a new --out")
 
 
 def _duration(seconds: float) -> str:

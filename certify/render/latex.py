@@ -144,9 +144,10 @@ def certificate_document(certificate: dict, derivations) -> str:
         rf"and let $U$ be the sup-norm box of radius $r = {radius}$ around $\theta_*$ in $\mathbb R^{{3p}}$. "
         rf"Then {theorem['statement']}",
         "",
-        r"Every number below is an exact bound obtained with Arb ball arithmetic (python-flint "
+        r"Every number below is an exact bound obtained with Arb ball arithmetic (at "
+        + rf"{bits} bits; the software versions the certificate records, python-flint "
         + latex_escape(_text(software, "python-flint"))
-        + rf", {bits} bits). An enclosure is printed as its certified digits (at most {DISPLAY_DIGITS}; the "
+        + r", are not part of what is checked). An enclosure is printed as its certified digits (at most {DISPLAY_DIGITS}; the "
           r"certificate holds them all), $d.ddd\ldots$ meaning that "
           r"the value lies in $[d.ddd, d.ddd + u)$ for $u$ one unit of the last digit shown (its magnitude, "
           r"for $-d.ddd\ldots$), or as an interval with its ends rounded outward; one-sided bounds are rounded "

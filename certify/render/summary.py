@@ -62,8 +62,8 @@ def dead_summary(certificate: dict) -> list[str]:
         f"on the box",
         f"  {shown(claims['transversality_margin'], 'margin -ds/dt(T-)')} at the base point (2.7); "
         f"{shown(claims['transversality_margin_box'], '')} on the box",
-        f"  {shown(claims['purity_gap_box'], 'delta_p')} (max F_zeta <= 1 - delta_p on the box; "
-        f"{shown(claims['terminal_fourier_fraction'], 'F_zeta')} at the base point)",
+        f"  {shown(claims['purity_gap_box'], 'delta_p')} (max F_zeta <= 1 - delta_p at every terminal state from the "
+        f"box; {shown(claims['terminal_fourier_fraction'], 'F_zeta')} at the base point's terminal state)",
         *probability_lines(certificate, "R_dead"),
         *([f"  {shown(purity['purity_margin'], 'P(theta(0) in R_dead, dies with max F_zeta <= 1 - delta | active)', 'log10_lo')}, "
            f"delta = {parameter(params['purity_margin'])} (not single-frequency: "
@@ -99,7 +99,7 @@ def smooth_summary(certificate: dict) -> list[str]:
         f"{shown(claims['g_condition'], 'g(0)^2 - J(s0)')} on the box (A.67)",
         f"  {shown(claims['terminal_displacement_box'], '||w_inf - w_0||_1')} (A.69); "
         f"{shown(claims['purity_gap_box'], 'delta')} ({shown(claims['terminal_fourier_fraction'], 'F_zeta')} "
-        f"at the base point)",
+        f"at the limit from the base point)",
         *probability_lines(certificate, "R_smooth"),
     ]
 
@@ -115,7 +115,7 @@ def gd_summary(certificate: dict) -> list[str]:
         f"  after one step: {shown(after['central_gate'], 'central gate')}, {shown(after['cross_gates'], 'cross gates')}, "
         f"{shown(after['off_cross_gates'], 'off-cross')} (A.70)-(A.71): theta_n = theta_1",
         f"  {shown(claims['w_step_box'], '||w_1 - w_0||_1')}; {shown(claims['purity_gap_box'], 'delta')} "
-        f"({shown(claims['terminal_fourier_fraction'], 'F_zeta')} at the base point)",
+        f"({shown(claims['terminal_fourier_fraction'], 'F_zeta')} at theta_1 from the base point)",
         *probability_lines(certificate, "R_gd"),
     ]
 
@@ -164,5 +164,5 @@ def sensitivity_summary(certificate: dict) -> list[str]:
         "  J_reg (rows s, a, b; columns d/ds0, d/da0, d/db0):", *rows("regional_derivative"),
         "  Psi' = S J_reg:", *rows("terminal_map_derivative"),
         f"  {shown(claims['sensitivity_gap'], '|Psi' + chr(39) + ' - J_reg|_F')} > 0, rank "
-        f"{value(claims['gap_rank'])}: AD of GD converges to J_reg, the flow's derivative is Psi'",
+        f"{value(claims['gap_rank'])} (the gap between Psi' and J_reg)",
     ]
