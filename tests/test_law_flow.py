@@ -195,7 +195,7 @@ def test_cycle_of_four_faces_slides_with_the_closed_form_velocity():
     status = _status_from_signs(theta, p)
     kinks = np.flatnonzero(status == 0)
     assert kinks.tolist() == [0, 1, 5, 6]
-    new = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
+    new, _ = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
     assert new[kinks].tolist() == [0, 0, 0, 0]
     vel = flow.velocity(theta, p, new)
     # a handful of operations on O(1) numbers: 16 eps R / p^2
@@ -226,7 +226,7 @@ def test_a_row_of_the_cycle_leaves_when_its_force_turns():
     assert np.all(flow._gate_gammas(w, np.array([0, 1, 5, 6]), p) == pytest.approx(0.6))
     status = _status_from_signs(theta, p)
     kinks = np.flatnonzero(status == 0)
-    new = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
+    new, _ = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
     assert new[[0, 1]].tolist() == [-1, -1] and new[[5, 6]].tolist() == [0, 0]
     vel = flow.velocity(theta, p, new)
     assert vel[0] + vel[p] < 0 and vel[0] + vel[p + 1] < 0
@@ -246,7 +246,7 @@ def test_clone_rows_in_a_star():
     status = _status_from_signs(theta, p)
     kinks = np.flatnonzero(status == 0)
     assert kinks.tolist() == [0, 5]
-    new = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
+    new, _ = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
     assert new[[0, 5]].tolist() == [0, 0]
     vel = flow.velocity(theta, p, new)
     assert vel[0] == vel[1]
@@ -270,7 +270,7 @@ def test_sliding_coefficients_are_the_papers_alpha():
     status = _status_from_signs(theta, p)
     kinks = np.flatnonzero(status == 0)
     assert kinks.tolist() == [1, 2]
-    new = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
+    new, _ = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
     assert new[[1, 2]].tolist() == [0, 0]
     x = u[0] + v[0]
     q = np.exp(x * w - (x * w).max())
@@ -312,7 +312,7 @@ def test_one_face_slides_or_leaves_as_its_required_coefficient_says(w, side):
     need = -g / 2
     assert side == (0 if 0 < need < gamma0 else (1 if need > gamma0 else -1))
     status = _status_from_signs(theta, p)
-    new = flow._decide(theta, p, np.where(status == 0, -1, status), np.array([0]), {})
+    new, _ = flow._decide(theta, p, np.where(status == 0, -1, status), np.array([0]), {})
     assert new[0] == side
     vel = flow.velocity(theta, p, new)
     zdot = vel[0] + vel[p]
@@ -329,14 +329,14 @@ def test_a_repelling_face_takes_relu_prime_zero():
     w = theta[2 * p:]
     assert w.mean() - w[0] < 0 and _softmax_force(0.5, w, 3) < 0
     status = _status_from_signs(theta, p)
-    new = flow._decide(theta, p, np.where(status == 0, -1, status), np.array([0]), {})
+    new, _ = flow._decide(theta, p, np.where(status == 0, -1, status), np.array([0]), {})
     assert new[0] == 1
     vel = flow.velocity(theta, p, new)
     assert vel[0] + vel[p] > 0
     p, theta = _single_face_state([2.5, -1, -1, -2, 2])
     w = theta[2 * p:]
     assert w.mean() - w[0] < 0 and _softmax_force(0.5, w, 3) > 0
-    new = flow._decide(theta, p, np.where(status == 0, -1, status), np.array([0]), {})
+    new, _ = flow._decide(theta, p, np.where(status == 0, -1, status), np.array([0]), {})
     assert new[0] == -1
     vel = flow.velocity(theta, p, new)
     assert vel[0] + vel[p] < 0
@@ -351,7 +351,7 @@ def test_a_repelling_gate_closing_a_cycle_is_held():
     assert flow._gate_gammas(w, np.array([6]), p)[0] < 0 < flow._gate_gammas(w, np.array([0, 1, 5]), p).min()
     status = _status_from_signs(theta, p)
     kinks = np.flatnonzero(status == 0)
-    new = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
+    new, _ = flow._decide(theta, p, np.where(status == 0, -1, status), kinks, {})
     assert new[kinks].tolist() == [0, 0, 0, 0]
     assert flow._Mode(p, new).margin(theta) >= 0
 
@@ -423,3 +423,26 @@ def test_bad_input():
     bad[3] = math.nan
     with pytest.raises(ValueError, match="finite"):
         flow.simulate_flow(bad, 5, 100)
+
+
+def test_large_block_margin_bound_keeps_the_sign():
+    """A 7 x 6 block (solved as an LP): after one LP, nearby targets are answered by the moved optimum's slack, a
+    lower bound; every answer has the sign of the LP margin written here, and equals it where small."""
+    p = 13
+    rng = np.random.default_rng(11)
+    rows, cols = np.arange(7), np.arange(7, 13)
+    gates = (rows[:, None] * p + cols[None, :]).ravel()
+    faces = flow._Faces(p, np.sort(gates))
+    w = rng.normal(0, 2, p)  # boxes of both signs
+    gamma = flow._gate_gammas(w, gates, p)
+    lo, hi = np.minimum(gamma, 0), np.maximum(gamma, 0)
+    x = (0.5 * gamma).reshape(7, 6)  # the middle of every box: margin |gamma| / 2 at the start
+    drift = rng.normal(0, 1, (7, 6)) * gamma.reshape(7, 6)
+    for step in np.linspace(0, 1.2, 25):
+        y = x + step * drift
+        target = np.zeros(2 * p)
+        target[rows], target[p + cols] = y.sum(axis=1), y.sum(axis=0)
+        got = faces.margin(target, w)
+        want = _linprog_margin(rows, cols, np.concatenate([target[rows], target[p + cols]]), lo, hi)
+        assert got <= want + 1e-8
+        assert (got > 0) == (want > 0)

@@ -49,6 +49,7 @@ Floats only: an observation, never a bound.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -188,6 +189,19 @@ def _closure(p: int, status: np.ndarray) -> np.ndarray:
     return out
 
 
+def _softmax_rows(z: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(q, lse): q_i = softmax(z_i w) for each z_i (one row each) and lse_i = log sum_c exp(z_i w(c)). The
+    largest logit z_i max(w) (z_i >= 0) or z_i min(w) is factored out, which is exactly the row maximum
+    (multiplication by z_i is monotone and correctly rounded), without an axis reduction."""
+    top = np.where(z >= 0, z * w.max(), z * w.min())
+    e = np.multiply.outer(z, w)
+    e -= top[:, None]
+    np.exp(e, out=e)
+    total = e @ np.ones(w.size)
+    e /= total[:, None]
+    return e, top + np.log(total)
+
+
 class _Faces:
     """The gates held on their faces (a closed set: a union of blocks R x B), their tangent projection and the
     admissibility of the mode's velocity.
@@ -291,6 +305,25 @@ def _side_at_bound(gamma: float, at_hi: bool) -> int:
     return -1 if at_hi or gamma == 0 else 1
 
 
+@functools.lru_cache(maxsize=None)
+def _cuts(m: int, n: int):
+    """The cuts (A, B') of a complete m x n block, A a set of rows and B' of columns, as matrices: over the gates
+    (row-major), A x B'^c (their upper bounds enter) and A^c x B' (lower bounds); the count of both; and over
+    the m + n rows and columns, +1 on A and -1 on B'. Cuts crossing no gate (A = B' = all or none) are left
+    out. Read-only arrays, shared by every block of that shape."""
+    masks = (np.arange(2 ** (m + n))[:, None] >> np.arange(m + n)[None, :]) & 1
+    in_a, in_b = masks[:, :m].astype(bool), masks[:, m:].astype(bool)
+    hi_ind = (in_a[:, :, None] & ~in_b[:, None, :]).reshape(len(masks), m * n)
+    lo_ind = (~in_a[:, :, None] & in_b[:, None, :]).reshape(len(masks), m * n)
+    count = hi_ind.sum(axis=1) + lo_ind.sum(axis=1)
+    keep = count > 0
+    out = (hi_ind[keep].astype(float), lo_ind[keep].astype(float), count[keep].astype(float),
+           np.concatenate([in_a[keep].astype(float), -in_b[keep].astype(float)], axis=1))
+    for array in out:
+        array.setflags(write=False)
+    return out
+
+
 class _CutBlock:
     """The cuts (A, B') of a block with >= 2 rows and columns, as matrices over its gates (see _Faces.margin)."""
 
@@ -299,16 +332,8 @@ class _CutBlock:
         gates = (rows[:, None] * p + cols[None, :]).ravel()
         self.index = np.searchsorted(face_gates, gates)  # positions among the face gates (row-major i, j)
         self.gates = gates
-        masks = (np.arange(2 ** (m + n))[:, None] >> np.arange(m + n)[None, :]) & 1
-        in_a, in_b = masks[:, :m].astype(bool), masks[:, m:].astype(bool)
-        hi_ind = (in_a[:, :, None] & ~in_b[:, None, :]).reshape(len(masks), m * n)
-        lo_ind = (~in_a[:, :, None] & in_b[:, None, :]).reshape(len(masks), m * n)
-        count = hi_ind.sum(axis=1) + lo_ind.sum(axis=1)
-        keep = count > 0
-        self.hi_ind, self.lo_ind = hi_ind[keep].astype(float), lo_ind[keep].astype(float)
-        self.count = count[keep].astype(float)
+        self.hi_ind, self.lo_ind, self.count, self.coord_coef = _cuts(m, n)
         self.coords = np.concatenate([rows, p + cols])
-        self.coord_coef = np.concatenate([in_a[keep].astype(float), -in_b[keep].astype(float)], axis=1)
 
     def margin(self, target, gamma, lo, hi, detail, tie_tolerance=0.0):
         g_lo, g_hi, g_gamma = lo[self.index], hi[self.index], gamma[self.index]
@@ -330,11 +355,20 @@ class _CutBlock:
 class _LPBlock:
     """A large block's margin as the linear program it is: maximise t subject to the row and column sums of x
     equal to the targets and lo + t <= x <= hi - t (HiGHS through scipy.optimize.linprog, feasibility
-    tolerances 1e-10, the smallest HiGHS takes). The binding constraints are read off the dual: a gate whose lower or upper
-    shrunk bound has a nonzero multiplier is at that bound in every optimal solution."""
+    tolerances 1e-10, the smallest HiGHS takes). The binding constraints are read off the dual: a gate whose
+    lower or upper shrunk bound has a nonzero multiplier is at that bound in every optimal solution.
+
+    An LP costs milliseconds and the margin is evaluated at every solver step, so the value is first bounded
+    from below: the last LP's optimal x, moved by the least-norm change that gives the new row and column sums
+    (x_ij += dr_i / n + dc_j / m - dS / (m n) on a complete m x n block), is an admissible choice, and its
+    smallest slack is a lower bound on the margin. While that bound exceeds half the last LP's margin it is
+    returned (positive, like the margin); closer to 0 the LP is solved. The value can differ from the margin
+    but never its sign, and it is the margin itself near a root, where the event is located.
+    """
 
     def __init__(self, p: int, rows: np.ndarray, cols: np.ndarray, face_gates: np.ndarray):
         m, n = rows.size, cols.size
+        self.m, self.n = m, n
         gates = (rows[:, None] * p + cols[None, :]).ravel()
         self.index = np.searchsorted(face_gates, gates)
         self.gates = gates
@@ -347,6 +381,7 @@ class _LPBlock:
             eq[m + j, j:k:n] = 1.0
         self.eq = eq
         self.eq_coords = np.concatenate([rows, p + cols[:-1]])
+        self.row_coords, self.col_coords = rows, p + cols
         ub = np.zeros((2 * k, k + 1))
         ub[:k, :k] = -np.eye(k)
         ub[k:, :k] = np.eye(k)
@@ -354,25 +389,40 @@ class _LPBlock:
         self.ub = ub
         self.cost = np.zeros(k + 1)
         self.cost[k] = -1.0
+        self.reference = None  # (x, row sums, column sums, margin) of the last LP with a positive margin
+
+    def _lower_bound(self, target, g_lo, g_hi):
+        x, rows, cols, value = self.reference
+        dr, dc = target[self.row_coords] - rows, target[self.col_coords] - cols
+        moved = x + (dr[:, None] / self.n + dc[None, :] / self.m - dr.sum() / (self.m * self.n)).ravel()
+        return float(min(np.min(moved - g_lo), np.min(g_hi - moved))), value
 
     def margin(self, target, gamma, lo, hi, detail, tie_tolerance=0.0):
         from scipy.optimize import linprog
 
         g_lo, g_hi, g_gamma = lo[self.index], hi[self.index], gamma[self.index]
+        if not detail and self.reference is not None:
+            bound, last = self._lower_bound(target, g_lo, g_hi)
+            if bound > 0.5 * last:
+                return bound, {}
         result = linprog(self.cost, A_ub=self.ub, b_ub=np.concatenate([-g_lo, g_hi]), A_eq=self.eq,
                          b_eq=target[self.eq_coords], bounds=(None, None), method="highs",
                          options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
         if result.status != 0:
             raise _NoDecision(f"the margin of a block of {self.gates.size} faces: {result.message}")
+        value = float(-result.fun)
+        k = self.gates.size
+        if value > 0:
+            self.reference = (result.x[:k].copy(), target[self.row_coords].copy(), target[self.col_coords].copy(),
+                              value)
         leaving = {}
         if detail:
-            k = self.gates.size
             duals = np.abs(result.ineqlin.marginals)
             for i in np.flatnonzero(duals[:k] > 1e-9):
                 leaving[int(self.gates[i])] = _side_at_bound(float(g_gamma[i]), False)
             for i in np.flatnonzero(duals[k:] > 1e-9):
                 leaving[int(self.gates[i])] = _side_at_bound(float(g_gamma[i]), True)
-        return float(-result.fun), leaving
+        return value, leaving
 
 
 class _Mode:
@@ -416,9 +466,7 @@ class _Mode:
         g_y(z, w) = sum_c q_c w(c) - w(y) (A.4)."""
         w = theta[2 * self.p:]
         z = theta[self.act_a] + theta[self.act_bp]
-        logits = z[:, None] * w[None, :]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        q = e / e.sum(axis=1, keepdims=True)
+        q, _ = _softmax_rows(z, w)
         return z, q, q @ w - w[self.act_y]
 
     def forces(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -486,8 +534,17 @@ def _force_scale(forces: np.ndarray, w: np.ndarray) -> float:
     return max(float(np.abs(forces).max(initial=0.0)), 2 * float(np.abs(w).max()), 1e-300)
 
 
-def _decide(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, leaving: dict) -> np.ndarray:
-    """The status after an event: every gate of ``kinks`` (on its kink) decided at once.
+def _active_forces(theta: np.ndarray, p: int, gates: np.ndarray) -> np.ndarray:
+    """G: the forces of the active ``gates`` on the 2p rows and columns (sum of g_y(z, w), (A.3)-(A.6))."""
+    a, b = np.divmod(gates, p)
+    w = theta[2 * p:]
+    q, _ = _softmax_rows(theta[a] + theta[p + b], w)
+    g = q @ w - w[(a + b) % p]
+    return np.bincount(np.concatenate([a, p + b]), weights=np.concatenate([g, g]), minlength=2 * p)
+
+
+def _decide(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, leaving: dict):
+    """(status, mode) after an event: every gate of ``kinks`` (on its kink) decided at once, and its _Mode.
 
     ``leaving`` maps gates whose side is known (they leave a face at a bound of their coefficient) to it.
     The attractive kink gates (gamma_y > 0) are decided by the minimal-norm element (module docstring):
@@ -508,7 +565,7 @@ def _decide(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, le
     new[free] = -1
     ka, kb = np.divmod(kinks, p)
     for _ in range(repel.size + 1):
-        forces, _ = _Mode(p, np.where(new == 1, 1, -1)).forces(theta)
+        forces = _active_forces(theta, p, np.flatnonzero(new == 1))
         _, r = minimal_norm_element(forces, p, attract, np.zeros(attract.size), g_attract)
         tol = DECISION_TOLERANCE * _force_scale(forces, w)
         rising = -(r[repel // p] + r[p + repel % p]) > tol
@@ -532,7 +589,7 @@ def _decide(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, le
                           f"moves the other way (dz/dt = {zdot[np.flatnonzero(wrong)[0]] / p ** 2:.3g})")
     if mode.faces is not None and mode.margin(theta) < -tol:
         raise _NoDecision("the faces decided by the minimal-norm element have no admissible coefficients")
-    return new
+    return new, mode
 
 
 def _loss(theta: np.ndarray, p: int) -> float:
@@ -542,11 +599,9 @@ def _loss(theta: np.ndarray, p: int) -> float:
     positive = np.flatnonzero(z > 0)
     h = z[positive]
     y = (positive // p + positive % p) % p
-    logits = h[:, None] * w[None, :]
-    top = logits.max(axis=1)
     # log-sum-exp by hand (scipy's took 3/4 of a run's time): stable, the largest term factored out. A gate
     # with h = 0 has every logit 0 and contributes log p exactly (the same float the general formula gives).
-    lse = top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
+    _, lse = _softmax_rows(h, w)
     return float((np.sum(lse - h * w[y]) + (p * p - positive.size) * math.log(p)) / p ** 2)
 
 
@@ -600,17 +655,20 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
     failure = None
     tau = 0.0
     evaluations = [0]
+    reached = [0.0]  # the largest tau the solver evaluated the field at
     states[0], losses[0] = theta, last_loss
     filled = 1
+    mode = None  # the mode of ``status``, once built
     try:
         while tau < tau_end:
-            mode = _Mode(p, status)
+            mode = _Mode(p, status) if mode is None else mode
             if mode.act_a.size == 0:
                 death_time = math.expm1(tau)
                 break
 
             def rhs(s, y, mode=mode):
                 evaluations[0] += 1
+                reached[0] = max(reached[0], s)
                 if evaluations[0] > MAX_EVALUATIONS:
                     raise _EvaluationBudget
                 return math.exp(s) * mode.time_derivative(y)
@@ -664,8 +722,10 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
                                     dense_output=True, jac=jac)
                     sol.t_events = []
             except _EvaluationBudget:
-                failure = (f"more than {MAX_EVALUATIONS} field evaluations by t = {math.expm1(tau):.4g} "
-                           "(the solver could not get through one mode)")
+                # the time the solver had reached, not the mode's start (a mode can last from t ~ 10^3 to
+                # 10^11, where the stiffness stalls the solver: reported as "at t ~ 700" before)
+                failure = (f"more than {MAX_EVALUATIONS} field evaluations by t = {math.expm1(reached[0]):.4g} "
+                           f"(in a mode from t = {math.expm1(tau):.4g})")
                 break
             except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
                 failure = f"solver error: {exc}"
@@ -774,9 +834,9 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
             # any other gate that is numerically on its kink at the same instant
             scale = max(1.0, float(np.abs(theta[:2 * p]).max()))
             kinks |= set(np.flatnonzero(np.abs(zflat) <= KINK_TOLERANCE * scale).tolist())
-            status = _decide(theta, p, status, np.array(sorted(kinks), dtype=int), leaving)
+            status, mode = _decide(theta, p, status, np.array(sorted(kinks), dtype=int), leaving)
             # the faces of the new mode, exactly on z = 0
-            theta = _snap_faces(theta, p, _Mode(p, status).faces)
+            theta = _snap_faces(theta, p, mode.faces)
     except _NoDecision as exc:  # a kink decision or a face margin that failed its checks
         failure = f"{exc} at t = {math.expm1(tau):.4g}"
     if death_time is None and failure is None and not np.any(status == 1):
