@@ -446,3 +446,35 @@ def test_large_block_margin_bound_keeps_the_sign():
         want = _linprog_margin(rows, cols, np.concatenate([target[rows], target[p + cols]]), lo, hi)
         assert got <= want + 1e-8
         assert (got > 0) == (want > 0)
+
+
+def test_mode_loss_is_the_loss():
+    """The loss from a mode's softmax rows (with the gates whose sign differs from the mode computed apart) equals
+    the loss (1.1) of certify.numeric.model, a separate code path, in a mode whose statuses disagree with two
+    gates' signs."""
+    p = 7
+    theta = draw_initial(p, 1.0, 2, 4).theta
+    status = _status_from_signs(theta, p)
+    z = (theta[:p, None] + theta[None, p:2 * p]).ravel()
+    status[int(np.argmax(np.where(z < 0, z, -np.inf)))] = 1   # an active gate with z < 0 (h = 0)
+    status[int(np.argmin(np.where(z > 0, z, np.inf)))] = -1   # an inactive gate with z > 0
+    want = model.loss(theta[:p], theta[p:2 * p], theta[2 * p:])
+    # p^2 terms of size <= |L| + log p summed in different orders
+    assert flow._Mode(p, status).loss(theta) == pytest.approx(want, abs=8 * p * p * EPS * (abs(want) + math.log(p)))
+
+
+@pytest.mark.parametrize("gamma_sign, need, side", [(1, 2.0, 1), (1, -0.5, -1), (-1, 0.5, 1), (-1, -2.0, -1)])
+def test_a_face_leaves_the_way_its_required_coefficient_goes(gamma_sign, need, side):
+    """A single face (a 1 x 1 block) whose required coefficient x has just passed a bound of its box
+    [min(0, gamma), max(0, gamma)], |gamma| = 1: above the upper bound the field lifts the gate more than any
+    admissible x holds it, so it leaves into z > 0; below the lower bound into z < 0. For a repelling gate
+    (gamma = -1, box [-1, 0]) the upper bound is x = 0: it turns active, where its own force lifts it further
+    (before, the side was taken from the bound's coefficient, c = 0, and the gate was sent the wrong way)."""
+    p = 5
+    w = np.zeros(p)
+    w[0] = -gamma_sign * 1.25  # gamma_0 = mean(w) - w(0) = gamma_sign
+    faces = flow._Faces(p, np.array([0]))
+    target = np.zeros(2 * p)
+    target[0] = target[p] = need
+    value, leaving = faces.margin(target, w, detail=True)
+    assert value < 0 and leaving == {0: side}

@@ -54,7 +54,7 @@ import math
 import time
 
 import numpy as np
-from scipy.integrate import solve_ivp
+from scipy.integrate import LSODA
 from scipy.optimize import brentq, lsq_linear
 
 from certify.law.record import Trajectory, checkpoint_times
@@ -298,11 +298,13 @@ class _Faces:
 
 
 def _side_at_bound(gamma: float, at_hi: bool) -> int:
-    """The side a gate leaves to when its coefficient x = c gamma is at the upper (``at_hi``) or lower bound of
-    its box: at x = gamma (c = 1) it turns active (+1), at x = 0 (c = 0) inactive (-1)."""
-    if gamma > 0:
-        return 1 if at_hi else -1
-    return -1 if at_hi or gamma == 0 else 1
+    """The side a face gate leaves to when its coefficient is held at the upper (``at_hi``) or lower bound of its
+    box and a moment later would have to go beyond it: beyond the upper bound the field lifts the gate more than
+    any admissible x can hold it (x adds to the force that lowers z), so it turns active (+1); below the lower
+    bound it turns inactive (-1). For an attractive gate (gamma > 0) that is c = 1 and c = 0; for a repelling
+    one (its box [gamma, 0]) the upper bound is x = 0 and it leaves into z > 0, where its own force gamma lifts
+    it further, and from x = gamma into z < 0. (gamma does not enter; kept for the callers' symmetry.)"""
+    return 1 if at_hi else -1
 
 
 @functools.lru_cache(maxsize=None)
@@ -447,6 +449,11 @@ class _Mode:
         self.ina_bp = self.ina_bp + p
         face = flat[self.status == 0]
         self.faces = _Faces(p, face) if face.size else None
+        other = flat[self.status != 1]
+        self.other_a, self.other_bp = np.divmod(other, p)
+        self.other_y = (self.other_a + self.other_bp) % p
+        self.other_bp = self.other_bp + p
+        self._last_state, self._last_active = None, None
         n = act.size
         columns = np.arange(n)
         self.incidence = np.zeros((2 * p, n))
@@ -463,11 +470,37 @@ class _Mode:
 
     def _active(self, theta: np.ndarray):
         """(z, q, g): the active gates' z = u(a) + v(b), softmax q = softmax(z w) (one row per gate) and
-        g_y(z, w) = sum_c q_c w(c) - w(y) (A.4)."""
+        g_y(z, w) = sum_c q_c w(c) - w(y) (A.4). The last state's values are kept (by identity of the array:
+        a solver step's state is read by the events, the margin and the loss)."""
+        if theta is self._last_state:
+            return self._last_active[:3]
         w = theta[2 * self.p:]
         z = theta[self.act_a] + theta[self.act_bp]
-        q, _ = _softmax_rows(z, w)
-        return z, q, q @ w - w[self.act_y]
+        q, lse = _softmax_rows(z, w)
+        self._last_state, self._last_active = theta, (z, q, q @ w - w[self.act_y], lse)
+        return self._last_active[:3]
+
+    def loss(self, theta: np.ndarray) -> float:
+        """The loss (1.1) at theta (mode-independent: h = ReLU(z) for every gate), from this mode's softmax
+        rows where a gate is active and positive; the few gates whose sign differs from the mode (within the
+        event offset of 0) are computed on their own."""
+        p = self.p
+        if self.act_a.size == 0:
+            return _loss(theta, p)
+        self._active(theta)
+        z, _, _, lse = self._last_active
+        w = theta[2 * p:]
+        positive = z > 0
+        total = float(np.sum(lse[positive] - z[positive] * w[self.act_y[positive]]))
+        count = int(positive.sum())
+        others = theta[self.other_a] + theta[self.other_bp]
+        up = others > 0
+        if up.any():
+            h = others[up]
+            _, lse_up = _softmax_rows(h, w)
+            total += float(np.sum(lse_up - h * w[self.other_y[up]]))
+            count += int(up.sum())
+        return (total + (p * p - count) * math.log(p)) / p ** 2
 
     def forces(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(G, gw): the active gates' forces on (u, v) (sum of g_y(z, w) per row / column, (A.3)-(A.6)), shape
@@ -624,40 +657,188 @@ def _snap_faces(theta: np.ndarray, p: int, faces: "_Faces | None") -> np.ndarray
     return out
 
 
+class _RunStop(Exception):
+    """The run cannot go on; the message is the trajectory's failure."""
+
+
+def _first_root(f, lo: float, hi: float) -> float:
+    """The root of f on [lo, hi] for f(lo) > 0 >= f(hi) (brentq to 4 eps, as solve_ivp locates events); lo if f
+    is not positive there, hi if f(hi) is (the dense output and the step's end can differ by rounding)."""
+    f_lo, f_hi = f(lo), f(hi)
+    if f_lo <= 0:
+        return lo
+    if f_hi > 0:
+        return hi
+    return brentq(f, lo, hi, xtol=4 * _EPS, rtol=4 * _EPS)
+
+
+class _Run:
+    """The record of one run while it is integrated: the checkpoints filled so far and the validation of every
+    accepted solver step (the loss not rising beyond its allowance, the balance drift)."""
+
+    def __init__(self, p: int, grid: np.ndarray, theta: np.ndarray):
+        self.p = p
+        self.grid = grid
+        self.taus = np.log1p(grid)
+        self.states = np.empty((grid.size, 3 * p))
+        self.losses = np.empty(grid.size)
+        self.balance0 = _balance(theta, p)
+        self.drift = 0.0
+        self.loss_excess = 0.0
+        self.last_loss = _loss(theta, p)
+        self.states[0], self.losses[0] = theta, self.last_loss
+        self.checkpoint_evaluations = np.zeros(grid.size, dtype=np.int64)
+        self.filled = 1
+        self.evaluations = 0
+        self.reached = 0.0  # the largest tau the field was evaluated at
+        self.snap_allowance = 0.0  # the loss change the last projection onto the faces may cause
+
+    def check(self, y: np.ndarray, mode: "_Mode") -> None:
+        """Validate an accepted state: the loss against the previous one, the balance quantity (A.10)."""
+        p = self.p
+        loss = mode.loss(y)
+        if loss > self.last_loss:
+            # the state carries an error <= rtol |y| + atol per component, which moves the loss by at most
+            # |grad L|_1 times it; a factor 10 for the accumulation of local errors; plus the rounding of the
+            # p^2 log-sum-exp terms of size <= |L| + log p (computed only for a rise: a descent needs none)
+            grad = mode.time_derivative(y)
+            allowance = (10 * (RTOL * np.abs(y).max() + ATOL) * np.abs(grad).sum()
+                         + 8 * p * p * _EPS * (abs(loss) + math.log(p)) + self.snap_allowance)
+            self.loss_excess = max(self.loss_excess, loss - self.last_loss - allowance)
+        self.last_loss = loss
+        self.snap_allowance = 0.0
+        self.drift = max(self.drift, abs(_balance(y, p) - self.balance0) / max(1.0, float(y @ y)))
+
+    def fill(self, dense, tau: float, y: np.ndarray, wrong_side) -> None:
+        """Record the checkpoints up to tau (y there) from the dense output of the step that reached it."""
+        while self.filled < self.grid.size and self.taus[self.filled] <= tau:
+            state = dense(self.taus[self.filled]) if self.taus[self.filled] < tau else y
+            if wrong_side(state).size:
+                # between solver steps too: a gate that dipped across its kink and back within one step
+                raise _RunStop(f"a gate is on the wrong side of its kink at the checkpoint "
+                               f"t = {self.grid[self.filled]:.4g}")
+            self.states[self.filled], self.losses[self.filled] = state, _loss(state, self.p)
+            self.checkpoint_evaluations[self.filled] = self.evaluations
+            self.filled += 1
+
+    def fill_constant(self, theta: np.ndarray) -> None:
+        """Record every remaining checkpoint at theta (a dead neuron's final state)."""
+        while self.filled < self.grid.size:
+            self.states[self.filled], self.losses[self.filled] = theta, _loss(theta, self.p)
+            self.checkpoint_evaluations[self.filled] = self.evaluations
+            self.filled += 1
+
+    def integrate_mode(self, mode: "_Mode", tau0: float, theta: np.ndarray, tau_end: float):
+        """Integrate one mode from (tau0, theta) step by step with LSODA until an event or tau_end.
+
+        Returns (tau, theta, fired): fired None at tau_end, else the event: "active_min" (an active gate reached
+        0), "inactive_max" (an inactive gate reached 0), "face_margin" (the faces' margin reached 0) or
+        ("side", gate) (a gate found across its kink at a step, located on the dense output: a tangential
+        return the offset events cannot see). Every accepted step is validated and the checkpoints it passes
+        are recorded, so a run stopped by the budget keeps what it reached. Raises _RunStop."""
+        p = self.p
+        status = mode.status
+
+        def rhs(s, y):
+            self.evaluations += 1
+            self.reached = max(self.reached, s)
+            if self.evaluations > MAX_EVALUATIONS:
+                raise _EvaluationBudget
+            return math.exp(s) * mode.time_derivative(y)
+
+        def jac(s, y):
+            # counted as one evaluation: it replaces the 3p + 1 evaluations of a finite-difference Jacobian
+            self.evaluations += 1
+            return math.exp(s) * mode.jacobian(y)
+
+        # The crossing events are offset by a hair (EVENT_OFFSET x scale): a gate that has just left a face starts
+        # at z = 0 exactly, where a zero-offset event would fire at once; offset, it can only fire once the gate
+        # has come back to within the hair of 0. The faces' margin likewise fires a hair below 0 (a face decided
+        # at a tie starts at margin 0). Each event function is written to go from > 0 to <= 0.
+        hair = EVENT_OFFSET * max(1.0, float(np.abs(theta[:2 * p]).max()))
+        margin_hair = EVENT_OFFSET * _force_scale(mode.forces(theta)[0], theta[2 * p:])
+        events = {"active_min": lambda y: float(np.min(y[mode.act_a] + y[mode.act_bp])) - hair}
+        if mode.inactive.size:
+            events["inactive_max"] = lambda y: -float(np.max(y[mode.ina_a] + y[mode.ina_bp])) - hair
+        if mode.faces is not None:
+            # a mode decided at a tie can start a rounding error below 0 (within the decision's tolerance): the
+            # event then fires a hair below its starting value
+            offset = margin_hair - min(0.0, mode.margin(theta))
+            events["face_margin"] = lambda y: mode.margin(y) + offset
+
+        def wrong_side(y):
+            z = (y[:p, None] + y[None, p:2 * p]).ravel()
+            return np.flatnonzero(((status == -1) & (z > 1e3 * hair)) | ((status == 1) & (z < -1e3 * hair)))
+
+        if wrong_side(theta).size:
+            raise _RunStop(f"a gate starts a mode on the wrong side of its kink at t = {math.expm1(tau0):.4g}")
+        previous = {name: f(theta) for name, f in events.items()}
+        solver = LSODA(rhs, tau0, theta, tau_end, rtol=RTOL, atol=ATOL, jac=jac)
+        t_old = tau0
+        while True:
+            try:
+                message = solver.step()
+            except _EvaluationBudget:
+                # the time the solver had reached, not the mode's start (a mode can last from t ~ 10^3 to 10^11,
+                # where the stiffness stalls the solver: reported as "by t ~ 700" before)
+                raise _RunStop(f"more than {MAX_EVALUATIONS} field evaluations by t = {math.expm1(self.reached):.4g} "
+                               f"(in a mode from t = {math.expm1(tau0):.4g})") from None
+            if solver.status == "failed":
+                raise _RunStop(f"solver failure at t = {math.expm1(solver.t):.4g}: {message}")
+            t_new, y_new = float(solver.t), solver.y
+            dense = solver.dense_output()
+            fired, t_event = None, None
+            current = {}
+            for name, f in events.items():
+                current[name] = f(y_new)
+                if previous[name] > 0 >= current[name]:
+                    root = _first_root(lambda s, f=f: f(dense(s)), t_old, t_new)
+                    if t_event is None or root < t_event:
+                        fired, t_event = name, root
+            wrong = wrong_side(y_new)
+            if wrong.size:
+                gate = int(wrong[0])
+                a, b = divmod(gate, p)
+                sign = float(status[gate])
+                root = _first_root(lambda s: sign * float(dense(s)[a] + dense(s)[p + b]), t_old, t_new)
+                if t_event is None or root < t_event:
+                    fired, t_event = ("side", gate), root
+            if fired is not None:
+                y_event = dense(t_event)
+                self.check(y_event, mode)
+                self.fill(dense, t_event, y_event, wrong_side)
+                return t_event, np.array(y_event, dtype=np.float64), fired
+            self.check(y_new, mode)
+            self.fill(dense, t_new, y_new, wrong_side)
+            if solver.status == "finished":
+                return t_new, np.array(y_new, dtype=np.float64), None
+            previous, t_old = current, t_new
+
+
 def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajectory:
     """The Filippov trajectory of (1.6) from theta0 up to the horizon, kept at ``checkpoint_times(horizon)``.
 
     theta0: shape (3p,), no gate exactly 0 (true with probability 1 for a Gaussian draw). Returns a
     Trajectory (certify.law.record) with dynamics "flow"; a run that cannot reach the horizon (Zeno, solver
-    failure, too many mode changes, a kink decision that failed its checks) has ``failure`` set and the
-    checkpoints it reached. ``extra`` holds "evaluations" (field evaluations) and "modes". Floats only.
+    failure or budget, too many mode changes, a kink decision that failed its checks) has ``failure`` set and
+    the checkpoints it reached. ``extra["evaluations"]``: the field evaluations (Jacobians count one);
+    ``extra["checkpoint_evaluations"]``: how many had been made by each checkpoint. Floats only.
     """
     started = time.perf_counter()
     theta = np.array(theta0, dtype=np.float64)
     if theta.shape != (3 * p,) or not np.all(np.isfinite(theta)):
         raise ValueError(f"theta0 must be a finite vector of length 3p = {3 * p}, got shape {theta.shape}")
     grid = checkpoint_times(horizon)
-    taus = np.log1p(grid)
-    tau_end = float(taus[-1])
+    tau_end = float(np.log1p(grid[-1]))
     z0 = theta[:p, None] + theta[None, p:2 * p]
     if np.any(z0 == 0):
         raise ValueError("theta0 has a gate exactly on its kink; the flow starts from a point off every kink")
     status = np.where(z0.ravel() > 0, 1, -1)
-
-    states = np.empty((grid.size, 3 * p))
-    losses = np.empty(grid.size)
-    balance0 = _balance(theta, p)
-    drift = 0.0
-    loss_excess = 0.0
-    last_loss = _loss(theta, p)
+    run = _Run(p, grid, theta)
     switches = zero_length = 0
     death_time = None
     failure = None
     tau = 0.0
-    evaluations = [0]
-    reached = [0.0]  # the largest tau the solver evaluated the field at
-    states[0], losses[0] = theta, last_loss
-    filled = 1
     mode = None  # the mode of ``status``, once built
     try:
         while tau < tau_end:
@@ -665,191 +846,60 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
             if mode.act_a.size == 0:
                 death_time = math.expm1(tau)
                 break
-
-            def rhs(s, y, mode=mode):
-                evaluations[0] += 1
-                reached[0] = max(reached[0], s)
-                if evaluations[0] > MAX_EVALUATIONS:
-                    raise _EvaluationBudget
-                return math.exp(s) * mode.time_derivative(y)
-
-            def jac(s, y, mode=mode):
-                # counted as one evaluation: it replaces the 3p + 1 evaluations of a finite-difference Jacobian
-                evaluations[0] += 1
-                return math.exp(s) * mode.jacobian(y)
-
-            # The crossing events are offset by a hair (EVENT_OFFSET x scale): a gate that has just left a face
-            # starts at z = 0 exactly, where a zero-offset event would fire at once or meet a root bracket of
-            # one sign; offset, it can only fire once the gate has come back to within the hair of 0. The faces'
-            # margin likewise fires a hair below 0 (a face decided at a tie starts at margin 0).
-            scale = max(1.0, float(np.abs(theta[:2 * p]).max()))
-            hair = EVENT_OFFSET * scale
-            margin_hair = EVENT_OFFSET * _force_scale(mode.forces(theta)[0], theta[2 * p:])
-
-            def active_min(s, y, mode=mode, hair=hair):
-                return float(np.min(y[mode.act_a] + y[mode.act_bp])) - hair
-
-            active_min.direction = -1
-            active_min.terminal = True
-            events = [active_min]
-            if mode.inactive.size:
-                def inactive_max(s, y, mode=mode, hair=hair):
-                    return float(np.max(y[mode.ina_a] + y[mode.ina_bp])) + hair
-
-                inactive_max.direction = 1
-                inactive_max.terminal = True
-                events.append(inactive_max)
-            if mode.faces is not None:
-                def face_margin(s, y, mode=mode, hair=margin_hair):
-                    return mode.margin(y) + hair
-
-                face_margin.direction = -1
-                face_margin.terminal = True
-                events.append(face_margin)
-            try:
-                try:
-                    sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL, events=events,
-                                    dense_output=True, jac=jac)
-                except ValueError as exc:
-                    if "different signs" not in str(exc):
-                        raise
-                    # An event function within rounding of 0 at a step (a gate hovering at the offset after a
-                    # tangential exit) met a root bracket of one sign on the dense output. Integrate the mode
-                    # again without events: the step-by-step checks below locate the crossing (a gate's side,
-                    # the faces' margin) on the dense output.
-                    events = []
-                    sol = solve_ivp(rhs, (tau, tau_end), theta, method="LSODA", rtol=RTOL, atol=ATOL,
-                                    dense_output=True, jac=jac)
-                    sol.t_events = []
-            except _EvaluationBudget:
-                # the time the solver had reached, not the mode's start (a mode can last from t ~ 10^3 to
-                # 10^11, where the stiffness stalls the solver: reported as "at t ~ 700" before)
-                failure = (f"more than {MAX_EVALUATIONS} field evaluations by t = {math.expm1(reached[0]):.4g} "
-                           f"(in a mode from t = {math.expm1(tau):.4g})")
-                break
-            except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
-                failure = f"solver error: {exc}"
-                break
-            if sol.status == -1:
-                failure = f"solver failure at t = {math.expm1(tau):.4g}: {sol.message}"
-                break
-            crossed = None
-            # validation at every step of this mode: gates on their sides, the faces admissible, the loss not
-            # rising beyond its error allowance, the balance quantity tracked
-            for k in range(sol.y.shape[1]):
-                y = sol.y[:, k]
-                zs = (y[:p, None] + y[None, p:2 * p]).ravel()
-                wrong = np.flatnonzero(((status == -1) & (zs > 1e3 * hair)) | ((status == 1) & (zs < -1e3 * hair)))
-                if wrong.size and k == 0:
-                    failure = "a gate starts a mode on the wrong side of its kink"
-                    break
-                lo = float(sol.t[k - 1]) if k else float(sol.t[0])
-                if wrong.size:
-                    # a gate that left a face tangentially (so its offset event could not see it) came back
-                    # across: locate the crossing on the dense output and treat it as an event there
-                    gate = int(wrong[0])
-                    a, b = divmod(gate, p)
-
-                    def side(s_, a=a, b=b, sign=float(status[gate])):
-                        yy = sol.sol(s_)
-                        return sign * (yy[a] + yy[p + b])
-
-                    crossed = (gate, brentq(side, lo, float(sol.t[k]), xtol=1e-15) if side(lo) > 0 else lo)
-                    break
-                if not events and mode.faces is not None and mode.margin(y) < -1e3 * margin_hair:
-                    # (with events, the face_margin event has seen this very state)
-                    if k == 0:
-                        failure = "a mode starts with inadmissible face coefficients"
-                        break
-
-                    def margin(s_, mode=mode):
-                        return mode.margin(sol.sol(s_)) + margin_hair
-
-                    crossed = ("faces", brentq(margin, lo, float(sol.t[k]), xtol=1e-15) if margin(lo) > 0 else lo)
-                    break
-                loss = _loss(y, p)
-                if loss > last_loss:
-                    # the state carries an error <= rtol |y| + atol per component, which moves the loss by at most
-                    # |grad L|_1 times it; a factor 10 for the accumulation of local errors; plus the rounding of
-                    # the p^2 log-sum-exp terms of size <= |L| + log p (computed only for a rise: the loss of a
-                    # descent needs no allowance)
-                    grad = mode.time_derivative(y)
-                    allowance = (10 * (RTOL * np.abs(y).max() + ATOL) * np.abs(grad).sum()
-                                 + 8 * p * p * _EPS * (abs(loss) + math.log(p)))
-                    loss_excess = max(loss_excess, loss - last_loss - allowance)
-                last_loss = loss
-                drift = max(drift, abs(_balance(y, p) - balance0) / max(1.0, float(y @ y)))
-            if failure is not None:
-                break
-            if crossed is not None:
-                tau_new = crossed[1]
-                end_state = sol.sol(tau_new)
-            else:
-                tau_new = float(sol.t[-1])
-                end_state = sol.y[:, -1]
-            # checkpoints passed in this mode, from the dense output
-            while filled < grid.size and taus[filled] <= tau_new:
-                states[filled] = sol.sol(taus[filled]) if taus[filled] < tau_new else end_state
-                losses[filled] = _loss(states[filled], p)
-                # between solver steps too: a gate that dipped across its kink and back within one step
-                zc = (states[filled][:p, None] + states[filled][None, p:2 * p]).ravel()
-                if np.any(((status == -1) & (zc > 1e3 * hair)) | ((status == 1) & (zc < -1e3 * hair))):
-                    failure = f"a gate is on the wrong side of its kink at the checkpoint t = {grid[filled]:.4g}"
-                filled += 1
-            if failure is not None:
-                break
-            theta = np.array(end_state, dtype=np.float64)
-            if sol.status == 0 and crossed is None:  # reached the horizon
+            tau_new, theta, fired = run.integrate_mode(mode, tau, theta, tau_end)
+            if fired is None:  # reached the horizon
                 tau = tau_new
                 break
             zero_length = zero_length + 1 if tau_new <= tau * (1 + 4 * _EPS) + 1e-300 else 0
             tau = tau_new
             switches += 1
             if switches > MAX_SWITCHES:
-                failure = f"more than {MAX_SWITCHES} mode changes by t = {math.expm1(tau):.4g} (Zeno?)"
-                break
+                raise _RunStop(f"more than {MAX_SWITCHES} mode changes by t = {math.expm1(tau):.4g} (Zeno?)")
             if zero_length > MAX_ZERO_LENGTH:
-                failure = f"{MAX_ZERO_LENGTH} successive zero-length modes at t = {math.expm1(tau):.4g} (Zeno)"
-                break
-            # which event fired, and the gates it concerns
+                raise _RunStop(f"{MAX_ZERO_LENGTH} successive zero-length modes at t = {math.expm1(tau):.4g} (Zeno)")
+            # the gates the event concerns, and every gate numerically on its kink at the same instant
             zflat = (theta[:p, None] + theta[None, p:2 * p]).ravel()
             kinks = set(np.flatnonzero(status == 0).tolist())
             leaving: dict = {}
-            fired = [events[i].__name__ for i, te in enumerate(sol.t_events) if te.size] if crossed is None else []
-            if crossed is not None and crossed[0] == "faces":
-                fired = ["face_margin"]
-            elif crossed is not None:
-                kinks.add(crossed[0])
-            if "active_min" in fired:
+            if fired == "active_min":
                 act = np.flatnonzero(status == 1)
                 kinks.add(int(act[np.argmin(zflat[act])]))
-            if "inactive_max" in fired:
+            elif fired == "inactive_max":
                 ina = np.flatnonzero(status == -1)
                 kinks.add(int(ina[np.argmax(zflat[ina])]))
-            if "face_margin" in fired:
+            elif fired == "face_margin":
                 # the gates of the binding constraint leave their faces, each to the side of the bound it reached
                 # (at the event every admissible choice has them at that bound; a moment later none exists)
                 _, leaving = mode.margin(theta, detail=True)
                 kinks |= set(leaving)
-            # any other gate that is numerically on its kink at the same instant
+            else:
+                kinks.add(fired[1])
             scale = max(1.0, float(np.abs(theta[:2 * p]).max()))
             kinks |= set(np.flatnonzero(np.abs(zflat) <= KINK_TOLERANCE * scale).tolist())
             status, mode = _decide(theta, p, status, np.array(sorted(kinks), dtype=int), leaving)
-            # the faces of the new mode, exactly on z = 0
-            theta = _snap_faces(theta, p, mode.faces)
+            # the faces of the new mode, exactly on z = 0: a projection of (u, v) by at most KINK_TOLERANCE x
+            # scale. The loss moves by at most 4 max|w| |d(u, v)|_inf (each of the 2p partial derivatives in u, v
+            # is at most 2 max|w| / p: p gates of |g_y| <= 2 max|w|, over p^2), which the next check allows
+            snapped = _snap_faces(theta, p, mode.faces)
+            run.snap_allowance = 4 * float(np.abs(theta[2 * p:]).max()) * float(np.abs(snapped - theta).max())
+            theta = snapped
+    except _RunStop as exc:
+        failure = str(exc)
     except _NoDecision as exc:  # a kink decision or a face margin that failed its checks
         failure = f"{exc} at t = {math.expm1(tau):.4g}"
+    except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
+        failure = f"solver error at t = {math.expm1(tau):.4g}: {exc}"
     if death_time is None and failure is None and not np.any(status == 1):
         death_time = math.expm1(tau)
-    if death_time is not None or failure is not None:
-        while filled < grid.size and failure is None:
-            states[filled], losses[filled] = theta, _loss(theta, p)
-            filled += 1
+    if death_time is not None and failure is None:
+        run.fill_constant(theta)
     # a gate is "on a kink" if within the snapping tolerance of 0 (the faces are restored at every event and
     # the integration keeps them to rounding)
     band = 1e-7 * max(1.0, float(np.abs(theta[:2 * p]).max()))
-    return Trajectory(p=p, dynamics="flow", horizon=float(horizon), times=grid[:filled], states=states[:filled],
-                      losses=losses[:filled], death_time=death_time, kink_band=band,
-                      max_loss_increase=max(0.0, loss_excess), balance_drift=drift, failure=failure,
-                      switches=switches, seconds=time.perf_counter() - started,
-                      extra={"evaluations": evaluations[0]})
+    filled = run.filled
+    return Trajectory(p=p, dynamics="flow", horizon=float(horizon), times=grid[:filled],
+                      states=run.states[:filled], losses=run.losses[:filled], death_time=death_time,
+                      kink_band=band, max_loss_increase=max(0.0, run.loss_excess), balance_drift=run.drift,
+                      failure=failure, switches=switches, seconds=time.perf_counter() - started,
+                      extra={"evaluations": run.evaluations,
+                             "checkpoint_evaluations": run.checkpoint_evaluations[:filled].tolist()})
