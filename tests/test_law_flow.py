@@ -478,3 +478,13 @@ def test_a_face_leaves_the_way_its_required_coefficient_goes(gamma_sign, need, s
     target[0] = target[p] = need
     value, leaving = faces.margin(target, w, detail=True)
     assert value < 0 and leaving == {0: side}
+
+
+def test_p13_sample_whose_cycle_held_a_repelling_gate():
+    """p = 13, seed 1, sample 18: at t = 2427 a face margin released two gates of a block of clone rows 1 and 7, in
+    which repelling gates were held by the cycle; re-deciding them from x = 0 split the rows and the released
+    gate (7, 4) moved the wrong way ('decided active moves the other way'). Held repelling gates now keep their
+    boxes in the minimal-norm problem, and the run is valid to 10^4."""
+    p, horizon = 13, 1e4
+    theta = draw_initial(p, 1.0, 1, 18).theta
+    _check_valid_run(flow.simulate_flow(theta, p, horizon), theta, p, horizon)

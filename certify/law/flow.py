@@ -576,16 +576,27 @@ def _active_forces(theta: np.ndarray, p: int, gates: np.ndarray) -> np.ndarray:
     return np.bincount(np.concatenate([a, p + b]), weights=np.concatenate([g, g]), minlength=2 * p)
 
 
+def _held(p: int, faces: np.ndarray, gates: np.ndarray) -> np.ndarray:
+    """The gates among ``gates`` that lie in a block R x B of ``faces`` (their z is an alternating sum of face gates,
+    so they are on their kinks for as long as those are)."""
+    held = np.zeros(gates.size, dtype=bool)
+    for rows, cols in _components(p, faces):
+        held |= np.isin(gates // p, rows) & np.isin(gates % p, cols)
+    return held
+
+
 def _decide(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, leaving: dict):
     """(status, mode) after an event: every gate of ``kinks`` (on its kink) decided at once, and its _Mode.
 
     ``leaving`` maps gates whose side is known (they leave a face at a bound of their coefficient) to it.
-    The attractive kink gates (gamma_y > 0) are decided by the minimal-norm element (module docstring):
-    dz/dt = -(r_a + r_b) / p^2 from the unique optimal residual r, 0 (to DECISION_TOLERANCE) -> on the face,
-    > 0 -> active, < 0 -> inactive. The repelling ones (gamma_y <= 0) start inactive (ReLU'(0) = 0) and turn
-    active when the field moves them up; each turns at most once, so at most |K| + 1 problems are solved.
-    Face gates are closed into blocks. The resulting mode is checked: every kink gate must move to its side
-    and the faces' coefficients must be admissible; raises _NoDecision if not.
+    The minimal-norm problem (module docstring) is solved over the attractive kink gates (gamma_y > 0, box
+    [0, gamma]) and the repelling ones (gamma_y <= 0, box [gamma, 0]) that the attractive faces hold (inside a
+    block of theirs: a cycle closes on them). An attractive gate takes the side dz/dt = -(r_a + r_b) / p^2 of
+    the unique optimal residual r says: 0 (to DECISION_TOLERANCE) -> on its face, > 0 -> active, < 0 ->
+    inactive. A repelling gate nothing holds would only stay on its face by an unstable balance: it takes
+    ReLU'(0) = 0 (inactive, x = 0) and turns active when the field moves it up; each turns at most once, so
+    the loop ends. Face gates are closed into blocks. The resulting mode is checked: every kink gate must move
+    to its side and the faces' coefficients must be admissible; raises _NoDecision if not.
     """
     w = theta[2 * p:]
     new = status.copy()
@@ -594,19 +605,28 @@ def _decide(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, le
     free = np.array([k for k in kinks if k not in leaving], dtype=int)
     gamma = _gate_gammas(w, free, p)
     attract, repel = free[gamma > 0], free[gamma <= 0]
-    g_attract = gamma[gamma > 0]
+    g_attract, g_repel = gamma[gamma > 0], gamma[gamma <= 0]
     new[free] = -1
     ka, kb = np.divmod(kinks, p)
-    for _ in range(repel.size + 1):
+    held = np.ones(repel.size, dtype=bool)  # repelling gates kept in the problem (with their boxes)
+    for _ in range(2 * repel.size + 2):
         forces = _active_forces(theta, p, np.flatnonzero(new == 1))
-        _, r = minimal_norm_element(forces, p, attract, np.zeros(attract.size), g_attract)
+        gates = np.concatenate([attract, repel[held]])
+        lo = np.concatenate([np.zeros(attract.size), g_repel[held]])
+        hi = np.concatenate([g_attract, np.zeros(int(held.sum()))])
+        _, r = minimal_norm_element(forces, p, gates, lo, hi)
         tol = DECISION_TOLERANCE * _force_scale(forces, w)
+        dz = -(r[attract // p] + r[p + attract % p])
+        # repelling gates in the problem that the attractive faces do not hold leave it (x = 0)
+        still = held & _held(p, attract[np.abs(dz) <= tol], repel)
+        if np.any(still != held):
+            held = still
+            continue
         rising = -(r[repel // p] + r[p + repel % p]) > tol
-        turn = repel[rising & (new[repel] == -1)]
+        turn = repel[rising & ~held & (new[repel] == -1)]
         if turn.size == 0:
             break
         new[turn] = 1
-    dz = -(r[attract // p] + r[p + attract % p])
     new[attract] = np.where(dz > tol, 1, np.where(dz < -tol, -1, 0))
     new = _closure(p, new)
     # the mode this defines must be consistent: every kink gate off its face moves to its side, and the face
