@@ -339,8 +339,9 @@ PHI2_3 = ((1 + 5 ** 0.5) / 2) ** 2 / 3
 STAIRCASE = {"outcome": "staircase", "pattern": STAIR, "k": "3", "rows": "1 3 0", "columns": "0 2 4", "delta": "2",
              "labels": "1 3 0", "row_lengths": "3 2 1", "high_rows": "2", "high_columns": "2",
              "max_fourier_limit": repr(PHI2_3)}
-#: Rows 0, 1, 4 and columns 0, 4, 1: a staircase's shape with three labels (0, 1, 4) but no common step.
-NOT_ONE_STEP = {"outcome": "multi_gate_other", "pattern": "++--+" + "+---+" + "-----" * 2 + "+----", "k": "",
+#: Rows 0, 1, 4 and columns 0, 4, 1: a staircase (three labels 0, 1, 4) without one common step: no delta, no
+#: limit formula (derived for a common step).
+NOT_ONE_STEP = {"outcome": "staircase", "pattern": "++--+" + "+---+" + "-----" * 2 + "+----", "k": "3",
                 "rows": "0 1 4", "columns": "0 4 1", "delta": "", "labels": "0 1 4", "row_lengths": "3 2 1",
                 "high_rows": "1", "high_columns": "1", "max_fourier_limit": ""}
 
@@ -388,7 +389,9 @@ POSSIBLE = [
     ({**STAIRCASE, "pattern": "+++--" + "++---" + "+----" + "-----" * 2}, False),  # rows 0, 1, 2, columns 0, 1, 2:
     # a staircase with step 1, but the shape columns are another's
     (NOT_ONE_STEP, True),
-    ({**NOT_ONE_STEP, "outcome": "staircase", "k": "3", "delta": "1", "max_fourier_limit": repr(PHI2_3)}, False),
+    ({**NOT_ONE_STEP, "delta": "1", "max_fourier_limit": repr(PHI2_3)}, False),  # a step it does not have
+    ({**NOT_ONE_STEP, "max_fourier_limit": repr(PHI2_3)}, False),  # the formula without a common step
+    ({**NOT_ONE_STEP, "outcome": "multi_gate_other", "k": ""}, False),  # a staircase is not multi_gate_other
 ]
 
 

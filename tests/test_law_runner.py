@@ -307,25 +307,28 @@ def test_progress_bar_only_on_a_terminal_and_with_the_time_left():
 
 # --- the staircase summary, the cost estimate ---------------------------------------------------------------
 
-def _summary_row(outcome, k="", n="", n_columns=None, max_f="0.5", lengths="", dead_region="0"):
+def _summary_row(outcome, k="", n="", n_columns=None, max_f="0.5", lengths="", dead_region="0", delta=None):
     return {"outcome": outcome, "reason": "why" if outcome == "undecided" else "", "rejected": "0",
             "in_dead_region": dead_region, "k": k, "high_rows": n,
             "high_columns": n if n_columns is None else n_columns,
-            "max_fourier": max_f, "row_lengths": lengths}
+            "max_fourier": max_f, "row_lengths": lengths,
+            "delta": ("1" if outcome == "staircase" else "") if delta is None else delta}
 
 
 def test_the_summary_reports_k_by_p_max_f_by_k_and_n_k_against_the_formula():
     rows = [_summary_row("staircase", "3", "2", max_f="0.87"), _summary_row("staircase", "3", "2", max_f="0.86"),
             _summary_row("staircase", "4", "2", "1", max_f="0.7"), _summary_row("memorises_one_entry", "1", "1"),
-            _summary_row("multi_gate_other", lengths="3 2 1"), _summary_row("multi_gate_other", lengths="2 2"),
+            _summary_row("staircase", "3", "2", max_f="0.8", delta=""),
+            _summary_row("multi_gate_other", lengths="2 2"),
             _summary_row("multi_gate_other", lengths="2 2"), _summary_row("multi_gate_other"),
             _summary_row("dead"), _summary_row("undecided")]
     summary = runner.summary_document(LawParameters(5), 10, dict(enumerate(rows)), {"x": "1"})
     stairs = summary["staircases"]
     assert list(stairs["k"]) == ["1", "3", "4"]
-    assert stairs["k"]["3"]["count"] == 2 and stairs["k"]["3"]["fraction"] == 0.2
-    assert (stairs["k"]["3"]["ci_low"], stairs["k"]["3"]["ci_high"]) == wilson_interval(2, 10)
-    assert stairs["k"]["3"]["max_fourier"] == {"mean": 0.865, "min": 0.86, "max": 0.87}
+    assert stairs["k"]["3"]["count"] == 3 and stairs["k"]["3"]["fraction"] == 0.3
+    assert stairs["k"]["3"]["with_common_step"] == 2 and stairs["k"]["1"]["with_common_step"] is None
+    assert (stairs["k"]["3"]["ci_low"], stairs["k"]["3"]["ci_high"]) == wilson_interval(3, 10)
+    assert stairs["k"]["3"]["max_fourier"] == {"mean": 0.843333, "min": 0.8, "max": 0.87}
     assert stairs["k"]["1"]["count"] == 1 and stairs["k"]["4"]["max_fourier"]["mean"] == 0.7
     phi2 = ((1 + 5 ** 0.5) / 2) ** 2  # the formula at p = 5 by hand (tests/test_law_classify.py)
     assert list(stairs["n_k"]) == ["2,3", "2,4"]
@@ -333,12 +336,12 @@ def test_the_summary_reports_k_by_p_max_f_by_k_and_n_k_against_the_formula():
     assert stairs["n_k"]["2,4"]["max_fourier_limit"] == round((8 * phi2 + 12.5) / 49, 6)
     assert stairs["high_rows_not_high_columns"] == 1
     other = summary["multi_gate_other"]
-    assert other == {"count": 4, "young": 3, "staircase_shape_without_common_step": 1, "not_young": 1,
-                     "row_lengths": {"2 2": 2, "3 2 1": 1}, "row_lengths_not_listed": 0}
+    assert other == {"count": 3, "young": 2, "not_young": 1, "row_lengths": {"2 2": 2}, "row_lengths_not_listed": 0}
     text = runner.summary_text({**summary, "certified": {"dead_region_lower_bound": "1",
                                                          "dead_region_log10_lower_bound": "0"}})
     assert "k = 3" in text and "(n, k) = (2,3)" in text and f"formula {phi2 / 3:.4f}" in text
     assert "1 staircase(s) with high_rows != high_columns" in text and "(2 2) 2" in text
+    assert "(2 with one common step)" in text  # k = 3: the (n, k) table counts only those
 
 
 def test_the_summary_lists_the_most_frequent_shapes_and_counts_the_rest(monkeypatch):
@@ -354,19 +357,19 @@ COSTS = {"machine": "test", "flow": {"horizon": 1e6, "seconds_per_sample": {"5":
 
 
 def test_the_estimate_follows_the_cost_model():
-    flow = runner.estimate_run(LawParameters(5), [[i] for i in range(10)], 2, COSTS)
+    flow = runner.estimate_run(LawParameters(5, horizon="1e6"), [[i] for i in range(10)], 2, COSTS)
     assert flow.seconds == pytest.approx(5 * 1.0) and "measured there" in flow.basis
     # p = 13 measured; between 5 and 13 log-log: p = 7 costs 1.0 * (7/5)^(log 8 / log 2.6)
-    mid = runner.estimate_run(LawParameters(7), [[0], [1]], 1, COSTS)
+    mid = runner.estimate_run(LawParameters(7, horizon="1e6"), [[0], [1]], 1, COSTS)
     assert mid.seconds == pytest.approx(2 * (7 / 5) ** (math.log(8) / math.log(13 / 5)))
     assert "interpolated" in mid.basis
-    far = runner.estimate_run(LawParameters(31), [[0]], 1, COSTS)
+    far = runner.estimate_run(LawParameters(31, horizon="1e6"), [[0]], 1, COSTS)
     assert far.seconds == pytest.approx((31 / 5) ** (math.log(8) / math.log(13 / 5))) and "extrapolated" in far.basis
     # the flow at another horizon scales with log(1 + T)
     short = runner.estimate_run(LawParameters(5, horizon="1e3"), [[0]], 1, COSTS)
     assert short.seconds == pytest.approx(math.log1p(1e3) / math.log1p(1e6))
     # gd: S (a + b B) per task, S = ceil(T / eta); two tasks of 150 on two workers take one task's time
-    gd = LawParameters(5, dynamics="gd", eta="1")
+    gd = LawParameters(5, dynamics="gd", eta="1", horizon="1e6")
     two = runner.estimate_run(gd, [list(range(150)), list(range(150, 300))], 2, COSTS)
     assert two.seconds == pytest.approx(1e6 * (1e-4 + 150e-6))
     one = runner.estimate_run(gd, [list(range(300))], 2, COSTS)  # one task: the longest task, not half of it

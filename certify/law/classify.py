@@ -89,8 +89,9 @@ class Shape:
 
     @property
     def is_staircase(self) -> bool:
-        """A staircase of size k >= 2 with one common step: the ``staircase`` outcome's shape."""
-        return self.k is not None and self.k >= 2 and self.delta is not None
+        """A staircase of size k >= 2 (the ``staircase`` outcome's shape), with or without one common step:
+        at p = 11, 13 most measured staircases have none (docs/outcome-law.md section 4)."""
+        return self.k is not None and self.k >= 2
 
 
 def active_shape(pattern: str, p: int) -> Shape:
@@ -229,7 +230,9 @@ def classify(trajectory: Trajectory) -> Outcome:
         shape = active_shape(pattern, p)
         name = name or ("staircase" if shape.is_staircase else "multi_gate_other")
         n = high_block(u, shape.rows)
-        limit = limit_max_fourier(p, n, shape.k) if name == "staircase" and shape.k < p else math.nan
+        # the limit formula is derived for rows and columns with one common step (docs/staircase.md)
+        limit = limit_max_fourier(p, n, shape.k) if name == "staircase" and shape.delta is not None \
+            and shape.k < p else math.nan
         return Outcome(name, "", max_f, loss, pattern, shape, n, high_block(v, shape.columns), limit)
 
     if len(active) == 1 and [i for i, c in enumerate(earlier) if c == "+"] == active:

@@ -164,7 +164,7 @@ class LawParameters:
     p: int
     sigma: str = "1"
     seed: int = 1
-    horizon: str = "1e6"
+    horizon: str = "1e8"
     dynamics: str = "flow"
     eta: str | None = None
 
@@ -295,8 +295,9 @@ def _numbers_text(values) -> str:
 def _shape_fields(outcome: str, shape) -> dict:
     """The :data:`SHAPE_FIELDS` of a row of ``outcome`` whose pattern has the Shape ``shape``, as text:
 
-    - memorises_one_entry and staircase: k, rows r_0..r_{k-1}, columns c_0..c_{k-1}, labels (m = 0 .. k-1),
-      row_lengths k .. 1, and delta (staircase only; undefined for k = 1);
+    - memorises_one_entry and staircase: k, rows r_0..r_{k-1}, columns c_0..c_{k-1}, row_lengths k .. 1, and
+      delta (staircase only, when rows and columns are progressions with one common step; undefined for
+      k = 1); labels m = 0 .. k-1 with a common step (or k = 1), else the distinct labels ascending;
     - multi_gate_other: rows and columns (active ones, most active gates first, ties by index), the distinct
       labels ascending, row_lengths if the set is a Young diagram (else empty); no k, no delta;
     - any other outcome (or no shape): every column empty.
@@ -330,7 +331,8 @@ def _row(index: int, draw, run: "LawParameters", outcome, trajectory, seconds: f
             **_shape_fields(outcome.outcome, outcome.shape),
             "high_rows": str(outcome.high_rows) if shaped and outcome.high_rows is not None else "",
             "high_columns": str(outcome.high_columns) if shaped and outcome.high_columns is not None else "",
-            "max_fourier_limit": _float_text(outcome.max_fourier_limit) if outcome.outcome == "staircase" else "",
+            "max_fourier_limit": _float_text(outcome.max_fourier_limit)
+            if outcome.outcome == "staircase" and math.isfinite(outcome.max_fourier_limit) else "",
             "balance_drift": _float_text(trajectory.balance_drift) if trajectory is not None else "",
             # gd: the steps that raised the loss (GD's behaviour at a fixed step); flow: 0 (a rise is a failure)
             "loss_rises": str(trajectory.extra.get("loss_rises", 0)) if trajectory is not None else "0",
@@ -594,8 +596,7 @@ def check_row(fields: list[str], run: "LawParameters", draw=None) -> dict:
     shape = active_shape(pattern, p) if outcome in SHAPED_OUTCOMES else None
     if shape is not None and shape.is_staircase != (outcome == "staircase"):
         raise InvalidRow(f"a {outcome} row whose active gates are " + (
-            f"a staircase of size {shape.k} with one common step" if shape.is_staircase else
-            "not a staircase with one common step (rows and columns in arithmetic progression)"))
+            f"a staircase of size {shape.k}" if shape.is_staircase else "not a staircase"))
     for name, value in _shape_fields(outcome, shape).items():
         if row[name] != value:
             raise InvalidRow(f"{name} {row[name][:40]!r} is not the pattern's {value[:40]!r}" if value else
@@ -606,13 +607,13 @@ def check_row(fields: list[str], run: "LawParameters", draw=None) -> dict:
         if shape is not None and not (row[name] and 1 <= int(row[name]) <= max(1, len(members) - 1)):
             raise InvalidRow(f"{name} {row[name][:40]!r} is not a block size 1 .. {max(1, len(members) - 1)} "
                              f"of the {len(members)} active {name.split('_')[1]}")
-    if outcome == "staircase" and shape.k < p:
+    if outcome == "staircase" and shape.delta is not None and shape.k < p:
         expected = limit_max_fourier(p, int(row["high_rows"]), shape.k)
         if limit is None or not abs(limit - expected) <= LIMIT_RTOL * expected:
             raise InvalidRow(f"max_fourier_limit {row['max_fourier_limit'][:40]!r} is not the formula's {expected!r} "
                              f"for (p, n, k) = ({p}, {row['high_rows']}, {shape.k})")
     elif limit is not None:
-        raise InvalidRow("max_fourier_limit on a row that is not a staircase of size k < p")
+        raise InvalidRow("max_fourier_limit on a row that is not a staircase of size k < p with one common step")
 
     if draw is None:
         draw = draw_initial(p, run.sigma_value, run.seed, index)
@@ -853,45 +854,52 @@ def _statistics(values: list[float]) -> dict:
 
 def _staircase_summary(run: LawParameters, chosen: list[dict], samples: int) -> dict:
     """The staircases among ``chosen`` (memorises_one_entry is the staircase k = 1): the distribution of k
-    over all samples (Wilson intervals) with max F by k; by (n, k), n = high_rows, for k >= 2: the count, max F
+    over all samples (Wilson intervals) with max F by k, how many of each k have rows and columns in one
+    common step, and (k = 2) how many are the degenerate twin (regime II: the gate (rows[1], columns[1]) on
+    its kink, docs/staircase.md); by (n, k), n = high_rows, for k >= 2 with a common step: the count, max F
     and the limit formula's value; and how many staircases have high_rows != high_columns."""
     from certify.law.classify import limit_max_fourier
 
     by_k: dict[int, list[float]] = {}
+    stepped: dict[int, int] = {}
     by_block: dict[tuple[int, int], list[float]] = {}
-    uneven = 0
+    uneven = twins = 0
+    p = run.p
     for row in chosen:
         if row["outcome"] not in ("memorises_one_entry", "staircase"):
             continue
         k, n, max_f = int(row["k"]), int(row["high_rows"]), float(row["max_fourier"])
         by_k.setdefault(k, []).append(max_f)
         if k >= 2:
-            by_block.setdefault((n, k), []).append(max_f)
             uneven += row["high_rows"] != row["high_columns"]
+            if row["delta"]:
+                stepped[k] = stepped.get(k, 0) + 1
+                by_block.setdefault((n, k), []).append(max_f)
+        if k == 2:
+            rows, columns = (int(x) for x in row["rows"].split()), (int(x) for x in row["columns"].split())
+            (_, a), (_, b) = zip(rows, columns)  # the second row and column: gate (rows[1], columns[1])
+            twins += row["pattern"][a * p + b] == "0"
     blocks = {}
     for (n, k), values in sorted(by_block.items(), key=lambda item: (item[0][1], item[0][0])):
-        limit = round(limit_max_fourier(run.p, n, k), STATISTIC_DECIMALS) if k < run.p else None
+        limit = round(limit_max_fourier(p, n, k), STATISTIC_DECIMALS) if k < p else None
         blocks[f"{n},{k}"] = {"count": len(values), "max_fourier": _statistics(values), "max_fourier_limit": limit}
-    return {"k": {str(k): {**_share(len(values), samples), "max_fourier": _statistics(values)}
+    return {"k": {str(k): {**_share(len(values), samples), "with_common_step": stepped.get(k, 0) if k >= 2 else None,
+                           "max_fourier": _statistics(values)}
                   for k, values in sorted(by_k.items())},
-            "n_k": blocks, "high_rows_not_high_columns": uneven}
+            "k2_degenerate_twin": twins, "n_k": blocks, "high_rows_not_high_columns": uneven}
 
 
 def _other_summary(chosen: list[dict]) -> dict:
     """The multi_gate_other rows of ``chosen``: how many are Young diagrams (row_lengths recorded), how many
-    of those have a staircase's row lengths k .. 1 without one common step, how many are not Young (possible
-    with gd's per-gate kink band only), and the most frequent row lengths."""
+    are not Young (possible with gd's per-gate kink band only), and the most frequent row lengths."""
     others = [row for row in chosen if row["outcome"] == "multi_gate_other"]
     shapes: dict[str, int] = {}
-    stair_shaped = 0
     for row in others:
         lengths = row["row_lengths"]
         if lengths:
             shapes[lengths] = shapes.get(lengths, 0) + 1
-            numbers = [int(x) for x in lengths.split()]
-            stair_shaped += numbers == list(range(len(numbers), 0, -1))
     ranked = sorted(shapes.items(), key=lambda item: (-item[1], item[0]))
-    return {"count": len(others), "young": sum(shapes.values()), "staircase_shape_without_common_step": stair_shaped,
+    return {"count": len(others), "young": sum(shapes.values()),
             "not_young": len(others) - sum(shapes.values()), "row_lengths": dict(ranked[:LISTED_SHAPES]),
             "row_lengths_not_listed": sum(count for _, count in ranked[LISTED_SHAPES:])}
 
@@ -944,11 +952,16 @@ def summary_text(summary: dict) -> str:
         lines.append("staircase size k (k = 1: memorises_one_entry), of all samples; max F at the horizon:")
         for k, entry in staircases["k"].items():
             stats = entry["max_fourier"]
+            stepped = "" if entry["with_common_step"] is None else f"  ({entry['with_common_step']} with one common step)"
             lines.append(f"  k = {k:<3} {entry['count']:>7} {100 * entry['fraction']:>8.2f}%  "
                          f"[{100 * entry['ci_low']:.2f}%, {100 * entry['ci_high']:.2f}%]  "
-                         f"max F mean {stats['mean']:.4f} [{stats['min']:.4f}, {stats['max']:.4f}]")
+                         f"max F mean {stats['mean']:.4f} [{stats['min']:.4f}, {stats['max']:.4f}]{stepped}")
+        if staircases["k2_degenerate_twin"]:
+            lines.append(f"  of k = 2: {staircases['k2_degenerate_twin']} degenerate twin(s) (regime II: gate "
+                         "(rows[1], columns[1]) on its kink, docs/staircase.md)")
     if staircases["n_k"]:
-        lines.append("staircases by (n high rows, k): max F at the horizon against the limit formula:")
+        lines.append("staircases with one common step by (n high rows, k): max F at the horizon against the limit "
+                     "formula:")
         for key, entry in staircases["n_k"].items():
             stats, limit = entry["max_fourier"], entry["max_fourier_limit"]
             formula = f"{limit:.4f}" if limit is not None else "undefined (k = p)"
@@ -959,9 +972,8 @@ def summary_text(summary: dict) -> str:
     other = summary["multi_gate_other"]
     if other["count"]:
         listed = ", ".join(f"({lengths}) {count}" for lengths, count in list(other["row_lengths"].items())[:5])
-        lines.append(f"multi_gate_other: {other['young']} Young diagrams "
-                     f"({other['staircase_shape_without_common_step']} staircase-shaped without one common step), "
-                     f"{other['not_young']} not; row lengths: {listed}")
+        lines.append(f"multi_gate_other: {other['young']} Young diagrams, {other['not_young']} not; "
+                     f"row lengths: {listed}")
     certified = summary["certified"]
     dead = summary["outcomes"]["dead"]
     lines.append(f"certified: P(dead region | active) >= {certified['dead_region_lower_bound']} "

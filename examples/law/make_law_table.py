@@ -126,7 +126,7 @@ def main(argv) -> int:
     parser.add_argument("--primes", type=_primes, default=list(FLOW_PRIMES))
     parser.add_argument("--samples", type=int, default=SAMPLES, help=f"flow samples per prime (default {SAMPLES})")
     parser.add_argument("--gd-samples", type=int, default=GD_RUN[1], help="gd samples at p = 5 (0: no gd run)")
-    parser.add_argument("--horizon", default="1e6")
+    parser.add_argument("--horizon", default="1e8")
     parser.add_argument("--runs", type=Path, default=ROOT / "runs" / "law", help="the runs' folders (resumable)")
     parser.add_argument("--summaries", type=Path, default=HERE, help="where the summaries are kept")
     args = parser.parse_args(argv)
