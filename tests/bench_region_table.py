@@ -27,12 +27,13 @@ PREC = 128
 
 def forget_region_bounds() -> None:
     """Empty the kernel's memos of the region bounds (certify.kernel.memo), so a call is timed in full."""
-    from certify.kernel import dead, gd, slide, smooth
+    from certify.kernel import dead, region, region_slide, smooth
 
-    for memo in (dead._dead_region_log_lower, dead._purity_log_lowers, slide._slide_region_bound,
-                 smooth._smooth_region_log_lower, gd._gd_region_log_lower):
+    for memo in (region.dead_region_claim_log_lower, dead._purity_log_lowers, region_slide.slide_region_claim_bound,
+                 region.smooth_region_claim_log_lower, region.gd_region_claim_log_lower,
+                 region.expected_spacing_upper_point):
         memo.forget()
-    smooth.dead_zone_integral.cache_clear()  # J(eps) too: the smooth claim's cold cost includes it
+    smooth.dead_zone_integral.forget()  # J(eps) too: the smooth claim's cold cost includes it
 
 
 def median_seconds(function, repeats: int = 5) -> float:

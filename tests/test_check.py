@@ -191,10 +191,16 @@ def test_verdicts_do_not_depend_on_what_was_checked_before(dead_certificates, sm
 
 
 def test_fresh_state_clears_kernel_caches(smooth_certificates):
+    """fresh_state empties the functools caches of the kernel (e_n of the slide region), and keeps the memos
+    (certify.kernel.memo) whose values are stated on a coarse grid: smooth's J, rounded outward."""
+    from certify.kernel.region_slide import _expected_maximum, expected_maximum_upper
     from certify.kernel.smooth import dead_zone_integral
     from certify.kernel.state import fresh_state
 
     assert verdict(smooth_certificates[5]).status == "verified"
-    assert dead_zone_integral.cache_info().currsize > 0
+    expected_maximum_upper(4, 64)
+    assert _expected_maximum.cache_info().currsize > 0
+    before = dead_zone_integral(1, 2, 128)
     fresh_state()
-    assert dead_zone_integral.cache_info().currsize == 0
+    assert _expected_maximum.cache_info().currsize == 0
+    assert dead_zone_integral(1, 2, 128) is before

@@ -27,7 +27,8 @@ from flint import arb, ctx, fmpq
 
 from certify.errors import HypothesisError, InputError, NotCertified
 from certify.kernel.balls import ball
-from certify.kernel.region import (dead_region_binned_log_probability_lower, dead_region_log10_probability_lower,
+from certify.kernel.region import (dead_region_binned_log_probability_lower, dead_region_claim_log_lower,
+                                   dead_region_log10_probability_lower,
                                    dead_region_log_probability_lower, dead_region_z_upper, expected_spacing_upper,
                                    gd_region_log_probability_lower, gd_region_z_upper, log_central_binomial,
                                    log_one_active_gate_probability, one_gate_region_grid,
@@ -412,13 +413,17 @@ def test_the_dead_certificate_states_the_region_bound_and_the_checker_rechecks_i
     document = certify_dead(13).certificate
     claim = document["claims"]["region_probability"]
     assert claim["scope"] == "region" and "R_dead" in claim["statement"] and "sigma" in claim["statement"]
-    # the claim's log10_lo is the kernel's natural-log bound over ln 10; that bound's last ~64 bits depend on
-    # the precision it is computed at (the certificate's 128 bits against this call's default), so compare
-    # to 2^-50 relative, and below the exact value from an independent quadrature
-    point = dead_region_log_probability_lower(13, 128)
+    # the claim states the kernel's natural-log bound at the fixed REGION_PRECISION rounded down to a multiple
+    # of 2^-40 (the same point at every certificate precision); its log10_lo is that point over ln 10, written
+    # rounded down: within 2^-40 (+ the rounding of 36 digits) below the bound computed at 128 bits
+    point = dead_region_claim_log_lower(13)
+    assert point.rad() == 0 and (point.mid().fmpq() * 2**40).q == 1
+    full = dead_region_log_probability_lower(13, 128)
     with mpmath.workdps(60):
-        bound = mpmath.mpf(point.mid().str(60, radius=False)) / mpmath.log(10)
-        assert abs(mpmath.mpf(claim["log10_lo"]) / bound - 1) < mpmath.mpf(2) ** -50
+        stated, bound = (mpmath.mpf(x.mid().str(60, radius=False)) for x in (point, full))
+        assert 0 <= bound - stated < mpmath.mpf(2) ** -40
+        log10_lo = mpmath.mpf(claim["log10_lo"])
+        assert 0 <= stated / mpmath.log(10) - log10_lo < mpmath.mpf(10) ** -30
     assert float(claim["log10_lo"]) < -7.3430  # the exact value is -7.343070 (quadrature above)
     assert check_bytes(json.dumps(document).encode(), "dead-13").status == "verified"
     raised = Fraction(claim["lo"]) * (1 + Fraction(1, 10 ** 30))  # past the truth: lo is ~1e-37 below it
@@ -920,3 +925,57 @@ def test_dead_and_smooth_bounds_do_not_depend_on_the_ambient_precision():
         assert dead.rad() == 0 and smooth.rad() == 0
     points = [(dead.man_exp(), smooth.man_exp()) for dead, smooth in results]  # exact (mantissa, exponent)
     assert points[0] == points[1] == points[2]
+
+
+# ---------------------------------------------------------------- issue 26: what the claims state, and the memo
+
+
+def test_the_checker_meets_the_generators_region_bounds_in_the_memo(monkeypatch):
+    """The region claims are computed at REGION_PRECISION whatever the certificate's precision, so checking a
+    certificate in the process that made it recomputes no region bound (the memo is keyed by the exact
+    inputs). Before issue 26 the checker computed each at 128 + 64 bits, a memo key of its own."""
+    import json
+
+    import certify.kernel.region as region
+    from certify.check import check_bytes
+    from certify.theorems.registry import THEOREMS
+
+    p = 10007  # a prime no other test certifies, so the memo starts empty for it
+    calls = []
+    for name in ("dead_region_log_probability_lower", "gd_region_log_probability_lower",
+                 "smooth_region_log_probability_lower"):
+        real = getattr(region, name)
+        monkeypatch.setattr(region, name, lambda *args, real=real, name=name: calls.append(name) or real(*args))
+    documents = [THEOREMS[theorem].build(p, **options).certificate
+                 for theorem, options in (("dead", {}), ("gd", {"eta": "1"}), ("smooth", {}))]
+    made = sorted(calls)  # dead's also from the purity claim, when region_purity was imported after the patch
+    assert set(made) == {"dead_region_log_probability_lower", "gd_region_log_probability_lower",
+                         "smooth_region_log_probability_lower"}
+    for document in documents:
+        assert check_bytes(json.dumps(document).encode(), "x").status == "verified"
+    assert sorted(calls) == made  # the checker (at 128 + 64 bits) recomputed none of them
+
+
+@pytest.mark.parametrize("prec", [128, 192, 512])
+def test_a_region_claim_states_the_same_point_at_every_precision(prec):
+    """dead_region_claim and gd_region_claim state exp of the 2^-40 grid point below the bound at REGION_PRECISION,
+    at every certificate precision from 128 bits (region_probability_claim also rounds to prec - 32 significant
+    bits, which at 64 bits is coarser than the grid): the claim's log10 bound is that point over ln 10."""
+    from flint import fmpq as q
+
+    from certify.kernel.dead import DeadParameters, dead_region_claim
+    from certify.kernel.gd import GDParameters, gd_region_claim
+    from certify.kernel.region import REGION_LOG_BITS, gd_region_claim_log_lower
+
+    for claim, point in ((dead_region_claim(DeadParameters(13, q(1), q(2), q(1)), prec), dead_region_claim_log_lower(13)),
+                         (gd_region_claim(GDParameters(13, q(1), q(1, 10**9), q(2), q(1)), prec),
+                          gd_region_claim_log_lower(13, q(1)))):
+        value = point.mid().fmpq()
+        assert point.rad() == 0 and (value * 2**REGION_LOG_BITS).q == 1
+        assert claim.quantity.log10_lower.overlaps(point / arb_log10())
+
+
+def arb_log10():
+    from flint import arb
+
+    return arb(10).log()

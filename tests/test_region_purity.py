@@ -381,3 +381,67 @@ def test_results_do_not_depend_on_ambient_precision():
 def test_bad_input(call):
     with pytest.raises(InputError):
         call()
+
+
+# ---------------------------------------------------------------- issue 26: the same bounds, fewer integrals
+
+
+def _tube_with_every_radius(monkeypatch, p, delta):
+    """The purity bound with all four radius bounds tried at every grid point (the rule before issue 26)."""
+    import certify.kernel.region_purity as rp
+
+    real = rp._scaled_spacing_tail_upper
+
+    def every_radius(p, z, mean_hi, radii, cdf_hi, candidates=None):
+        return real(p, z, mean_hi, radii, cdf_hi, None)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(rp, "_scaled_spacing_tail_upper", every_radius)
+        return dead_region_purity_log_probability_lower(p, delta, 64)
+
+
+@pytest.mark.parametrize("p, delta", [(5, Fraction(1, 100)), (7, Fraction(1, 20)), (13, Fraction(1, 100)),
+                                      (47, Fraction(1, 20))])
+def test_the_tube_with_one_radius_per_point_is_the_bound_with_all_four(monkeypatch, p, delta):
+    """The radius chosen by the float estimate is the one whose bound is least: the purity bound equals the
+    one computed with all four radius bounds at every grid point, to far below the 40 bits a claim states."""
+    chosen = dead_region_purity_log_probability_lower(p, fmpq(delta.numerator, delta.denominator), 64)
+    every = _tube_with_every_radius(monkeypatch, p, fmpq(delta.numerator, delta.denominator))
+    assert abs(float(chosen - every)) < 1e-18 and chosen.rad() == every.rad() == 0
+
+
+def test_the_tube_proves_one_integral_per_grid_point(monkeypatch):
+    """At p = 13 the bound needs at most one spacing-tail integral per grid point (21 points), not four."""
+    import certify.kernel.region_purity as rp
+
+    calls = []
+    real = rp._spacing_tail
+    monkeypatch.setattr(rp, "_spacing_tail", lambda p, s: calls.append(s) or real(p, s))
+    dead_region_purity_log_probability_lower(13, fmpq(1, 100), 64)
+    assert 0 < len(calls) <= 21 and len(set(calls)) == len(calls)
+
+
+def mp_spacing_tail(p: int, s) -> mpmath.mpf:
+    """spacing_tail_oracle at 40 digits, as an mpf: Gauss-Legendre on 96 panels of width 1/(3 sqrt p) around the
+    peak -s/2 out to 16/sqrt(p) (the integrand is a peak of width ~1/sqrt(p) whose log falls at least like
+    p (x + s/2)^2 / 2 away from it, so what lies beyond is below e^-128 of it). tanh-sinh over all of R, as
+    spacing_tail_oracle uses, is wrong in the 14th digit at p = 47, s = 1 (measured against this rule; halving
+    the panels' width changes it by less than 3e-36 at the four cases tested below)."""
+    with mpmath.workdps(40):
+        s, r = _mp(s), mpmath.sqrt(p)
+        f = lambda x: mpmath.ncdf(x) ** (p - 1) * mpmath.npdf(x) * (1 - mpmath.ncdf(x + s)) ** p
+        points = [-s / 2 + mpmath.mpf(i) / (3 * r) for i in range(-48, 49)]
+        return p * mpmath.binomial(2 * p, p) * mpmath.quad(f, points, method="gauss-legendre")
+
+
+@pytest.mark.parametrize("p, s", [(5, Fraction(1, 4)), (13, Fraction(1)), (47, Fraction(1, 4)), (47, Fraction(1))])
+def test_the_windowed_spacing_tail_contains_the_full_quadrature(p, s):
+    """The window around the peak with its closed-form tails encloses the oracle's P(S > s) (mpmath over all of
+    R), and is tight to 1e-13 relative (the closed-form tails are that small)."""
+    value = spacing_tail_probability(p, fmpq(s.numerator, s.denominator), 64)
+    exact = mp_spacing_tail(p, s)
+    with mpmath.workdps(40):
+        low, high = (mpmath.mpf(x.str(40, radius=False)) for x in (value.lower(), value.upper()))
+        # the oracle is stable to 40 digits (see mp_spacing_tail); 1e-25 leaves it that margin
+        assert low <= exact * (1 + mpmath.mpf(10) ** -25) and exact * (1 - mpmath.mpf(10) ** -25) <= high
+        assert (high - low) / exact < 1e-13

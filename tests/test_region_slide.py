@@ -433,3 +433,36 @@ def test_region_bound_small_sigma_below_an_exact_sub_event(p, sigma):
         [-mpmath.inf] + mpmath.linspace(-t / 2 - 4, -t / 2 + 4, 33) + [mpmath.inf]))
     sub_event = spacing + exact - mpmath.log(math.comb(2 * p, p) - 1)
     assert mp(b.log_lower) <= sub_event
+
+
+@pytest.mark.parametrize("p, sigma", [(5, 1), (7, 1), (13, 1), (13, 3), (101, 1)])
+def test_the_jensen_bound_is_skipped_only_where_it_loses(monkeypatch, p, sigma):
+    """The region bound is the larger of the truncation and Jensen bounds; Jensen's e_n quadrature is skipped
+    when its ceiling (e_n >= 1/sqrt(pi)) is below the truncation bound, and the result is the same bound as
+    computing both (issue 26)."""
+    import certify.kernel.region_slide as rs
+
+    skipped = rs.slide_region_log_probability_lower(p, sigma, 64)
+    with monkeypatch.context() as patch:
+        patch.setattr(rs, "_jensen_could_win", lambda *args: True)
+        both = rs.slide_region_log_probability_lower(p, sigma, 64)
+    assert skipped == both and skipped.log_lower.rad() == 0
+    g, delta = skipped.g, skipped.delta
+    truncated = rs.gamma_minimum_log_lower(p, g, delta, 64)
+    jensen = rs.gamma_minimum_jensen_log_lower(p, g, 64)
+    if not rs._jensen_could_win(p, g, truncated, 64):
+        assert jensen < truncated  # the ceiling was right: Jensen loses
+
+
+def test_the_slide_claim_states_a_point_of_the_grid_at_every_precision():
+    """slide_region_claim_bound: the bound at REGION_PRECISION rounded down to a multiple of 2^-40, memoised; the
+    claim of a 128-bit and of a 192-bit certificate states the same point."""
+    from certify.kernel.region import REGION_LOG_BITS, REGION_PRECISION
+    from certify.kernel.region_slide import slide_region_claim_bound, slide_region_log_probability_lower
+
+    stated = slide_region_claim_bound(13, 1)
+    full = slide_region_log_probability_lower(13, 1, REGION_PRECISION)
+    point = stated.log_lower.mid().fmpq()
+    assert stated.log_lower.rad() == 0 and (point * 2**REGION_LOG_BITS).q == 1
+    assert 0 <= float(full.log_lower - stated.log_lower) < 2.0**-REGION_LOG_BITS
+    assert slide_region_claim_bound(13, 1) is stated  # memoised: one computation per (p, sigma) in a process

@@ -29,7 +29,7 @@ from .family import (family_base_point, family_gaussian_centres, family_box, sin
                      single_active_gate_spec, terminal_purity_gap)
 from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec,
                        region_probability_claim, region_probability_spec, require_positive_sigma)
-from .region import dead_region_log_probability_lower
+from .region import dead_region_claim_log_lower
 from .region_purity import (DEFAULT_PURITY_MARGIN, dead_not_single_frequency_log_probability_lower,
                             dead_region_purity_log_probability_lower)
 from .exact import format_rational
@@ -334,9 +334,11 @@ def dead_region_claim(params: DeadParameters, prec: int) -> Claim:
     every Clarke trajectory (section A.6, (A.53)-(A.57), Lemma A.17). The bound is
     :func:`certify.kernel.region.dead_region_log_probability_lower` (docs/mathematics.md, section
     'Region probability of the dead theorem'), the same for every sigma (R_dead is a cone). Its ball is
-    one exact point, a proved lower bound of log P; the claim's lo is its exponential (a ball at ``prec`` bits).
+    one exact point, a proved lower bound of log P, computed at a fixed precision and memoised
+    (:func:`certify.kernel.region.dead_region_claim_log_lower`); the claim's lo is its exponential (a ball at
+    ``prec`` bits).
     """
-    log_lower = _dead_region_log_lower(params.p, prec)
+    log_lower = dead_region_claim_log_lower(params.p)
     with working_precision(prec):
         return region_probability_claim(REGION_PROBABILITY, log_lower, params.sigma)
 
@@ -379,6 +381,3 @@ def dead_region_purity_claim(params: DeadParameters, prec: int) -> Claim:
             components={name: {"lower": value.exp(), "log10_lower": value / ln10}
                         for name, value in (("not_single_frequency", not_single), ("purity_margin", margin))})
 
-
-#: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).
-_dead_region_log_lower = memoized(dead_region_log_probability_lower)

@@ -17,13 +17,12 @@ from flint import arb, fmpq
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, working_precision
 from .basepoint import BasePoint
-from .memo import memoized
 from .claims import EXACT, NEGATIVE_UPPER, POSITIVE_LOWER, UPPER, Claim, ClaimSpec, Component
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
 from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
                        region_probability_spec, require_positive_sigma)
-from .region import gd_region_log_probability_lower
+from .region import gd_region_claim_log_lower
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim,
                      single_active_gate_spec, terminal_purity_gap)
 
@@ -208,10 +207,7 @@ def gd_region_claim(params: GDParameters, prec: int) -> Claim:
     (A.53) at a general point); the bound is :func:`certify.kernel.region.gd_region_log_probability_lower`,
     the same for every sigma (R_gd is a cone). Its ball is one exact point; lo is its exponential.
     """
-    log_lower = _gd_region_log_lower(params.p, params.eta, prec)
+    log_lower = gd_region_claim_log_lower(params.p, params.eta)  # fixed precision, memoised
     with working_precision(prec):
         return region_probability_claim(REGION_PROBABILITY, log_lower, params.sigma)
 
-
-#: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).
-_gd_region_log_lower = memoized(gd_region_log_probability_lower)

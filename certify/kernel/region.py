@@ -35,7 +35,8 @@ import math
 from flint import acb, arb, fmpq, fmpz
 
 from ..errors import HypothesisError, InputError, NotCertified
-from .balls import ball, certainly_lt, certainly_positive, working_precision
+from .balls import ball, certainly_lt, certainly_positive, lower_endpoint, rounded_down, working_precision
+from .memo import memoized
 from .primes import require_prime
 
 __all__ = [
@@ -44,7 +45,22 @@ __all__ = [
     "DEFAULT_BINS", "spacing_bin_probability_lower", "one_gate_region_grid", "one_gate_region_log_probability_lower",
     "dead_region_z_upper", "gd_region_z_upper", "smooth_region_z_upper", "dead_region_binned_log_probability_lower",
     "gd_region_log_probability_lower", "smooth_region_log_probability_lower",
+    "expected_spacing_upper_point", "REGION_PRECISION", "REGION_LOG_BITS", "stated_log_lower",
+    "dead_region_claim_log_lower", "gd_region_claim_log_lower", "smooth_region_claim_log_lower",
 ]
+
+#: The precision (bits) at which the kernel's region claims compute their bounds, whatever the certificate's
+#: precision: the generator (128 bits) and the checker (128 + 64) then compute the same point, so the checker
+#: meets the generator's bound in the memo of this process, and erfc at 64 bits costs half what it costs at 192.
+#: Every bound is an exact point below the probability at any precision; the internal guard bits
+#: (2 bitlength(p) + 20, and more for narrow bins) keep its absolute error in the log far below 2^-64.
+REGION_PRECISION = 64
+#: A claim states the natural log of its bound rounded down to a multiple of 2^-REGION_LOG_BITS
+#: (:func:`stated_log_lower`): the bits below depend on the state of Arb (its cached constants,
+#: certify.kernel.state), so the rounding makes the stated point the same in every process except with
+#: probability about 2^-20 at p = 10^18 and far less below; it lowers the probability by a factor of at most
+#: exp(2^-40) (its 13th significant digit).
+REGION_LOG_BITS = 40
 
 
 def _guarded(p: int, prec) -> tuple[int, int]:
@@ -170,6 +186,26 @@ def expected_spacing_upper(p: int, prec: int) -> arb:
         return spacing
 
 
+@memoized
+def expected_spacing_upper_point(p: int, prec: int) -> fmpq:
+    """An exact rational >= E[S] (S the middle spacing of 2p iid N(0, 1)): the upper end of
+    :func:`expected_spacing_upper` (p, prec) rounded up to ``prec`` significant bits, memoised by (p, prec).
+
+    Every bound that needs E[S] takes it from here (the dead region's Jensen bound, the purity tube's grid
+    and Markov tails), so a dead certificate computes the integral once per precision, not four times.
+    The rounding drops the last bits of the enclosure, which depend on Arb's cached constants
+    (certify.kernel.state), so the point is the same in every process except with probability about
+    2^-(2 bitlength(p) + 20) (the guard bits); it is an upper bound either way.
+
+    >>> float(expected_spacing_upper_point(5, 64)) - 0.2453355045 < 1e-10
+    True
+    """
+    p, work = _guarded(p, prec)
+    spacing = expected_spacing_upper(p, prec)
+    with working_precision(work):
+        return -lower_endpoint(rounded_down(-spacing, prec))
+
+
 def _log_phibar(x: arb) -> arb:
     """log Phibar(x) = log(erfc(x / sqrt 2) / 2) for a moderate x >= 0."""
     value = (x / ball(2).sqrt()).erfc()
@@ -185,7 +221,7 @@ def dead_region_log_probability_lower(p: int, prec: int) -> arb:
 
         log P >= log Phibar(c_p E[S]_hi) - log(C(2p, p) - 1),   c_p = sqrt(p / (2(p-1))),
 
-    with E[S]_hi the upper end of :func:`expected_spacing_upper` (docs/mathematics.md, section 'Region
+    with E[S]_hi the point of :func:`expected_spacing_upper_point` (docs/mathematics.md, section 'Region
     probability of the dead theorem', (c)-(d)). The right side is enclosed with balls and its lower end
     returned, so the single point of the result is a proved lower bound.
 
@@ -194,9 +230,9 @@ def dead_region_log_probability_lower(p: int, prec: int) -> arb:
     (True, True)
     """
     p, work = _guarded(p, prec)
-    spacing = expected_spacing_upper(p, prec)
-    with working_precision(work):  # upper() rounds at the ambient precision: fix it, so the result does not depend on it
-        spacing_hi = spacing.upper()
+    spacing_point = expected_spacing_upper_point(p, prec)
+    with working_precision(work):
+        spacing_hi = ball(spacing_point)  # exact: a dyadic of prec bits
         c_p = (ball(p) / (2 * ball(p - 1))).sqrt()
         bound = _log_phibar(c_p * spacing_hi) - _log_binomial_minus_one(_log_central_binomial(p))
         if not bound.is_finite():
@@ -284,31 +320,38 @@ def _bin_probabilities_lower(p: int, edges: list[fmpq]) -> list[arb]:
     integral over R is at least the sum over the cells of [-6, 6]. A node whose log g is not a finite
     ball contributes 0 to its two cells (still a lower bound).
     """
-    root_p, root_2 = ball(p).sqrt(), ball(2).sqrt()
+    # x / sqrt 2 = xi * scale: one multiplication per node, and every erfc argument is y + e_j / sqrt 2
+    scale = 1 / (ball(p).sqrt() * ball(2).sqrt())
     log_root_2pi = (2 * arb.pi()).sqrt().log()
-    shifts = [ball(e) for e in edges]
+    shifts = [ball(e) / ball(2).sqrt() for e in edges]
     bins = len(edges) - 1
-    sums = [arb(0)] * bins
+    # per bin, the chord sums of the cells of each width (1/8, 1/4), multiplied by their width once at the end
+    sums: dict = {}
     previous, previous_xi = None, None
     for xi in _scaled_nodes():
-        x = ball(xi) / root_p
-        left = (p - 1) * (-x / root_2).erfc().log() - x * x / 2 - log_root_2pi  # log(E2^(p-1) phi)
-        powers = [p * ((x + shift) / root_2).erfc().log() for shift in shifts]  # p log E1(x + e_j)
+        y = ball(xi) * scale
+        left = (p - 1) * (-y).erfc().log() - y * y - log_root_2pi  # log(E2^(p-1) phi), x^2/2 = y^2
+        powers = [(y + shift).erfc().log() * p for shift in shifts]  # p log E1(x + e_j)
         row = []
-        for i in range(bins):
-            gap = -(powers[i + 1] - powers[i]).expm1()  # 1 - (E1(x + e_i)/E1(x + e_{i-1}))^p
-            value = (left + powers[i] + gap.log()) if certainly_positive(gap) else None
-            row.append(value.lower() if value is not None and value.is_finite() else None)
+        append = row.append
+        below = powers[0]
+        for above in powers[1:]:
+            gap = -(above - below).expm1()  # 1 - (E1(x + e_i)/E1(x + e_{i-1}))^p
+            value = (left + below + gap.log()).lower() if gap > 0 else None
+            append(value if value is not None and value.is_finite() else None)
+            below = above
         if previous is not None:
-            width = ball(xi - previous_xi)
-            for i in range(bins):
-                a, b = previous[i], row[i]
+            width = xi - previous_xi
+            column = sums.setdefault(width, [arb(0)] * bins)
+            for i, (a, b) in enumerate(zip(previous, row)):
                 if a is not None and b is not None:
-                    sums[i] += width * ((a + b) / 2).exp() * (1 + (a - b) ** 2 / 24)
+                    d = a - b
+                    column[i] += ((a + b) / 2).exp() * (d * d / 24 + 1)
         previous, previous_xi = row, xi
     log_factor = ball(2).log() + ball(p).log() / 2 + _log_central_binomial(p) - p * ball(4).log()
     factor = log_factor.exp()
-    return [(factor * total).lower() for total in sums]
+    totals = [sum((ball(width) * column[i] for width, column in sums.items()), arb(0)) for i in range(bins)]
+    return [(factor * total).lower() for total in totals]
 
 
 def spacing_bin_probability_lower(p: int, a, b, prec: int) -> arb:
@@ -594,3 +637,50 @@ def smooth_region_log_probability_lower(p: int, sigma, eps_smooth, J_eps_upper: 
     """
     return one_gate_region_log_probability_lower(p, smooth_region_z_upper(p, sigma, eps_smooth, J_eps_upper),
                                                  prec, bins)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the claims state: the bounds at REGION_PRECISION, rounded onto the 2^-REGION_LOG_BITS grid, memoised.
+
+
+def stated_log_lower(log_lower: arb) -> arb:
+    """The largest multiple of 2^-:data:`REGION_LOG_BITS` that is <= every point of the finite ball ``log_lower``,
+    as an exact ball (exact rational arithmetic on its lower end): what a region claim states of a log bound.
+
+    >>> x = stated_log_lower(arb(fmpq(-1, 3)))
+    >>> x.rad() == 0, x.mid().fmpq() * 2**40, -fmpq(1, 3) - x.mid().fmpq() < fmpq(1, 2**40)
+    (True, -366503875926, True)
+    """
+    if not log_lower.is_finite():
+        raise NotCertified("a region bound is not a finite ball")
+    scale = 2**REGION_LOG_BITS
+    numerator = int((lower_endpoint(log_lower) * scale).floor())
+    with working_precision(max(64, numerator.bit_length() + 8)):  # exact: the ball keeps its value later
+        return ball(fmpq(numerator, scale))
+
+
+@memoized
+def dead_region_claim_log_lower(p: int) -> arb:
+    """The point the ``region_probability`` claim of a dead certificate states: :func:`stated_log_lower` of
+    :func:`dead_region_log_probability_lower` (p, :data:`REGION_PRECISION`), an exact ball <= log P(R_dead |
+    active), the same for every certificate precision and memoised by p (certify.kernel.memo)."""
+    return stated_log_lower(dead_region_log_probability_lower(p, REGION_PRECISION))
+
+
+@memoized
+def gd_region_claim_log_lower(p: int, eta) -> arb:
+    """The point the ``region_probability`` claim of a gd certificate states: :func:`stated_log_lower` of
+    :func:`gd_region_log_probability_lower` (p, eta, :data:`REGION_PRECISION`), memoised by (p, eta)."""
+    return stated_log_lower(gd_region_log_probability_lower(p, eta, REGION_PRECISION))
+
+
+@memoized
+def smooth_region_claim_log_lower(p: int, sigma, eps_smooth, J_eps_upper: fmpq) -> arb:
+    """The point the ``region_probability`` claim of a smooth certificate states: :func:`stated_log_lower` of
+    :func:`smooth_region_log_probability_lower` at :data:`REGION_PRECISION`, with ``J_eps_upper`` an exact
+    rational >= J(eps_smooth) (the caller's proved upper end of the dead-zone integral), memoised by all four."""
+    if not isinstance(J_eps_upper, fmpq):
+        raise InputError(f"J_eps_upper must be an exact fmpq, got {J_eps_upper!r}")
+    with working_precision(max(64, int(J_eps_upper.p).bit_length(), int(J_eps_upper.q).bit_length()) + 8):
+        upper = ball(J_eps_upper)  # exact when J_eps_upper is dyadic (an endpoint of a ball)
+    return stated_log_lower(smooth_region_log_probability_lower(p, sigma, eps_smooth, upper, REGION_PRECISION))

@@ -32,14 +32,15 @@ fixed finite list of rigorous bounds is returned, so the result is deterministic
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
-from flint import acb, arb, fmpq
+from flint import acb, arb, ctx, fmpq
 
 from ..errors import InputError, NotCertified
 from .balls import ball, certainly_lt, certainly_positive, upper_endpoint, working_precision
 from .exact import ExactNumber
 from .primes import require_prime
-from .region import (dead_region_log_probability_lower, expected_spacing_upper, log_central_binomial)
+from .region import (dead_region_log_probability_lower, expected_spacing_upper_point, log_central_binomial)
 
 __all__ = [
     "DEFAULT_PURITY_MARGIN", "chi_square_cdf_upper", "spacing_tail_probability",
@@ -55,7 +56,10 @@ DEFAULT_PURITY_MARGIN = fmpq(1, 100)
 
 #: Ratios lambda > 1 tried for the cut gamma_y >= lambda S / sqrt 2 (None: no cut, the whole R_dead, d <= S).
 _GAMMA_RATIOS = (None, fmpq(9, 8), fmpq(5, 4), fmpq(3, 2), fmpq(2), fmpq(3))
-#: The integration window [-L, L] of the spacing-tail integral (the tails are bounded in closed form).
+#: Half-width W, in xi = sqrt(p) x, of the window of the spacing-tail integral, centred on its peak (the tails
+#: outside are bounded in closed form). The integrand is a log-concave peak of width O(1) in xi whose log falls
+#: at least like xi^2/2 away from it, so the closed-form tails are below 10^-15 of the result for every s that
+#: matters (p <= 47); integrating [-8, 8] in x instead cost about twice the evaluations.
 _SPACING_WINDOW = 8
 #: Primes above this use only Markov's bound E[Z]/z for P(Z > z): there the tube is exponentially small
 #: until z is ~1e12 E[Z] or more, so the Markov tail at the end of the grid (2^40 / 16 E[Z]) is ~4e-12.
@@ -150,26 +154,38 @@ def _log_central_binomial_ball(p: int) -> arb:
     return arb.lgamma(ball(2 * p + 1)) - 2 * arb.lgamma(ball(p + 1))
 
 
-def _spacing_tail(p: int, spacing: fmpq) -> arb:
-    """Encloses P(S > s) by its integral on [-L, L] plus the two closed-form tails (see the public doc)."""
-    s = ball(spacing)
-    root2 = ball(2).sqrt()
-    window = _SPACING_WINDOW
+def _window_centre(p: int, spacing: fmpq) -> fmpq:
+    """A dyadic near -sqrt(p) s/2, the peak of the spacing-tail integrand in xi = sqrt(p) x (the factors
+    Phi(x)^p and Phibar(x + s)^p mirror each other about x = -s/2); exact integer arithmetic."""
+    sixteenths = (int(spacing.p) * math.isqrt(p << 32)) // (int(spacing.q) << 13)  # 16 sqrt(p) s/2, rounded down
+    return -fmpq(sixteenths, 16)
 
-    def integrand(x, analytic):
-        # erfc(-x/sqrt2) = 2 Phi(x), erfc((x+s)/sqrt2) = 2 Phibar(x+s): entire, integer powers
+
+def _spacing_tail(p: int, spacing: fmpq) -> arb:
+    """Encloses P(S > s) by its integral over a window of half-width W around its peak (in xi = sqrt(p) x)
+    plus the two closed-form tails (see the public doc)."""
+    s = ball(spacing)
+    root2, root_p = ball(2).sqrt(), ball(p).sqrt()
+    centre = _window_centre(p, spacing)
+    low, high = centre - _SPACING_WINDOW, centre + _SPACING_WINDOW
+
+    def integrand(xi, analytic):
+        # x = xi / sqrt p; erfc(-x/sqrt2) = 2 Phi(x), erfc((x+s)/sqrt2) = 2 Phibar(x+s): entire, integer powers
+        x = xi / root_p
         return (-x / root2).erfc() ** (p - 1) * ((x + s) / root2).erfc() ** p * (-x * x / 2).exp()
 
-    body = acb.integral(integrand, acb(-window), acb(window))
+    body = acb.integral(integrand, acb(ball(low)), acb(ball(high)))
     if not (body.real.is_finite() and body.imag.contains(0)):
         raise NotCertified(f"p = {p}: the spacing-tail integral did not converge")
-    # p C(2p,p) Phi^(p-1) phi Phibar^p = p C 2^-(2p-1) (2Phi)^(p-1) (2Phibar)^p e^(-x^2/2) / sqrt(2 pi)
-    factor = ball(p) * (_log_central_binomial_ball(p) - (2 * p - 1) * ball(2).log()).exp() / (2 * arb.pi()).sqrt()
-    phibar_window = (ball(window) / root2).erfc() / 2
     log_c = _log_central_binomial_ball(p)
-    # x < -L: Phibar(x+s) <= 1, int Phi^(p-1) phi = Phi(-L)^p / p;  x > L: Phi <= 1, Phibar(x+s) <= Phibar(x),
-    # int_L^inf phi Phibar^p = Phibar(L)^(p+1) / (p+1)
-    tails = (log_c + p * phibar_window.log()).exp() + ball(p) / (p + 1) * (log_c + (p + 1) * phibar_window.log()).exp()
+    # p C(2p,p) Phi^(p-1) phi Phibar^p = p C 2^-(2p-1) (2Phi)^(p-1) (2Phibar)^p e^(-x^2/2) / sqrt(2 pi), dx = dxi/sqrt p
+    factor = root_p * (log_c - (2 * p - 1) * ball(2).log()).exp() / (2 * arb.pi()).sqrt()
+    a, b = ball(low) / root_p, ball(high) / root_p  # the window's ends in x
+    # x < a: Phibar(x+s) <= 1 and int_-inf^a Phi^(p-1) phi = Phi(a)^p / p; x > b: Phi <= 1, Phibar(x+s) <= Phibar(b+s),
+    # int_b^inf phi = Phibar(b); times p C(2p, p)
+    phi_a = (-a / root2).erfc() / 2
+    phibar_b, phibar_bs = (b / root2).erfc() / 2, ((b + s) / root2).erfc() / 2
+    tails = (log_c + p * phi_a.log()).exp() + ball(p) * (log_c + p * phibar_bs.log() + phibar_b.log()).exp()
     tails_hi = tails.upper()
     value = factor * body.real + tails_hi / 2 + arb(0, 1) * (tails_hi / 2)
     if not value.is_finite():
@@ -191,8 +207,9 @@ def spacing_tail_probability(p: int, spacing, prec: int) -> arb:
 
         P(S > s) = p C(2p, p) int_R Phi(x)^(p-1) phi(x) Phibar(x + s)^p dx,
 
-    enclosed by ``acb.integral`` on [-8, 8] (the integrand is entire: erfc and integer powers) plus
-    [0, C Phi(-8)^p + p C Phibar(8)^(p+1) / (p+1)] for the two tails (docs/purity-tube.md, step (S)). Given the
+    enclosed by ``acb.integral`` in xi = sqrt(p) x over [c - 8, c + 8], c a dyadic near the peak -sqrt(p) s/2
+    (the integrand is entire: erfc and integer powers), plus [0, C Phi(a)^p + p C Phibar(b + s)^p Phibar(b)]
+    for the two tails beyond the window's ends a < b in x (docs/purity-tube.md, step (S)). Given the
     one-gate pattern, s = u(a*) + v(b*) has this law (order statistics are independent of the pattern).
 
     >>> x = spacing_tail_probability(5, fmpq(1, 4), 64)
@@ -224,7 +241,7 @@ def _spacing_tail_upper(p: int, spacing: fmpq, spacing_mean_hi: arb) -> arb:
 def spacing_tail_probability_upper(p: int, spacing, prec: int) -> arb:
     """An exact ball (radius 0) >= P(S > s), S the middle spacing of 2p iid N(0, 1), s = ``spacing`` > 0.
 
-    The smallest of 1, Markov's E[S]_hi / s (E[S]_hi from certify.kernel.region.expected_spacing_upper)
+    The smallest of 1, Markov's E[S]_hi / s (E[S]_hi from certify.kernel.region.expected_spacing_upper_point)
     and, for p <= 10^6, the upper end of :func:`spacing_tail_probability`. Valid for every prime p >= 5.
 
     >>> 0.3770 < float(spacing_tail_probability_upper(5, fmpq(1, 4), 64)) < 0.3771
@@ -233,18 +250,26 @@ def spacing_tail_probability_upper(p: int, spacing, prec: int) -> arb:
     p, work = _guarded(p, prec)
     spacing = _require_spacing(spacing)
     with working_precision(work):
-        mean_hi = _region_call(expected_spacing_upper, p, prec, work).upper()
+        mean_hi = ball(expected_spacing_upper_point(p, prec))
         return _spacing_tail_upper(p, spacing, mean_hi)
 
 
 # ---------------------------------------------------------------- the out-of-class fraction of w
 
 
+@lru_cache(maxsize=16)
+def _beta_constants(p: int, prec: int) -> tuple[arb, arb, arb]:
+    """(a, k, log B(a, p)) with a = (p-1)/2, k = (p-3)/2 at the precision ``prec`` (the ambient one of the caller):
+    the same for every c, so a tube bound, which needs ~200 values of c, computes the log-gammas once. A
+    functools cache: fresh_state empties it."""
+    with working_precision(prec):
+        a = ball(p - 1) / 2
+        return a, ball(p - 3) / 2, arb.lgamma(a) + arb.lgamma(ball(p)) - arb.lgamma(a + p)
+
+
 def _class_fraction_deficit(p: int, c: arb) -> arb:
     """Upper end (exact point) of E[min(1, c/B)^k] for an exact point 0 < c < 1 (see the public doc)."""
-    a = ball(p - 1) / 2
-    k = ball(p - 3) / 2
-    log_beta = arb.lgamma(a) + arb.lgamma(ball(p)) - arb.lgamma(a + p)
+    a, k, log_beta = _beta_constants(p, ctx.prec)
     # P(B <= c): Arb's regularized incomplete beta, or int_0^c x^(a-1) dx / B(a, p) = c^a / (a B(a, p))
     head = c.beta_lower(a, ball(p), regularized=1)
     crude = (a * c.log() - a.log() - log_beta).exp()
@@ -293,25 +318,27 @@ def _log_mean_root_chi_square(n: int) -> arb:
 
 
 def _scaled_spacing_tail_upper(p: int, z: fmpq, spacing_mean_hi: arb, radii: list[fmpq],
-                               cdf_hi: list[arb]) -> arb:
-    """Exact point >= P(Z > z), Z = S / sqrt(Q) (see :func:`scaled_spacing_tail_probability_upper`)."""
+                               cdf_hi: list[arb], candidates=None) -> tuple[arb, int | None]:
+    """(exact point >= P(Z > z), Z = S / sqrt(Q), the index of the radius that gave it or None for Markov)
+    (see :func:`scaled_spacing_tail_probability_upper`); only the radii of ``candidates`` (indices; None: all)
+    are tried, each one an integral."""
     # Markov with E[Z] = E[S] / E[sqrt Q] (Z and Q independent)
-    best = (spacing_mean_hi / (ball(z) * _log_mean_root_chi_square(2 * p).exp())).upper()
+    best, winner = (spacing_mean_hi / (ball(z) * _log_mean_root_chi_square(2 * p).exp())).upper(), None
     if certainly_lt(arb(1), best):
         best = arb(1)
     if p <= _SPACING_INTEGRAL_MAX_P:
-        for r, cdf in zip(radii, cdf_hi):
-            denominator = 1 - cdf  # <= P(Q >= r^2)
+        for j in (range(len(radii)) if candidates is None else candidates):
+            denominator = 1 - cdf_hi[j]  # <= P(Q >= r^2)
             if not certainly_positive(denominator):
                 continue
             try:
-                tail = _spacing_tail(p, z * r).upper()
+                tail = _spacing_tail(p, z * radii[j]).upper()
             except NotCertified:
                 continue
             bound = (tail / denominator).upper()
             if certainly_lt(bound, best):
-                best = bound
-    return best
+                best, winner = bound, j
+    return best, winner
 
 
 def _radius_grid(p: int) -> list[fmpq]:
@@ -339,10 +366,10 @@ def scaled_spacing_tail_probability_upper(p: int, z, prec: int) -> arb:
     p, work = _guarded(p, prec)
     z = _require_spacing(z)
     with working_precision(work):
-        mean_hi = _region_call(expected_spacing_upper, p, prec, work).upper()
+        mean_hi = ball(expected_spacing_upper_point(p, prec))
         radii = _radius_grid(p)
         cdf_hi = [_chi_square_cdf_upper(2 * p, r * r) for r in radii]
-        return _scaled_spacing_tail_upper(p, z, mean_hi, radii, cdf_hi)
+        return _scaled_spacing_tail_upper(p, z, mean_hi, radii, cdf_hi)[0]
 
 
 # ---------------------------------------------------------------- the tube
@@ -388,20 +415,64 @@ def _tube_upper(p: int, delta: fmpq, factor: arb, grid: list[fmpq], tail) -> arb
     return total.upper()
 
 
+#: A tail bound below this is not improved further: every later grid point takes it (P(Z > z) decreases), which
+#: changes the lost mass by less than 2^-64 absolute, far below the stated grid (the kept mass is above 1/10).
+_NEGLIGIBLE_TAIL = arb(2) ** -64
+
+
+def _log_erfc_float(z: float) -> float:
+    """log erfc(z) in floats, for choosing only: math.erfc below 25, the asymptotic -z^2 - log(z sqrt(pi)) above."""
+    return math.log(math.erfc(z)) if z < 25 else -z * z - math.log(z * math.sqrt(math.pi))
+
+
+def _spacing_tail_estimate(p: int, spacing: float) -> float:
+    """log P(S > s) in floats (a trapezoid rule on the window of :func:`_spacing_tail`, in log form): an
+    estimate that only chooses which radius bound to prove (:func:`_tube_setup`), never a number stated."""
+    root_p, root_2 = math.sqrt(p), math.sqrt(2)
+    centre = -root_p * spacing / 2
+    logs = []
+    for k in range(-8, 9):  # step 1 in xi: the peak has width ~1 there; enough to rank bounds that differ
+        x = (centre + k) / root_p
+        logs.append((p - 1) * _log_erfc_float(-x / root_2) + p * _log_erfc_float((x + spacing) / root_2) - x * x / 2)
+    top = max(logs)
+    log_sum = top + math.log(sum(math.exp(value - top) for value in logs) / root_p)
+    return (math.log(p) + math.lgamma(2 * p + 1) - 2 * math.lgamma(p + 1) - (2 * p - 1) * math.log(2)
+            - math.log(2 * math.pi) / 2 + log_sum)
+
+
 def _tube_setup(p: int, spacing_mean_hi: arb) -> tuple[list[fmpq], object]:
     """The grid z_i = m_i E[Z]_hi (m_i = 2^(i/2) / 16 for i <= 24, then 2^(i - 12) / 16 up to 2^44 / 16) and a
-    cached i -> exact point >= P(Z > z_i), kept non-increasing in i (P(Z > z) is)."""
+    cached i -> exact point >= P(Z > z_i), kept non-increasing in i (P(Z > z) is).
+
+    For p <= 47 each point is the lesser of Markov's bound and one radius bound P(S > z r) / P(Q >= r^2)
+    (an integral, docs/purity-tube.md, step (Z)): the radius whose bound a float estimate of the four
+    (:func:`_spacing_tail_estimate`) says is least. Any radius gives a valid bound, and this one the bound of
+    the best of the four (or one within float noise of it) for a quarter of the integrals. Once a point is
+    below :data:`_NEGLIGIBLE_TAIL` the later ones take it without an integral. The radii's chi-square
+    bounds are computed only where integrals are used (p <= 47; at p = 99991 they cost 0.6 s)."""
     mean_z = upper_endpoint(spacing_mean_hi / _log_mean_root_chi_square(2 * p).exp())
     multiples = [fmpq(2 ** (j // 2) * (1 if j % 2 == 0 else 181), 16 * (1 if j % 2 == 0 else 128)) for j in range(25)]
     multiples += [fmpq(2 ** j, 16) for j in range(13, 45)]
     grid = [mean_z * m for m in multiples]
-    radii = _radius_grid(p)
+    integrals = p <= _SPACING_INTEGRAL_MAX_P
+    radii = _radius_grid(p) if integrals else []
     cdf_hi = [_chi_square_cdf_upper(2 * p, r * r) for r in radii]
+    log_keep = [math.log1p(-float(cdf)) if float(cdf) < 1 else -math.inf for cdf in cdf_hi]
     cache: dict[int, arb] = {}
+
+    def chosen(z: fmpq) -> list[int]:
+        """The radius whose float estimate of P(S > z r) / P(Q >= r^2) is least (none if every one is infinite)."""
+        estimates = [(_spacing_tail_estimate(p, float(z * r)) - keep, j)
+                     for j, (r, keep) in enumerate(zip(radii, log_keep)) if keep > -math.inf]
+        return [min(estimates)[1]] if estimates else []
 
     def tail(i: int) -> arb:
         if i not in cache:
-            bound = _scaled_spacing_tail_upper(p, grid[i], spacing_mean_hi, radii, cdf_hi)
+            if i > 0 and certainly_lt(tail(i - 1), _NEGLIGIBLE_TAIL):
+                cache[i] = tail(i - 1)
+                return cache[i]
+            candidates = chosen(grid[i]) if integrals else []
+            bound, _ = _scaled_spacing_tail_upper(p, grid[i], spacing_mean_hi, radii, cdf_hi, candidates)
             if i > 0 and certainly_lt(tail(i - 1), bound):
                 bound = tail(i - 1)
             cache[i] = bound
@@ -432,7 +503,7 @@ def purity_tube_probability_upper(p: int, delta, factor, prec: int) -> arb:
     if factor < 0:
         raise InputError(f"the displacement factor mu must be >= 0, got {factor}")
     with working_precision(work):
-        mean_hi = _region_call(expected_spacing_upper, p, prec, work).upper()
+        mean_hi = ball(expected_spacing_upper_point(p, prec))
         grid, tail = _tube_setup(p, mean_hi)
         return _tube_upper(p, delta, ball(factor), grid, tail)
 
@@ -466,7 +537,7 @@ def _pattern_purity_lower(p: int, delta: fmpq, prec: int, work: int) -> tuple[ar
     """(lower bound of P(R_dead and purity gap >= delta | one-gate pattern), log(C(2p, p) - 1)): exact points."""
     with working_precision(work):
         log_dead = _region_call(dead_region_log_probability_lower, p, prec, work)
-        mean_hi = _region_call(expected_spacing_upper, p, prec, work).upper()
+        mean_hi = ball(expected_spacing_upper_point(p, prec))
         log_c = _region_call(log_central_binomial, p, prec, work)
         log_c_minus_one = log_c + (-(-log_c).exp()).log1p()
         c_p = (ball(p) / (2 * ball(p - 1))).sqrt()

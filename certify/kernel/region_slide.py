@@ -24,20 +24,21 @@ with balls. All in log form: a call costs about the same for p = 5 and p = 10^6 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from flint import acb, arb, fmpq, fmpz
 
 from ..errors import InputError, NotCertified
-from .balls import ball, certainly_negative, certainly_positive, upper_endpoint, working_precision
+from .balls import ball, certainly_lt, certainly_negative, certainly_positive, upper_endpoint, working_precision
 from .primes import require_prime
-from .region import log_central_binomial, log_one_active_gate_probability
+from .memo import memoized
+from .region import REGION_PRECISION, log_central_binomial, log_one_active_gate_probability, stated_log_lower
 
 __all__ = [
     "spacing_survival_log_lower", "expected_maximum_upper", "gamma_minimum_log_lower",
     "gamma_minimum_jensen_log_lower", "slide_region_parameters", "SlideRegionBound",
-    "slide_region_log_probability_lower",
+    "slide_region_log_probability_lower", "slide_region_claim_bound",
 ]
 
 #: Grid points on each side of -t/2 in the lower sum of P(S > t); 2K + 1 points in all.
@@ -427,6 +428,17 @@ def slide_region_log_probability_lower(p: int, sigma, prec: int) -> SlideRegionB
     return _region_bound(p, sigma, g, delta, prec)
 
 
+def _jensen_could_win(p: int, g: fmpq, truncated: arb, prec: int) -> bool:
+    """False only if the Jensen bound of :func:`gamma_minimum_jensen_log_lower` (p, g, prec) is certainly below
+    the exact point ``truncated``, decided without e_n's quadrature: log Phibar decreases and
+    e_n >= e_2 = 1/sqrt(pi) for n = p - 1 >= 2 (the maximum of n >= 2 values is at least that of the first
+    two, whose mean is 1/sqrt(pi)), so the Jensen bound is <= log Phibar(sqrt(p n) (g + 1/sqrt(pi))). Skipping
+    it then leaves the larger of the two bounds, the region bound, exactly as it was."""
+    with working_precision(_work(p, prec)):
+        ceiling = _gamma_minimum_jensen_log(p, ball(g), 1 / arb.pi().sqrt())
+        return not certainly_lt(ceiling, truncated)
+
+
 def _round_up(value: fmpq, bits: int) -> fmpq:
     """A dyadic >= ``value`` > 0 with about ``bits`` significant bits."""
     shift = bits - (int(value.p).bit_length() - int(value.q).bit_length())
@@ -439,9 +451,12 @@ def _region_bound(p: int, sigma: fmpq, g: fmpq, delta: fmpq, prec: int) -> Slide
     with working_precision(_work(p, _CHOICE_PREC)):  # t, like g, does not depend on prec
         t = _round_up(upper_endpoint(_spacing_threshold(p, sigma, g)), _THRESHOLD_BITS)
     spacing = spacing_survival_log_lower(p, t, prec)
-    # two valid lower bounds (exact points): the larger, compared exactly
-    gamma_part = max((gamma_minimum_log_lower(p, g, delta, prec), gamma_minimum_jensen_log_lower(p, g, prec)),
-                     key=lambda bound: bound.mid().fmpq())
+    # two valid lower bounds (exact points): the larger, compared exactly. Jensen's needs e_n by quadrature
+    # (most of the cost of a call); it is computed only if it could win (see _jensen_could_win)
+    truncated = gamma_minimum_log_lower(p, g, delta, prec)
+    gamma_part = truncated
+    if _jensen_could_win(p, g, truncated, prec):
+        gamma_part = max((truncated, gamma_minimum_jensen_log_lower(p, g, prec)), key=lambda bound: bound.mid().fmpq())
     with working_precision(_work(p, prec)):
         bound = log_one_active_gate_probability(p, prec) + spacing + gamma_part
         if not bound.is_finite():
@@ -449,3 +464,13 @@ def _region_bound(p: int, sigma: fmpq, g: fmpq, delta: fmpq, prec: int) -> Slide
         log_lower = bound.lower()
     return SlideRegionBound(p=p, sigma=sigma, g=g, delta=delta, gamma_star=sigma * g, X=sigma * t,
                             log_lower=log_lower)
+
+
+@memoized
+def slide_region_claim_bound(p: int, sigma) -> SlideRegionBound:
+    """What the ``region_probability`` claim of a slide certificate states: :func:`slide_region_log_probability_lower`
+    (p, sigma, :data:`certify.kernel.region.REGION_PRECISION`) with its log bound rounded down onto the grid of
+    :func:`certify.kernel.region.stated_log_lower`; the same for every certificate precision, memoised by (p, sigma)
+    (certify.kernel.memo)."""
+    bound = slide_region_log_probability_lower(p, sigma, REGION_PRECISION)
+    return replace(bound, log_lower=stated_log_lower(bound.log_lower))

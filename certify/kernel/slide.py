@@ -19,14 +19,13 @@ from flint import acb, arb, fmpq
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .basepoint import BasePoint, TwoLevel
-from .memo import memoized
 from .claims import (ENCLOSURE, EXACT, POSITIVE_ENCLOSURE, POSITIVE_LOWER, Claim, ClaimSpec, Component,
                      Relation)
 from .exact import format_rational
 from .fourier import two_level_fourier_fraction
 from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
                        region_probability_spec, require_positive_sigma)
-from .region_slide import slide_region_log_probability_lower
+from .region_slide import slide_region_claim_bound
 
 PAPER = ("Theorem A.1: region (A.14)-(A.17), sliding selection (A.26)-(A.30), Lemmas A.9-A.11, "
          "full face (A.31)-(A.33), limits (A.39)-(A.46)")
@@ -284,11 +283,8 @@ def slide_region_claim(params: SlideParameters, prec: int) -> Claim:
     (gamma_*, X) it names (chosen for the scale sigma, independent of the box's parameters). Its ball is
     one exact point; the claim's lo is its exponential at ``prec`` bits.
     """
-    bound = _slide_region_bound(params.p, params.sigma, prec)
+    bound = slide_region_claim_bound(params.p, params.sigma)  # fixed precision, memoised
     with working_precision(prec):
         return region_probability_claim(REGION_PROBABILITY, bound.log_lower, params.sigma,
                                         gamma_star=bound.gamma_star, X=bound.X)
 
-
-#: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).
-_slide_region_bound = memoized(slide_region_log_probability_lower)

@@ -19,12 +19,11 @@ and sigma/sigma' = s for s >= eps (sigma is the identity there).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from flint import acb, arb, fmpq
 
 from ..errors import HypothesisError, NotCertified
-from .balls import ball, certainly_positive, working_precision
+from .balls import ball, certainly_positive, rounded_down, upper_endpoint, working_precision
 from .basepoint import BasePoint
 from .memo import memoized
 from .claims import ENCLOSURE, EXACT, POSITIVE_LOWER, UPPER, Claim, ClaimSpec
@@ -32,7 +31,7 @@ from .exact import format_rational
 from .fourier import two_level_fourier_fraction
 from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
                        region_probability_spec, require_positive_sigma)
-from .region import smooth_region_log_probability_lower
+from .region import REGION_PRECISION, smooth_region_claim_log_lower
 from .family import (family_base_point, family_gaussian_centres, family_box, single_active_gate_claim, single_active_gate_spec,
                      terminal_purity_gap)
 
@@ -81,7 +80,12 @@ def _one_tail_deficit() -> arb:
     return (inverse_t1 + u1**2) * (inverse_t1 - u1).exp()
 
 
-@lru_cache(maxsize=4096)
+#: Bits below the precision at which J's ends are rounded outward before they are memoised (see dead_zone_integral):
+#: the ends agree to the last bit across the histories tried (fresh, after 64..1000-bit work), so 24 bits are margin.
+_J_GRID_BITS = 24
+
+
+@memoized(maxsize=4096)
 def dead_zone_integral(s0, eps_smooth, prec: int) -> tuple[arb, arb]:
     """Lower and upper balls for J(s0) = int_0^{s0} sigma_eps/sigma_eps' ds (A.66).
 
@@ -91,7 +95,11 @@ def dead_zone_integral(s0, eps_smooth, prec: int) -> tuple[arb, arb]:
         (meromorphic on a neighbourhood of the segment; no branch cuts);
       * on [1 - 2^-7, min(s0/eps, 1)]: t (1 - eta_1) <= t phi <= t (:func:`_one_tail_deficit`).
     The bounds are proved, not only J <= s0^2/2 of (A.61). Requires s0 > 0, eps > 0.
-    Cached: sweeps meet the same (s0, eps, prec) again and again (radii keep 3 digits).
+    Memoised (certify.kernel.memo; it survives :func:`certify.kernel.state.fresh_state`): J depends on
+    neither p nor the box, and sweeps meet the same (s0, eps, prec) again and again (radii keep 3 digits).
+    For that the lower end is rounded down and the upper end up to prec - 24 significant bits (at least 53):
+    the bits below depend on Arb's cached constants, so the stated ends are then the same in every process
+    whichever certificate computed J first, and they are still proved bounds.
     """
     s0, eps = fmpq(s0), fmpq(eps_smooth)
     if not (s0 > 0 and eps > 0):
@@ -114,7 +122,9 @@ def dead_zone_integral(s0, eps_smooth, prec: int) -> tuple[arb, arb]:
             upper += squares
         scale = ball(eps**2)
         identity_part = ball(max(fmpq(0), s0**2 - eps**2) / 2)  # sigma = identity on [eps, s0]
-        return scale * lower + identity_part, scale * upper + identity_part
+        bits = max(53, prec - _J_GRID_BITS)
+        return (rounded_down(scale * lower + identity_part, bits),
+                -rounded_down(-(scale * upper + identity_part), bits))
 
 
 def _fails(inequality: str, lhs, rhs) -> HypothesisError:
@@ -244,17 +254,11 @@ def smooth_region_claim(params: SmoothParameters, prec: int) -> Claim:
 
     R_smooth (one active gate (a*, b*), g(0) = gamma_y = mu - w(y) > 0 and (A.67) gamma_y^2 > J(s),
     s = u(a*) + v(b*)): the smooth gradient flow converges from every point of it ((A.62)-(A.69) at a
-    general point). The bound is :func:`certify.kernel.region.smooth_region_log_probability_lower` with
-    the upper ball of J(eps) (:func:`dead_zone_integral` at s0 = eps); it depends on sigma/eps.
+    general point). The bound is :func:`certify.kernel.region.smooth_region_claim_log_lower` (the lower sum
+    at a fixed precision, memoised) with the upper end of J(eps) (:func:`dead_zone_integral` at s0 = eps at
+    that precision); it depends on sigma/eps.
     """
-    log_lower = _smooth_region_log_lower(params.p, params.sigma, params.eps_smooth, prec)
+    _, J_eps_upper = dead_zone_integral(params.eps_smooth, params.eps_smooth, REGION_PRECISION)
+    log_lower = smooth_region_claim_log_lower(params.p, params.sigma, params.eps_smooth, upper_endpoint(J_eps_upper))
     with working_precision(prec):
         return region_probability_claim(REGION_PROBABILITY, log_lower, params.sigma)
-
-
-#: Cached: the checker and the fuzz tests recompute the same region bound again and again (tens of ms each).
-@memoized
-def _smooth_region_log_lower(p: int, sigma: fmpq, eps_smooth: fmpq, prec: int) -> arb:
-    """smooth_region_log_probability_lower with the upper ball of J(eps) (cached by its exact inputs)."""
-    _, J_eps_upper = dead_zone_integral(eps_smooth, eps_smooth, prec)
-    return smooth_region_log_probability_lower(p, sigma, eps_smooth, J_eps_upper, prec)
