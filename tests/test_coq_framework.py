@@ -130,10 +130,16 @@ def test_module_names():
     assert export.module_name(gd) == "gd_13_eta_1"
     # eta = 1/3 and 1.3 were both gd_13_eta_1_3; a parameter other than its default is named (the default
     # epsilon at eta = 1/3 is half the (A.71) threshold 2 eta (p-1) A / p^3 = 0.00728..., rounded down)
+    # these edited certificates keep the library's radius, which is not what the builder chooses for the
+    # edited parameters: the radius is named too (two radii of one instance wrote one file, review of issue 21)
+    r = "_r_" + gd["radius"].replace(".", "p")
     assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1/3", epsilon="0.00364"))) == \
-        "gd_13_eta_1o3"
-    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1/3"))) == "gd_13_eta_1o3_epsilon_0p0109"
-    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1.3"))) == "gd_13_eta_1p3_epsilon_0p0109"
+        "gd_13_eta_1o3" + r
+    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1/3"))) == \
+        "gd_13_eta_1o3_epsilon_0p0109" + r
+    assert export.module_name(dict(gd, parameters=dict(gd["parameters"], eta="1.3"))) == \
+        "gd_13_eta_1p3_epsilon_0p0109" + r
+    # (the builder's radius at epsilon = 1/2 is the library's 0.247 too: not named)
     assert export.module_name(dict(document, parameters=dict(document["parameters"], epsilon="1/2"))) == \
         "dead_13_epsilon_1o2"
     assert export.module_name(dict(document, precision_bits=192)) == "dead_13_prec_192"

@@ -22,7 +22,7 @@ def test_pdflatex_is_installed():
 def test_documents_compile_for_p_5_and_13(tmp_path, theorem, p, extra):
     result = run_certify("latex", theorem, "--p", p, *extra, "--out", tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr
-    stem = f"{theorem}-{p}" + ("-eta-0.1" if extra == ("--eta", "1/10") else "")  # eta != 1 is in gd's name
+    stem = f"{theorem}-{p}" + ("-eta-0p1" if extra == ("--eta", "1/10") else "")  # eta != 1 is in gd's name
     tex, pdf = tmp_path / f"{stem}.tex", tmp_path / f"{stem}.pdf"
     assert tex.exists() and pdf.exists() and pdf.stat().st_size > 10000
     source = tex.read_text()

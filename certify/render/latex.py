@@ -147,7 +147,7 @@ def certificate_document(certificate: dict, derivations) -> str:
         r"Every number below is an exact bound obtained with Arb ball arithmetic (at "
         + rf"{bits} bits; the software versions the certificate records, python-flint "
         + latex_escape(_text(software, "python-flint"))
-        + r", are not part of what is checked). An enclosure is printed as its certified digits (at most {DISPLAY_DIGITS}; the "
+        + rf", are not part of what is checked). An enclosure is printed as its certified digits (at most {DISPLAY_DIGITS}; the "
           r"certificate holds them all), $d.ddd\ldots$ meaning that "
           r"the value lies in $[d.ddd, d.ddd + u)$ for $u$ one unit of the last digit shown (its magnitude, "
           r"for $-d.ddd\ldots$), or as an interval with its ends rounded outward; one-sided bounds are rounded "
