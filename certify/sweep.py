@@ -32,6 +32,7 @@ worker process dying) is that file's verdict, never the others'.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -48,6 +49,7 @@ from functools import lru_cache
 from multiprocessing.connection import wait
 from pathlib import Path
 
+from .cluster import CONNECT_TIMEOUT
 from .theorems.registry import THEOREMS as _RECORDS
 
 #: The theorem names, in the registry's order (certify.theorems.registry.THEOREMS, read when imported;
@@ -469,6 +471,60 @@ def _run_here(function, args):
         return False, f"raised {_describe(exc)}"
 
 
+class DaskPool:
+    """The tasks of a sweep on a Dask cluster, with :class:`WorkerPool`'s ``results()``: (key, ok, value) as each
+    task finishes, ``value`` its return value if ``ok``, else a one-line reason.
+
+    ``submit(key, factory)``: ``factory()`` gives (function, args) when the task is sent, so the files a task
+    needs are read only then (at most ``in_flight`` tasks are out at a time, and :func:`run_sweep` sends one
+    a worker: a sweep of 10^5 primes never holds its files in memory at once). A worker that dies takes its
+    task with it: Dask runs the task again on another worker (``distributed.scheduler.allowed-failures``
+    times, 3 by default) and then reports KilledWorker, which is that task's outcome (ok False); every other
+    task goes on.
+    """
+
+    def __init__(self, client, in_flight: int):
+        self._client = client
+        self._limit = max(1, in_flight)
+        self._pending = deque()
+        self._running: dict = {}
+
+    def submit(self, key, factory) -> None:
+        self._pending.append((key, factory))
+
+    def results(self):
+        """Yield (key, ok, value) for every task submitted, as each finishes, until none is left."""
+        from distributed import as_completed
+
+        finished = as_completed([], loop=self._client.loop)
+        try:
+            while self._pending or self._running:
+                while self._pending and len(self._running) < self._limit:
+                    key, factory = self._pending.popleft()
+                    try:
+                        function, args = factory()
+                    except Exception as exc:  # noqa: BLE001 - that task's outcome
+                        yield key, False, f"raised {_describe(exc)}"
+                        continue
+                    future = self._client.submit(function, *args, pure=False)
+                    self._running[future] = key
+                    finished.add(future)
+                if not self._running:
+                    continue
+                future = next(finished)
+                key = self._running.pop(future)
+                try:
+                    outcome = (True, future.result())
+                except Exception as exc:  # noqa: BLE001 - KilledWorker (a worker died with it), or the task raised
+                    outcome = (False, f"raised {_describe(exc)}")
+                future.release()
+                yield (key, *outcome)
+        finally:
+            if self._running:
+                self._client.cancel(list(self._running))
+            self._running.clear()
+
+
 def check_files(paths, jobs: int) -> list:
     """Verdicts for many certificate files (in the order given), checked in ``jobs`` processes.
 
@@ -733,6 +789,15 @@ def _made(theorem: str, p: int, spec: dict) -> tuple[str | None, str]:
         return None, f"internal error: {_describe(exc)}"
 
 
+def _store(path: Path, text: str) -> tuple[str, str]:
+    """Write a certificate ``text`` at ``path`` atomically: ("", its sha256) or ("cannot write ...", "")."""
+    try:
+        _write_atomically(path, text)
+        return "", hashlib.sha256(text.encode("ascii")).hexdigest()
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}", ""
+
+
 def certify_chunk(theorem: str, primes: list[int], out: str, eta: str | None = None,
                   spec: dict | None = None) -> list[tuple[int, str, str]]:
     """Worker: certify ``theorem`` at each prime (:func:`make_certificate` of ``spec``, by default
@@ -742,19 +807,25 @@ def certify_chunk(theorem: str, primes: list[int], out: str, eta: str | None = N
     prime (not certified, cannot write, any other exception) is that prime's message.
     """
     spec = run_spec(theorem, eta) if spec is None else spec
-    results = []
+    return [_stored(out, theorem, *make_chunk(theorem, [p], spec)[0]) for p in primes]  # each written when made
+
+
+def make_chunk(theorem: str, primes: list[int], spec: dict) -> list[tuple[int, str, str]]:
+    """Worker of a Dask sweep: [(p, the certificate text of :func:`make_certificate` or "", why it failed or "")]
+    for each prime. It reads and writes nothing: the process that drives the sweep writes the texts
+    (:func:`_stored`), so the workers need no access to the sweep's folder."""
+    rows = []
     for p in primes:
-        path = certificate_file(out, theorem, p)
         text, failure = _made(theorem, p, spec)
-        if text is None:
-            results.append((p, failure, ""))
-            continue
-        try:
-            _write_atomically(path, text)
-            results.append((p, "", hashlib.sha256(text.encode("ascii")).hexdigest()))
-        except OSError as exc:
-            results.append((p, f"cannot write {path}: {exc.strerror or exc}", ""))
-    return results
+        rows.append((p, text or "", failure))
+    return rows
+
+
+def _stored(out, theorem: str, p: int, text: str, failure: str) -> tuple[int, str, str]:
+    """A row of :func:`certify_chunk` from a row of :func:`make_chunk`: the text written at its place."""
+    if not text:
+        return p, failure, ""
+    return (p, *_store(certificate_file(out, theorem, p), text))
 
 
 #: Outcomes of :func:`resume_chunk` for one prime.
@@ -788,28 +859,43 @@ def _difference(theorem: str, p: int, document: dict, expected: dict) -> str:
     return f"verified, but not the certificate this sweep makes at p = {p}: {where} differs"
 
 
-def _resume_one(theorem: str, p: int, out: str, spec: dict, write: bool) -> tuple[str, str, str]:
-    """(outcome, reason, sha256 or "") of the file at ``theorem``'s place for ``p`` (see :func:`resume_chunk`)."""
-    from .certificate import parse_certificate
+def _read_present(path) -> tuple[bytes | None, str]:
+    """(the bytes of the file at ``path``, "") or (None, "malformed: why"): read once, capped, regular files only
+    (:func:`certify.check.read_certificate_file`)."""
     from .check import read_certificate_file
     from .errors import MalformedCertificate
 
-    path = certificate_file(out, theorem, p)
     try:
-        data, reason = read_certificate_file(path), ""
+        return read_certificate_file(path), ""
     except MalformedCertificate as exc:
-        data, reason = None, f"malformed: {exc}"
+        return None, f"malformed: {exc}"
+
+
+#: What :func:`_judge` decides for a file already at its place: keep it, leave it (not counted), write the new
+#: certificate over it, or fail (setting it aside when it is not a verified certificate).
+_KEEP, _LEAVE, _REWRITE, _GIVE_UP = "keep", "leave", "rewrite", "give up"
+
+
+def _judge(theorem: str, p: int, path, data: bytes | None, reason: str, spec: dict, write: bool) -> tuple:
+    """Whether the bytes ``data`` read from ``path`` (None with the ``reason`` they could not be read) are the
+    certificate this sweep makes at p, and what to do; reads and writes nothing (see :func:`resume_chunk`).
+
+    Returns (_KEEP, sha256 of data), (_LEAVE, reason), (_REWRITE, reason, the new text) or
+    (_GIVE_UP, message, whether to set the file aside)."""
+    from .certificate import parse_certificate
+    from .errors import MalformedCertificate
+
     text, failure = _made(theorem, p, spec)
     if data is not None and text is not None:
         if data == text.encode("ascii"):
-            return KEPT, "", hashlib.sha256(data).hexdigest()
+            return _KEEP, hashlib.sha256(data).hexdigest()
         try:
             document = parse_certificate(data)
         except MalformedCertificate:
             document = None
         expected = json.loads(text)
         if document is not None and _without_software(document) == _without_software(expected):
-            return KEPT, "", hashlib.sha256(data).hexdigest()
+            return _KEEP, hashlib.sha256(data).hexdigest()
     verified = False
     if data is not None:
         verdict = _verdict(path, data)
@@ -821,17 +907,37 @@ def _resume_one(theorem: str, p: int, out: str, spec: dict, write: bool) -> tupl
         else:
             reason = "verified, but not compared with this sweep's certificate"
     if not write:
-        return NOT_COUNTED, reason if text is not None else \
-            f"{reason}; making the certificate of the recorded parameters failed: {failure}", ""
-    if text is None:
-        if not verified:  # a bad file this sweep cannot replace is no longer counted as anything
+        return _LEAVE, reason if text is not None else \
+            f"{reason}; making the certificate of the recorded parameters failed: {failure}"
+    if text is None:  # a bad file this sweep cannot replace is no longer counted as anything
+        return _GIVE_UP, f"the certificate there was {reason}; certifying again failed: {failure}", not verified
+    return _REWRITE, reason, text
+
+
+def _carry_out(decision: tuple, path: Path) -> tuple[str, str, str]:
+    """(outcome, reason, sha256 or "") of a :func:`_judge` decision for the file at ``path``, done: the new
+    certificate written over it, or the file set aside."""
+    kind = decision[0]
+    if kind == _KEEP:
+        return KEPT, "", decision[1]
+    if kind == _LEAVE:
+        return NOT_COUNTED, decision[1], ""
+    if kind == _GIVE_UP:
+        if decision[2]:
             _set_aside(path)
-        return FAILED, f"the certificate there was {reason}; certifying again failed: {failure}", ""
-    try:
-        _write_atomically(path, text)
-    except OSError as exc:
-        return FAILED, f"the certificate there was {reason}; cannot write {path}: {exc.strerror or exc}", ""
-    return REDONE, reason, hashlib.sha256(text.encode("ascii")).hexdigest()
+        return FAILED, decision[1], ""
+    _, reason, text = decision
+    failure, digest = _store(path, text)
+    if failure:
+        return FAILED, f"the certificate there was {reason}; {failure}", ""
+    return REDONE, reason, digest
+
+
+def _resume_one(theorem: str, p: int, out: str, spec: dict, write: bool) -> tuple[str, str, str]:
+    """(outcome, reason, sha256 or "") of the file at ``theorem``'s place for ``p`` (see :func:`resume_chunk`)."""
+    path = certificate_file(out, theorem, p)
+    data, reason = _read_present(path)
+    return _carry_out(_judge(theorem, p, path, data, reason, spec, write), path)
 
 
 def resume_chunk(theorem: str, primes: list[int], out: str, spec: dict,
@@ -860,6 +966,112 @@ def resume_chunk(theorem: str, primes: list[int], out: str, spec: dict,
         except Exception as exc:  # noqa: BLE001 - that prime's row, as if its worker had died
             rows.append((p, ERROR, f"checking it failed: {_describe(exc)}", ""))
     return rows
+
+
+def judge_chunk(theorem: str, items: list, spec: dict, write: bool) -> list[tuple[int, tuple | None, str]]:
+    """Worker of a Dask sweep: :func:`resume_chunk` without the file system. ``items`` are (p, the path as text,
+    the bytes read there or None, why they could not be read); returns [(p, the :func:`_judge` decision or None,
+    "" or "checking it failed: ..." for an exception)]. The process that drives the sweep read the files and
+    carries the decisions out (:func:`_carry_out`), so the workers need no access to the sweep's folder."""
+    rows = []
+    for p, where, data, reason in items:
+        try:
+            rows.append((p, _judge(theorem, p, Path(where), data, reason, spec, write), ""))
+        except Exception as exc:  # noqa: BLE001 - that prime's row, as if its worker had died
+            rows.append((p, None, f"checking it failed: {_describe(exc)}"))
+    return rows
+
+
+#: ``scheduler`` of :func:`run_sweep` (``--scheduler local``): a Dask LocalCluster of ``jobs`` worker processes.
+LOCAL_CLUSTER = "local"
+
+
+def _read_items(out, theorem: str, chunk) -> list[tuple[int, str, bytes | None, str]]:
+    """The items of :func:`judge_chunk` for ``chunk``: (p, the path as text, the bytes read there or None, why)."""
+    items = []
+    for p in chunk:
+        path = certificate_file(out, theorem, p)
+        items.append((p, str(path), *_read_present(path)))
+    return items
+
+
+#: The measured seconds a sweep worker takes per certificate, by theorem and p (a JSON table beside the script
+#: that measured it, certify/sweep_costs.py); :func:`estimate_sweep` reads it.
+COSTS_PATH = Path(__file__).with_name("sweep_costs.json")
+#: A sweep estimated to take longer than this many seconds says so before it starts.
+ESTIMATE_NOTE_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What :func:`estimate_sweep` expects a sweep to take: ``seconds`` of wall time and ``basis`` (one line:
+    where the figure comes from, and whether p lies outside the measured primes)."""
+
+    seconds: float
+    basis: str
+
+
+def load_sweep_costs(path=None) -> dict | None:
+    """The cost table at ``path`` (default :data:`COSTS_PATH`) as certify/sweep_costs.py writes it:
+    {"machine": text, "seconds_per_certificate": {theorem: {p: seconds}}, "task_seconds": s, ...}, every p a
+    whole number >= 5 and every number finite and > 0 (more keys are allowed). None if it is missing or not
+    such a table: then no estimate is made and nothing else changes. Read capped (64 KiB), regular file only."""
+    import math
+
+    from .check import read_regular_file
+    from .errors import MalformedCertificate
+
+    def positive(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+
+    try:
+        table = json.loads(read_regular_file(Path(path or COSTS_PATH), 64 * 1024, what="a cost table"))
+        costs, task = table["seconds_per_certificate"], table["task_seconds"]
+        ok = isinstance(table.get("machine", ""), str) and isinstance(costs, dict) and costs and positive(task)
+        for theorem, by_p in costs.items():
+            ok = ok and isinstance(by_p, dict) and by_p and all(
+                re.fullmatch(r"[1-9][0-9]{0,17}", q) and int(q) >= 5 and positive(value) for q, value in by_p.items())
+    except (OSError, MalformedCertificate, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+    return table if ok else None
+
+
+def estimate_sweep(work: dict, workers: int, costs: dict | None = None) -> Estimate | None:
+    """The wall time of a sweep that makes or compares a certificate of each theorem at each prime of
+    ``work`` ({theorem: [p]}) on ``workers`` workers, from the measured costs (:func:`load_sweep_costs`
+    unless ``costs`` is given; None without a table or without a theorem of it). A model, not a bound, of
+    the machine the table was measured on: each certificate costs c(theorem, p) seconds, linear in
+    (log p, log c) between the measured primes and along the nearest two beyond them (comparing a file
+    costs what making it does: the sweep makes the certificate to compare), each task
+    ``task_seconds`` more, and the workers share the total evenly."""
+    from .law.runner import _in_p  # the law's estimate interpolates the same way
+
+    costs = costs if costs is not None else load_sweep_costs()
+    if costs is None or not any(work.values()):
+        return None
+    table = costs["seconds_per_certificate"]
+    if any(theorem not in table for theorem, primes in work.items() if primes):
+        return None
+    total, ways, count = 0.0, set(), 0
+    for theorem, primes in work.items():
+        for p in primes:
+            seconds, how = _in_p(table[theorem], p)
+            total += seconds
+            ways.add(how)
+            count += 1
+    workers = max(1, workers)
+    tasks = sum(-(-len(primes) // _chunk_size(max(1, count), workers)) for primes in work.values())
+    seconds = (total + tasks * costs["task_seconds"]) / workers
+    how = "extrapolated beyond the measured primes" if "extrapolated" in ways else "interpolated in p"
+    return Estimate(seconds, f"{count} certificates at {total / max(1, count) * 1000:.0f} ms each on average, "
+                             f"{how}, from {COSTS_PATH.name} measured on {costs.get('machine', 'an unnamed machine')}")
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 @dataclass
@@ -895,8 +1107,12 @@ def _set_aside(path: Path) -> None:
         pass  # it still fails every check; the summary counts only files that passed
 
 
-def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress=None) -> SweepReport:
-    """Certify every (theorem, prime) without the certificate this sweep makes there, in ``jobs`` processes.
+def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress=None, scheduler: str | None = None,
+              connect_timeout: float = CONNECT_TIMEOUT, warn=None) -> SweepReport:
+    """Certify every (theorem, prime) without the certificate this sweep makes there, in ``jobs`` processes
+    (a :class:`WorkerPool`) or on Dask: ``scheduler`` the address of a running scheduler (tcp://host:8786;
+    checked as text before anything is made, then probed, certify.cluster) or :data:`LOCAL_CLUSTER` (a
+    LocalCluster of ``jobs`` workers).
 
     The sweep's parameters (:func:`run_spec` of ``eta``; None: the registry's reference) are
     compared with the folder's record (:func:`read_run_record`) and then recorded in OUT/run.json
@@ -905,17 +1121,26 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
     reported and certified again. A theorem of the record that ``theorems`` leaves out is carried
     over: its files are compared with its recorded parameters, nothing is written, and its
     summary entry is recomputed from the files that count. Writes ``failures.json`` and the
-    summary (:func:`write_summary`). Tasks run in a :class:`WorkerPool`: a worker dying fails its
-    chunk, whose primes are then tried one per task, so only the prime whose comparison or
-    certifying kills a worker is affected (a file whose comparison does is certified again; a
-    certifying that does is a failure).
+    summary (:func:`write_summary`). Tasks are chunks of one theorem's primes (:func:`_chunk_size`): a
+    worker dying fails its chunk, whose primes are then tried one per task, so only the prime whose
+    comparison or certifying kills a worker is affected (a file whose comparison does is certified again;
+    a certifying that does is a failure). On Dask the workers only compute (:func:`make_chunk`,
+    :func:`judge_chunk`): this process reads the files they compare and writes what they make, so the
+    workers need certify but no access to ``out``, and a sweep gives the same files, summaries and
+    verdicts in both modes. ``warn(line)`` gets the estimate of a sweep expected to take over a minute
+    (:func:`estimate_sweep`), before any certificate is made; ``progress(done, total, seconds)`` is
+    called after each task.
 
     Raises InputError (one line) if ``eta`` is not a canonical exact number of bounded size, if
     the folder's run record is not a valid record, if it records other parameters for a theorem
-    of ``theorems`` than this sweep's (nothing is changed then), or if the folder cannot be written.
+    of ``theorems`` than this sweep's (nothing is changed then), if the folder cannot be written, or
+    (ClusterError) if the scheduler address is malformed or the scheduler cannot be reached.
     """
+    from .cluster import scheduler_address
     from .errors import InputError
     from .kernel.exact import parse_rational
+
+    address = None if scheduler in (None, LOCAL_CLUSTER) else scheduler_address(scheduler)
 
     if eta is None:  # the reference eta of the registry (gd's: 1)
         eta = next((parameter.reference for record in _RECORDS.values() for parameter in record.required_parameters
@@ -937,6 +1162,24 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
                 f"{out / RUN_RECORD}: the {theorem} certificates of this folder were made with {difference}; "
                 f"sweep into another folder, or delete {out / RUN_RECORD} to certify again every file made "
                 "otherwise", 1000))
+    client = cluster = None
+    if scheduler is not None:  # before anything is made: a scheduler that cannot be reached changes nothing
+        from .cluster import connect
+
+        client, cluster = connect(address, jobs, connect_timeout, "drop --scheduler")
+    try:
+        return _sweep(primes, theorems, jobs, out, specs, recorded, progress, client, warn)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _sweep(primes, theorems, jobs, out, specs, recorded, progress, client, warn) -> SweepReport:
+    """:func:`run_sweep` once its inputs are checked and its pool or Dask client is there."""
+    from .errors import InputError
+
     report = SweepReport()
     counted = {theorem: {} for theorem in theorems}
     present, missing = {}, {}
@@ -972,60 +1215,72 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
     failures = {}  # written anew from this run's verdicts: nothing of an earlier failures.json is copied
     redo_reason = {}
     total, done = sum(map(len, present.values())) + sum(map(len, missing.values())), 0
-    size = _chunk_size(max(1, total), jobs)
+    workers = jobs if client is None else max(1, len(client.scheduler_info().get("workers", {})))
+    size = _chunk_size(max(1, total), workers)
+    work = {theorem: present.get(theorem, []) + missing.get(theorem, []) for theorem in [*theorems, *carried]}
+    estimate = estimate_sweep(work, workers)
+    if warn is not None and estimate is not None and estimate.seconds > ESTIMATE_NOTE_SECONDS:
+        warn(f"note: {total} certificates to make or compare on {workers} worker(s): about "
+             f"{_duration(estimate.seconds)} ({estimate.basis})")
     start = time.perf_counter()
+    # one task a worker on Dask: a worker that dies then takes exactly its own task with it (the scheduler would
+    # queue a second one on it, which Dask counts as suspicious too); the client keeps each worker fed
+    pool = WorkerPool(jobs) if client is None else DaskPool(client, workers)
+    with pool if client is None else contextlib.nullcontext(pool):
+        def submit(kind, theorem, chunk):
+            key = (kind, theorem, tuple(chunk))
+            spec, write = specs[theorem], kind == "resume"
+            if client is None and kind == "certify":
+                pool.submit(key, certify_chunk, theorem, list(chunk), str(out), None, spec)
+            elif client is None:  # "resume" (this sweep's theorems) or "carried" (compared only)
+                pool.submit(key, resume_chunk, theorem, list(chunk), str(out), spec, write)
+            elif kind == "certify":
+                pool.submit(key, lambda: (make_chunk, (theorem, list(chunk), spec)))
+            else:  # the files are read here, when the task is sent
+                pool.submit(key, lambda: (judge_chunk, (theorem, _read_items(out, theorem, chunk), spec, write)))
 
-    def submit(kind, theorem, chunk):
-        if kind == "certify":
-            pool.submit((kind, theorem, tuple(chunk)), certify_chunk, theorem, list(chunk), str(out), None,
-                        specs[theorem])
-        else:  # "resume" (this sweep's theorems) or "carried" (compared only)
-            pool.submit((kind, theorem, tuple(chunk)), resume_chunk, theorem, list(chunk), str(out), specs[theorem],
-                        kind == "resume")
+        def fail(theorem, p, message):
+            report.failed[theorem][p] = message
+            failures[f"{theorem}-{p}"] = message
+            if (theorem, p) in redo_reason:
+                _set_aside(certificate_file(out, theorem, p))
 
-    def fail(theorem, p, message):
-        report.failed[theorem][p] = message
-        failures[f"{theorem}-{p}"] = message
-        if (theorem, p) in redo_reason:
-            _set_aside(certificate_file(out, theorem, p))
+        def resumed(theorem, rows, write):
+            """Count what was kept or redone; an error while comparing is no pass: certify that prime again."""
+            again = 0
+            for p, outcome, reason, digest in rows:
+                if outcome in (KEPT, REDONE):
+                    counted[theorem][p] = digest
+                    if write:
+                        failures.pop(f"{theorem}-{p}", None)
+                        if outcome == KEPT:
+                            report.skipped[theorem] += 1
+                        else:
+                            report.redone[theorem][p] = reason
+                elif outcome == FAILED:
+                    fail(theorem, p, reason)
+                elif not write:
+                    report.not_counted[theorem][p] = reason if outcome == NOT_COUNTED else f"{outcome}: {reason}"
+                else:
+                    redo_reason[(theorem, p)] = f"{outcome}: {reason}"
+                    submit("certify", theorem, [p])
+                    again += 1
+            return again
 
-    def resumed(theorem, rows, write):
-        """Count what was kept or redone; an error while comparing is no pass: certify that prime again."""
-        again = 0
-        for p, outcome, reason, digest in rows:
-            if outcome in (KEPT, REDONE):
-                counted[theorem][p] = digest
-                if write:
+        def certified(theorem, rows):
+            for p, message, digest in rows:
+                reason = redo_reason.get((theorem, p))
+                if message:
+                    fail(theorem, p, message if reason is None else
+                         f"the certificate there was {reason}; certifying again failed: {message}")
+                else:
+                    counted[theorem][p] = digest
                     failures.pop(f"{theorem}-{p}", None)
-                    if outcome == KEPT:
-                        report.skipped[theorem] += 1
+                    if reason is None:
+                        report.certified[theorem] += 1
                     else:
                         report.redone[theorem][p] = reason
-            elif outcome == FAILED:
-                fail(theorem, p, reason)
-            elif not write:
-                report.not_counted[theorem][p] = reason if outcome == NOT_COUNTED else f"{outcome}: {reason}"
-            else:
-                redo_reason[(theorem, p)] = f"{outcome}: {reason}"
-                submit("certify", theorem, [p])
-                again += 1
-        return again
 
-    def certified(theorem, rows):
-        for p, message, digest in rows:
-            reason = redo_reason.get((theorem, p))
-            if message:
-                fail(theorem, p, message if reason is None else
-                     f"the certificate there was {reason}; certifying again failed: {message}")
-            else:
-                counted[theorem][p] = digest
-                failures.pop(f"{theorem}-{p}", None)
-                if reason is None:
-                    report.certified[theorem] += 1
-                else:
-                    report.redone[theorem][p] = reason
-
-    with WorkerPool(jobs) as pool:
         for theorem in [*theorems, *carried]:
             kinds = (("resume", present[theorem]), ("certify", missing[theorem])) if theorem in theorems else \
                 (("carried", present[theorem]),)
@@ -1040,6 +1295,10 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
             if not ok:  # this prime's own task failed
                 value = [(chunk[0], f"certifying failed: {value}", "")] if kind == "certify" else \
                         [(chunk[0], ERROR, f"checking it failed: {value}", "")]
+            elif client is not None:  # what the Dask workers computed, written here
+                value = [_stored(out, theorem, *row) for row in value] if kind == "certify" else \
+                    [(p, *_carry_out(decision, certificate_file(out, theorem, p))) if decision is not None
+                     else (p, ERROR, message, "") for p, decision, message in value]
             if kind == "certify":
                 certified(theorem, value)
             else:

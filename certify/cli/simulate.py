@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import sys
 
+from ..cluster import CONNECT_TIMEOUT
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
 from .common import (_path_arg, EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option, draw_experiment,
                      read_verified_certificate, write_file)
 from .theorems import add_instance_options, certificate_for, instance_parameters
+from .law import _seconds_arg  # --connect-timeout as certify law reads it
 
 SIMULATE_HELP = """\
 Simulate the theorem's trajectory in floats (numpy/scipy; floats cross-check,
@@ -42,9 +44,14 @@ and up to 3 re-simulated trajectories of each outcome of the first DIR."""
 
 SWEEP_HELP = """\
 Certify every prime in a range for the chosen theorems, in K worker processes
-(python-flint's precision is process-wide, so not threads). Certificates go to
-DIR/THEOREM/THEOREM-P.json; a failure at one prime is recorded in
-DIR/failures.json and the sweep goes on.
+(python-flint's precision is process-wide, so not threads), or on Dask:
+--scheduler tcp://HOST:8786 runs the same tasks on an existing cluster (its
+workers need certify installed, not this folder: they only compute, and this
+process reads and writes DIR), --scheduler local on a Dask LocalCluster of K
+workers. Certificates go to DIR/THEOREM/THEOREM-P.json; a failure at one
+prime is recorded in DIR/failures.json and the sweep goes on; a worker that
+dies fails only its task, whose primes are tried again one by one. A sweep
+estimated to take over a minute says so first (from measured costs).
 
 DIR/run.json records what each theorem is swept with: every parameter value
 (eta from --eta, the others the defaults; a default that depends on p, like
@@ -150,6 +157,11 @@ def add_parsers(commands) -> None:
     sweep.add_argument("--eta", type=_exact_arg, default=None, metavar="ETA",
                        help=f"step size for {names_text(users) if users else 'gd'} (default {reference})")
     sweep.add_argument("--out", required=True, type=_path_arg, metavar="DIR", help="folder for DIR/THEOREM/THEOREM-P.json and the summary")
+    sweep.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help="run on the Dask scheduler at ADDRESS (tcp://host:8786), or 'local': a Dask LocalCluster "
+                            "of --jobs workers (default: a pool of --jobs processes)")
+    sweep.add_argument("--connect-timeout", type=_seconds_arg, default=CONNECT_TIMEOUT, metavar="SECONDS",
+                       help=f"how long to wait for --scheduler to answer (default {CONNECT_TIMEOUT:g})")
 
 
 def _progress():
@@ -267,7 +279,9 @@ def run_sweep(args) -> int:
     if args.eta is not None and "gd" not in theorems:
         raise InputError("--eta is gd's step size: it goes with --theorems ...gd...")
     eta = None if args.eta is None else format_rational(args.eta)
-    report = run_sweep(primes, theorems, args.jobs, args.out, eta=eta, progress=progress_bar())
+    report = run_sweep(primes, theorems, args.jobs, args.out, eta=eta, progress=progress_bar(),
+                       scheduler=args.scheduler, connect_timeout=args.connect_timeout,
+                       warn=lambda line: print(one_line(line, 2000), file=sys.stderr, flush=True))
     for note in report.notes:
         print(one_line(note, 2000), file=sys.stderr)
     for theorem in theorems:

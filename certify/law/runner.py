@@ -63,6 +63,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from certify.errors import CertifyError, InputError
+# the Dask connection is certify sweep's too (certify.cluster); its names stay importable from here
+from certify.cluster import (CONNECT_TIMEOUT, SCHEDULER_SCHEMES, connect, probe_scheduler,  # noqa: F401
+                             scheduler_address)
 
 __all__ = ["Estimate", "GD_BATCH", "InvalidRow", "LawParameters", "LawRun", "MAX_SAMPLES", "SAMPLE_FIELDS",
            "WILSON_Z", "certified_dead_region", "check_row", "compute_samples", "estimate_run", "load_costs",
@@ -124,15 +127,6 @@ WILSON_Z = 1.959963984540054
 
 #: Most indices in one gd task (simulated together, vectorised).
 GD_BATCH = 256
-
-#: Seconds to wait for a Dask scheduler (``--connect-timeout``): its TCP connection, Dask's handshake and its
-#: identity. A scheduler on a LAN or through an SSH tunnel answers within milliseconds and a loaded one within a
-#: second or two; 5 s leaves that margin and bounds the wait for a server that accepts but never answers (a
-#: server that answers with bytes that are not Dask's is refused at once, whatever the timeout).
-CONNECT_TIMEOUT = 5.0
-
-#: Address schemes of --scheduler (Dask's TCP transport, plain or with TLS from the Dask configuration).
-SCHEDULER_SCHEMES = ("tcp", "tls")
 
 #: Significant digits of the certified bound in summary.json (rounded down: still a proved lower bound).
 CERTIFIED_DIGITS = 12
@@ -1142,112 +1136,9 @@ def _on_dask(client, parameters: dict, batches, failures: list):
         client.cancel(futures)
 
 
-def scheduler_address(text) -> str:
-    """``text`` as the Dask address ``SCHEME://HOST:PORT`` (SCHEME tcp or tls, tcp when none is given; an IPv6
-    host in brackets; PORT 1..65535), decided from the text alone, at once; LawError (one line) otherwise."""
-    if not isinstance(text, str) or not text.strip():
-        raise LawError("--scheduler needs an address such as tcp://HOST:8786")
-    given = text.strip()
-    scheme, separator, location = given.rpartition("://")
-    scheme = scheme if separator else "tcp"
-    shown = _one_line(repr(given), 120)
-    if scheme not in SCHEDULER_SCHEMES:
-        raise LawError(f"--scheduler {shown}: unsupported scheme {_one_line(repr(scheme), 40)} "
-                       f"(use tcp://HOST:PORT, or tls://HOST:PORT with TLS in the Dask configuration)")
-    host, colon, port = location.rpartition(":")
-    if not colon or not port:
-        raise LawError(f"--scheduler {shown}: no port number (give SCHEME://HOST:PORT, e.g. tcp://HOST:8786)")
-    if not re.fullmatch(r"[0-9]{1,5}", port):
-        raise LawError(f"--scheduler {shown}: {_one_line(repr(port), 40)} is not a port number (1..65535)")
-    if not 1 <= int(port) <= 65535:
-        raise LawError(f"--scheduler {shown}: the port must be 1..65535, got {int(port)}")
-    bracketed = host.startswith("[") and host.endswith("]") and len(host) > 2 and "]" not in host[1:-1]
-    if not host or ("[" in host or "]" in host or ":" in host) and not bracketed \
-            or not re.fullmatch(r"[\x21-\x7e]+", host):
-        raise LawError(f"--scheduler {shown}: {_one_line(repr(host), 60)} is not a host name or address "
-                       "(an IPv6 address goes in brackets: tcp://[::1]:8786)")
-    return f"{scheme}://{host}:{int(port)}"
-
-
-def probe_scheduler(address: str, timeout: float) -> None:
-    """Return once the server at ``address`` (from :func:`scheduler_address`) has completed Dask's handshake
-    and answered the ``identity`` request as a Scheduler, within ``timeout`` seconds of wall time (plus one
-    second for the probe's thread to end); else LawError, one line:
-
-    - nothing listening, or no answer within ``timeout`` (a server that accepts and never speaks): "cannot
-      reach the Dask scheduler";
-    - a server whose bytes are not Dask's protocol (an HTTP server, garbage: read as a frame length they ask
-      for exabytes, which fails at once) or a Dask worker: "is not a Dask scheduler", at once.
-
-    The probe runs in its own thread and event loop, so it works beside a running loop (a notebook), and
-    every exception the server's bytes cause in distributed (MemoryError included) becomes that line."""
-    import asyncio
-    import threading
-
-    try:
-        from distributed.comm import connect
-        from distributed.security import Security
-    except ImportError:
-        raise LawError("running on Dask needs dask[distributed]: pip install 'certify[law]' "
-                       "(from a checkout: pip install '.[law]'), or give --jobs 1") from None
-
-    async def identity():
-        comm = await connect(address, timeout=timeout, **Security().get_connection_args("client"))
-        try:
-            await comm.write({"op": "identity", "reply": True})
-            return await comm.read()
-        finally:
-            comm.abort()
-
-    result: dict = {}
-
-    def probe():
-        try:
-            result["identity"] = asyncio.run(asyncio.wait_for(identity(), timeout))
-        except BaseException as exc:  # noqa: BLE001 - whatever the server's bytes caused, reported below
-            result["error"] = exc
-
-    thread = threading.Thread(target=probe, name="certify-law-probe", daemon=True)
-    thread.start()
-    thread.join(timeout + 1.0)
-    error = result.get("error")
-    if thread.is_alive() or isinstance(error, (TimeoutError, asyncio.TimeoutError)):
-        raise LawError(f"cannot reach the Dask scheduler {address}: no answer within {timeout:g} s (nothing "
-                       "there, or a server that accepted the connection and never spoke Dask's protocol)")
-    if isinstance(error, OSError):
-        raise LawError(f"cannot reach the Dask scheduler {address}: {_one_line(_describe(error), 200)}")
-    if error is not None:
-        raise LawError(f"{address} is not a Dask scheduler: its answer to Dask's handshake is not Dask's protocol "
-                       f"({_one_line(_describe(error), 160)})")
-    answer = result.get("identity")
-    kind = answer.get("type") if isinstance(answer, dict) else None
-    if kind != "Scheduler":
-        raise LawError(f"{address} is not a Dask scheduler: it answered as {_one_line(repr(kind), 40)}")
-
-
 def _connect(scheduler: str | None, jobs: int, timeout: float):
-    """(client, cluster or None): a Client of the scheduler at ``scheduler`` (probed first, see
-    :func:`probe_scheduler`) or of a new LocalCluster of ``jobs`` worker processes."""
-    import logging
-
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise LawError("running on Dask needs dask[distributed]: pip install 'certify[law]' "
-                       "(from a checkout: pip install '.[law]'), or give --jobs 1") from None
-    if scheduler is not None:
-        probe_scheduler(scheduler, timeout)
-        try:
-            return Client(scheduler, timeout=f"{timeout}s", set_as_default=False), None
-        except Exception as exc:  # noqa: BLE001 - the scheduler went away or changed since the probe
-            raise LawError(f"cannot reach the Dask scheduler {scheduler}: {_one_line(_describe(exc), 200)}") from None
-    cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                           silence_logs=logging.ERROR)
-    try:
-        return Client(cluster, set_as_default=False), cluster
-    except BaseException:
-        cluster.close()
-        raise
+    """(client, cluster or None): certify.cluster.connect, saying --jobs 1 when Dask is missing."""
+    return connect(scheduler, jobs, timeout, "give --jobs 1")
 
 
 def _report_rejected(notes: list[str], path: Path, warn) -> None:
