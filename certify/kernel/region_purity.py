@@ -554,6 +554,8 @@ def _pattern_purity_lower(p: int, delta: fmpq, prec: int, work: int) -> tuple[ar
                 lam = ball(ratio)
                 kept = _phibar(lam * c_p * mean_hi).lower()
                 factor = (lam - (lam * lam - 1).sqrt()).upper()
+            if best is not None and not certainly_lt(best, kept):
+                continue  # kept - lost <= kept <= best: this bracket cannot win, so its tube is not computed
             lost = _tube_upper(p, delta, factor, grid, tail)
             value = (kept - lost).lower()
             if value.is_finite() and (best is None or certainly_lt(best, value)):
