@@ -1031,7 +1031,9 @@ def load_sweep_costs(path=None) -> dict | None:
         for theorem, by_p in costs.items():
             ok = ok and isinstance(by_p, dict) and by_p and all(
                 re.fullmatch(r"[1-9][0-9]{0,17}", q) and int(q) >= 5 and positive(value) for q, value in by_p.items())
-    except (OSError, MalformedCertificate, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+    # OverflowError: a whole number too large for a float (a 400-digit cost) is not a cost either
+    except (OSError, MalformedCertificate, ValueError, KeyError, TypeError, AttributeError, RecursionError,
+            OverflowError):
         return None
     return table if ok else None
 
