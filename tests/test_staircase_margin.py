@@ -72,24 +72,40 @@ def test_the_supremum_of_the_ratio_is_at_the_symmetric_point(p):
     assert ratio[0] < f0 * (1 - 1e-3)
 
 
-@pytest.mark.parametrize("p", [5, 7, 11, 13, 31, 97, 997])
+@pytest.mark.parametrize("p", [5, 7, 11, 13, 31, 97, 997, 29137, 29147, 100003, 1000003])
 def test_the_explicit_point_is_in_the_region_with_margin(p):
-    """Section 3.8: Lambda - 2 log 2 < 2/(p - 1) (rho = 1), and p mu^2 + B0 < 0 (so C_+ = 0), at 60 digits."""
-    mp.mp.dps = 60
-    X, D, s, E = mp.mpf(40), mp.mpf(1), mp.mpf(1) / (4 * p), mp.mpf(80 * p)
-    w = [E + D, E] + [mp.mpf(0)] * (p - 2)
-    u = [X / 2, s - X / 2] + [-X / 2 - 1] * (p - 2)
+    """Section 3.8: Lambda - 2 log 2 < 2/(p - 1) (rho = 1), and p mu^2 + B0 < 0 (so C_+ = 0), at 60 digits.
 
-    def ell(z, y):
-        return mp.log(mp.fsum(mp.e ** (z * (wc - w[y])) for wc in w))
-
-    lam = ell(X, 0) + 2 * ell(s, 1)
-    assert 2 / mp.mpf(p - 1) - (lam - 2 * mp.log(2)) > mp.mpf("1e-3")
-    mu = mp.fsum(w) / p
-    assert p * mu**2 + 2 * mp.fsum(x * x for x in u) - mp.fsum(x * x for x in w) < 0
-    # the gates, exactly: r = c = s > 0, z11 = 2s - X < 0, boundary gates -1, the rest <= -X
+    The point has w(j) = 0 for j >= 2, so each log-sum-exp is the closed form written here (three terms), and
+    |u|^2 = X^2/4 + (s - X/2)^2 + (p - 2)(X/2 + 1)^2. p = 29147 is where the earlier point (X = 40, E = 80p) failed.
+    """
+    import math
     from fractions import Fraction
-    x, s_exact = Fraction(40), Fraction(1, 4 * p)
-    ue = [x / 2, s_exact - x / 2] + [-x / 2 - 1] * (p - 2)
-    assert ue[0] + ue[1] == s_exact > 0 and ue[1] + ue[1] < 0 and ue[0] + ue[2] == -1
-    assert ue[1] + ue[2] < 0 and ue[2] + ue[2] <= -x
+
+    mp.mp.dps = 60
+    lp = math.ceil(math.log(p))
+    x, d, s = Fraction(40 + 2 * lp), Fraction(1), Fraction(1, 4 * p)
+    e = 4 * p * (20 + 2 * lp)
+    # the gates, exactly: r = c = s > 0, z11 = 2s - X < 0, boundary gates -1, the rest <= -X
+    u = [x / 2, s - x / 2, -x / 2 - 1]
+    assert u[0] + u[1] == s > 0 and u[1] + u[1] < 0 and u[0] + u[2] == -1
+    assert u[1] + u[2] < 0 and u[2] + u[2] <= -x
+    X, D, S, E = (mp.mpf(q.numerator) / q.denominator for q in (x, d, s, Fraction(e)))
+    ell0 = mp.log(1 + mp.exp(-X * D) + (p - 2) * mp.exp(-X * (E + D)))
+    ell1 = mp.log(1 + mp.exp(S * D) + (p - 2) * mp.exp(-S * E))
+    lam = ell0 + 2 * ell1
+    margin = 2 / mp.mpf(p - 1) - (lam - 2 * mp.log(2))
+    assert margin > mp.mpf(1) / p  # about 1.75/p (docs/staircase.md, section 3.8)
+    mu = (2 * E + D) / p
+    norm_u = X**2 / 4 + (S - X / 2) ** 2 + (p - 2) * (X / 2 + 1) ** 2
+    assert p * mu**2 + 2 * norm_u - ((E + D) ** 2 + E**2) < 0
+
+
+def test_the_earlier_explicit_point_fails_at_large_p():
+    """A negative control: X = 40, E = 80p (the point before review) is outside S_stair at p = 29147."""
+    mp.mp.dps = 60
+    p = 29147
+    X, D, S, E = mp.mpf(40), mp.mpf(1), mp.mpf(1) / (4 * p), mp.mpf(80 * p)
+    lam = mp.log(1 + mp.exp(-X * D) + (p - 2) * mp.exp(-X * (E + D))) \
+        + 2 * mp.log(1 + mp.exp(S * D) + (p - 2) * mp.exp(-S * E))
+    assert 2 / mp.mpf(p - 1) - (lam - 2 * mp.log(2)) < 0
