@@ -488,3 +488,76 @@ def test_p13_sample_whose_cycle_held_a_repelling_gate():
     p, horizon = 13, 1e4
     theta = draw_initial(p, 1.0, 1, 18).theta
     _check_valid_run(flow.simulate_flow(theta, p, horizon), theta, p, horizon)
+
+
+# p = 11, seed 1, sample 16 at t = 878: the minimal-norm problem of 20 kink gates (a graph with cycles: E has
+# rank 14) on which BVLS stopped by its cost-change rule after 16 iterations, short of the optimum (KKT violated
+# by 2e-9 of the force scale). Recorded bit for bit (hex floats).
+_STALLED_FORCES = [float.fromhex(x) for x in [
+    "-0x1.0f6d29875bc00p-11", "0x0.0p+0", "0x0.0p+0", "-0x1.ca50496da4e50p-6", "-0x1.69bdeb6379f06p-3",
+    "-0x1.55186af5a9948p-4", "0x0.0p+0", "0x0.0p+0", "-0x1.16785c0630c82p-3", "-0x1.c4301a068adcap-3",
+    "-0x1.69bdedad62e64p-3", "0x0.0p+0", "0x0.0p+0", "-0x1.142677d2e5efap-3", "-0x1.c659dde3599aap-3",
+    "-0x1.6c267743f0cf0p-3", "-0x1.b13f0f31161c0p-6", "0x0.0p+0", "0x0.0p+0", "-0x1.5648887e47f8cp-4",
+    "-0x1.6c2674fa07d92p-3", "0x1.0f6d29d5b4400p-11",
+]]
+_STALLED_GATES = [15, 20, 31, 41, 45, 50, 51, 60, 70, 81, 86, 91, 101, 110, 111, 116, 26, 44, 75, 117]
+_STALLED_LO = [float.fromhex(x) for x in [
+    "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0",
+    "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "-0x1.248187e78873ep-1",
+    "-0x1.2481887a02b15p-1", "-0x1.2481887a02b15p-1", "-0x1.248187e78873ep-1",
+]]
+_STALLED_HI = [float.fromhex(x) for x in [
+    "0x1.2234752434c42p+1", "0x1.66457e4d4198ep+1", "0x1.5303edc9f0e98p+1", "0x1.5303edc9f0e98p+1",
+    "0x1.2234752434c42p+1", "0x1.66457e4d4198ep+1", "0x1.5303edc9f0e98p+1", "0x1.66457e4d4198ep+1",
+    "0x1.66457e4d4198ep+1", "0x1.5303edc9f0e98p+1", "0x1.2234752434c42p+1", "0x1.5303edc9f0e98p+1",
+    "0x1.5303edc9f0e98p+1", "0x1.66457e4d4198ep+1", "0x1.5303edc9f0e98p+1", "0x1.2234752434c42p+1", "0x0.0p+0",
+    "0x0.0p+0", "0x0.0p+0", "0x0.0p+0",
+]]
+
+
+def _kkt_violation(forces, gates, lo, hi, x, p):
+    """The largest violation of the KKT conditions of min |forces + E^T x|^2 over the box, over the force scale
+    (written here from the definitions, independently of flow.minimal_norm_element's own check)."""
+    a, b = np.divmod(np.asarray(gates), p)
+    r = np.array(forces, dtype=float)
+    np.add.at(r, a, x)
+    np.add.at(r, p + b, x)
+    g = r[a] + r[p + b]
+    scale = max(np.abs(forces).max(), np.abs(lo).max(), np.abs(hi).max())
+    tol = 1e-11 * scale
+    inside = (x > lo + tol) & (x < hi - tol)
+    at_lo = (x <= lo + tol) & (x < hi - tol)
+    at_hi = (x >= hi - tol) & (x > lo + tol)
+    worst = max(np.abs(g[inside]).max(initial=0.0), (-g[at_lo]).max(initial=0.0), g[at_hi].max(initial=0.0))
+    return worst / scale
+
+
+def test_minimal_norm_element_finishes_where_bvls_stopped_short():
+    """flow.minimal_norm_element meets KKT to 1e-11 on the recorded problem; one BVLS pass with the cost rule
+    of before (tol 1e-13 x the scale) does not (so this fails on the code before the retry)."""
+    from scipy.optimize import lsq_linear
+
+    p = 11
+    forces, lo, hi = (np.array(v) for v in (_STALLED_FORCES, _STALLED_LO, _STALLED_HI))
+    x, r = flow.minimal_norm_element(forces, p, np.array(_STALLED_GATES), lo, hi)
+    assert _kkt_violation(forces, _STALLED_GATES, lo, hi, x, p) <= 1e-11
+    a, b = np.divmod(np.array(_STALLED_GATES), p)
+    coords = np.unique(np.concatenate([a, p + b]))
+    m = np.zeros((coords.size, a.size))
+    m[np.searchsorted(coords, a), np.arange(a.size)] = 1.0
+    m[np.searchsorted(coords, p + b), np.arange(a.size)] = 1.0
+    scale = max(np.abs(forces).max(), np.abs(lo).max(), np.abs(hi).max())
+    once = lsq_linear(m, -forces[coords], bounds=(lo, hi), method="bvls", tol=1e-13 * scale,
+                      max_iter=10 * a.size + 20)
+    assert _kkt_violation(forces, _STALLED_GATES, lo, hi, np.clip(once.x, lo, hi), p) > 1e-10
+
+
+@pytest.mark.parametrize("index, horizon", [(63, 1e3), (22, 1e5), (16, 1e3)])
+def test_p11_samples_a_face_margin_event_or_a_stalled_solver_stopped(index, horizon):
+    """p = 11, seed 1: sample 63 at t = 434 (a face-margin event released four gates of one constraint, and one
+    of them, sent active, was then pushed back: 'decided active moves the other way'), sample 22 at t = 4.0e4
+    (likewise, by 2.4e-11), sample 16 at t = 878 (BVLS stopped short). The released gate is now decided like the
+    other kink gates (flow._decide_at_event) and BVLS is run again when KKT fails; the runs are valid."""
+    p = 11
+    theta = draw_initial(p, 1.0, 1, index).theta
+    _check_valid_run(flow.simulate_flow(theta, p, horizon), theta, p, horizon)

@@ -96,7 +96,12 @@ class _EvaluationBudget(Exception):
 
 
 class _NoDecision(Exception):
-    """The kink decision failed: the minimal-norm problem was not solved, or its mode was inconsistent."""
+    """The kink decision failed: the minimal-norm problem was not solved, or its mode was inconsistent.
+    ``gate`` is the kink gate that moved against its decided side, when that was the failure (else None)."""
+
+    def __init__(self, message: str, gate: int | None = None):
+        super().__init__(message)
+        self.gate = gate
 
 
 def _gate_gammas(w: np.ndarray, gates: np.ndarray, p: int) -> np.ndarray:
@@ -130,23 +135,35 @@ def minimal_norm_element(forces: np.ndarray, p: int, gates: np.ndarray, lo: np.n
     scale = max(float(np.abs(forces).max(initial=0.0)), float(np.abs(lo).max()), float(np.abs(hi).max()),
                 1e-300)
     free = hi > lo
+    coords = m = None
     if free.any():
         coords = np.unique(np.concatenate([a[free], p + b[free]]))
         m = np.zeros((coords.size, int(free.sum())))
         cols = np.arange(m.shape[1])
         m[np.searchsorted(coords, a[free]), cols] = 1.0
         m[np.searchsorted(coords, p + b[free]), cols] = 1.0
-        solution = lsq_linear(m, -r[coords], bounds=(lo[free], hi[free]), method="bvls",
-                              tol=0.01 * KKT_TOLERANCE * scale, max_iter=10 * m.shape[1] + 20)
-        x[free] = np.clip(solution.x, lo[free], hi[free])
-    x[~free] = lo[~free]
-    np.add.at(r, a, x)
-    np.add.at(r, p + b, x)
-    g = r[a] + r[p + b]
     tol = KKT_TOLERANCE * scale
-    at_lo = x <= lo + tol
-    at_hi = x >= hi - tol
-    bad = (~at_lo & ~at_hi & (np.abs(g) > tol)) | (at_lo & ~at_hi & (g < -tol)) | (at_hi & ~at_lo & (g > tol))
+    # BVLS's own stopping rule (the relative change of the cost below ``tol``) can stop it short of the optimum
+    # when the gates form cycles (a rank-deficient E: at p = 11, 20 gates of rank 14 stopped after 16 of the
+    # ~20 iterations it needed, KKT violated by 2e-9). The KKT check below is what decides; on a failure BVLS
+    # is run again with the cost rule as tight as doubles allow (1e-16), then with it off (0: it stops only at
+    # the optimum or at max_iter), each with more iterations.
+    for cost_tol, iterations in ((0.01 * KKT_TOLERANCE * scale, 10), (1e-16, 40), (0.0, 200)):
+        r = np.array(forces, dtype=np.float64)
+        x = np.zeros(gates.size)
+        if m is not None:
+            solution = lsq_linear(m, -r[coords], bounds=(lo[free], hi[free]), method="bvls",
+                                  tol=cost_tol, max_iter=iterations * m.shape[1] + 20)
+            x[free] = np.clip(solution.x, lo[free], hi[free])
+        x[~free] = lo[~free]
+        np.add.at(r, a, x)
+        np.add.at(r, p + b, x)
+        g = r[a] + r[p + b]
+        at_lo = x <= lo + tol
+        at_hi = x >= hi - tol
+        bad = (~at_lo & ~at_hi & (np.abs(g) > tol)) | (at_lo & ~at_hi & (g < -tol)) | (at_hi & ~at_lo & (g > tol))
+        if not bad.any() or m is None:
+            break
     if bad.any():
         raise _NoDecision(f"the minimal-norm problem of {gates.size} kink gates was not solved "
                           f"(KKT violated by {float(np.abs(g[bad]).max()) / scale:.2g} of the force scale)")
@@ -639,10 +656,33 @@ def _decide(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, le
     if wrong.any():
         k = int(kinks[np.flatnonzero(wrong)[0]])
         raise _NoDecision(f"kink gate {divmod(k, p)} decided {'active' if new[k] == 1 else 'inactive'} "
-                          f"moves the other way (dz/dt = {zdot[np.flatnonzero(wrong)[0]] / p ** 2:.3g})")
+                          f"moves the other way (dz/dt = {zdot[np.flatnonzero(wrong)[0]] / p ** 2:.3g})", gate=k)
     if mode.faces is not None and mode.margin(theta) < -tol:
         raise _NoDecision("the faces decided by the minimal-norm element have no admissible coefficients")
     return new, mode
+
+
+def _decide_at_event(theta: np.ndarray, p: int, status: np.ndarray, kinks: np.ndarray, leaving: dict):
+    """:func:`_decide`, with the gates sent off their faces by a face-margin event (``leaving``) given back to
+    the minimal-norm decision one by one when the mode they make is inconsistent.
+
+    At a face-margin event every gate of the binding constraint is at a bound of its coefficient, where its
+    dz/dt is 0 to first order: that it leaves to the bound's side is a tie broken by a rule, not forced by the
+    field. When the others' decisions turn the field so that such a gate would move against the side it was
+    sent to (seen at p = 11: four gates of one constraint released at once, one of them then pushed back), the
+    gate is decided like every other kink gate instead, and the whole decision is tried again. The mode
+    returned passes _decide's checks (every kink gate moves to its side, the faces' coefficients are
+    admissible) whichever way it was found. If every released gate is given back and the decision still fails,
+    the failure is raised; if they all return to their faces, the next face-margin event comes at once and the
+    run's zero-length-mode limit stops it as undecided (no loop)."""
+    leaving = dict(leaving)
+    while True:
+        try:
+            return _decide(theta, p, status, kinks, leaving)
+        except _NoDecision as exc:
+            if exc.gate is None or exc.gate not in leaving:
+                raise
+            del leaving[exc.gate]
 
 
 def _loss(theta: np.ndarray, p: int) -> float:
@@ -896,7 +936,7 @@ def simulate_flow(theta0: np.ndarray, p: int, horizon: float = 1e6) -> Trajector
                 kinks.add(fired[1])
             scale = max(1.0, float(np.abs(theta[:2 * p]).max()))
             kinks |= set(np.flatnonzero(np.abs(zflat) <= KINK_TOLERANCE * scale).tolist())
-            status, mode = _decide(theta, p, status, np.array(sorted(kinks), dtype=int), leaving)
+            status, mode = _decide_at_event(theta, p, status, np.array(sorted(kinks), dtype=int), leaving)
             # the faces of the new mode, exactly on z = 0: a projection of (u, v) by at most KINK_TOLERANCE x
             # scale. The loss moves by at most 4 max|w| |d(u, v)|_inf (each of the 2p partial derivatives in u, v
             # is at most 2 max|w| / p: p gates of |g_y| <= 2 max|w|, over p^2), which the next check allows
