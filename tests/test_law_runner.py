@@ -408,3 +408,58 @@ def test_a_cost_table_that_is_not_one_gives_no_estimate(tmp_path, text):
 def test_the_shipped_cost_table_is_one():
     costs = runner.load_costs()
     assert costs is not None and "5" in costs["flow"]["seconds_per_sample"] and "5" in costs["gd"]["seconds_per_step"]
+
+
+def test_the_degenerate_twin_is_the_gate_of_the_second_row_and_second_column():
+    """k2_degenerate_twin counts k = 2 staircases whose gate (rows[1], columns[1]) is on its kink (regime II of
+    docs/staircase.md, section 6). Rows 2, 3 and columns 0, 4 at p = 5: the twin gate is (3, 4); the gate
+    (columns[0], columns[1]) = (0, 4), which the summary read before, is inactive in both rows here."""
+    p = 5
+
+    def row(twin_char):
+        pattern = ["-"] * (p * p)
+        for a, b in ((2, 0), (2, 4), (3, 0)):
+            pattern[a * p + b] = "+"
+        pattern[3 * p + 4] = twin_char
+        return {**_summary_row("staircase", "2", "1", max_f="0.83", delta=""), "rows": "2 3",
+                "columns": "0 4", "pattern": "".join(pattern)}
+
+    def stepped_row(twin_char, max_f):
+        # rows 0, 1 and columns 0, 1: one common step, so the row also enters the (n, k) table unless a twin
+        pattern = ["-"] * (p * p)
+        for a, b in ((0, 0), (0, 1), (1, 0)):
+            pattern[a * p + b] = "+"
+        pattern[1 * p + 1] = twin_char
+        return {**_summary_row("staircase", "2", "1", max_f=max_f, delta="1"), "rows": "0 1", "columns": "0 1",
+                "pattern": "".join(pattern)}
+
+    rows = [row("0"), row("0"), row("-"), stepped_row("0", "0.8"), stepped_row("-", "0.75")]
+    summary = runner.summary_document(LawParameters(p), 5, dict(enumerate(rows)), {"x": "1"})
+    stairs = summary["staircases"]
+    assert stairs["k2_degenerate_twin"] == 3
+    assert stairs["k2_twin_max_fourier"] == {"mean": 0.82, "min": 0.8, "max": 0.83}
+    assert stairs["k2_twin_max_fourier_limit"] == 0.831269  # (S.19) at p = 5, below by FFT of the limit vector
+    assert stairs["n_k"]["1,2"]["count"] == 1 and stairs["n_k"]["1,2"]["max_fourier"]["mean"] == 0.75
+    text = runner.summary_text({**summary, "certified": {"dead_region_lower_bound": "1",
+                                                         "dead_region_log10_lower_bound": "0"}})
+    assert "3 degenerate twin(s)" in text and "regime II's formula 0.8313" in text
+
+
+@pytest.mark.parametrize("p", [5, 7, 13, 31])
+def test_regime_two_formula_is_the_fourier_fraction_of_its_limit_vector(p):
+    """(S.19) against an independent route: numpy's FFT of the limit direction u = v = (1, 0, -1, ..., -1),
+    w - mu = sqrt(p (p - 1)/(p - 2)) (e_0 + e_1 - 2/p) (|w|^2 = |u|^2 + |v|^2, the balance at infinity).
+    Sums of 3p terms of size <= p: double rounding below 1e-13 relative; checked to 1e-12."""
+    from certify.law.classify import regime_two_max_fourier
+
+    u = np.array([1.0, 0.0] + [-1.0] * (p - 2))
+    e = np.zeros(p)
+    e[:2] = 1.0
+    w = math.sqrt(p * (p - 1) / (p - 2)) * (e - 2 / p)
+    energy, total = np.zeros(p), 0.0
+    for x in (u, u, w):
+        x0 = x - x.mean()
+        energy += np.abs(np.fft.fft(x0)) ** 2 / p
+        total += x0 @ x0
+    measured = max((energy[z] + energy[p - z]) / total for z in range(1, (p + 1) // 2))
+    assert regime_two_max_fourier(p) == pytest.approx(measured, rel=1e-12)

@@ -161,6 +161,19 @@ def limit_max_fourier(p: int, n: int, k: int) -> float:
                for zeta in range(1, (p - 1) // 2 + 1))
 
 
+def regime_two_max_fourier(p: int) -> float:
+    """max_zeta F_zeta of the limit direction of regime II, the degenerate twin of the k = 2 staircase (the gate
+    (rows[1], columns[1]) on its kink, w(0) = w(1)): (S.19) of docs/staircase.md,
+
+        2 [(5 + 4c)(p - 2) + p (p - 1)(1 + c)] / ((p - 2)(p^2 + 4p - 9)),   c = cos(2 pi/p),
+
+    0.8313 at p = 5. Floats, a formula to compare the measured max F with (conjectured, not proved); p >= 5."""
+    if p < 5:
+        raise ValueError(f"need p >= 5, got {p}")
+    c = math.cos(2 * math.pi / p)
+    return 2 * ((5 + 4 * c) * (p - 2) + p * (p - 1) * (1 + c)) / ((p - 2) * (p * p + 4 * p - 9))
+
+
 @dataclass(frozen=True)
 class Outcome:
     """``outcome`` (one of OUTCOMES), ``reason`` (why undecided, else ''), and what was read at T:

@@ -850,29 +850,34 @@ def _staircase_summary(run: LawParameters, chosen: list[dict], samples: int) -> 
     """The staircases among ``chosen`` (memorises_one_entry is the staircase k = 1): the distribution of k
     over all samples (Wilson intervals) with max F by k, how many of each k have rows and columns in one
     common step, and (k = 2) how many are the degenerate twin (regime II: the gate (rows[1], columns[1]) on
-    its kink, docs/staircase.md); by (n, k), n = high_rows, for k >= 2 with a common step: the count, max F
-    and the limit formula's value; and how many staircases have high_rows != high_columns."""
-    from certify.law.classify import limit_max_fourier
+    its kink, docs/staircase.md, section 6) with their max F beside regime II's formula (S.19); by (n, k),
+    n = high_rows, for k >= 2 with a common step and not twins: the count, max F and the limit formula's
+    value; and how many staircases have high_rows != high_columns."""
+    from certify.law.classify import limit_max_fourier, regime_two_max_fourier
 
     by_k: dict[int, list[float]] = {}
     stepped: dict[int, int] = {}
     by_block: dict[tuple[int, int], list[float]] = {}
-    uneven = twins = 0
+    twins: list[float] = []
+    uneven = 0
     p = run.p
     for row in chosen:
         if row["outcome"] not in ("memorises_one_entry", "staircase"):
             continue
         k, n, max_f = int(row["k"]), int(row["high_rows"]), float(row["max_fourier"])
         by_k.setdefault(k, []).append(max_f)
+        twin = False
+        if k == 2:
+            a, b = int(row["rows"].split()[1]), int(row["columns"].split()[1])  # the gate (rows[1], columns[1])
+            twin = row["pattern"][a * p + b] == "0"
+            if twin:
+                twins.append(max_f)
         if k >= 2:
             uneven += row["high_rows"] != row["high_columns"]
             if row["delta"]:
                 stepped[k] = stepped.get(k, 0) + 1
-                by_block.setdefault((n, k), []).append(max_f)
-        if k == 2:
-            rows, columns = (int(x) for x in row["rows"].split()), (int(x) for x in row["columns"].split())
-            (_, a), (_, b) = zip(rows, columns)  # the second row and column: gate (rows[1], columns[1])
-            twins += row["pattern"][a * p + b] == "0"
+                if not twin:  # the limit formula is regime I's; the twin has its own (S.19)
+                    by_block.setdefault((n, k), []).append(max_f)
     blocks = {}
     for (n, k), values in sorted(by_block.items(), key=lambda item: (item[0][1], item[0][0])):
         limit = round(limit_max_fourier(p, n, k), STATISTIC_DECIMALS) if k < p else None
@@ -880,7 +885,9 @@ def _staircase_summary(run: LawParameters, chosen: list[dict], samples: int) -> 
     return {"k": {str(k): {**_share(len(values), samples), "with_common_step": stepped.get(k, 0) if k >= 2 else None,
                            "max_fourier": _statistics(values)}
                   for k, values in sorted(by_k.items())},
-            "k2_degenerate_twin": twins, "n_k": blocks, "high_rows_not_high_columns": uneven}
+            "k2_degenerate_twin": len(twins), "k2_twin_max_fourier": _statistics(twins) if twins else None,
+            "k2_twin_max_fourier_limit": round(regime_two_max_fourier(p), STATISTIC_DECIMALS) if twins else None,
+            "n_k": blocks, "high_rows_not_high_columns": uneven}
 
 
 def _other_summary(chosen: list[dict]) -> dict:
@@ -951,8 +958,11 @@ def summary_text(summary: dict) -> str:
                          f"[{100 * entry['ci_low']:.2f}%, {100 * entry['ci_high']:.2f}%]  "
                          f"max F mean {stats['mean']:.4f} [{stats['min']:.4f}, {stats['max']:.4f}]{stepped}")
         if staircases["k2_degenerate_twin"]:
+            stats = staircases["k2_twin_max_fourier"]
             lines.append(f"  of k = 2: {staircases['k2_degenerate_twin']} degenerate twin(s) (regime II: gate "
-                         "(rows[1], columns[1]) on its kink, docs/staircase.md)")
+                         f"(rows[1], columns[1]) on its kink, docs/staircase.md), max F mean {stats['mean']:.4f} "
+                         f"[{stats['min']:.4f}, {stats['max']:.4f}], regime II's formula "
+                         f"{staircases['k2_twin_max_fourier_limit']:.4f}; not in the (n, k) = (1,2) row below")
     if staircases["n_k"]:
         lines.append("staircases with one common step by (n high rows, k): max F at the horizon against the limit "
                      "formula:")
