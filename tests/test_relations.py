@@ -209,6 +209,25 @@ def _coq_text(items) -> str:
         item.text() for item in items if isinstance(item, (Lemma, Definition)))
 
 
+def _claim_items(items, claims) -> list:
+    """The definitions, the lemmas of ``claims`` and every lemma their proofs use (by name, transitively:
+    smooth's J enclosure and its helpers, sensitivity's enclosure of I), in the file's order, so that a
+    claim's lemmas compile alone and a refusal is their own, never a missing reference."""
+    import re
+
+    from certify.coq.lemma import Definition, Lemma
+
+    lemmas = {item.name: item for item in items if isinstance(item, Lemma)}
+    wanted = {name for name, item in lemmas.items() if item.claim in claims}
+    todo = list(wanted)
+    while todo:
+        for word in re.findall(r"[A-Za-z_][A-Za-z0-9_']*", lemmas[todo.pop()].proof):
+            if word in lemmas and word not in wanted:
+                wanted.add(word)
+                todo.append(word)
+    return [item for item in items if isinstance(item, Definition) or (isinstance(item, Lemma) and item.name in wanted)]
+
+
 def _exported(document: dict) -> set:
     from certify.coq.lemma import Lemma, NotExported
 
@@ -222,7 +241,6 @@ def test_coqc_and_the_checker_agree_on_weakened_certificates(small_certificates,
     gives a file the checker verifies and coqc compiles (the weakened claims' lemmas); each weakening it refuses (a broken twin, a
     crossed landmark), of an exported claim, gives a file the checker rejects and coqc refuses (the
     claim's own lemmas and the definitions, compiled alone, so the refusal is its own)."""
-    from certify.coq.lemma import Definition
     from coqtext import compile_texts
 
     texts, expected = {}, {}
@@ -240,15 +258,13 @@ def test_coqc_and_the_checker_agree_on_weakened_certificates(small_certificates,
             refused = _with(document, claim_id, component, key, weaker)
             assert not check_bytes(dumps(refused).encode()), f"{theorem} {claim_id}/{key}"
             name = f"{theorem}_{claim_id}_{component or ''}_{key}_refused"
-            texts[name] = _coq_text([item for item in _coq_items(refused)
-                                     if isinstance(item, Definition) or item.claim == claim_id])
+            texts[name] = _coq_text(_claim_items(_coq_items(refused), {claim_id}))
             expected[name] = False
         assert weakened is not document, f"{theorem}: nothing to weaken"
         assert check_bytes(dumps(weakened).encode()), f"{theorem}: the weakened certificate is not verified"
         # the claims weakened (their lemmas as exported, definitions included); the others compile as in
         # the library, which tests/test_coq_*.py compile
-        texts[f"{theorem}_weakened"] = _coq_text([item for item in _coq_items(weakened)
-                                                  if isinstance(item, Definition) or item.claim in touched])
+        texts[f"{theorem}_weakened"] = _coq_text(_claim_items(_coq_items(weakened), touched))
         expected[f"{theorem}_weakened"] = True
     assert False in expected.values()
     results = compile_texts(tmp_path, texts, timeout=600)
@@ -279,9 +295,8 @@ def _forged_log10(text: str, direction: str) -> str:
 def test_coqc_and_the_checker_agree_on_forged_certificates(small_certificates, tmp_path):
     """For each theorem with a Coq exporter (p = 5) and each exported claim: one field of it (its first)
     moved far past the truth (a lower end doubled, a log10 field by one, an exact value by one) is
-    rejected by the checker and refused by coqc (the claim's lemmas and the definitions compiled alone;
-    smooth's J claims with the J lemmas they rest on)."""
-    from certify.coq.lemma import Definition, Lemma
+    rejected by the checker and refused by coqc (the claim's lemmas and the definitions compiled alone,
+    with the lemmas their proofs use: smooth's J enclosure, sensitivity's enclosure of I)."""
     from coqtext import compile_texts
 
     texts = {}
@@ -296,11 +311,7 @@ def test_coqc_and_the_checker_agree_on_forged_certificates(small_certificates, t
             changed = _with(document, claim_id, component, key, forge(node[key], relation.direction(key)))
             verdict = check_bytes(dumps(changed).encode())
             assert verdict.status == "rejected", f"{theorem} {claim_id}: {verdict.line()}"
-            needs = {claim_id} | ({"dead_zone_integral"} if theorem == "smooth" else set())
-            texts[f"{theorem}_{claim_id}_forged"] = _coq_text(
-                [item for item in _coq_items(changed) if isinstance(item, Definition)
-                 or (isinstance(item, Lemma) and item.claim in needs
-                     and (item.claim == claim_id or "enclosure" in item.name or "smooth_J" in item.name))])
+            texts[f"{theorem}_{claim_id}_forged"] = _coq_text(_claim_items(_coq_items(changed), {claim_id}))
     results = compile_texts(tmp_path, texts, timeout=600)
     accepted = sorted(name for name, result in results.items() if result.ok)
     assert not accepted, f"coqc accepted forged certificates that certify check rejects: {accepted}"

@@ -50,6 +50,7 @@ from .export import SHARED_CLAIMS
 from .lemma import Definition, Lemma, NotExported
 from .relations import landmark_lemmas, relation, stated
 from .terms import ident, number, real, rmin, round_down, round_up
+from .terms import weakened_end as _weakened
 
 WHERE = "(A.48)-(A.49) = (2.1), section A.7"
 #: The piece [0, d] of J is bounded by 2 d^3/eps with d = eps * 2^-DELTA_BITS (t = s/eps <= 1/2 there).
@@ -301,26 +302,6 @@ def _gap_ball(t: _Terms, J: arb) -> arb:
 
     return terminal_purity_gap(t.p_int, t.q["r"], _ball(t.q["B"]), _ball(t.q["B"]), t.q["A"], t.smax_q,
                                _transfer_ball(t, J))
-
-
-def _weakened(value: fmpq, ball: arb, upward: bool) -> tuple[int, fmpq] | None:
-    """(k, end) of a weakened lemma whose quantity Coq encloses through J's weakened bounds.
-
-    ``ball`` encloses the quantity over J in [lo_J, hi_J], as interval will meet it; its width U
-    (doubled, for interval's own overestimate) is how far Coq's bound may sit from the truth. The
-    digit count k depends only on U and the magnitude of ``value`` (U <= |value| 10^-(k+1)), never on
-    whether ``value`` is right, and the end is ``value`` moved outward by U and rounded outward to k
-    digits: true for an honest certificate, refused by coqc when ``value`` is past the truth by more
-    than about 10^-(k-1) relatively. None when U leaves fewer than 3 digits.
-    """
-    U = 2 * (ball.upper() - ball.lower()) + 2 * ball.rad()
-    if not (U > 0 and value != 0):
-        return None
-    k = min(45, int(math.floor(float((abs(_ball(value)) / U).log().mid()) / math.log(10))) - 1)
-    if k < 3:
-        return None
-    slack = fmpq(int((U * 10**60).upper().ceil().unique_fmpz()) + 1, 10**60)
-    return k, (round_up(value + slack, k) if upward else round_down(value - slack, k))
 
 
 def _bits(digits: int) -> int:

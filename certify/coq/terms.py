@@ -123,6 +123,31 @@ def round_up(value, digits: int) -> fmpq:
     return _round(value, digits, upward=True)
 
 
+def weakened_end(value, ball: arb, upward: bool) -> tuple[int, fmpq] | None:
+    """(k, end) of a weakened lemma whose quantity Coq encloses through an enclosure the exporter chose
+    (smooth's J, sensitivity's I), not through the certificate's numbers.
+
+    ``ball`` encloses the quantity over that enclosure, as interval will meet it; its width U
+    (doubled, for interval's own overestimate) is how far Coq's bound may sit from the truth. The
+    digit count k depends only on U and the magnitude of ``value`` (U <= |value| 10^-(k+1)), never on
+    whether ``value`` is right, and the end is ``value`` moved outward by U and rounded outward to k
+    digits: true for an honest certificate, refused by coqc when ``value`` is past the truth by more
+    than about 10^-(k-1) relatively. None when U leaves fewer than 3 digits. Call it inside a working
+    precision of at least 256 bits (the exporters' ``ctx.workprec(256)``).
+    """
+    import math
+
+    value = rational(value)
+    U = 2 * (ball.upper() - ball.lower()) + 2 * ball.rad()
+    if not (U > 0 and value != 0):
+        return None
+    k = min(45, int(math.floor(float((abs(arb(value.p) / arb(value.q)) / U).log().mid()) / math.log(10))) - 1)
+    if k < 3:
+        return None
+    slack = fmpq(int((U * 10**60).upper().ceil().unique_fmpz()) + 1, 10**60)
+    return k, (round_up(value + slack, k) if upward else round_down(value - slack, k))
+
+
 def ident(*parts: str) -> str:
     """A Coq identifier from a claim id and components: ``ident("limit_direction", "u_at_0", "lo")``."""
     name = "_".join(re.sub(r"[^A-Za-z0-9_]", "_", str(part)) for part in parts if part)

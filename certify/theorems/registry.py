@@ -405,7 +405,7 @@ eta = 1e-1, 1e-2, 1e-3, its exact forward-mode derivative against J_reg and
 Psi'; tests/bench_sensitivity.py adds 1e-4).""",
     hypotheses="epsilon, A, B > 0; B > epsilon/2; Gamma = A^2 - p epsilon^2/(2(p-1)) > 0",
     parameters=(_EPSILON, _A, _B),
-    coq=None,
+    coq="certify.coq.sensitivity:sensitivity_obligations",
     kernel=SENSITIVITY,
     builder="certify.theorems.sensitivity:certify_sensitivity",
     summary="certify.render.summary:sensitivity_summary",

@@ -26,4 +26,467 @@ Proof.
   lra.
 Qed.
 
-(* Not exported (claims this file does not prove): event_speed: no Coq exporter for this theorem yet; gap_rank: no Coq exporter for this theorem yet; hitting_time_gradient: no Coq exporter for this theorem yet; regional_derivative: no Coq exporter for this theorem yet; saltation_matrix: no Coq exporter for this theorem yet; sensitivity_gap: no Coq exporter for this theorem yet; terminal_map_derivative: no Coq exporter for this theorem yet *)
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_u_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_v_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
+(* I = int_0^{s0} (1 + e^{-s g}(1 + s g)/(p-1)) / g^3 ds, g = sqrt(Gamma + c s^2), Gamma = g0^2 - c s0^2, c = p/(2(p-1)) (docs/mathematics.md (a)) *)
+Definition sensitivity_I : R := RInt (fun s => (1 + exp (- s * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * s ^ 2))) * (1 + s * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * s ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * s ^ 2)) ^ 3) 0 ((1 / 2) + (1 / 2)).
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I; an enclosure whose ends the exporter chooses (python-flint's acb.integral, rounded outward to 20 digits), not the certificate's: the claims built on I use it. *)
+Lemma sensitivity_I_enclosure :
+  (7500853000289230697 / 50000000000000000000) <= sensitivity_I <= (3750426500144615349 / 25000000000000000000).
+Proof.
+  unfold sensitivity_I. integral with (i_prec 100, i_degree 16, i_fuel 16).
+Qed.
+
+(* claim event_speed: (2.7): at s = 0, pi_0 = 1/p and g = sqrt(Gamma) by (2.6), so ds/dt(T-) = -(2/p^2)(1 - 1/p) sqrt(Gamma). *)
+Lemma event_speed_lo :
+  (- (19560297222625365473764458393916981211178397 / 2000000000000000000000000000000000000000000000)) <= (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim event_speed: (2.7): at s = 0, pi_0 = 1/p and g = sqrt(Gamma) by (2.6), so ds/dt(T-) = -(2/p^2)(1 - 1/p) sqrt(Gamma). *)
+Lemma event_speed_hi :
+  (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) <= (- (97801486113126827368822291969584906053169927 / 10000000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim event_speed: the claim states hi < 0. *)
+Lemma event_speed_hi_negative :
+  (- (97801486113126827368822291969584906053169927 / 10000000000000000000000000000000000000000000000)) < 0.
+Proof.
+  lra.
+Qed.
+
+(* claim event_speed: (2.7): the gate reaches its kink transversally. *)
+Lemma event_speed_negative :
+  (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) < 0.
+Proof.
+  interval.
+Qed.
+
+(* claim gap_rank: (2.7): the gate reaches its kink transversally, ds/dt(T-) = -2(p-1) sqrt(Gamma)/p^3 < 0. *)
+Lemma gap_rank_speed_negative :
+  (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) < 0.
+Proof.
+  interval.
+Qed.
+
+(* claim gap_rank: docs/mathematics.md (a): dT/ds0 = (p^2/2)(F(s0) + c s0 I) > 0, grad T from sensitivity_I_enclosure. *)
+Lemma gap_rank_gradient_s_positive :
+  0 < (19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval.
+Qed.
+
+(* claim gap_rank: docs/mathematics.md (f): the gap Psi' - J_reg = e_s (ds/dt(T-) grad T)^T is an outer product x y^T with x = e_s != 0 and y_s = ds/dt(T-) dT/ds0 != 0 (proved here), and an outer product of two nonzero vectors has rank exactly 1 (every 2 x 2 minor of x y^T vanishes, one entry does not). *)
+Lemma gap_rank :
+  (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * (19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) <> 0 /\ 1 = 1.
+Proof.
+  pose proof gap_rank_speed_negative as Hv. pose proof gap_rank_gradient_s_positive as Hg. revert Hv Hg. generalize (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) (19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)). intros v g Hv Hg. split; [apply Rmult_integral_contrapositive_currified; lra | lra].
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma hitting_time_gradient_s_lo_18_digits :
+  (4208790584348941 / 40000000000000) <= (19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma hitting_time_gradient_s_hi_18_digits :
+  (19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) <= (52609882304361763 / 500000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma hitting_time_gradient_a_lo_17_digits :
+  (10831231732417649 / 200000000000000) <= (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma hitting_time_gradient_a_hi_17_digits :
+  (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I) <= (27078079331044123 / 500000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma hitting_time_gradient_b_lo_17_digits :
+  (- (27078079331044123 / 500000000000000)) <= (- (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma hitting_time_gradient_b_hi_17_digits :
+  (- (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) <= (- (10831231732417649 / 200000000000000)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_s_lo :
+  (13416407864998738178455042012387657412189883 / 50000000000000000000000000000000000000000000) <= (((19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_s_hi :
+  (((19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))) <= (1341640786499873817845504201238765741290491 / 5000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_a_lo :
+  (106945406976832541984080318409674877230503729 / 100000000000000000000000000000000000000000000) <= (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_a_hi :
+  (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))) <= (106945406976832541984080318409674877233929409 / 100000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_b_lo :
+  (- (3472703488416270992040159204837438616799401 / 50000000000000000000000000000000000000000000)) <= ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_b_hi :
+  ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))) <= (- (868175872104067748010039801209359653918577 / 12500000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_s_lo :
+  (- (37267799624996494940152894478854603925162663 / 2500000000000000000000000000000000000000000000)) <= (- (((19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1)))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_s_hi :
+  (- (((19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1)))) <= (- (74535599249992989880305788957709207845972259 / 5000000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_a_lo :
+  (- (38585594315736344356001768942638206853721723 / 10000000000000000000000000000000000000000000000)) <= ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_a_hi :
+  ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1))) <= (- (1543423772629453774240070757705528273640693 / 400000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_b_lo :
+  (10038585594315736344356001768942638206751133 / 10000000000000000000000000000000000000000000) <= (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_b_hi :
+  (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1))) <= (50192927971578681721780008844713191034406937 / 50000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma regional_derivative_s_s_lo_18_digits :
+  (4116259738882619 / 4000000000000000) <= (- (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * (19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I))).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma regional_derivative_s_s_hi_18_digits :
+  (- (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * (19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I))) <= (25726623368016369 / 25000000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma regional_derivative_s_a_lo_17_digits :
+  (26482763996652583 / 50000000000000000) <= (- (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma regional_derivative_s_a_hi_17_digits :
+  (- (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) <= (3310345499581573 / 6250000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma regional_derivative_s_b_lo_17_digits :
+  (- (3310345499581573 / 6250000000000000)) <= (- (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * (- (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I))).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma regional_derivative_s_b_hi_17_digits :
+  (- (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * (- (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I))) <= (- (26482763996652583 / 50000000000000000)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_a_a :
+  forall v : R, v <> 0 -> (1 - 0 * 0 / (1 * v + 0 * 0 + 0 * 0)) = 1.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_a_b :
+  forall v : R, v <> 0 -> (0 - 0 * 0 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_a_s :
+  forall v : R, v <> 0 -> (0 - 0 * 1 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_b_a :
+  forall v : R, v <> 0 -> (0 - 0 * 0 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_b_b :
+  forall v : R, v <> 0 -> (1 - 0 * 0 / (1 * v + 0 * 0 + 0 * 0)) = 1.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_b_s :
+  forall v : R, v <> 0 -> (0 - 0 * 1 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_s_a :
+  forall v : R, v <> 0 -> (0 - v * 0 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_s_b :
+  forall v : R, v <> 0 -> (0 - v * 0 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_s_s :
+  forall v : R, v <> 0 -> (1 - v * 1 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim sensitivity_gap: docs/mathematics.md (f): Psi' - J_reg = f grad T^T = e_s (ds/dt(T-) grad T)^T, whose Frobenius norm is |ds/dt(T-)| |grad T|_2; grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma sensitivity_gap_lo_17_digits :
+  (12728095187393689 / 10000000000000000) <= (Rabs (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * sqrt ((19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) ^ 2 + (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I) ^ 2 + (- (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) ^ 2)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim sensitivity_gap: the claim states lo > 0. *)
+Lemma sensitivity_gap_lo_positive :
+  0 < (3182023796848422455366682312978527775278399 / 2500000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim sensitivity_gap: docs/mathematics.md (f): Psi' - J_reg = f grad T^T = e_s (ds/dt(T-) grad T)^T, whose Frobenius norm is |ds/dt(T-)| |grad T|_2; grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma sensitivity_gap_hi_17_digits :
+  (Rabs (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * sqrt ((19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) ^ 2 + (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I) ^ 2 + (- (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) ^ 2)) <= (1272809518739369 / 1000000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim sensitivity_gap: the gap is nonzero: ds/dt(T-) != 0 and grad T != 0. *)
+Lemma sensitivity_gap_positive :
+  0 < (Rabs (- (2 * (19 - 1) * (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 19 ^ 3)) * sqrt ((19 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (19 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) ^ 2 + (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I) ^ 2 + (- (19 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) ^ 2)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval.
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): Psi_s(y0) = s(T(y0)) = 0 for every y0 (the terminal map lands on the face s = 0), so the s row of Psi' is 0. *)
+Lemma terminal_map_derivative_s_a :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): Psi_s(y0) = s(T(y0)) = 0 for every y0 (the terminal map lands on the face s = 0), so the s row of Psi' is 0. *)
+Lemma terminal_map_derivative_s_b :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): Psi_s(y0) = s(T(y0)) = 0 for every y0 (the terminal map lands on the face s = 0), so the s row of Psi' is 0. *)
+Lemma terminal_map_derivative_s_s :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_s_lo :
+  (13416407864998738178455042012387657412189883 / 50000000000000000000000000000000000000000000) <= (((19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_s_hi :
+  (((19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))) <= (1341640786499873817845504201238765741290491 / 5000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_a_lo :
+  (106945406976832541984080318409674877230503729 / 100000000000000000000000000000000000000000000) <= (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_a_hi :
+  (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))) <= (106945406976832541984080318409674877233929409 / 100000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_b_lo :
+  (- (3472703488416270992040159204837438616799401 / 50000000000000000000000000000000000000000000)) <= ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_b_hi :
+  ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))))) <= (- (868175872104067748010039801209359653918577 / 12500000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_s_lo :
+  (- (37267799624996494940152894478854603925162663 / 2500000000000000000000000000000000000000000000)) <= (- (((19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1)))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_s_hi :
+  (- (((19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1)))) <= (- (74535599249992989880305788957709207845972259 / 5000000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_a_lo :
+  (- (38585594315736344356001768942638206853721723 / 10000000000000000000000000000000000000000000000)) <= ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_a_hi :
+  ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1))) <= (- (1543423772629453774240070757705528273640693 / 400000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_b_lo :
+  (10038585594315736344356001768942638206751133 / 10000000000000000000000000000000000000000000) <= (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_b_hi :
+  (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (19 / (2 * (19 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (19 / (2 * (19 - 1))) * (19 - 1))) <= (50192927971578681721780008844713191034406937 / 50000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.

@@ -27,4 +27,467 @@ Proof.
   lra.
 Qed.
 
-(* Not exported (claims this file does not prove): event_speed: no Coq exporter for this theorem yet; gap_rank: no Coq exporter for this theorem yet; hitting_time_gradient: no Coq exporter for this theorem yet; regional_derivative: no Coq exporter for this theorem yet; saltation_matrix: no Coq exporter for this theorem yet; sensitivity_gap: no Coq exporter for this theorem yet; terminal_map_derivative: no Coq exporter for this theorem yet *)
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_u_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_u_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_v_at_0 :
+  (1 / 2) = 1 / 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_v_elsewhere :
+  (-1) = - 1.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_w_at_0 :
+  (-2) = - 2.
+Proof.
+  lra.
+Qed.
+
+(* claim base_point: the base point is (2.1) of the certificate's epsilon, A, B (section 2). *)
+Lemma base_point_w_elsewhere :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
+(* I = int_0^{s0} (1 + e^{-s g}(1 + s g)/(p-1)) / g^3 ds, g = sqrt(Gamma + c s^2), Gamma = g0^2 - c s0^2, c = p/(2(p-1)) (docs/mathematics.md (a)) *)
+Definition sensitivity_I : R := RInt (fun s => (1 + exp (- s * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) * (1 + s * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * s ^ 2)) ^ 3) 0 ((1 / 2) + (1 / 2)).
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I; an enclosure whose ends the exporter chooses (python-flint's acb.integral, rounded outward to 20 digits), not the certificate's: the claims built on I use it. *)
+Lemma sensitivity_I_enclosure :
+  (14744453687021283663 / 100000000000000000000) <= sensitivity_I <= (921528355438830229 / 6250000000000000000).
+Proof.
+  unfold sensitivity_I. integral with (i_prec 100, i_degree 16, i_fuel 16).
+Qed.
+
+(* claim event_speed: (2.7): at s = 0, pi_0 = 1/p and g = sqrt(Gamma) by (2.6), so ds/dt(T-) = -(2/p^2)(1 - 1/p) sqrt(Gamma). *)
+Lemma event_speed_lo :
+  (- (214233473740016094525377298758211072593853307 / 50000000000000000000000000000000000000000000000)) <= (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim event_speed: (2.7): at s = 0, pi_0 = 1/p and g = sqrt(Gamma) by (2.6), so ds/dt(T-) = -(2/p^2)(1 - 1/p) sqrt(Gamma). *)
+Lemma event_speed_hi :
+  (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) <= (- (13389592108751005907836081172388192036708909 / 3125000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim event_speed: the claim states hi < 0. *)
+Lemma event_speed_hi_negative :
+  (- (13389592108751005907836081172388192036708909 / 3125000000000000000000000000000000000000000000)) < 0.
+Proof.
+  lra.
+Qed.
+
+(* claim event_speed: (2.7): the gate reaches its kink transversally. *)
+Lemma event_speed_negative :
+  (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) < 0.
+Proof.
+  interval.
+Qed.
+
+(* claim gap_rank: (2.7): the gate reaches its kink transversally, ds/dt(T-) = -2(p-1) sqrt(Gamma)/p^3 < 0. *)
+Lemma gap_rank_speed_negative :
+  (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) < 0.
+Proof.
+  interval.
+Qed.
+
+(* claim gap_rank: docs/mathematics.md (a): dT/ds0 = (p^2/2)(F(s0) + c s0 I) > 0, grad T from sensitivity_I_enclosure. *)
+Lemma gap_rank_gradient_s_positive :
+  0 < (29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval.
+Qed.
+
+(* claim gap_rank: docs/mathematics.md (f): the gap Psi' - J_reg = e_s (ds/dt(T-) grad T)^T is an outer product x y^T with x = e_s != 0 and y_s = ds/dt(T-) dT/ds0 != 0 (proved here), and an outer product of two nonzero vectors has rank exactly 1 (every 2 x 2 minor of x y^T vanishes, one entry does not). *)
+Lemma gap_rank :
+  (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * (29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) <> 0 /\ 1 = 1.
+Proof.
+  pose proof gap_rank_speed_negative as Hv. pose proof gap_rank_gradient_s_positive as Hg. revert Hv Hg. generalize (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) (29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)). intros v g Hv Hg. split; [apply Rmult_integral_contrapositive_currified; lra | lra].
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma hitting_time_gradient_s_lo_18_digits :
+  (121686793673792911 / 500000000000000) <= (29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma hitting_time_gradient_s_hi_18_digits :
+  (29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) <= (243373587347585823 / 1000000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma hitting_time_gradient_a_lo_17_digits :
+  (12400085550784899 / 100000000000000) <= (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma hitting_time_gradient_a_hi_17_digits :
+  (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I) <= (124000855507849 / 1000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma hitting_time_gradient_b_lo_17_digits :
+  (- (124000855507849 / 1000000000000)) <= (- (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim hitting_time_gradient: docs/mathematics.md, 'Sensitivity of the death event' (a): T = (p^2/2) int_0^{s0} F(s) ds depends on y0 through s0 and Gamma = g0^2 - c s0^2; differentiating under the integral sign (the integrand is smooth in (s, Gamma) for Gamma > 0) gives grad T through this one integral I. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma hitting_time_gradient_b_hi_17_digits :
+  (- (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) <= (- (12400085550784899 / 100000000000000)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_s_lo :
+  (133972825411416731522549408702923329468860629 / 500000000000000000000000000000000000000000000) <= (((29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_s_hi :
+  (((29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))) <= (133972825411416731522549408702923329476086121 / 500000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_a_lo :
+  (417698180120653931318037009017441080302703 / 390625000000000000000000000000000000000000) <= (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_a_hi :
+  (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))) <= (53465367055443703208708737154232458279890163 / 50000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_b_lo :
+  (- (3465367055443703208708737154232458279890163 / 50000000000000000000000000000000000000000000)) <= ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_a_b_hi :
+  ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))) <= (- (27073180120653931318037009017441080302703 / 390625000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_s_lo :
+  (- (95694875293869093944678149073516663911424491 / 10000000000000000000000000000000000000000000000)) <= (- (((29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1)))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_s_hi :
+  (- (((29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1)))) <= (- (19138975058773818788935629814703332781278923 / 2000000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_a_lo :
+  (- (4950524364919576012441053077474940399833249 / 2000000000000000000000000000000000000000000000)) <= ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_a_hi :
+  ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1))) <= (- (24752621824597880062205265387374701991026351 / 10000000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_b_lo :
+  (100247526218245978800622052653873747019301851 / 100000000000000000000000000000000000000000000) <= (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): Psi(y) = phi(T(y), y) gives Psi' = J_reg + f(y(T)) grad T^T with f(y(T)) = (ds/dt(T-), 0, 0), so J_reg is Psi' in its a and b rows; docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma regional_derivative_b_b_hi :
+  (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1))) <= (100247526218245978800622052653873747020558749 / 100000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma regional_derivative_s_s_lo_18_digits :
+  (104277538068085081 / 100000000000000000) <= (- (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * (29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I))).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma regional_derivative_s_s_hi_18_digits :
+  (- (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * (29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I))) <= (52138769034042541 / 50000000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma regional_derivative_s_a_lo_17_digits :
+  (10626053608872119 / 20000000000000000) <= (- (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma regional_derivative_s_a_hi_17_digits :
+  (- (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) <= (13282567011090149 / 25000000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma regional_derivative_s_b_lo_17_digits :
+  (- (13282567011090149 / 25000000000000000)) <= (- (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * (- (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I))).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim regional_derivative: docs/mathematics.md (d): the s row of J_reg is -ds/dt(T-) grad T^T (differentiating s(T(y), y) = 0), grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma regional_derivative_s_b_hi_17_digits :
+  (- (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * (- (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I))) <= (- (10626053608872119 / 20000000000000000)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 87).
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_a_a :
+  forall v : R, v <> 0 -> (1 - 0 * 0 / (1 * v + 0 * 0 + 0 * 0)) = 1.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_a_b :
+  forall v : R, v <> 0 -> (0 - 0 * 0 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_a_s :
+  forall v : R, v <> 0 -> (0 - 0 * 1 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_b_a :
+  forall v : R, v <> 0 -> (0 - 0 * 0 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_b_b :
+  forall v : R, v <> 0 -> (1 - 0 * 0 / (1 * v + 0 * 0 + 0 * 0)) = 1.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_b_s :
+  forall v : R, v <> 0 -> (0 - 0 * 1 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_s_a :
+  forall v : R, v <> 0 -> (0 - v * 0 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_s_b :
+  forall v : R, v <> 0 -> (0 - v * 0 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim saltation_matrix: docs/mathematics.md (e): S = I - f n^T/(n^T f) with f = (ds/dt(T-), 0, 0) the field at the event (da/dt, db/dt carry a factor s) and n = e_s the gate's normal, for every nonzero event speed. *)
+Lemma saltation_matrix_s_s :
+  forall v : R, v <> 0 -> (1 - v * 1 / (1 * v + 0 * 0 + 0 * 0)) = 0.
+Proof.
+  intros v Hv. field. lra.
+Qed.
+
+(* claim sensitivity_gap: docs/mathematics.md (f): Psi' - J_reg = f grad T^T = e_s (ds/dt(T-) grad T)^T, whose Frobenius norm is |ds/dt(T-)| |grad T|_2; grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma sensitivity_gap_lo_18_digits :
+  (3213200868144581 / 2500000000000000) <= (Rabs (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * sqrt ((29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) ^ 2 + (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I) ^ 2 + (- (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) ^ 2)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim sensitivity_gap: the claim states lo > 0. *)
+Lemma sensitivity_gap_lo_positive :
+  0 < (257056069451566481877834260053992402730893 / 200000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim sensitivity_gap: docs/mathematics.md (f): Psi' - J_reg = f grad T^T = e_s (ds/dt(T-) grad T)^T, whose Frobenius norm is |ds/dt(T-)| |grad T|_2; grad T from sensitivity_I_enclosure. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma sensitivity_gap_hi_18_digits :
+  (Rabs (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * sqrt ((29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) ^ 2 + (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I) ^ 2 + (- (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) ^ 2)) <= (128528034725783241 / 100000000000000000).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval with (i_prec 91).
+Qed.
+
+(* claim sensitivity_gap: the gap is nonzero: ds/dt(T-) != 0 and grad T != 0. *)
+Lemma sensitivity_gap_positive :
+  0 < (Rabs (- (2 * (29 - 1) * (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2)) / 29 ^ 3)) * sqrt ((29 ^ 2 / 2 * (((1 + exp (- ((1 / 2) + (1 / 2)) * (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (29 - 1)) / (sqrt (((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) + (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) * sensitivity_I)) ^ 2 + (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I) ^ 2 + (- (29 ^ 2 / 2 * (0 - (-2)) * sensitivity_I)) ^ 2)).
+Proof.
+  pose proof sensitivity_I_enclosure as HI. revert HI. generalize sensitivity_I. intros I HI. interval.
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): Psi_s(y0) = s(T(y0)) = 0 for every y0 (the terminal map lands on the face s = 0), so the s row of Psi' is 0. *)
+Lemma terminal_map_derivative_s_a :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): Psi_s(y0) = s(T(y0)) = 0 for every y0 (the terminal map lands on the face s = 0), so the s row of Psi' is 0. *)
+Lemma terminal_map_derivative_s_b :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): Psi_s(y0) = s(T(y0)) = 0 for every y0 (the terminal map lands on the face s = 0), so the s row of Psi' is 0. *)
+Lemma terminal_map_derivative_s_s :
+  0 = 0.
+Proof.
+  lra.
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_s_lo :
+  (133972825411416731522549408702923329468860629 / 500000000000000000000000000000000000000000000) <= (((29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_s_hi :
+  (((29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))) <= (133972825411416731522549408702923329476086121 / 500000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_a_lo :
+  (417698180120653931318037009017441080302703 / 390625000000000000000000000000000000000000) <= (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_a_hi :
+  (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))) <= (53465367055443703208708737154232458279890163 / 50000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_b_lo :
+  (- (3465367055443703208708737154232458279890163 / 50000000000000000000000000000000000000000000)) <= ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_a_b_hi :
+  ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))))) <= (- (27073180120653931318037009017441080302703 / 390625000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_s_lo :
+  (- (95694875293869093944678149073516663911424491 / 10000000000000000000000000000000000000000000000)) <= (- (((29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1)))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_s_hi :
+  (- (((29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1)))) <= (- (19138975058773818788935629814703332781278923 / 2000000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_a_lo :
+  (- (4950524364919576012441053077474940399833249 / 2000000000000000000000000000000000000000000000)) <= ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_a_hi :
+  ((1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1))) <= (- (24752621824597880062205265387374701991026351 / 10000000000000000000000000000000000000000000000)).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_b_lo :
+  (100247526218245978800622052653873747019301851 / 100000000000000000000000000000000000000000000) <= (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1))).
+Proof.
+  interval with (i_prec 190).
+Qed.
+
+(* claim terminal_map_derivative: docs/mathematics.md (c): da/ds = -s/(2g), db/ds = s/(2(p-1)g) integrated from s0 to 0 give Psi(y0) = (0, a0 + D/(2c), b0 - D/(2c(p-1))), D = g0 - sqrt(Gamma); with r = sqrt(Gamma), dD/ds0 = c s0/r and dD/dg0 = 1 - g0/r (g0 = b0 - a0). *)
+Lemma terminal_map_derivative_b_b_hi :
+  (1 - (1 - (0 - (-2)) / (sqrt ((0 - (-2)) ^ 2 - (29 / (2 * (29 - 1))) * ((1 / 2) + (1 / 2)) ^ 2))) / (2 * (29 / (2 * (29 - 1))) * (29 - 1))) <= (100247526218245978800622052653873747020558749 / 100000000000000000000000000000000000000000000).
+Proof.
+  interval with (i_prec 190).
+Qed.
