@@ -395,6 +395,7 @@ def test_a_long_run_gets_its_estimate_first_and_a_short_one_none(tmp_path, monke
     json.dumps({**COSTS, "flow": {"horizon": 1e6, "seconds_per_sample": {"x": 1.0}}}),
     json.dumps({**COSTS, "gd": {"seconds_per_step": {"5": {"fixed": 1e-4}}}}),
     json.dumps({**COSTS, "machine": 5}),
+    json.dumps({**COSTS, "flow": {"horizon": 1e6, "seconds_per_sample": {"5": 1}}}).replace(": 1}", ": " + "9" * 400 + "}"),
 ])
 def test_a_cost_table_that_is_not_one_gives_no_estimate(tmp_path, text):
     path = tmp_path / "costs.json"

@@ -1067,7 +1067,12 @@ def load_costs(path=None) -> dict | None:
     from certify.errors import MalformedCertificate
 
     def positive(x) -> bool:
-        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            return False
+        try:
+            return math.isfinite(x) and x > 0
+        except OverflowError:  # a whole number too large for a float (JSON allows 400 digits)
+            return False
 
     try:
         table = json.loads(read_regular_file(Path(path or COSTS_PATH), 64 * 1024, what="costs.json").decode("utf-8"))
