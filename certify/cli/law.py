@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..law.runner import CONNECT_TIMEOUT, MAX_SAMPLES
+from ..cluster import CONNECT_TIMEOUT  # certify.law.runner is imported only when a law command runs
 from .common import EXIT_OK, RAW, _jobs_arg, add_p_option
 
 LAW_HELP = """\
@@ -91,6 +91,8 @@ def _samples_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"the number of samples must be a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"the number of samples must be >= 1, got {value}")
+    from ..law.runner import MAX_SAMPLES
+
     if value > MAX_SAMPLES:
         raise argparse.ArgumentTypeError(f"the number of samples must be at most {MAX_SAMPLES}, got {value}")
     return value
