@@ -18,7 +18,7 @@ from typing import Callable
 
 from ..errors import InputError
 from ..theorems.registry import RegistryView
-from . import balance, convexity, flow, fourier, gd, sliding
+from . import balance, convexity, flow, fourier, gd, sliding, staircase
 from .core import Derivation
 
 
@@ -80,6 +80,18 @@ _TABLE = [
     # gd-one-step: p = 7 1.0 s, 11 3.8 s, 13 6.4 s
     Entry("gd-one-step", ("(A.70)", "(A.71)"), "one full-batch gradient-descent step from the base point",
           gd.one_step, per_prime=True, largest_prime=11),
+    # staircase-face: `certify derive` p = 5 1.8 s, 7 3.4 s; build and check alone p = 11 9.4 s, 13 14.6 s
+    Entry("staircase-face", ("(S.1)", "(S.2)", "(S.3)", "(S.4)", "(S.5)", "(S.6)"),
+          "the (1, 2) staircase's face ODE from the loss (1.1) (docs/staircase.md)", staircase.face_flow,
+          per_prime=True, largest_prime=7),
+    Entry("staircase-steps", ("(S.3)", "(S.5)", "(S.6)", "(S.7)", "(S.8)", "(S.9)", "(S.10)"),
+          "Theorem S: the identities and inequality chains of its proof", staircase.theorem_steps),
+    Entry("staircase-purity", ("(S.11)", "(S.12)", "(S.13)", "(S.14)", "(S.15)"),
+          "the purity margin delta of Theorem S, the supremum F_0 = 2(1 + cos(2 pi/p))/(p - 2)",
+          staircase.purity_margin),
+    Entry("staircase-limits", ("(S.16)", "(S.17)", "(S.18)", "(S.19)"),
+          "the staircase's limit directions, their F_zeta and limit losses (regimes I and II)",
+          staircase.staircase_limits),
 ]
 DERIVATIONS = {entry.name: entry for entry in _TABLE}
 
