@@ -227,3 +227,15 @@ def test_the_sign_test_decides_only_what_it_proves():
     # the condition of (S.12) with c_1 < 0 allowed (c_1 = -c): not decided, as (1 - c_1)(p - 2) <= p(1 + c_1) fails
     c = sp.Symbol("c", nonnegative=True)
     assert staircase._sign_decided(2 + 2 * (-c) * (p - 1), {p: 5 + q}) == 0
+
+
+def test_the_variance_step_has_power():
+    """d/dz E_{q(z)} w is the variance: neither 0 (the first central moment) nor the second moment alone."""
+    steps = built("staircase-steps")
+    label = "d/dz E_{q(z)} w = sum_c q_c(z)(w(c) - E_{q(z)} w)^2 >= 0 (a variance)"
+    assert comparison(steps, label).holds()
+    assert not wrong(steps, label, sp.Integer(0))
+    derived = comparison(steps, label).derived
+    squared_mean = [term for term in sp.Add.make_args(derived) if term.could_extract_minus_sign()]
+    assert len(squared_mean) == 1
+    assert not wrong(steps, label, derived - squared_mean[0])     # E[w^2] without -E[w]^2

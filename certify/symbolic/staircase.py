@@ -329,8 +329,9 @@ def theorem_steps() -> Derivation:
     (S.3) from the face field's coordinates, (S.5) the conserved K and sum_j gamma_j, (S.6) the symmetric
     family's s', (S.7) the tangent bound (the convexity of log(1 + e^y) - log 2 - y/2), (S.8) Jensen (e^x >= 1 + x
     summed over the labels), (S.9) the force bound (1 - e^{-x} <= x, q_y = e^{-ell_y}), (S.10) the threshold that
-    makes the force bound < 2 gamma_min, the loss levels 3 log 2 and log 2p above it, and Lemma S.3's
-    monotonicity of rho = gamma_max/gamma_min. Each inequality is reduced to an explicit sign that sympy decides.
+    makes the force bound < 2 gamma_min, the loss levels 3 log 2 and log 2p above it, Lemma S.5's g_k(z) >=
+    gamma_k (d/dz E_{q(z)} w is a variance) and Lemma S.3's order of the gamma_j and monotonicity of
+    rho = gamma_max/gamma_min. Each inequality is reduced to an explicit sign that sympy decides.
     """
     dv = Derivation("staircase-steps", "Theorem S: the identities and inequality chains of its proof, symbolic p",
                     ("(S.3)", "(S.5)", "(S.6)", "(S.7)", "(S.8)", "(S.9)", "(S.10)"))
@@ -423,6 +424,21 @@ def theorem_steps() -> Derivation:
                sp.Tuple(sp.Integer(1 if (sp.log(2) - sp.Rational(1, 2)).is_positive else 0),
                         sp.Integer(1 if sp.log(sp.Rational(5, 4)).is_positive else 0)), sp.Tuple(1, 1))
     dv.compare("log 2p - 3 log 2 = log(p/4)", sp.log(2 * p) - 3 * sp.log(2), sp.log(p / 4))
+    # Lemma S.5: g_k(z) = E_{q(z)} w - w(k) >= gamma_k for z >= 0, since E_{q(z)} w increases from mu
+    S0 = sp.Sum(sp.exp(z_ * w_[c]), (c, 0, p - 1))
+    mean_w = dv.step(sp.Symbol("E_{q(z)} w"), sp.Sum(w_[c] * sp.exp(z_ * w_[c]), (c, 0, p - 1)) / S0,
+                     "(A.3): q_c(z) = e^{z w(c)}/sum_d e^{z w(d)}")
+    slope = dv.step(sp.Symbol("d/dz E_{q(z)} w"), sp.diff(mean_w, z_), "differentiate under the finite sum")
+    variance = _sum_by_linearity(sp.exp(z_ * w_[c]) / S0 * (w_[c] - mean_w)**2, c, 0, p - 1)
+    dv.compare("d/dz E_{q(z)} w = sum_c q_c(z)(w(c) - E_{q(z)} w)^2 >= 0 (a variance)", slope,
+               variance.subs(sp.Sum(sp.exp(z_ * w_[c]), (c, 0, p - 1)), S0))
+    dv.compare("E_{q(0)} w = mu (the mean, (A.8))", mean_w.subs(z_, 0).doit().subs(sp.Sum(w_[c], (c, 0, p - 1)),
+                                                                                  p * mu_), mu_)
+    j_star = sp.Symbol("g_{j*}", real=True)
+    dv.step(sp.Symbol("p^2 Z'"), A_ - Gr - 2 * j_star,
+            "Lemma S.5: Z = z_{0j*} active: p^2 u(0)' <= A - g_1(r) - g_{j*}(z_{0j*}) (other active and kink terms "
+            "are <= 0), p^2 v(j*)' = -g_{j*}; and g_{j*} >= gamma_{j*} >= gamma_min, so Z' < 0 when "
+            "A - g_1(r) < 2 gamma_min", relation="<=")
     # Lemma S.3: the order of the gamma_j is kept: phi = gamma_b - gamma_a = w(a) - w(b), q_a = q_b e^{z phi}
     zz, qb, ph = sp.symbols("z q_b phi", positive=True)
     kappa = sp.Symbol("k(t)")
