@@ -13,6 +13,8 @@ never imports numpy, scipy, sympy or matplotlib):
 :class:`~certify.api.Certificate`; ``certify.load(path_or_text)`` reads one back;
 ``certify.derivation(name, p=None)``, ``certify.simulate(theorem, p=...)`` and
 ``certify.plot(theorem, p=...)`` give the symbolic derivations, float trajectories and figures;
+``certify.sweep(primes, out=...)`` and ``certify.law(p, samples, out=...)`` run what ``certify sweep`` and
+``certify law`` run and return their summaries as tables; ``print(c)`` prints a certificate's summary;
 ``certify.THEOREMS`` is the theorem registry (:mod:`certify.theorems.registry`); a theorem added there
 without a function in certify.api is served as ``certify.NAME`` all the same (made from its record).
 
@@ -33,41 +35,73 @@ __version__ = "0.1.0"
 _API = ("Certificate", "Claim", "Quantity", "NumberTooLarge", "certify_theorem", "dead", "slide", "smooth",
         "gd", "sensitivity", "load", "derivation", "plot")
 
-__all__ = ["__version__", *_API, "simulate", "THEOREMS"]
+__all__ = ["__version__", *_API, "simulate", "sweep", "law", "THEOREMS"]
 
 
-class _Simulate:
-    """``certify.simulate(theorem, p=..., start="base", seed=0, certificate=None, **parameters)``: see
-    :func:`certify.api.simulate`.
+class _FunctionAndModule:
+    """``certify.NAME``: the API function :func:`certify.api.NAME` under the name of the submodule
+    ``certify.NAME`` (``simulate``, ``sweep``; ``law`` is a package).
 
-    The name is also that of the submodule :mod:`certify.simulate`, which Python would bind here
-    when it is imported; this object stays in its place (see ``_Package``): calling it runs the
-    API function, and its other attributes are the submodule's (``certify.simulate.simulate_instance``).
+    Python binds a submodule as an attribute of its package when it is imported; this object stays in
+    its place (see ``_Package``). Calling it runs the API function, and ``inspect.signature`` and
+    ``help`` see that function's signature and docstring; every other attribute is read from, set on
+    and deleted from the submodule itself (``certify.simulate.simulate_instance``,
+    ``monkeypatch.setattr(certify.sweep, ...)``, ``import certify.law.runner as runner``).
     """
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "_name", name)
+
+    def _function(self):
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.api"), self._name)
+
+    def _module(self):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{self._name}")
 
     @property
     def __doc__(self):
-        from .api import simulate
+        return self._function().__doc__
 
-        return simulate.__doc__
+    @property
+    def __signature__(self):
+        import inspect
+
+        return inspect.signature(self._function())
 
     def __call__(self, *args, **kwargs):
-        from .api import simulate
-
-        return simulate(*args, **kwargs)
+        return self._function()(*args, **kwargs)
 
     def __getattr__(self, name):
-        import importlib
-
         if name.startswith("__"):
             raise AttributeError(name)
-        return getattr(importlib.import_module("certify.simulate"), name)
+        return getattr(self._module(), name)
+
+    def __setattr__(self, name, value):
+        setattr(self._module(), name, value)
+
+    def __delattr__(self, name):
+        delattr(self._module(), name)
+
+    def __dir__(self):
+        return sorted(set(dir(self._module())) | {"__call__", "__doc__", "__signature__"})
 
     def __repr__(self):
-        return "<function certify.simulate (the API function; attributes of the module certify.simulate)>"
+        return (f"<function certify.{self._name} (the API function certify.api.{self._name}; attributes of the "
+                f"module certify.{self._name})>")
 
 
-simulate = _Simulate()
+#: API functions named like a submodule: the submodule is reached through them (see _FunctionAndModule).
+_SHADOWED = ("simulate", "sweep", "law")
+
+simulate = _FunctionAndModule("simulate")
+sweep = _FunctionAndModule("sweep")
+law = _FunctionAndModule("law")
 
 
 def __getattr__(name):
@@ -95,14 +129,15 @@ def __dir__():
 
 
 def _install_package_class():
-    """Keep ``certify.simulate`` the callable above when the submodule certify.simulate is imported."""
+    """Keep ``certify.simulate``, ``certify.sweep`` and ``certify.law`` the callables above when their submodules
+    are imported."""
     import sys
     import types
 
     class _Package(types.ModuleType):
         def __setattr__(self, name, value):
-            if name == "simulate" and isinstance(value, types.ModuleType):
-                return  # the submodule stays in sys.modules["certify.simulate"]; _Simulate forwards to it
+            if name in _SHADOWED and isinstance(value, types.ModuleType):
+                return  # the submodule stays in sys.modules["certify.NAME"]; _FunctionAndModule forwards to it
             super().__setattr__(name, value)
 
     sys.modules[__name__].__class__ = _Package

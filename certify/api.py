@@ -30,8 +30,10 @@ small and always Fractions.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import fields as _dataclass_fields
 from decimal import Decimal
@@ -40,12 +42,14 @@ from types import MappingProxyType
 
 from flint import fmpq, fmpz
 
+from .cluster import CONNECT_TIMEOUT
 from .errors import InputError, MalformedCertificate
 from .kernel.exact import (MAX_EXPANDED_EXP10, ExactNumber, canonical_text, parse_lenient, parse_syntax,
                            require_bounded_input)
 
 __all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
-           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "load", "derivation", "plot", "simulate"]
+           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "load", "derivation", "plot", "simulate",
+           "sweep", "law", "Records"]
 
 #: Numbers with a decimal exponent beyond this (in absolute value) are not turned into Fractions: the
 #: Fraction would have more than this many digits. The kernel's own bound on expanding 10^e.
@@ -214,6 +218,88 @@ class Quantity:
         the rule every command summary and document uses (``= 45.9932965048...``, ``in [17.1, 140]``)."""
         return _quantity_text({key: self._stored[key] for key in self.keys()})
 
+    def _ends(self) -> tuple[str, ...]:
+        """The fields whose midpoint :attr:`mid` is: ("exact",), ("lo", "hi"), or () for a one-sided bound."""
+        if "exact" in self._stored:
+            return ("exact",)
+        return ("lo", "hi") if "lo" in self._stored and "hi" in self._stored else ()
+
+    @property
+    def mid(self) -> Fraction | None:
+        """The midpoint of the certified enclosure as an exact :class:`fractions.Fraction`: ``exact`` when
+        the quantity states it, else ``(lo + hi) / 2``; None for a one-sided bound (only ``lo`` or only
+        ``hi``) or a quantity with no number of its own (its numbers are in ``components``). The centre
+        of [lo, hi], not a better value: the claim says only that the value lies somewhere in [lo, hi].
+        NumberTooLarge for an end whose exponent is beyond MAX_FRACTION_EXPONENT (``float()`` still works).
+
+        >>> t = dead(p=5).claims["hitting_time_box"]
+        >>> t.lo < t.mid < t.hi and t.mid == (t.lo + t.hi) / 2
+        True
+        """
+        ends = [self.fraction(key) for key in self._ends()]
+        return (ends[0] + ends[-1]) / 2 if ends else None
+
+    def __float__(self) -> float:
+        """The float nearest to :attr:`mid` (round to nearest, ties to even), for plotting and tables: not a
+        bound (it may lie on either side of the value, and rounding may even move it outside [lo, hi]);
+        compare ``lo`` and ``hi`` for anything that must hold. Beyond the largest float it is +-inf and below
+        the smallest +-0.0, as IEEE rounding gives, also when both ends are beyond MAX_FRACTION_EXPONENT
+        (NumberTooLarge when such an end sits beside an ordinary one or a huge one of the other sign).
+        InputError for a quantity without a midpoint (a one-sided bound; see :attr:`mid`).
+
+        >>> float(dead(p=5).claims["terminal_fourier_fraction"])  # exact: 1/2
+        0.5
+        """
+        keys = self._ends()
+        if not keys:
+            stated = ", ".join(self.keys()) or "no number of its own"
+            raise InputError(f"{self._where} has no midpoint to convert to a float (it states {stated}); "
+                             "read its ends (.lo, .hi) instead")
+        ends = [self.number(key) for key in keys]
+        if all(end.is_expandable() for end in ends):
+            mid = self.mid
+            try:
+                return float(mid)  # Fraction -> float divides two ints: correctly rounded in CPython
+            except OverflowError:
+                return math.inf if mid > 0 else -math.inf
+        # an end with a decimal exponent beyond MAX_FRACTION_EXPONENT (|end| far below 1e-300 or above 1e300)
+        huge = {end.sign() for end in ends if not end.is_expandable() and end.exp10 > 0 and end.sign()}
+        if len(huge) == 1:  # the midpoint is at least half that end in size: beyond every float, that sign
+            return math.copysign(math.inf, huge.pop())
+        moderate = [end for end in ends if end.is_expandable() and end.sign()]
+        if not huge and not moderate:  # every end is 0 or tiny: so is the midpoint, whose sign is theirs
+            return -0.0 if all(end.sign() <= 0 for end in ends) and any(end.sign() < 0 for end in ends) else 0.0
+        # huge ends of both signs, or a tiny end beside an ordinary one (it could decide a tie of the rounding)
+        raise NumberTooLarge(f"{self._where}: an end beyond MAX_FRACTION_EXPONENT beside an end of another size or "
+                             "sign; its midpoint is not converted (compare lo and hi with certify.kernel.exact.compare)")
+
+    def _math(self, subject: str) -> str:
+        """Math-mode LaTeX of the numbers about ``subject`` (the one display rule), components included."""
+        parts = [_quantity_math({key: self._stored[key] for key in self.keys()}, subject)] if self.keys() else []
+        parts += [_quantity_math({key: part.text(key) for key in part.keys()}, _math_text(name))
+                  for name, part in self.components.items()]
+        return r",\ ".join(parts) or r"\text{--}"
+
+    def _markdown(self) -> str:
+        """Markdown code spans of the numbers (the one display rule), components included, joined by <br>."""
+        numbers = [self.display()] if self.keys() else []
+        numbers += [f"{name}: {part.display()}" for name, part in self.components.items()]
+        return "<br>".join(f"`{text}`" for text in numbers if text) or "(no number)"
+
+    @property
+    def components(self) -> Mapping[str, "Quantity"]:
+        """name -> Quantity, in sorted order (empty if the quantity has no components)."""
+        parts = self._stored.get("components", {})
+        return MappingProxyType({name: Quantity(parts[name], f"{self._where}/{name}") for name in sorted(parts)})
+
+    def _repr_markdown_(self) -> str:
+        """Markdown for notebooks: the name and what the numbers imply (:func:`certify.render.numbers.display`)."""
+        return f"`{self._where}` {self._markdown()}"
+
+    def _repr_latex_(self) -> str:
+        """Inline math for notebooks: what the numbers imply about the quantity, by the one display rule."""
+        return f"${self._math(_math_text(self._where, texttt=True))}$"
+
     def __repr__(self) -> str:
         inner = ", ".join(f"{key}={self._stored[key]!r}" for key in self.keys())
         return f"{type(self).__name__}({self._where}: {inner})"
@@ -240,11 +326,23 @@ class Claim(Quantity):
         """``"box"`` or ``"base_point"``."""
         return self._stored["scope"]
 
-    @property
-    def components(self) -> Mapping[str, Quantity]:
-        """name -> Quantity, in sorted order (empty if the claim has no components)."""
-        parts = self._stored.get("components", {})
-        return MappingProxyType({name: Quantity(parts[name], f"{self.id}/{name}") for name in sorted(parts)})
+    def _repr_markdown_(self) -> str:
+        """Markdown for notebooks: the id, the scope, what the numbers imply (the one display rule:
+        :func:`certify.render.numbers.display`) and the statement.
+
+        >>> dead(p=5).claims["hitting_time_box"]._repr_markdown_().split(" -- ")[0]
+        '**`hitting_time_box`** (box): `in [2.53, 32.3]`'
+        """
+        return f"**`{self.id}`** ({self.scope.replace('_', ' ')}): {self._markdown()} -- {_md(self.statement)}"
+
+    def _repr_latex_(self) -> str:
+        r"""Inline math for notebooks: what the numbers imply about the claim (its id as the subject), by the
+        one display rule, then its scope.
+
+        >>> print(dead(p=5).claims["hitting_time_box"]._repr_latex_())
+        $\texttt{hitting}\_\texttt{time}\_\texttt{box} \in [2.53, 32.3]\quad\text{(box)}$
+        """
+        return rf"${self._math(_math_text(self.id, texttt=True))}\quad\text{{({self.scope.replace('_', ' ')})}}$"
 
 
 def _claim_order(theorem: str, claims: dict) -> list[str]:
@@ -340,6 +438,23 @@ class Certificate:
 
     __hash__ = None
 
+    def summary(self) -> str:
+        """The summary ``certify THEOREM`` prints (the same function, :func:`certify.render.summary.summary`):
+        the parameters, then what the claims imply, each number by the one display rule
+        (:func:`certify.render.numbers.display`). The stored numbers, not checked: see :meth:`check`.
+        ``print(certificate)`` prints it.
+
+        >>> print(dead(p=5).summary().splitlines()[0])
+        certify dead: p = 5, epsilon = 1, A = 2, B = 1, radius = 0.247 (128 bits)
+        """
+        from .render.summary import summary
+
+        return "\n".join(summary(self._document))
+
+    def __str__(self) -> str:
+        """:meth:`summary`: what ``certify THEOREM`` prints."""
+        return self.summary()
+
     def __repr__(self) -> str:
         return (f"<Certificate {self.theorem} p={self.p}: {len(self._document['claims'])} claims, "
                 f"radius {self._document['radius']} ({self.source})>")
@@ -354,20 +469,14 @@ class Certificate:
                 "not checked until `.check()`)", "",
                 "| claim | scope | certified | statement |", "| --- | --- | --- | --- |"]
         for claim_id, claim in self.claims.items():
-            numbers = [claim.display()] if claim.keys() else []
-            numbers += [f"{name}: {part.display()}" for name, part in claim.components.items()]
-            cell = "<br>".join(f"`{text}`" for text in numbers if text) or "(no number)"
-            rows.append(f"| `{claim_id}` | {claim.scope} | {cell} | {_md(claim.statement)} |")
+            rows.append(f"| `{claim_id}` | {claim.scope} | {claim._markdown()} | {_md(claim.statement)} |")
         return "\n".join(rows) + "\n"
 
     def _repr_latex_(self) -> str:
         """Display math: one row per claim (id, scope, its numbers in LaTeX as the documents print them)."""
         rows = []
         for claim_id, claim in self.claims.items():
-            parts = [_quantity_math({key: claim.text(key) for key in claim.keys()})] if claim.keys() else []
-            parts += [_quantity_math({key: part.text(key) for key in part.keys()}, _math_text(name))
-                      for name, part in claim.components.items()]
-            cell = r",\ ".join(parts) or r"\text{--}"
+            cell = claim._math("x")
             rows.append(rf"{_math_text(claim_id, texttt=True)} & \text{{{claim.scope.replace('_', ' ')}}}"
                         rf" & {cell}")
         head = rf"\text{{{self.theorem}, }} p = {self.p}"
@@ -655,14 +764,39 @@ def _certificate_for(theorem, p, certificate, parameters) -> Certificate:
     return certify_theorem(theorem, p, **parameters)
 
 
-def simulate(theorem=None, p=None, *, start: str = "base", seed: int = 0, certificate=None, **parameters) -> dict:
-    """Simulate the theorem's trajectory in floats (numpy/scipy) beside the certificate's bounds.
+def _instance_parameters(eta, parameters) -> dict:
+    """The theorem parameters of simulate/plot: ``parameters`` (a mapping name -> value) and ``eta``."""
+    if parameters is None:
+        parameters = {}
+    if not isinstance(parameters, Mapping) or not all(isinstance(name, str) for name in parameters):
+        raise InputError(f"parameters must be a mapping of parameter names to values, got {type(parameters).__name__}")
+    chosen = dict(parameters)
+    if eta is not None:
+        if "eta" in chosen:
+            raise InputError("eta is given twice (eta= and parameters['eta'])")
+        chosen["eta"] = eta
+    return chosen
 
-    The certificate is ``certificate`` (a Certificate, a document or a path) or the one
-    ``certify_theorem(theorem, p, **parameters)`` makes now (gd needs ``eta=``). ``start="base"`` starts
-    at the base point, ``"box"`` at a random point of the certified box (``seed``). Returns
-    :func:`certify.simulate.simulate_instance`'s record: a dict of numpy arrays (times, s, gamma,
-    ...) and numbers, the certified bounds beside them. Floats illustrate; they prove nothing.
+
+def simulate(theorem: str | None = None, p: int | None = None, *, eta=None, certificate=None, start: str = "base",
+             seed: int = 0, parameters: Mapping | None = None) -> dict:
+    """Simulate the theorem's trajectory in floats (numpy/scipy) beside the certificate's bounds; what
+    ``certify simulate`` computes.
+
+    :param theorem: a theorem with a trajectory (dead, slide, smooth, gd), certified now at ``p`` (with its
+        default parameters and ``parameters``); or None with ``certificate``.
+    :param p: the prime (with ``theorem``).
+    :param eta: gd's step size (``--eta``; required for gd, refused by the others).
+    :param certificate: a Certificate, a certify/1 document (dict) or a path, instead of theorem and p.
+    :param start: ``"base"`` (the base point, default) or ``"box"`` (a random point of the certified box;
+        ``--from``).
+    :param seed: the seed of the random box point (an integer >= 0; ``--seed``).
+    :param parameters: the theorem's other parameters by name (``{"epsilon": "1/2"}``; see
+        ``certify.THEOREMS[theorem].parameter_names``), read exactly as :func:`certify_theorem` reads them.
+    :returns: :func:`certify.simulate.simulate_instance`'s record: a dict of numpy arrays (times, s,
+        gamma, ...) and numbers, the certified bounds beside them. Floats illustrate; they prove nothing.
+
+    InputError (one line) for bad input; the certificate is not re-checked here (call ``.check()``).
 
     >>> record = simulate("dead", p=5, start="box", seed=1)
     >>> record["theorem"], record["source"], record["seed"]
@@ -672,20 +806,22 @@ def simulate(theorem=None, p=None, *, start: str = "base", seed: int = 0, certif
 
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
-    chosen = _certificate_for(theorem, p, certificate, parameters)
+    chosen = _certificate_for(theorem, p, certificate, _instance_parameters(eta, parameters))
     try:
         return simulate_instance(chosen.document, source=start, seed=seed)
     except ValueError as exc:
         raise InputError(str(exc)) from None
 
 
-def plot(theorem=None, p=None, *, certificate=None, start: str = "base", seed: int = 0, **parameters):
-    """The theorem's figure (three panels, :mod:`certify.render.plots`) as a matplotlib Figure.
+def plot(theorem: str | None = None, p: int | None = None, *, eta=None, certificate=None, start: str = "base",
+         seed: int = 0, parameters: Mapping | None = None):
+    """The theorem's figure (three panels, :mod:`certify.render.plots`) as a matplotlib Figure: the figure
+    ``certify plot`` writes, for the trajectory :func:`simulate` gives with the same arguments (theorem, p,
+    eta, certificate, start, seed, parameters: see there).
 
-    The same figure ``certify plot`` writes, for the trajectory of :func:`simulate` with the same
-    arguments. The Figure is not attached to pyplot (no global state); show it in a notebook as
-    the cell's value, or save it with ``fig.savefig("dead-7.png")``. Needs matplotlib
-    (ImportError with the install command otherwise).
+    The Figure is not attached to pyplot (no global state); show it in a notebook as the cell's value, or
+    save it with ``fig.savefig("dead-7.png")`` (or ``.pdf``). Needs matplotlib (ImportError with the
+    install command otherwise); InputError for bad input as :func:`simulate`.
     """
     try:
         import matplotlib
@@ -696,13 +832,157 @@ def plot(theorem=None, p=None, *, certificate=None, start: str = "base", seed: i
                           "(from a checkout: pip install -e '.[plot]')") from exc
     from .render import plots
 
-    record = simulate(theorem, p, start=start, seed=seed, certificate=certificate, **parameters)
+    record = simulate(theorem, p, eta=eta, certificate=certificate, start=start, seed=seed, parameters=parameters)
     with matplotlib.rc_context():  # what plots.plot_instance does, without writing a file
         matplotlib.style.use("default")
         figure = Figure(figsize=plots.FIGSIZE, dpi=plots.DPI, layout="constrained")
         _panels(record["theorem"])(figure, record)
         figure.suptitle(plots._suptitle(record), fontsize=11)
     return figure
+
+
+# --- sweeps and laws -------------------------------------------------------------------------------------
+
+class Records(list):
+    """A summary table without pandas: a list of dict records (one per row, the same keys in each), with
+    ``.summary`` the whole summary document it was made from (what OUT/summary.json holds)."""
+
+    def __init__(self, rows, summary: dict):
+        super().__init__(rows)
+        self.summary = summary
+
+
+def _table(rows: list[dict], summary: dict):
+    """``rows`` as a pandas DataFrame (``.attrs["summary"]``: the summary document) if pandas can be imported,
+    else as :class:`Records` (``.summary``)."""
+    try:
+        import pandas
+    except ImportError:
+        return Records(rows, summary)
+    frame = pandas.DataFrame(rows)
+    frame.attrs["summary"] = summary
+    return frame
+
+
+def _jobs(jobs) -> int:
+    if jobs is None:
+        return os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or not 1 <= jobs <= 1024:
+        raise InputError(f"jobs must be a whole number of worker processes from 1 to 1024, got {jobs!r}")
+    return int(jobs)
+
+
+def _folder(out) -> str:
+    """The output folder of sweep/law as a path string; InputError for anything but a non-empty path."""
+    if not isinstance(out, (str, os.PathLike)):
+        raise InputError(f"out must be a folder path (a str or os.PathLike), got {type(out).__name__}")
+    path = os.fspath(out)
+    if not isinstance(path, str) or not path:
+        raise InputError("out: the path is empty" if path == "" else "out must be a text path")
+    return path
+
+
+def _timeout(seconds) -> float:
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or \
+            not (math.isfinite(seconds) and seconds > 0):
+        raise InputError(f"connect_timeout must be a positive number of seconds, got {seconds!r}")
+    return float(seconds)
+
+
+def sweep(primes, *, out, theorems=None, jobs: int | None = None, eta=None, scheduler: str | None = None,
+          connect_timeout: float = CONNECT_TIMEOUT, progress: bool = False):
+    """Certify every prime of a range in worker processes, resumably, into the folder ``out``: what
+    ``certify sweep`` runs (:func:`certify.sweep.run_sweep`), with its options.
+
+    :param primes: ``"A..B"`` or ``(A, B)``: every prime p >= 5 with A <= p <= B (``--primes``).
+    :param out: the folder (created; resumed if there): OUT/THEOREM/THEOREM-P.json, run.json,
+        failures.json, summary.json, summary.csv (``--out``).
+    :param theorems: a comma-separated string or a list of names (``--theorems``; default every theorem).
+    :param jobs: worker processes (``--jobs``; default the number of CPUs).
+    :param eta: gd's step size, exact (``--eta``; default the registry's, 1).
+    :param scheduler: a Dask scheduler address, or ``"local"`` (``--scheduler``; default a process pool).
+    :param connect_timeout: seconds to wait for the scheduler (``--connect-timeout``; default 5).
+    :param progress: draw the command's progress bar on stderr (a terminal only).
+    :returns: the summary table, one row per theorem and key number (the rows of OUT/summary.csv,
+        :func:`certify.sweep.summary_rows`): a pandas DataFrame if pandas can be imported (the summary
+        document in ``.attrs["summary"]``), else :class:`Records` (``.summary``). Failures at a prime are
+        recorded (the ``failed`` column, OUT/failures.json), not raised.
+
+    InputError (one line) for bad input, a folder made with other parameters, or a folder that cannot be
+    written; ClusterError (an InputError) for a scheduler that cannot be used.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     table = sweep("5..7", theorems="dead", jobs=1, out=folder)
+    >>> [(row["theorem"], row["primes"], row["certified"], row["failed"]) for row in table][:1]
+    [('dead', 2, 2, 0)]
+    """
+    from .sweep import progress_bar, run_sweep, summary_rows, sweep_request
+
+    chosen, names, eta_text = sweep_request(primes, list(_theorems()) if theorems is None else theorems,
+                                            None if eta is None else exact_input(eta, "eta"))
+    report = run_sweep(chosen, names, _jobs(jobs), _folder(out), eta=eta_text,
+                       progress=progress_bar() if progress else None, scheduler=scheduler,
+                       connect_timeout=_timeout(connect_timeout))
+    return _table(summary_rows(report.summary), report.summary)
+
+
+def law(p, samples: int, *, out, sigma="1", seed: int = 1, horizon="1e8", dynamics: str = "flow", eta=None,
+        jobs: int | None = None, scheduler: str | None = None, connect_timeout: float = CONNECT_TIMEOUT,
+        progress: bool = False):
+    """Measure the outcome law of a randomly initialised neuron beside the certified dead-region bound: what
+    ``certify law`` runs (:func:`certify.law.runner.run_law`), with its options. Floats and counts, never a
+    bound (docs/outcome-law.md).
+
+    :param p: the prime (``--p``).
+    :param samples: samples 0..samples-1 (``--samples``; at most 1000000).
+    :param out: the run's folder (created; resumed if there): samples.csv, run.json, summary.json.
+    :param sigma: the standard deviation of theta(0) (``--sigma``; default "1"); a string, int or float, kept
+        as the text given (as run.json records it).
+    :param seed: the run's seed (``--seed``; default 1).
+    :param horizon: the time T each sample is classified at, >= 10 (``--horizon``; default "1e8").
+    :param dynamics: ``"flow"`` (default) or ``"gd"`` (``--dynamics``).
+    :param eta: gd's step size (``--eta``; required with gd, refused with flow).
+    :param jobs: worker processes of a local Dask cluster (``--jobs``; default the number of CPUs; 1: in
+        this process, no Dask).
+    :param scheduler: a Dask scheduler address (``--scheduler``).
+    :param connect_timeout: seconds to wait for the scheduler (``--connect-timeout``; default 5).
+    :param progress: draw the command's progress bar on stderr (a terminal only).
+    :returns: the table ``certify law`` prints, one row per outcome (outcome, count, fraction, ci_low,
+        ci_high: the Wilson 95% interval): a pandas DataFrame if pandas can be imported (the summary
+        document, staircases and the certified bound included, in ``.attrs["summary"]``), else
+        :class:`Records` (``.summary``).
+
+    LawError (an InputError; one line) for bad input or a folder holding another run; ClusterError for a
+    scheduler that cannot be used.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     table = law(5, 2, horizon=100, jobs=1, out=folder)
+    >>> [row["outcome"] for row in table][:2], sum(row["count"] for row in table)
+    (['dead', 'memorises_one_entry'], 2)
+    """
+    from .law.runner import LawParameters, progress_bar, run_law
+
+    run = LawParameters(p=_prime(p), sigma=_law_number("sigma", sigma), seed=seed,
+                        horizon=_law_number("horizon", horizon), dynamics=dynamics,
+                        eta=None if eta is None else _law_number("eta", eta))
+    result = run_law(run, samples, _folder(out), jobs=_jobs(jobs), scheduler=scheduler,
+                     connect_timeout=_timeout(connect_timeout),
+                     progress=progress_bar(sys.stderr) if progress else None)
+    rows = [{"outcome": name, **{key: entry[key] for key in ("count", "fraction", "ci_low", "ci_high")}}
+            for name, entry in result.summary["outcomes"].items()]
+    return _table(rows, result.summary)
+
+
+def _law_number(name: str, value) -> str:
+    """A law parameter as the text run.json records (``certify law`` keeps what was typed): a string as
+    given, an int or float as written (repr); LawParameters checks it is a positive finite number."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)
+    raise InputError(f"{name} must be a number or a string such as '1e8', got {type(value).__name__}")
 
 
 def _panels(theorem: str):

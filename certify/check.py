@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from flint import fmpq
 
@@ -43,6 +43,9 @@ class Verdict:
     source: str
     status: str
     message: str
+    #: How many claims the checker verified: all of the certificate's when verified, 0 otherwise; None when
+    #: not recorded (a verdict rebuilt from its three fields). Not compared: it follows from status.
+    claims_verified: int | None = field(default=None, compare=False)
 
     @property
     def exit_code(self) -> int:
@@ -52,6 +55,17 @@ class Verdict:
     def __bool__(self) -> bool:
         """True exactly when ``status == "verified"`` (so ``if certificate.check():`` reads as it should)."""
         return self.status == "verified"
+
+    def __repr__(self) -> str:
+        """What was checked and what came of it: the status, the file (or source), the number of claims
+        verified, and for any other status the checker's reason (its first: it stops at the first failure).
+
+        >>> Verdict("dead-5.json", "rejected", "hitting_time: lo is above the enclosure", 0)
+        <Verdict rejected: dead-5.json: no claim verified; first reason: hitting_time: lo is above the enclosure>
+        """
+        if self.status == "verified":  # the checker's message: theorem, p, "N claims verified", radius, bits
+            return f"<Verdict verified: {self.source}: {self.message}>"
+        return f"<Verdict {self.status}: {self.source}: no claim verified; first reason: {self.message}>"
 
     def line(self) -> str:
         return f"{self.source}: {self.status}: {self.message}" if self.status != "verified" \
@@ -218,9 +232,10 @@ def check_bytes(data: bytes, source: str = "<input>") -> Verdict:
     """Check one certificate given as bytes; never raises for bad input."""
     try:
         document = parse_certificate(data)
-        return Verdict(source, "verified", verify_document(document))
+        # verify_document accepts only a certificate whose every claim is one of the kernel's, each verified
+        return Verdict(source, "verified", verify_document(document), len(document["claims"]))
     except Rejected as exc:
-        return Verdict(source, "rejected", str(exc))
+        return Verdict(source, "rejected", str(exc), 0)
     except MalformedCertificate as exc:
         return Verdict(source, "malformed", str(exc))
     except RecursionError:

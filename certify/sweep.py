@@ -108,6 +108,46 @@ def parse_prime_range(text: str) -> tuple[int, int]:
     return low, high
 
 
+def sweep_request(primes, theorems, eta=None) -> tuple[list[int], list[str], str | None]:
+    """What ``certify sweep --primes A..B --theorems LIST --eta ETA`` and :func:`certify.api.sweep` ask for,
+    checked: (the primes, the theorem names, eta's canonical text or None). ``primes`` is ``"A..B"`` or
+    ``(A, B)`` (every prime p >= 5 with A <= p <= B); ``theorems`` a comma-separated string or a list of names;
+    ``eta`` an exact rational (fmpq) or None. InputError (one line) for anything else: a malformed range,
+    a range with no prime >= 5, an unknown theorem, an eta without gd."""
+    from .errors import InputError
+    from .kernel.exact import format_rational
+
+    try:
+        if isinstance(primes, str):
+            low, high = parse_prime_range(primes)
+        elif (isinstance(primes, (tuple, list)) and len(primes) == 2
+              and all(isinstance(end, int) and not isinstance(end, bool) for end in primes)):
+            low, high = primes
+            if low > high:
+                raise ValueError(f"empty range {low}..{high}")
+        else:
+            raise ValueError(f"expected a range like '5..1000' or (5, 1000), got {one_line(repr(primes), 60)}")
+        chosen = primes_between(low, high)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    shown = primes if isinstance(primes, str) else f"{low}..{high}"
+    if isinstance(theorems, str):
+        names = [name.strip() for name in theorems.split(",") if name.strip()]
+    elif isinstance(theorems, (list, tuple)) and all(isinstance(name, str) for name in theorems):
+        names = [name.strip() for name in theorems if name.strip()]
+    else:
+        raise InputError(f"theorems: expected a comma-separated string or a list of names, got "
+                         f"{one_line(repr(theorems), 60)}")
+    unknown = [name for name in names if name not in _RECORDS]
+    if unknown or not names:
+        raise InputError(f"unknown theorem(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(_RECORDS)}")
+    if not chosen:
+        raise InputError(f"no primes p >= 5 in {shown}")
+    if eta is not None and "gd" not in names:
+        raise InputError("--eta is gd's step size: it goes with --theorems ...gd...")
+    return chosen, names, None if eta is None else format_rational(eta)
+
+
 def certificate_file(out, theorem: str, p: int) -> Path:
     """Where a sweep (and the proof library) keeps the certificate of ``theorem`` at ``p``."""
     return Path(out) / theorem / f"{theorem}-{p}.json"
@@ -1099,6 +1139,7 @@ class SweepReport:
     not_counted: dict[str, dict[int, str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    summary: dict = field(default_factory=dict)  # what write_summary wrote to OUT/summary.json
 
 
 def _set_aside(path: Path) -> None:
@@ -1317,8 +1358,9 @@ def _sweep(primes, theorems, jobs, out, specs, recorded, progress, client, warn)
         failures.update({f"{theorem}-{p}": message for p, message in failed[theorem].items()})
     try:
         _write_atomically(out / "failures.json", json.dumps(failures, indent=2, sort_keys=True) + "\n")
-        write_summary(out, summarized, {**{theorem: primes for theorem in theorems}, **report.carried}, counted,
-                      failed=failed, runs=record, carried_over=carried)
+        report.summary = write_summary(out, summarized, {**{theorem: primes for theorem in theorems},
+                                                         **report.carried}, counted,
+                                       failed=failed, runs=record, carried_over=carried)
     except OSError as exc:
         raise InputError(f"cannot write the summary in {out}: {exc.strerror or exc}") from None
     return report
@@ -1469,19 +1511,37 @@ def write_summary(out, theorems, primes, counted, failed=None, runs=None, carrie
     _write_atomically(out / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["theorem", "primes", "certified", "failed", "quantity", "extreme", "value", "p", "this_run"])
-    for theorem, entry in summary.items():
-        this_run = "no" if entry.get("carried_over") else "yes"
-        rows = entry["extremes"].items() or [("", {"extreme": "", "value": "", "p": ""})]
-        for label, data in rows:
-            writer.writerow([theorem, entry["primes"], entry["certified"], len(entry["failed"]), label,
-                             data["extreme"], _outward_decimal(data["value"], _upward(theorem, label)),
-                             data["p"], this_run])
+    writer.writerow(SUMMARY_COLUMNS)
+    for row in summary_rows(summary):
+        writer.writerow([row[column] for column in SUMMARY_COLUMNS])  # None is written as an empty field
     _write_atomically(out / "summary.csv", buffer.getvalue())
     for theorem in theorems:
         _write_prime_table(out, theorem, primes[theorem] if isinstance(primes, dict) else primes,
                            counted.get(theorem, {}))
     return summary
+
+
+#: The columns of OUT/summary.csv, in order (:func:`summary_rows`).
+SUMMARY_COLUMNS = ("theorem", "primes", "certified", "failed", "quantity", "extreme", "value", "p", "this_run")
+
+
+def summary_rows(summary: dict) -> list[dict]:
+    """The rows of OUT/summary.csv as dicts (keys :data:`SUMMARY_COLUMNS`), from a summary of
+    :func:`write_summary`: one per theorem and key number (primes, certified and failed as ints;
+    ``value`` the extreme end as a decimal of at most 12 significant digits rounded outward, a string;
+    ``p`` the first prime attaining it; ``this_run`` "yes", or "no" for a carried-over theorem). A theorem
+    with no key number (nothing certified) has one row whose quantity, extreme, value and p are None."""
+    rows = []
+    for theorem, entry in summary.items():
+        common = {"theorem": theorem, "primes": entry["primes"], "certified": entry["certified"],
+                  "failed": len(entry["failed"])}
+        this_run = "no" if entry.get("carried_over") else "yes"
+        extremes = entry["extremes"].items() or [(None, {"extreme": None, "value": None, "p": None})]
+        for label, data in extremes:
+            value = None if data["value"] is None else _outward_decimal(data["value"], _upward(theorem, label))
+            rows.append({**common, "quantity": label, "extreme": data["extreme"], "value": value, "p": data["p"],
+                         "this_run": this_run})
+    return rows
 
 
 def _upward(theorem: str, label: str) -> bool:

@@ -261,24 +261,9 @@ def run_plot(args) -> int:
 
 
 def run_sweep(args) -> int:
-    from ..kernel.exact import format_rational
-    from ..sweep import RUN_RECORD, certificate_file, one_line, parse_prime_range, primes_between, progress_bar, \
-        run_sweep
+    from ..sweep import RUN_RECORD, certificate_file, one_line, progress_bar, run_sweep, sweep_request
 
-    try:
-        low, high = parse_prime_range(args.primes)
-        primes = primes_between(low, high)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    theorems = [name.strip() for name in args.theorems.split(",") if name.strip()]
-    unknown = [name for name in theorems if name not in THEOREMS]
-    if unknown or not theorems:
-        raise InputError(f"unknown theorem(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(THEOREMS)}")
-    if not primes:
-        raise InputError(f"no primes p >= 5 in {args.primes}")
-    if args.eta is not None and "gd" not in theorems:
-        raise InputError("--eta is gd's step size: it goes with --theorems ...gd...")
-    eta = None if args.eta is None else format_rational(args.eta)
+    primes, theorems, eta = sweep_request(args.primes, args.theorems, args.eta)
     report = run_sweep(primes, theorems, args.jobs, args.out, eta=eta, progress=progress_bar(),
                        scheduler=args.scheduler, connect_timeout=args.connect_timeout,
                        warn=lambda line: print(one_line(line, 2000), file=sys.stderr, flush=True))
