@@ -962,6 +962,9 @@ def law(p, samples: int, *, out, sigma="1", seed: int = 1, horizon="1e8", dynami
     >>> [row["outcome"] for row in table][:2], sum(row["count"] for row in table)
     (['dead', 'memorises_one_entry'], 2)
     """
+    from .cluster import single_threaded_blas
+
+    single_threaded_blas()  # in time only if numpy is not loaded yet (then in-process rows have a worker's bits)
     from .law.runner import LawParameters, progress_bar, run_law
 
     run = LawParameters(p=_prime(p), sigma=_law_number("sigma", sigma), seed=seed,

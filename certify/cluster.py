@@ -163,3 +163,23 @@ def connect(scheduler: str | None, jobs: int, timeout: float, alternative: str =
     except BaseException:
         cluster.close()
         raise
+
+
+#: BLAS thread variables set to 1 (unless the user set them) before numpy loads: multi-threaded BLAS rounds
+#: differently in the last bits, and Dask's worker processes run single-threaded (distributed sets the same
+#: variables), so a law sample computed in-process gives the same bits as on a worker.
+SINGLE_THREADED = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def single_threaded_blas() -> bool:
+    """Set :data:`SINGLE_THREADED` to 1 where unset, if numpy is not loaded yet (then BLAS reads them when it
+    loads). Returns whether that was in time: False when numpy was already imported (its BLAS keeps its threads)."""
+    import os
+    import sys
+
+    if "numpy" in sys.modules:
+        return False
+    for name in SINGLE_THREADED:
+        os.environ.setdefault(name, "1")
+    return True
+

@@ -179,16 +179,10 @@ def _plot_format_or_error(path) -> None:
         raise InputError(str(exc)) from None
 
 
-#: BLAS thread variables set to 1 (unless the user set them) before numpy loads: multi-threaded BLAS rounds
-#: differently in the last bits, and Dask's worker processes run single-threaded (distributed sets the same
-#: variables), so a sample computed here (--jobs 1) gives the same bits as on a worker.
-SINGLE_THREADED = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 def run_law(args) -> int:
-    if "numpy" not in sys.modules:
-        for name in SINGLE_THREADED:
-            os.environ.setdefault(name, "1")
+    from ..cluster import single_threaded_blas
+
+    single_threaded_blas()  # before numpy loads: a sample computed here has a worker's bits
     from ..law.runner import LawParameters, progress_bar, run_law as run, summary_text
 
     parameters = LawParameters(p=args.p, sigma=args.sigma, seed=args.seed, horizon=args.horizon,

@@ -25,7 +25,7 @@ are capped (:data:`RUN_RECORD_BYTES`, :func:`samples_file_limit`): a damaged fol
 
 The float columns of a row are the bits of the process that computed it: multi-threaded BLAS rounds
 differently in the last bits from single-threaded BLAS (which Dask's workers use), so ``certify law`` sets
-the BLAS thread variables to 1 before numpy loads (:data:`certify.cli.law.SINGLE_THREADED`) and its rows
+the BLAS thread variables to 1 before numpy loads (:data:`certify.cluster.SINGLE_THREADED`) and its rows
 are then the same bits in-process and on a local cluster. A library caller with a multi-threaded numpy may
 see last-bit differences in those columns; an outcome changes only if a value sits on a threshold.
 
