@@ -72,3 +72,8 @@ def test_the_tables_from_summaries(tmp_path):
     assert "| 1: 10.00%, 3: 20.00% | 1.68E-3 |" in text
     assert module.staircase_table([summary]).splitlines()[-1] == \
         "| flow | 5 | (2, 3) | 2 | 0.8700 [0.8600, 0.8800] | 0.8727 |"
+    twins = {**summary, "staircases": {**summary["staircases"], "k2_degenerate_twin": 3,
+                                       "k2_twin_max_fourier": {"mean": 0.83, "min": 0.82, "max": 0.84},
+                                       "k2_twin_max_fourier_limit": 0.831269}}
+    assert module.staircase_table([twins]).splitlines()[2] == \
+        "| flow | 5 | (1, 2) twin, regime II | 3 | 0.8300 [0.8200, 0.8400] | 0.8313 (S.19) |"

@@ -11,7 +11,8 @@ examples/law/summary-DYNAMICS-P.json, and prints the README's two tables as Mark
 
 1. the outcome shares (count, fraction, Wilson 95% interval), the distribution of the staircase size k
    (k = 1 is memorises_one_entry) and the certified floor under the dead fraction, one row per run;
-2. the staircases by (n, k): how many, max F at the horizon (mean [min, max]) and the limit formula's value.
+2. the staircases by (n, k): how many, max F at the horizon (mean [min, max]) and the limit formula's value;
+   first the k = 2 degenerate twins (regime II of docs/staircase.md) against their own formula (S.19).
 
 The flow runs default to :data:`SAMPLES` samples: the fewest for which every Wilson interval reaches at most
 3 points on either side of its fraction, whatever the count (the issue's "+/- 3 points"). `--table` only
@@ -102,7 +103,13 @@ def staircase_table(summaries: list[dict]) -> str:
              "|---|---|---|---|---|---|"]
     for summary in summaries:
         label = summary["dynamics"] + (f", eta {summary['eta']}" if "eta" in summary else "")
-        for key, entry in summary["staircases"]["n_k"].items():
+        stairs = summary["staircases"]
+        if stairs.get("k2_twin_max_fourier"):  # regime II (docs/staircase.md section 6), against (S.19)
+            stats = stairs["k2_twin_max_fourier"]
+            lines.append(f"| {label} | {summary['p']} | (1, 2) twin, regime II | {stairs['k2_degenerate_twin']} | "
+                         f"{stats['mean']:.4f} [{stats['min']:.4f}, {stats['max']:.4f}] | "
+                         f"{stairs['k2_twin_max_fourier_limit']:.4f} (S.19) |")
+        for key, entry in stairs["n_k"].items():
             stats, limit = entry["max_fourier"], entry["max_fourier_limit"]
             lines.append(f"| {label} | {summary['p']} | ({key.replace(',', ', ')}) | {entry['count']} | "
                          f"{stats['mean']:.4f} [{stats['min']:.4f}, {stats['max']:.4f}] | "
