@@ -515,6 +515,30 @@ _STALLED_HI = [float.fromhex(x) for x in [
 ]]
 
 
+# p = 11, seed 1, sample 91 at t = 1060: a problem on which BVLS stalls whatever its iterations (the cost is O(1)
+# and its last improvements, about 1e-19, are below the resolution of its relative cost-change test; KKT violated
+# by 1.5e-10): solved on the target projected onto the range of E.
+_FLAT_FORCES = [float.fromhex(x) for x in [
+    "-0x1.4ae7544615a04p-3", "-0x1.fcf50167ebe80p-4", "-0x1.aa9757260b200p-10", "-0x1.7b4f13edbdd00p-6", "0x0.0p+0",
+    "-0x1.3dc088165bde0p-4", "0x0.0p+0", "-0x1.9f80baba8f994p-3", "0x0.0p+0", "-0x1.4ae7546f47438p-3", "0x0.0p+0",
+    "-0x1.a4271894c6548p-3", "0x0.0p+0", "-0x1.4ee1a78b76c50p-3", "0x0.0p+0", "-0x1.4ee1a76245224p-3",
+    "-0x1.f65bff6efbc20p-4", "0x1.aa97574a97e00p-10", "-0x1.4e1f72829d8e0p-6", "0x0.0p+0", "-0x1.43c424feab230p-4",
+    "0x0.0p+0",
+]]
+_FLAT_GATES = [1, 8, 10, 11, 42, 48, 62, 68, 70, 82, 90, 92, 100, 102, 109, 112, 3, 46, 107, 114]
+_FLAT_LO = [float.fromhex(x) for x in [
+    "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0",
+    "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "0x0.0p+0", "-0x1.13487ee7d2b2bp-1",
+    "-0x1.13487edd864a0p-1", "-0x1.13487edd864a0p-1", "-0x1.13487ee7d2b2bp-1",
+]]
+_FLAT_HI = [float.fromhex(x) for x in [
+    "0x1.11dd3cc1323f8p+1", "0x1.314965c06991ap+1", "0x1.581cb58988971p+1", "0x1.11dd3cc1323f8p+1",
+    "0x1.11dd3cc1323f8p+1", "0x1.314965c06991ap+1", "0x1.11dd3cc1323f8p+1", "0x1.314965c06991ap+1",
+    "0x1.581cb58988971p+1", "0x1.11dd3cc1323f8p+1", "0x1.581cb58988971p+1", "0x1.11dd3cc1323f8p+1",
+    "0x1.581cb58988971p+1", "0x1.11dd3cc1323f8p+1", "0x1.314965c06991ap+1", "0x1.11dd3cc1323f8p+1", "0x0.0p+0",
+    "0x0.0p+0", "0x0.0p+0", "0x0.0p+0",
+]]
+
 def _kkt_violation(forces, gates, lo, hi, x, p):
     """The largest violation of the KKT conditions of min |forces + E^T x|^2 over the box, over the force scale
     (written here from the definitions, independently of flow.minimal_norm_element's own check)."""
@@ -561,3 +585,22 @@ def test_p11_samples_a_face_margin_event_or_a_stalled_solver_stopped(index, hori
     p = 11
     theta = draw_initial(p, 1.0, 1, index).theta
     _check_valid_run(flow.simulate_flow(theta, p, horizon), theta, p, horizon)
+
+
+def test_minimal_norm_element_solves_the_problem_bvls_cannot_resolve_in_doubles():
+    """flow.minimal_norm_element meets KKT to 1e-11 on the recorded problem of sample 91; BVLS on the raw target
+    with its cost rule off (tol 0) and 200 iterations per variable does not (fails on the code before)."""
+    from scipy.optimize import lsq_linear
+
+    p = 11
+    forces, lo, hi = (np.array(v) for v in (_FLAT_FORCES, _FLAT_LO, _FLAT_HI))
+    x, _ = flow.minimal_norm_element(forces, p, np.array(_FLAT_GATES), lo, hi)
+    assert _kkt_violation(forces, _FLAT_GATES, lo, hi, x, p) <= 1e-11
+    a, b = np.divmod(np.array(_FLAT_GATES), p)
+    coords = np.unique(np.concatenate([a, p + b]))
+    m = np.zeros((coords.size, a.size))
+    m[np.searchsorted(coords, a), np.arange(a.size)] = 1.0
+    m[np.searchsorted(coords, p + b), np.arange(a.size)] = 1.0
+    raw = lsq_linear(m, -forces[coords], bounds=(lo, hi), method="bvls", tol=0.0, max_iter=200 * a.size + 20)
+    assert _kkt_violation(forces, _FLAT_GATES, lo, hi, np.clip(raw.x, lo, hi), p) > 1e-10
+
