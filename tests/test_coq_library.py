@@ -2,6 +2,7 @@
 certificate, byte for byte; coqc accepts every one; no escape hatch; every claim is proved or listed."""
 
 import json
+from fractions import Fraction
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -11,7 +12,7 @@ from certify.coq.export import coq_file, module_name
 from certify.certificate import parse_certificate
 from certify.proofs import REFERENCE_PRIMES, THEOREMS, certificate_path
 from conftest import ROOT
-from coqtext import escape_hatches, lemma_names, not_exported
+from coqtext import escape_hatches, lemma_names, not_exported, strip_comments
 
 PROOFS = ROOT / "proofs"
 LIBRARY = [(theorem, p) for theorem in THEOREMS for p in REFERENCE_PRIMES]
@@ -95,3 +96,70 @@ def test_lemmas_rest_only_on_the_standard_axioms(tmp_path, theorem):
     modules = {axiom.split(".")[0] if "." in axiom else axiom for axiom in axioms}
     assert modules <= set(ALLOWED_AXIOM_MODULES), sorted(axiom for axiom in axioms
                                                          if axiom.split(".")[0] not in ALLOWED_AXIOM_MODULES)
+
+
+#: Digits every weakened lemma must state of its claim's end (issue 25, 'Digits').
+LEAST_DIGITS = 12
+#: The lemmas that do not reach LEAST_DIGITS yet, with the digits they do reach at p = 5: smooth's claims
+#: computed from J need J to about 15 digits, which CoqInterval's integral reaches only in about 60 s per
+#: file (docs/coq.md, 'Digits': measured); J is proved to 13, which gives them 11.
+SHORT_OF_LEAST = {("smooth", "purity_gap_box_lo"): 11, ("smooth", "terminal_displacement_box_hi"): 11}
+
+
+def _stated_numbers(statement: str) -> list[Fraction]:
+    """Every rational literal a statement writes: ``(n / d)``, ``(- (n / d))``, ``M / 10 ^ E`` and
+    ``ln M + E * ln 10`` (the number M 10^E)."""
+    import re
+
+    numbers = [Fraction(int(n), int(d)) for n, d in re.findall(r"\((\d+) / (\d+)\)", statement)]
+    numbers += [-Fraction(int(n), int(d)) for n, d in re.findall(r"\(- \((\d+) / (\d+)\)\)", statement)]
+    numbers += [Fraction(int(m), 10 ** int(e)) for m, e in re.findall(r"(\d+) / 10 \^ (\d+)", statement)]
+    # a literal too long to write, in logarithms: ln M + E * ln 10 (or - E) for M 10^(+-E)
+    numbers += [Fraction(int(m)) * Fraction(10) ** (int(e) if sign == "+" else -int(e))
+                for m, sign, e in re.findall(r"ln (\d+) ([+-]) (\d+) \* ln 10", statement)]
+    return numbers
+
+
+def _weakened_lemmas(text: str) -> list[tuple[str, int, str]]:
+    """(name, digits, statement) of every lemma whose name says ``_K_digits``."""
+    import re
+
+    code = strip_comments(text)
+    return [(name, int(digits), statement) for name, digits, statement in
+            re.findall(r"^Lemma (\w+?_(\d+)_digits) :\n  (.*?)\.\nProof\.", code, flags=re.M | re.S)]
+
+
+def _ends(document: dict, stem: str) -> list[Fraction]:
+    """The certificate's numbers a weakened lemma ``stem`` (its name without ``_K_digits``) states: the
+    field its name ends with (``lo``, ``hi``, ``log10_lo``...) of the claim, or of the component, it names
+    (``hitting_time_gradient_s_lo``), or every end of the claim it names (``dead_zone_integral``)."""
+    claim = max((claim for claim in document["claims"] if stem == claim or stem.startswith(claim + "_")), key=len)
+    fields = document["claims"][claim]
+    for field in ("log10_lo", "log10_hi", "lo", "hi"):
+        if stem.endswith("_" + field):
+            component = stem[len(claim) + 1: -len(field) - 1]
+            return [Fraction((fields["components"][component] if component else fields)[field])]
+    return [Fraction(fields[field]) for field in ("lo", "hi") if field in fields]
+
+
+@pytest.mark.parametrize("theorem", THEOREMS)
+def test_every_weakened_lemma_of_the_p5_file_states_12_digits(theorem):
+    """Issue 25: each lemma of the committed p = 5 file that states a claim's end rounded outward (its name
+    says ``_K_digits``) has K >= 12 and states a number within 2 10^(1 - K) (relatively) of the
+    certificate's end, i.e. K significant digits of it (rounded outward, moved by what the proof loses);
+    the lemmas listed in SHORT_OF_LEAST reach the digits listed there."""
+    path = _coq_path(theorem, 5)
+    document = json.loads(certificate_path(PROOFS, theorem, 5).read_text())
+    weakened = _weakened_lemmas(path.read_text())
+    assert weakened, f"{path.name}: no weakened lemma found (every file has the Gaussian mass's at least)"
+    short = []
+    for name, digits, statement in weakened:
+        stem = name[: -len(f"_{digits}_digits")]
+        least = SHORT_OF_LEAST.get((theorem, stem), LEAST_DIGITS)
+        if digits < least:
+            short.append(f"{name} (needs {least})")
+        numbers = _stated_numbers(statement)
+        for end in _ends(document, stem):
+            distance = min(abs(number - end) for number in numbers) / abs(end)
+            assert distance <= 2 * Fraction(1, 10 ** (min(digits, least) - 1)), (name, float(distance))
+    assert short == [], f"{path.name}: lemmas with fewer digits than their claim's end needs: {short}"

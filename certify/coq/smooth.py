@@ -14,16 +14,17 @@ with Coquelicot's ``Derive``, and J(s0) = int_0^s0 sigma_eps/sigma_eps' ds (A.66
 
 J(smax) = int_0^d + int_d^smax: the first piece by that bound, the second by CoqInterval's
 ``integral`` on the closed form (whose essential singularity at 0 keeps ``integral`` away from 0).
-The integral reaches about 11 significant digits in about 8 s, not the certificate's 45. It proves
-``smooth_J_enclosure``, an enclosure of J whose ends the exporter chooses itself, never from the
+The integral reaches about 13 significant digits in about 11 s (15, which the claims computed from J
+would need for 12 digits each, take about 60 s: docs/coq.md, 'Digits'), not the certificate's 45. It
+proves ``smooth_J_enclosure``, an enclosure of J whose ends the exporter chooses itself, never from the
 certificate: python-flint's ``acb.integral`` of the same closed form on [d, smax] (plus [0, 2 d^3/eps]
-for [0, d]), moved outward by the integral's expected width and rounded outward to 11 digits. The
+for [0, d]), moved outward by twice the integral's expected width and rounded outward to 15 digits. The
 claims computed from J (g_condition, terminal_displacement_box, purity_gap_box) use that lemma only,
 so their digit counts and ends do not depend on what the certificate says about J (a widened J cannot
 buy a forged g_condition fewer digits); each sign the theorem rests on (gmin^2 - J > 0, purity gap > 0,
 and each claim's lo > 0) is proved in full. The claim ``dead_zone_integral`` states the certificate's
 own ends: an end outside the enclosure exactly (by lra), an end inside it moved outward by twice the
-integral's width and rounded outward to 11 digits (the lemma's name then says ``11_digits``), by lra
+integral's width and rounded outward to 13 digits (the lemma's name then says ``13_digits``), by lra
 when the enclosure lies inside and else by its own ``integral``. A forged end past the truth by more
 than about 10^-(k-1) relatively is refused by coqc.
 
@@ -53,11 +54,14 @@ from .terms import ident, number, real, rmin, round_down, round_up
 from .terms import weakened_end as _weakened
 
 WHERE = "(A.48)-(A.49) = (2.1), section A.7"
-#: The piece [0, d] of J is bounded by 2 d^3/eps with d = eps * 2^-DELTA_BITS (t = s/eps <= 1/2 there).
-DELTA_BITS = 16
-#: Significant digits aimed at for J (the integral's target width is about J 10^-(J_DIGITS + 1.5)).
-J_DIGITS = 11
-#: The integral of the closed form on [d, smax] (about 8 s for 11 digits; the goal's ends guide it).
+#: The piece [0, d] of J is bounded by 2 d^3/eps with d = eps * 2^-DELTA_BITS (t = s/eps <= 1/2 there):
+#: 2^-54 = 5.6e-17 at eps = 2, below the integral's width (2^-16 gave 2^-45 = 2.8e-14, a 13-digit ceiling).
+DELTA_BITS = 19
+#: Significant digits of J the enclosure gives: the integral's target width is about J 10^-(J_DIGITS + 0.5),
+#: and the enclosure's ends are rounded outward to J_DIGITS + 2 digits (a rounding below that width).
+J_DIGITS = 13
+#: The integral of the closed form on [d, smax] (the goal's ends guide it). Measured on p = 5 (docs/coq.md,
+#: 'Digits'): absolute error 4e-12 in 8.8 s, 1e-14 in 14.7 s (degree 13: 25 s), 2e-15 in 17 s, 2e-16 in 60 s.
 J_INTEGRAL = "integral with (i_prec 60, i_degree 10, i_fuel 200)"
 
 PAPER_J = ("(A.66): J(s0) = int_0^s0 sigma_eps/sigma_eps' ds, J increasing in s0 and s0 <= smax = epsilon + 2r "
@@ -315,12 +319,13 @@ J_ENCLOSURE = "smooth_J_enclosure"
 
 
 def _integral_width(value) -> fmpq:
-    """The width ``integral`` is expected to leave on J (a power of 2 near J 10^-(J_DIGITS + 1.5))."""
-    return fmpq(2) ** math.floor(math.log2(float(value)) - (J_DIGITS + 1.5) * math.log2(10))
+    """The width ``integral`` is expected to leave on J (a power of 2 near J 10^-(J_DIGITS + 0.5))."""
+    return fmpq(2) ** math.floor(math.log2(float(value)) - (J_DIGITS + 0.5) * math.log2(10))
 
 
-def _closed_form_integral(t: _Terms) -> arb | None:
-    """int_d^smax s phi(s/eps) ds by python-flint's rigorous acb.integral (kernel-independent), or None."""
+def _closed_form_integral(t: _Terms) -> tuple[fmpq, fmpq] | None:
+    """Rationals (lower, upper) enclosing int_d^smax s phi(s/eps) ds, from python-flint's rigorous
+    acb.integral (kernel-independent, 96 bits), or None if it did not converge."""
     with ctx.workprec(96):
         e = acb(_ball(t.q["eps_smooth"]))
 
@@ -332,21 +337,23 @@ def _closed_form_integral(t: _Terms) -> arb | None:
         value = acb.integral(integrand, acb(_ball(t.d_q)), acb(_ball(t.smax_q)), rel_tol=arb(2) ** -70)
         if not (value.real.is_finite() and value.imag.contains(0) and value.real.rad() < abs(value.real.mid()) * 1e-20):
             return None
-        return value.real
+        # the ends read here, at 96 bits: read outside this context they were rounded (outward) to 53 bits
+        return (fmpq(int((value.real.lower() * 2**200).floor().unique_fmpz()), 2**200),
+                fmpq(int((value.real.upper() * 2**200).ceil().unique_fmpz()), 2**200))
 
 
 def _j_enclosure(t: _Terms) -> tuple[fmpq, fmpq] | None:
     """(lo, hi) of smooth_J_enclosure: python-flint's enclosure of int_d^smax, plus [0, tail] for
-    [0, d], moved outward by twice the integral's expected width and rounded outward to J_DIGITS
-    digits. Chosen by the exporter, never from the certificate; proved by ``integral``."""
+    [0, d], moved outward by twice the integral's expected width and rounded outward to J_DIGITS + 2
+    digits (about J_DIGITS digits of J). Chosen by the exporter, never from the certificate; proved by
+    ``integral``."""
     interior = _closed_form_integral(t)
-    if interior is None or not interior > 0:
+    if interior is None or not interior[0] > 0:
         return None
-    lower = fmpq(int((interior.lower() * 2**200).floor().unique_fmpz()), 2**200)
-    upper = fmpq(int((interior.upper() * 2**200).ceil().unique_fmpz()), 2**200)
+    lower, upper = interior
     tail = 2 * t.d_q**3 / t.q["eps_smooth"]
     slack = 2 * _integral_width(lower)
-    return round_down(lower - slack, J_DIGITS), round_up(upper + slack + 2 * tail, J_DIGITS)
+    return round_down(lower - slack, J_DIGITS + 2), round_up(upper + slack + 2 * tail, J_DIGITS + 2)
 
 
 def _j_integral_proof(t: _Terms, lo: fmpq, hi: fmpq) -> str:

@@ -341,7 +341,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 17/50 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (17 / 50) ^ 2 / 2) * (1189836247791061 / 10000000000000000) <= gaussian_probability_mass (1 / 2) (4 / 25).
+  0 < exp (- (17 / 50) ^ 2 / 2) * (23796724955823591 / 200000000000000000) <= gaussian_probability_mass (1 / 2) (4 / 25).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -351,7 +351,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -21/25 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (21 / 25)) ^ 2 / 2) * (110186192391791 / 1000000000000000) <= gaussian_probability_mass (-1) (4 / 25).
+  0 < exp (- (- (21 / 25)) ^ 2 / 2) * (55093096195900959 / 500000000000000000) <= gaussian_probability_mass (-1) (4 / 25).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -361,7 +361,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -46/25 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (46 / 25)) ^ 2 / 2) * (9509479509675203 / 100000000000000000) <= gaussian_probability_mass (-2) (4 / 25).
+  0 < exp (- (- (46 / 25)) ^ 2 / 2) * (950947950967614491 / 10000000000000000000) <= gaussian_probability_mass (-2) (4 / 25).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -371,7 +371,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (1271189257828529 / 10000000000000000) <= gaussian_probability_mass 0 (4 / 25).
+  0 < exp (- 0 ^ 2 / 2) * (15889865722858193 / 125000000000000000) <= gaussian_probability_mass 0 (4 / 25).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -380,7 +380,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (17 / 50) ^ 2 / 2 + ln (1189836247791061 / 10000000000000000)) + (INR 100 * (- (- (21 / 25)) ^ 2 / 2 + ln (110186192391791 / 1000000000000000)) + (INR 1 * (- (17 / 50) ^ 2 / 2 + ln (1189836247791061 / 10000000000000000)) + (INR 100 * (- (- (21 / 25)) ^ 2 / 2 + ln (110186192391791 / 1000000000000000)) + (INR 1 * (- (- (46 / 25)) ^ 2 / 2 + ln (9509479509675203 / 100000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (1271189257828529 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (17 / 50) ^ 2 / 2 + ln (23796724955823591 / 200000000000000000)) + (INR 100 * (- (- (21 / 25)) ^ 2 / 2 + ln (55093096195900959 / 500000000000000000)) + (INR 1 * (- (17 / 50) ^ 2 / 2 + ln (23796724955823591 / 200000000000000000)) + (INR 100 * (- (- (21 / 25)) ^ 2 / 2 + ln (55093096195900959 / 500000000000000000)) + (INR 1 * (- (- (46 / 25)) ^ 2 / 2 + ln (950947950967614491 / 10000000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (15889865722858193 / 125000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -402,20 +402,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.51877042110376964791034680625425796025780435e-316, here lowered by a relative 4 s = 1.24e-10 (what the integrals lose) and rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  35187704206 / 10 ^ 326 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.51877042110376964791034680625425796025780435e-316, here lowered by a relative 4 s = 1.24e-12 (what the integrals lose) and rounded down to 13 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma gaussian_probability_lo_13_digits :
+  3518770421099 / 10 ^ 328 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (35187704206 / 10 ^ 326) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (3518770421099 / 10 ^ 328) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (35187704206 / 10 ^ 326) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (3518770421099 / 10 ^ 328) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -315.4536090673791585525699108809031295, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (3943170113343 / 12500000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -315.4536090673791585525699108809031295, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (3154536090673797 / 10000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -341,7 +341,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 253/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (253 / 1000) ^ 2 / 2) * (356431450414727 / 2000000000000000) <= gaussian_probability_mass (1 / 2) (247 / 1000).
+  0 < exp (- (253 / 1000) ^ 2 / 2) * (178215725207381223 / 1000000000000000000) <= gaussian_probability_mass (1 / 2) (247 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -351,7 +351,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -753/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (753 / 1000)) ^ 2 / 2) * (793519469144147 / 5000000000000000) <= gaussian_probability_mass (-1) (247 / 1000).
+  0 < exp (- (- (753 / 1000)) ^ 2 / 2) * (79351946914422577 / 500000000000000000) <= gaussian_probability_mass (-1) (247 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -361,7 +361,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -1753/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (1753 / 1000)) ^ 2 / 2) * (1277402611308607 / 10000000000000000) <= gaussian_probability_mass (-2) (247 / 1000).
+  0 < exp (- (- (1753 / 1000)) ^ 2 / 2) * (63870130565436723 / 500000000000000000) <= gaussian_probability_mass (-2) (247 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -371,7 +371,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (60966179976929 / 312500000000000) <= gaussian_probability_mass 0 (247 / 1000).
+  0 < exp (- 0 ^ 2 / 2) * (195091775926192193 / 1000000000000000000) <= gaussian_probability_mass 0 (247 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -380,7 +380,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (253 / 1000) ^ 2 / 2 + ln (356431450414727 / 2000000000000000)) + (INR 10 * (- (- (753 / 1000)) ^ 2 / 2 + ln (793519469144147 / 5000000000000000)) + (INR 1 * (- (253 / 1000) ^ 2 / 2 + ln (356431450414727 / 2000000000000000)) + (INR 10 * (- (- (753 / 1000)) ^ 2 / 2 + ln (793519469144147 / 5000000000000000)) + (INR 1 * (- (- (1753 / 1000)) ^ 2 / 2 + ln (1277402611308607 / 10000000000000000)) + (INR 10 * (- 0 ^ 2 / 2 + ln (60966179976929 / 312500000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (253 / 1000) ^ 2 / 2 + ln (178215725207381223 / 1000000000000000000)) + (INR 10 * (- (- (753 / 1000)) ^ 2 / 2 + ln (79351946914422577 / 500000000000000000)) + (INR 1 * (- (253 / 1000) ^ 2 / 2 + ln (178215725207381223 / 1000000000000000000)) + (INR 10 * (- (- (753 / 1000)) ^ 2 / 2 + ln (79351946914422577 / 500000000000000000)) + (INR 1 * (- (- (1753 / 1000)) ^ 2 / 2 + ln (63870130565436723 / 500000000000000000)) + (INR 10 * (- 0 ^ 2 / 2 + ln (195091775926192193 / 1000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -402,20 +402,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.31621106966419991917011714639622985661084425e-29, here lowered by a relative 4 s = 1.36e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  231621106963 / 10 ^ 40 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.31621106966419991917011714639622985661084425e-29, here lowered by a relative 4 s = 1.36e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  23162110696638 / 10 ^ 42 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (231621106963 / 10 ^ 40) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (23162110696638 / 10 ^ 42) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (231621106963 / 10 ^ 40) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (23162110696638 / 10 ^ 42) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -28.6352218671321295450004233525288245, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (28635221867139 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -28.6352218671321295450004233525288245, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (2863522186713219 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

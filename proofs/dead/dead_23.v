@@ -342,7 +342,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 257/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (257 / 1000) ^ 2 / 2) * (175551357594459 / 1000000000000000) <= gaussian_probability_mass (1 / 2) (243 / 1000).
+  0 < exp (- (257 / 1000) ^ 2 / 2) * (87775678797238229 / 500000000000000000) <= gaussian_probability_mass (1 / 2) (243 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -352,7 +352,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -757/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (757 / 1000)) ^ 2 / 2) * (391516577101659 / 2500000000000000) <= gaussian_probability_mass (-1) (243 / 1000).
+  0 < exp (- (- (757 / 1000)) ^ 2 / 2) * (156606630840679107 / 1000000000000000000) <= gaussian_probability_mass (-1) (243 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -362,7 +362,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -1757/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (1757 / 1000)) ^ 2 / 2) * (158047185751351 / 1250000000000000) <= gaussian_probability_mass (-2) (243 / 1000).
+  0 < exp (- (- (1757 / 1000)) ^ 2 / 2) * (126437748601093327 / 1000000000000000000) <= gaussian_probability_mass (-2) (243 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -372,7 +372,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (959973012743383 / 5000000000000000) <= gaussian_probability_mass 0 (243 / 1000).
+  0 < exp (- 0 ^ 2 / 2) * (3839892050973913 / 20000000000000000) <= gaussian_probability_mass 0 (243 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -381,7 +381,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (257 / 1000) ^ 2 / 2 + ln (175551357594459 / 1000000000000000)) + (INR 22 * (- (- (757 / 1000)) ^ 2 / 2 + ln (391516577101659 / 2500000000000000)) + (INR 1 * (- (257 / 1000) ^ 2 / 2 + ln (175551357594459 / 1000000000000000)) + (INR 22 * (- (- (757 / 1000)) ^ 2 / 2 + ln (391516577101659 / 2500000000000000)) + (INR 1 * (- (- (1757 / 1000)) ^ 2 / 2 + ln (158047185751351 / 1250000000000000)) + (INR 22 * (- 0 ^ 2 / 2 + ln (959973012743383 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (257 / 1000) ^ 2 / 2 + ln (87775678797238229 / 500000000000000000)) + (INR 22 * (- (- (757 / 1000)) ^ 2 / 2 + ln (156606630840679107 / 1000000000000000000)) + (INR 1 * (- (257 / 1000) ^ 2 / 2 + ln (87775678797238229 / 500000000000000000)) + (INR 22 * (- (- (757 / 1000)) ^ 2 / 2 + ln (156606630840679107 / 1000000000000000000)) + (INR 1 * (- (- (1757 / 1000)) ^ 2 / 2 + ln (126437748601093327 / 1000000000000000000)) + (INR 22 * (- 0 ^ 2 / 2 + ln (3839892050973913 / 20000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -403,20 +403,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.66140961781343866945021299809541938569830051e-60, here lowered by a relative 4 s = 2.8e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  166140961776 / 10 ^ 71 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.66140961781343866945021299809541938569830051e-60, here lowered by a relative 4 s = 2.8e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  16614096178129 / 10 ^ 73 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (166140961776 / 10 ^ 71) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (16614096178129 / 10 ^ 73) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (166140961776 / 10 ^ 71) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (16614096178129 / 10 ^ 73) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -59.77952327975544886982367270388943793, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (7472440409971 / 125000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -59.77952327975544886982367270388943793, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (2988976163987779 / 50000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -342,7 +342,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 53/200 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (53 / 200) ^ 2 / 2) * (1702076954056551 / 10000000000000000) <= gaussian_probability_mass (1 / 2) (47 / 200).
+  0 < exp (- (53 / 200) ^ 2 / 2) * (5318990481427251 / 31250000000000000) <= gaussian_probability_mass (1 / 2) (47 / 200).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -352,7 +352,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -153/200 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (153 / 200)) ^ 2 / 2) * (761883970169403 / 5000000000000000) <= gaussian_probability_mass (-1) (47 / 200).
+  0 < exp (- (- (153 / 200)) ^ 2 / 2) * (76188397016947871 / 500000000000000000) <= gaussian_probability_mass (-1) (47 / 200).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -362,7 +362,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -353/200 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (353 / 200)) ^ 2 / 2) * (123781856212961 / 1000000000000000) <= gaussian_probability_mass (-2) (47 / 200).
+  0 < exp (- (- (353 / 200)) ^ 2 / 2) * (61890928106486641 / 500000000000000000) <= gaussian_probability_mass (-2) (47 / 200).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -372,7 +372,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (928956333896237 / 5000000000000000) <= gaussian_probability_mass 0 (47 / 200).
+  0 < exp (- 0 ^ 2 / 2) * (92895633389632931 / 500000000000000000) <= gaussian_probability_mass 0 (47 / 200).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -381,7 +381,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (53 / 200) ^ 2 / 2 + ln (1702076954056551 / 10000000000000000)) + (INR 28 * (- (- (153 / 200)) ^ 2 / 2 + ln (761883970169403 / 5000000000000000)) + (INR 1 * (- (53 / 200) ^ 2 / 2 + ln (1702076954056551 / 10000000000000000)) + (INR 28 * (- (- (153 / 200)) ^ 2 / 2 + ln (761883970169403 / 5000000000000000)) + (INR 1 * (- (- (353 / 200)) ^ 2 / 2 + ln (123781856212961 / 1000000000000000)) + (INR 28 * (- 0 ^ 2 / 2 + ln (928956333896237 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (53 / 200) ^ 2 / 2 + ln (5318990481427251 / 31250000000000000)) + (INR 28 * (- (- (153 / 200)) ^ 2 / 2 + ln (76188397016947871 / 500000000000000000)) + (INR 1 * (- (53 / 200) ^ 2 / 2 + ln (5318990481427251 / 31250000000000000)) + (INR 28 * (- (- (153 / 200)) ^ 2 / 2 + ln (76188397016947871 / 500000000000000000)) + (INR 1 * (- (- (353 / 200)) ^ 2 / 2 + ln (61890928106486641 / 500000000000000000)) + (INR 28 * (- 0 ^ 2 / 2 + ln (92895633389632931 / 500000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -403,20 +403,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.21616063820740997875762714047863844359339543e-77, here lowered by a relative 4 s = 3.52e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  321616063809 / 10 ^ 88 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.21616063820740997875762714047863844359339543e-77, here lowered by a relative 4 s = 3.52e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  32161606382062 / 10 ^ 90 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (321616063809 / 10 ^ 88) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (32161606382062 / 10 ^ 90) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (321616063809 / 10 ^ 88) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (32161606382062 / 10 ^ 90) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -76.49266226759001461313911935530144358, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (38246331133803 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -76.49266226759001461313911935530144358, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (7649266226759017 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -342,7 +342,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 67/250 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (67 / 250) ^ 2 / 2) * (1681985480507177 / 10000000000000000) <= gaussian_probability_mass (1 / 2) (29 / 125).
+  0 < exp (- (67 / 250) ^ 2 / 2) * (21024818506341799 / 125000000000000000) <= gaussian_probability_mass (1 / 2) (29 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -352,7 +352,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -96/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (96 / 125)) ^ 2 / 2) * (1507782517694491 / 10000000000000000) <= gaussian_probability_mass (-1) (29 / 125).
+  0 < exp (- (- (96 / 125)) ^ 2 / 2) * (18847281471183011 / 125000000000000000) <= gaussian_probability_mass (-1) (29 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -362,7 +362,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -221/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (221 / 125)) ^ 2 / 2) * (153459997809943 / 1250000000000000) <= gaussian_probability_mass (-2) (29 / 125).
+  0 < exp (- (- (221 / 125)) ^ 2 / 2) * (6138399912398329 / 50000000000000000) <= gaussian_probability_mass (-2) (29 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -372,7 +372,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (1834619861980421 / 10000000000000000) <= gaussian_probability_mass 0 (29 / 125).
+  0 < exp (- 0 ^ 2 / 2) * (91730993099030153 / 500000000000000000) <= gaussian_probability_mass 0 (29 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -381,7 +381,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (67 / 250) ^ 2 / 2 + ln (1681985480507177 / 10000000000000000)) + (INR 30 * (- (- (96 / 125)) ^ 2 / 2 + ln (1507782517694491 / 10000000000000000)) + (INR 1 * (- (67 / 250) ^ 2 / 2 + ln (1681985480507177 / 10000000000000000)) + (INR 30 * (- (- (96 / 125)) ^ 2 / 2 + ln (1507782517694491 / 10000000000000000)) + (INR 1 * (- (- (221 / 125)) ^ 2 / 2 + ln (153459997809943 / 1250000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (1834619861980421 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (67 / 250) ^ 2 / 2 + ln (21024818506341799 / 125000000000000000)) + (INR 30 * (- (- (96 / 125)) ^ 2 / 2 + ln (18847281471183011 / 125000000000000000)) + (INR 1 * (- (67 / 250) ^ 2 / 2 + ln (21024818506341799 / 125000000000000000)) + (INR 30 * (- (- (96 / 125)) ^ 2 / 2 + ln (18847281471183011 / 125000000000000000)) + (INR 1 * (- (- (221 / 125)) ^ 2 / 2 + ln (6138399912398329 / 50000000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (91730993099030153 / 500000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -403,20 +403,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.65924529697016026200569010704711474823480898e-83, here lowered by a relative 4 s = 3.76e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  565924529675 / 10 ^ 94 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.65924529697016026200569010704711474823480898e-83, here lowered by a relative 4 s = 3.76e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  5659245296968 / 10 ^ 95 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (565924529675 / 10 ^ 94) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (5659245296968 / 10 ^ 95) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (565924529675 / 10 ^ 94) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (5659245296968 / 10 ^ 95) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -82.24724148139392315833900150693825815, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (82247241481411 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -82.24724148139392315833900150693825815, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (8224724148139409 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -341,7 +341,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 1/2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 337/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (337 / 1000) ^ 2 / 2) * (1210769023956103 / 10000000000000000) <= gaussian_probability_mass (1 / 2) (163 / 1000).
+  0 < exp (- (337 / 1000) ^ 2 / 2) * (121076902395622351 / 1000000000000000000) <= gaussian_probability_mass (1 / 2) (163 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -351,7 +351,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -837/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (837 / 1000)) ^ 2 / 2) * (1119700743464579 / 10000000000000000) <= gaussian_probability_mass (-1) (163 / 1000).
+  0 < exp (- (- (837 / 1000)) ^ 2 / 2) * (111970074346469041 / 1000000000000000000) <= gaussian_probability_mass (-1) (163 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -361,7 +361,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -1837/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (1837 / 1000)) ^ 2 / 2) * (9639085337394037 / 100000000000000000) <= gaussian_probability_mass (-2) (163 / 1000).
+  0 < exp (- (- (1837 / 1000)) ^ 2 / 2) * (481954266869749597 / 5000000000000000000) <= gaussian_probability_mass (-2) (163 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -371,7 +371,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (1294815653290251 / 10000000000000000) <= gaussian_probability_mass 0 (163 / 1000).
+  0 < exp (- 0 ^ 2 / 2) * (16185195666129741 / 125000000000000000) <= gaussian_probability_mass 0 (163 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -380,7 +380,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (337 / 1000) ^ 2 / 2 + ln (1210769023956103 / 10000000000000000)) + (INR 96 * (- (- (837 / 1000)) ^ 2 / 2 + ln (1119700743464579 / 10000000000000000)) + (INR 1 * (- (337 / 1000) ^ 2 / 2 + ln (1210769023956103 / 10000000000000000)) + (INR 96 * (- (- (837 / 1000)) ^ 2 / 2 + ln (1119700743464579 / 10000000000000000)) + (INR 1 * (- (- (1837 / 1000)) ^ 2 / 2 + ln (9639085337394037 / 100000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (1294815653290251 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (337 / 1000) ^ 2 / 2 + ln (121076902395622351 / 1000000000000000000)) + (INR 96 * (- (- (837 / 1000)) ^ 2 / 2 + ln (111970074346469041 / 1000000000000000000)) + (INR 1 * (- (337 / 1000) ^ 2 / 2 + ln (121076902395622351 / 1000000000000000000)) + (INR 96 * (- (- (837 / 1000)) ^ 2 / 2 + ln (111970074346469041 / 1000000000000000000)) + (INR 1 * (- (- (1837 / 1000)) ^ 2 / 2 + ln (481954266869749597 / 5000000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (16185195666129741 / 125000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -402,20 +402,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.28710196238860327360828058365899545924603714e-301, here lowered by a relative 4 s = 1.2e-10 (what the integrals lose) and rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  22871019621 / 10 ^ 311 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.28710196238860327360828058365899545924603714e-301, here lowered by a relative 4 s = 1.2e-12 (what the integrals lose) and rounded down to 13 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma gaussian_probability_lo_13_digits :
+  2287101962385 / 10 ^ 313 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (22871019621 / 10 ^ 311) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (2287101962385 / 10 ^ 313) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (22871019621 / 10 ^ 311) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (2287101962385 / 10 ^ 313) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -300.6407144734712377388875530010725819, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (30064071447353 / 100000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -300.6407144734712377388875530010725819, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (1503203572367359 / 5000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

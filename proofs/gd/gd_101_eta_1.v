@@ -267,7 +267,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 97/1000000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 1/1000000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (1 / 1000000) ^ 2 / 2) * (957461466988783 / 12500000000000000000) <= gaussian_probability_mass (97 / 1000000) (3 / 31250).
+  0 < exp (- (1 / 1000000) ^ 2 / 2) * (765969173591102329 / 10000000000000000000000) <= gaussian_probability_mass (97 / 1000000) (3 / 31250).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -277,7 +277,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -31247/31250 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (31247 / 31250)) ^ 2 / 2) * (7658956523882707 / 100000000000000000000) <= gaussian_probability_mass (-1) (3 / 31250).
+  0 < exp (- (- (31247 / 31250)) ^ 2 / 2) * (76589565238834657 / 1000000000000000000000) <= gaussian_probability_mass (-1) (3 / 31250).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -287,7 +287,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -62497/31250 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (62497 / 31250)) ^ 2 / 2) * (191455533365921 / 2500000000000000000) <= gaussian_probability_mass (-2) (3 / 31250).
+  0 < exp (- (- (62497 / 31250)) ^ 2 / 2) * (153164426692751979 / 2000000000000000000000) <= gaussian_probability_mass (-2) (3 / 31250).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -297,7 +297,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (3829845885970727 / 50000000000000000000) <= gaussian_probability_mass 0 (3 / 31250).
+  0 < exp (- 0 ^ 2 / 2) * (765969177194221319 / 10000000000000000000000) <= gaussian_probability_mass 0 (3 / 31250).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -306,7 +306,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 1000000) ^ 2 / 2 + ln (957461466988783 / 12500000000000000000)) + (INR 100 * (- (- (31247 / 31250)) ^ 2 / 2 + ln (7658956523882707 / 100000000000000000000)) + (INR 1 * (- (1 / 1000000) ^ 2 / 2 + ln (957461466988783 / 12500000000000000000)) + (INR 100 * (- (- (31247 / 31250)) ^ 2 / 2 + ln (7658956523882707 / 100000000000000000000)) + (INR 1 * (- (- (62497 / 31250)) ^ 2 / 2 + ln (191455533365921 / 2500000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (3829845885970727 / 50000000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 1000000) ^ 2 / 2 + ln (765969173591102329 / 10000000000000000000000)) + (INR 100 * (- (- (31247 / 31250)) ^ 2 / 2 + ln (76589565238834657 / 1000000000000000000000)) + (INR 1 * (- (1 / 1000000) ^ 2 / 2 + ln (765969173591102329 / 10000000000000000000000)) + (INR 100 * (- (- (31247 / 31250)) ^ 2 / 2 + ln (76589565238834657 / 1000000000000000000000)) + (INR 1 * (- (- (62497 / 31250)) ^ 2 / 2 + ln (153164426692751979 / 2000000000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (765969177194221319 / 10000000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -328,20 +328,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.14939726796969912825705822341942596823195614e-1292, here lowered by a relative 4 s = 1.24e-10 (what the integrals lose) and rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  41493972674 / 10 ^ 1302 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.14939726796969912825705822341942596823195614e-1292, here lowered by a relative 4 s = 1.24e-12 (what the integrals lose) and rounded down to 13 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma gaussian_probability_lo_13_digits :
+  4149397267964 / 10 ^ 1304 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (41493972674 / 10 ^ 1302) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (4149397267964 / 10 ^ 1304) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (41493972674 / 10 ^ 1302) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (4149397267964 / 10 ^ 1304) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1291.3820149833374179816521232844508105, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (6456910074917 / 5000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1291.3820149833374179816521232844508105, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (645691007491669 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -267,7 +267,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 3/400 (the base point's u at_0) is at least exp(-c^2/2) L, c = 1/6250 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (1 / 6250) ^ 2 / 2) * (2928127729153343 / 500000000000000000) <= gaussian_probability_mass (3 / 400) (367 / 50000).
+  0 < exp (- (1 / 6250) ^ 2 / 2) * (292812772915363317 / 50000000000000000000) <= gaussian_probability_mass (3 / 400) (367 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -277,7 +277,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -49633/50000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (49633 / 50000)) ^ 2 / 2) * (1162760030130627 / 200000000000000000) <= gaussian_probability_mass (-1) (367 / 50000).
+  0 < exp (- (- (49633 / 50000)) ^ 2 / 2) * (5813800150653711 / 1000000000000000000) <= gaussian_probability_mass (-1) (367 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -287,7 +287,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -99633/50000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (99633 / 50000)) ^ 2 / 2) * (721429818913873 / 125000000000000000) <= gaussian_probability_mass (-2) (367 / 50000).
+  0 < exp (- (- (99633 / 50000)) ^ 2 / 2) * (577143855131155573 / 100000000000000000000) <= gaussian_probability_mass (-2) (367 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -297,7 +297,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (732052511235941 / 125000000000000000) <= gaussian_probability_mass 0 (367 / 50000).
+  0 < exp (- 0 ^ 2 / 2) * (585642008988810869 / 100000000000000000000) <= gaussian_probability_mass 0 (367 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -306,7 +306,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 6250) ^ 2 / 2 + ln (2928127729153343 / 500000000000000000)) + (INR 10 * (- (- (49633 / 50000)) ^ 2 / 2 + ln (1162760030130627 / 200000000000000000)) + (INR 1 * (- (1 / 6250) ^ 2 / 2 + ln (2928127729153343 / 500000000000000000)) + (INR 10 * (- (- (49633 / 50000)) ^ 2 / 2 + ln (1162760030130627 / 200000000000000000)) + (INR 1 * (- (- (99633 / 50000)) ^ 2 / 2 + ln (721429818913873 / 125000000000000000)) + (INR 10 * (- 0 ^ 2 / 2 + ln (732052511235941 / 125000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 6250) ^ 2 / 2 + ln (292812772915363317 / 50000000000000000000)) + (INR 10 * (- (- (49633 / 50000)) ^ 2 / 2 + ln (5813800150653711 / 1000000000000000000)) + (INR 1 * (- (1 / 6250) ^ 2 / 2 + ln (292812772915363317 / 50000000000000000000)) + (INR 10 * (- (- (49633 / 50000)) ^ 2 / 2 + ln (5813800150653711 / 1000000000000000000)) + (INR 1 * (- (- (99633 / 50000)) ^ 2 / 2 + ln (577143855131155573 / 100000000000000000000)) + (INR 10 * (- 0 ^ 2 / 2 + ln (585642008988810869 / 100000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -328,20 +328,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.31946749992735880210407782822243374140036369e-79, here lowered by a relative 4 s = 1.36e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  13194674999 / 10 ^ 89 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.31946749992735880210407782822243374140036369e-79, here lowered by a relative 4 s = 1.36e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  13194674999271 / 10 ^ 92 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (13194674999 / 10 ^ 89) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (13194674999271 / 10 ^ 92) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (13194674999 / 10 ^ 89) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (13194674999271 / 10 ^ 92) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -78.87960130250799965522197617508240997, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (39439800651257 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -78.87960130250799965522197617508240997, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (3943980065125403 / 50000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

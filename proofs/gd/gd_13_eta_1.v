@@ -267,7 +267,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 109/20000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 9/100000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (9 / 100000) ^ 2 / 2) * (4276577273135471 / 1000000000000000000) <= gaussian_probability_mass (109 / 20000) (67 / 12500).
+  0 < exp (- (9 / 100000) ^ 2 / 2) * (427657727313589463 / 100000000000000000000) <= gaussian_probability_mass (109 / 20000) (67 / 12500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -277,7 +277,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -12433/12500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (12433 / 12500)) ^ 2 / 2) * (4253860770756097 / 1000000000000000000) <= gaussian_probability_mass (-1) (67 / 12500).
+  0 < exp (- (- (12433 / 12500)) ^ 2 / 2) * (4253860770756519 / 1000000000000000000) <= gaussian_probability_mass (-1) (67 / 12500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -287,7 +287,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -24933/12500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (24933 / 12500)) ^ 2 / 2) * (169247274119003 / 40000000000000000) <= gaussian_probability_mass (-2) (67 / 12500).
+  0 < exp (- (- (24933 / 12500)) ^ 2 / 2) * (423118185297549483 / 100000000000000000000) <= gaussian_probability_mass (-2) (67 / 12500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -297,7 +297,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (4276640768196689 / 1000000000000000000) <= gaussian_probability_mass 0 (67 / 12500).
+  0 < exp (- 0 ^ 2 / 2) * (427664076819711317 / 100000000000000000000) <= gaussian_probability_mass 0 (67 / 12500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -306,7 +306,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (9 / 100000) ^ 2 / 2 + ln (4276577273135471 / 1000000000000000000)) + (INR 12 * (- (- (12433 / 12500)) ^ 2 / 2 + ln (4253860770756097 / 1000000000000000000)) + (INR 1 * (- (9 / 100000) ^ 2 / 2 + ln (4276577273135471 / 1000000000000000000)) + (INR 12 * (- (- (12433 / 12500)) ^ 2 / 2 + ln (4253860770756097 / 1000000000000000000)) + (INR 1 * (- (- (24933 / 12500)) ^ 2 / 2 + ln (169247274119003 / 40000000000000000)) + (INR 12 * (- 0 ^ 2 / 2 + ln (4276640768196689 / 1000000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (9 / 100000) ^ 2 / 2 + ln (427657727313589463 / 100000000000000000000)) + (INR 12 * (- (- (12433 / 12500)) ^ 2 / 2 + ln (4253860770756519 / 1000000000000000000)) + (INR 1 * (- (9 / 100000) ^ 2 / 2 + ln (427657727313589463 / 100000000000000000000)) + (INR 12 * (- (- (12433 / 12500)) ^ 2 / 2 + ln (4253860770756519 / 1000000000000000000)) + (INR 1 * (- (- (24933 / 12500)) ^ 2 / 2 + ln (423118185297549483 / 100000000000000000000)) + (INR 12 * (- 0 ^ 2 / 2 + ln (427664076819711317 / 100000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -328,20 +328,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.41138452413602164454704759144470482340971847e-99, here lowered by a relative 4 s = 1.6e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  341138452408 / 10 ^ 110 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.41138452413602164454704759144470482340971847e-99, here lowered by a relative 4 s = 1.6e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  34113845241354 / 10 ^ 112 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (341138452408 / 10 ^ 110) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (34113845241354 / 10 ^ 112) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (341138452408 / 10 ^ 110) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (34113845241354 / 10 ^ 112) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -98.46706932506685695308954329294917294, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (49233534662537 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -98.46706932506685695308954329294917294, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (9846706932506693 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

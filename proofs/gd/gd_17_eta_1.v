@@ -266,7 +266,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 651/200000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 11/200000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (11 / 200000) ^ 2 / 2) * (63830317881447 / 25000000000000000) <= gaussian_probability_mass (651 / 200000) (2 / 625).
+  0 < exp (- (11 / 200000) ^ 2 / 2) * (63830317881453341 / 25000000000000000000) <= gaussian_probability_mass (651 / 200000) (2 / 625).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -276,7 +276,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -623/625 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (623 / 625)) ^ 2 / 2) * (2545086346078327 / 1000000000000000000) <= gaussian_probability_mass (-1) (2 / 625).
+  0 < exp (- (- (623 / 625)) ^ 2 / 2) * (127254317303928969 / 50000000000000000000) <= gaussian_probability_mass (-1) (2 / 625).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -286,7 +286,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -1248/625 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (1248 / 625)) ^ 2 / 2) * (2536968075927909 / 1000000000000000000) <= gaussian_probability_mass (-2) (2 / 625).
+  0 < exp (- (- (1248 / 625)) ^ 2 / 2) * (50739361518563221 / 20000000000000000000) <= gaussian_probability_mass (-2) (2 / 625).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -296,7 +296,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (1276613118531029 / 500000000000000000) <= gaussian_probability_mass 0 (2 / 625).
+  0 < exp (- 0 ^ 2 / 2) * (51064524741246233 / 20000000000000000000) <= gaussian_probability_mass 0 (2 / 625).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -305,7 +305,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (11 / 200000) ^ 2 / 2 + ln (63830317881447 / 25000000000000000)) + (INR 16 * (- (- (623 / 625)) ^ 2 / 2 + ln (2545086346078327 / 1000000000000000000)) + (INR 1 * (- (11 / 200000) ^ 2 / 2 + ln (63830317881447 / 25000000000000000)) + (INR 16 * (- (- (623 / 625)) ^ 2 / 2 + ln (2545086346078327 / 1000000000000000000)) + (INR 1 * (- (- (1248 / 625)) ^ 2 / 2 + ln (2536968075927909 / 1000000000000000000)) + (INR 16 * (- 0 ^ 2 / 2 + ln (1276613118531029 / 500000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (11 / 200000) ^ 2 / 2 + ln (63830317881453341 / 25000000000000000000)) + (INR 16 * (- (- (623 / 625)) ^ 2 / 2 + ln (127254317303928969 / 50000000000000000000)) + (INR 1 * (- (11 / 200000) ^ 2 / 2 + ln (63830317881453341 / 25000000000000000000)) + (INR 16 * (- (- (623 / 625)) ^ 2 / 2 + ln (127254317303928969 / 50000000000000000000)) + (INR 1 * (- (- (1248 / 625)) ^ 2 / 2 + ln (50739361518563221 / 20000000000000000000)) + (INR 16 * (- 0 ^ 2 / 2 + ln (51064524741246233 / 20000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -327,20 +327,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 8.7958058880231178318550956570787588457455645e-141, here lowered by a relative 4 s = 2.08e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  879580588784 / 10 ^ 152 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 8.7958058880231178318550956570787588457455645e-141, here lowered by a relative 4 s = 2.08e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  87958058880212 / 10 ^ 154 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (879580588784 / 10 ^ 152) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (87958058880212 / 10 ^ 154) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (879580588784 / 10 ^ 152) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (87958058880212 / 10 ^ 154) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -140.0557243635189142853944382356543859, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (17506965545441 / 125000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -140.0557243635189142853944382356543859, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (14005572436351901 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

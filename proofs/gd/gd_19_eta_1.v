@@ -267,7 +267,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 131/50000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 1/25000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (1 / 25000) ^ 2 / 2) * (2058532819480827 / 1000000000000000000) <= gaussian_probability_mass (131 / 50000) (129 / 50000).
+  0 < exp (- (1 / 25000) ^ 2 / 2) * (205853281948103149 / 100000000000000000000) <= gaussian_probability_mass (131 / 50000) (129 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -277,7 +277,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -49871/50000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (49871 / 50000)) ^ 2 / 2) * (2053244807028909 / 1000000000000000000) <= gaussian_probability_mass (-1) (129 / 50000).
+  0 < exp (- (- (49871 / 50000)) ^ 2 / 2) * (102662240351455643 / 50000000000000000000) <= gaussian_probability_mass (-1) (129 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -287,7 +287,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -99871/50000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (99871 / 50000)) ^ 2 / 2) * (255995134895267 / 125000000000000000) <= gaussian_probability_mass (-2) (129 / 50000).
+  0 < exp (- (- (99871 / 50000)) ^ 2 / 2) * (102398053958116963 / 50000000000000000000) <= gaussian_probability_mass (-2) (129 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -297,7 +297,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (2058539883126787 / 1000000000000000000) <= gaussian_probability_mass 0 (129 / 50000).
+  0 < exp (- 0 ^ 2 / 2) * (102926994156349543 / 50000000000000000000) <= gaussian_probability_mass 0 (129 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -306,7 +306,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 25000) ^ 2 / 2 + ln (2058532819480827 / 1000000000000000000)) + (INR 18 * (- (- (49871 / 50000)) ^ 2 / 2 + ln (2053244807028909 / 1000000000000000000)) + (INR 1 * (- (1 / 25000) ^ 2 / 2 + ln (2058532819480827 / 1000000000000000000)) + (INR 18 * (- (- (49871 / 50000)) ^ 2 / 2 + ln (2053244807028909 / 1000000000000000000)) + (INR 1 * (- (- (99871 / 50000)) ^ 2 / 2 + ln (255995134895267 / 125000000000000000)) + (INR 18 * (- 0 ^ 2 / 2 + ln (2058539883126787 / 1000000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 25000) ^ 2 / 2 + ln (205853281948103149 / 100000000000000000000)) + (INR 18 * (- (- (49871 / 50000)) ^ 2 / 2 + ln (102662240351455643 / 50000000000000000000)) + (INR 1 * (- (1 / 25000) ^ 2 / 2 + ln (205853281948103149 / 100000000000000000000)) + (INR 18 * (- (- (49871 / 50000)) ^ 2 / 2 + ln (102662240351455643 / 50000000000000000000)) + (INR 1 * (- (- (99871 / 50000)) ^ 2 / 2 + ln (102398053958116963 / 50000000000000000000)) + (INR 18 * (- 0 ^ 2 / 2 + ln (102926994156349543 / 50000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -328,20 +328,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.5381756592011099223847495883222583615955102e-162, here lowered by a relative 4 s = 2.32e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  153817565916 / 10 ^ 173 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.5381756592011099223847495883222583615955102e-162, here lowered by a relative 4 s = 2.32e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  15381756592007 / 10 ^ 175 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (153817565916 / 10 ^ 173) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (15381756592007 / 10 ^ 175) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (153817565916 / 10 ^ 173) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (15381756592007 / 10 ^ 175) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -161.8129940654022415298681250527942241, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (161812994065413 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -161.8129940654022415298681250527942241, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (3236259881308047 / 20000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

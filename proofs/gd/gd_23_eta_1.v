@@ -268,7 +268,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 361/200000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 1/40000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (1 / 40000) ^ 2 / 2) * (284046291024079 / 200000000000000000) <= gaussian_probability_mass (361 / 200000) (89 / 50000).
+  0 < exp (- (1 / 40000) ^ 2 / 2) * (142023145512053621 / 100000000000000000000) <= gaussian_probability_mass (361 / 200000) (89 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -278,7 +278,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -49911/50000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (49911 / 50000)) ^ 2 / 2) * (1417710995323409 / 1000000000000000000) <= gaussian_probability_mass (-1) (89 / 50000).
+  0 < exp (- (- (49911 / 50000)) ^ 2 / 2) * (70885549766177479 / 50000000000000000000) <= gaussian_probability_mass (-1) (89 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -288,7 +288,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -99911/50000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (99911 / 50000)) ^ 2 / 2) * (283038391260137 / 200000000000000000) <= gaussian_probability_mass (-2) (89 / 50000).
+  0 < exp (- (- (99911 / 50000)) ^ 2 / 2) * (70759597815041291 / 50000000000000000000) <= gaussian_probability_mass (-2) (89 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -298,7 +298,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (710116884125403 / 500000000000000000) <= gaussian_probability_mass 0 (89 / 50000).
+  0 < exp (- 0 ^ 2 / 2) * (71011688412547371 / 50000000000000000000) <= gaussian_probability_mass 0 (89 / 50000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -307,7 +307,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 40000) ^ 2 / 2 + ln (284046291024079 / 200000000000000000)) + (INR 22 * (- (- (49911 / 50000)) ^ 2 / 2 + ln (1417710995323409 / 1000000000000000000)) + (INR 1 * (- (1 / 40000) ^ 2 / 2 + ln (284046291024079 / 200000000000000000)) + (INR 22 * (- (- (49911 / 50000)) ^ 2 / 2 + ln (1417710995323409 / 1000000000000000000)) + (INR 1 * (- (- (99911 / 50000)) ^ 2 / 2 + ln (283038391260137 / 200000000000000000)) + (INR 22 * (- 0 ^ 2 / 2 + ln (710116884125403 / 500000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 40000) ^ 2 / 2 + ln (142023145512053621 / 100000000000000000000)) + (INR 22 * (- (- (49911 / 50000)) ^ 2 / 2 + ln (70885549766177479 / 50000000000000000000)) + (INR 1 * (- (1 / 40000) ^ 2 / 2 + ln (142023145512053621 / 100000000000000000000)) + (INR 22 * (- (- (49911 / 50000)) ^ 2 / 2 + ln (70885549766177479 / 50000000000000000000)) + (INR 1 * (- (- (99911 / 50000)) ^ 2 / 2 + ln (70759597815041291 / 50000000000000000000)) + (INR 22 * (- 0 ^ 2 / 2 + ln (71011688412547371 / 50000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -329,20 +329,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.22961911282864580015446480202413990858882683e-207, here lowered by a relative 4 s = 2.8e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  122961911279 / 10 ^ 218 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.22961911282864580015446480202413990858882683e-207, here lowered by a relative 4 s = 2.8e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  12296191128283 / 10 ^ 220 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (122961911279 / 10 ^ 218) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (12296191128283 / 10 ^ 220) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (122961911279 / 10 ^ 218) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (12296191128283 / 10 ^ 220) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -206.91022939491339983162534021745719103, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (103455114697463 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -206.91022939491339983162534021745719103, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (20691022939491353 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -268,7 +268,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 229/200000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 3/200000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (3 / 200000) ^ 2 / 2) * (450804385457657 / 500000000000000000) <= gaussian_probability_mass (229 / 200000) (113 / 100000).
+  0 < exp (- (3 / 200000) ^ 2 / 2) * (450804385457701651 / 500000000000000000000) <= gaussian_probability_mass (229 / 200000) (113 / 100000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -278,7 +278,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -99887/100000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (99887 / 100000)) ^ 2 / 2) * (9005918853099989 / 10000000000000000000) <= gaussian_probability_mass (-1) (113 / 100000).
+  0 < exp (- (- (99887 / 100000)) ^ 2 / 2) * (900591885310088109 / 1000000000000000000000) <= gaussian_probability_mass (-1) (113 / 100000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -288,7 +288,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -199887/100000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (199887 / 100000)) ^ 2 / 2) * (8995753655794609 / 10000000000000000000) <= gaussian_probability_mass (-2) (113 / 100000).
+  0 < exp (- (- (199887 / 100000)) ^ 2 / 2) * (899575365579549969 / 1000000000000000000000) <= gaussian_probability_mass (-2) (113 / 100000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -298,7 +298,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (1803218723659289 / 2000000000000000000) <= gaussian_probability_mass 0 (113 / 100000).
+  0 < exp (- 0 ^ 2 / 2) * (450804680914866923 / 500000000000000000000) <= gaussian_probability_mass 0 (113 / 100000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -307,7 +307,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (3 / 200000) ^ 2 / 2 + ln (450804385457657 / 500000000000000000)) + (INR 28 * (- (- (99887 / 100000)) ^ 2 / 2 + ln (9005918853099989 / 10000000000000000000)) + (INR 1 * (- (3 / 200000) ^ 2 / 2 + ln (450804385457657 / 500000000000000000)) + (INR 28 * (- (- (99887 / 100000)) ^ 2 / 2 + ln (9005918853099989 / 10000000000000000000)) + (INR 1 * (- (- (199887 / 100000)) ^ 2 / 2 + ln (8995753655794609 / 10000000000000000000)) + (INR 28 * (- 0 ^ 2 / 2 + ln (1803218723659289 / 2000000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (3 / 200000) ^ 2 / 2 + ln (450804385457701651 / 500000000000000000000)) + (INR 28 * (- (- (99887 / 100000)) ^ 2 / 2 + ln (900591885310088109 / 1000000000000000000000)) + (INR 1 * (- (3 / 200000) ^ 2 / 2 + ln (450804385457701651 / 500000000000000000000)) + (INR 28 * (- (- (99887 / 100000)) ^ 2 / 2 + ln (900591885310088109 / 1000000000000000000000)) + (INR 1 * (- (- (199887 / 100000)) ^ 2 / 2 + ln (899575365579549969 / 1000000000000000000000)) + (INR 28 * (- 0 ^ 2 / 2 + ln (450804680914866923 / 500000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -329,20 +329,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.14227957241315058344013110278359395557543165e-278, here lowered by a relative 4 s = 3.52e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  114227957237 / 10 ^ 289 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.14227957241315058344013110278359395557543165e-278, here lowered by a relative 4 s = 3.52e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  11422795724127 / 10 ^ 291 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (114227957237 / 10 ^ 289) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (11422795724127 / 10 ^ 291) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (114227957237 / 10 ^ 289) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (11422795724127 / 10 ^ 291) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -277.9422275897007110338444776611181885, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (277942227589717 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -277.9422275897007110338444776611181885, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (27794222758970087 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

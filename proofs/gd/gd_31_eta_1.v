@@ -268,7 +268,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 201/200000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 11/1000000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (11 / 1000000) ^ 2 / 2) * (247842725737751 / 312500000000000000) <= gaussian_probability_mass (201 / 200000) (497 / 500000).
+  0 < exp (- (11 / 1000000) ^ 2 / 2) * (793096722360881727 / 1000000000000000000000) <= gaussian_probability_mass (201 / 200000) (497 / 500000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -278,7 +278,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -499503/500000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (499503 / 500000)) ^ 2 / 2) * (1980774244644319 / 2500000000000000000) <= gaussian_probability_mass (-1) (497 / 500000).
+  0 < exp (- (- (499503 / 500000)) ^ 2 / 2) * (49519356116112879 / 62500000000000000000) <= gaussian_probability_mass (-1) (497 / 500000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -288,7 +288,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -999503/500000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (999503 / 500000)) ^ 2 / 2) * (3957614621650061 / 5000000000000000000) <= gaussian_probability_mass (-2) (497 / 500000).
+  0 < exp (- (- (999503 / 500000)) ^ 2 / 2) * (791522924330090563 / 1000000000000000000000) <= gaussian_probability_mass (-2) (497 / 500000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -298,7 +298,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (1586194245673097 / 2000000000000000000) <= gaussian_probability_mass 0 (497 / 500000).
+  0 < exp (- 0 ^ 2 / 2) * (198274280709156769 / 250000000000000000000) <= gaussian_probability_mass 0 (497 / 500000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -307,7 +307,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (11 / 1000000) ^ 2 / 2 + ln (247842725737751 / 312500000000000000)) + (INR 30 * (- (- (499503 / 500000)) ^ 2 / 2 + ln (1980774244644319 / 2500000000000000000)) + (INR 1 * (- (11 / 1000000) ^ 2 / 2 + ln (247842725737751 / 312500000000000000)) + (INR 30 * (- (- (499503 / 500000)) ^ 2 / 2 + ln (1980774244644319 / 2500000000000000000)) + (INR 1 * (- (- (999503 / 500000)) ^ 2 / 2 + ln (3957614621650061 / 5000000000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (1586194245673097 / 2000000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (11 / 1000000) ^ 2 / 2 + ln (793096722360881727 / 1000000000000000000000)) + (INR 30 * (- (- (499503 / 500000)) ^ 2 / 2 + ln (49519356116112879 / 62500000000000000000)) + (INR 1 * (- (11 / 1000000) ^ 2 / 2 + ln (793096722360881727 / 1000000000000000000000)) + (INR 30 * (- (- (499503 / 500000)) ^ 2 / 2 + ln (49519356116112879 / 62500000000000000000)) + (INR 1 * (- (- (999503 / 500000)) ^ 2 / 2 + ln (791522924330090563 / 1000000000000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (198274280709156769 / 250000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -329,20 +329,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.49456775959428521845550212348534687943431075e-303, here lowered by a relative 4 s = 3.76e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  549456775938 / 10 ^ 314 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.49456775959428521845550212348534687943431075e-303, here lowered by a relative 4 s = 3.76e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  54945677595922 / 10 ^ 316 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (549456775938 / 10 ^ 314) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (54945677595922 / 10 ^ 316) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (549456775938 / 10 ^ 314) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (54945677595922 / 10 ^ 316) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -302.2600664664809857722476438948263165, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (151130033233249 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -302.2600664664809857722476438948263165, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (6045201329329623 / 20000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

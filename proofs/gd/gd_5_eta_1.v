@@ -266,7 +266,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 4/125 (the base point's u at_0) is at least exp(-c^2/2) L, c = 23/10000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (23 / 10000) ^ 2 / 2) * (1184081310817321 / 50000000000000000) <= gaussian_probability_mass (4 / 125) (297 / 10000).
+  0 < exp (- (23 / 10000) ^ 2 / 2) * (59204065540871931 / 2500000000000000000) <= gaussian_probability_mass (4 / 125) (297 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -276,7 +276,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -9703/10000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (9703 / 10000)) ^ 2 / 2) * (575346547218037 / 25000000000000000) <= gaussian_probability_mass (-1) (297 / 10000).
+  0 < exp (- (- (9703 / 10000)) ^ 2 / 2) * (28767327360904709 / 1250000000000000000) <= gaussian_probability_mass (-1) (297 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -286,7 +286,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -19703/10000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (19703 / 10000)) ^ 2 / 2) * (223502532820317 / 10000000000000000) <= gaussian_probability_mass (-2) (297 / 10000).
+  0 < exp (- (- (19703 / 10000)) ^ 2 / 2) * (223502532820339217 / 10000000000000000000) <= gaussian_probability_mass (-2) (297 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -296,7 +296,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (296171100963647 / 12500000000000000) <= gaussian_probability_mass 0 (297 / 10000).
+  0 < exp (- 0 ^ 2 / 2) * (118468440385470569 / 5000000000000000000) <= gaussian_probability_mass 0 (297 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -305,7 +305,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (23 / 10000) ^ 2 / 2 + ln (1184081310817321 / 50000000000000000)) + (INR 4 * (- (- (9703 / 10000)) ^ 2 / 2 + ln (575346547218037 / 25000000000000000)) + (INR 1 * (- (23 / 10000) ^ 2 / 2 + ln (1184081310817321 / 50000000000000000)) + (INR 4 * (- (- (9703 / 10000)) ^ 2 / 2 + ln (575346547218037 / 25000000000000000)) + (INR 1 * (- (- (19703 / 10000)) ^ 2 / 2 + ln (223502532820317 / 10000000000000000)) + (INR 4 * (- 0 ^ 2 / 2 + ln (296171100963647 / 12500000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (23 / 10000) ^ 2 / 2 + ln (59204065540871931 / 2500000000000000000)) + (INR 4 * (- (- (9703 / 10000)) ^ 2 / 2 + ln (28767327360904709 / 1250000000000000000)) + (INR 1 * (- (23 / 10000) ^ 2 / 2 + ln (59204065540871931 / 2500000000000000000)) + (INR 4 * (- (- (9703 / 10000)) ^ 2 / 2 + ln (28767327360904709 / 1250000000000000000)) + (INR 1 * (- (- (19703 / 10000)) ^ 2 / 2 + ln (223502532820339217 / 10000000000000000000)) + (INR 4 * (- 0 ^ 2 / 2 + ln (118468440385470569 / 5000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -327,20 +327,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.03286737956196386354446250826358108930169736e-27, here lowered by a relative 4 s = 6.4e-12 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  103286737955 / 10 ^ 38 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.03286737956196386354446250826358108930169736e-27, here lowered by a relative 4 s = 6.4e-14 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  10328673795618 / 10 ^ 40 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (103286737955 / 10 ^ 38) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (10328673795618 / 10 ^ 40) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (103286737955 / 10 ^ 38) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (10328673795618 / 10 ^ 40) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -26.985955438424193451483365856420452593, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (26985955438427 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -26.985955438424193451483365856420452593, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (2698595543842423 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

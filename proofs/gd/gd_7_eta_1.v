@@ -267,7 +267,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 349/20000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 3/4000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (3 / 4000) ^ 2 / 2) * (5203917314233 / 390625000000000) <= gaussian_probability_mass (349 / 20000) (167 / 10000).
+  0 < exp (- (3 / 4000) ^ 2 / 2) * (16652535405547261 / 1250000000000000000) <= gaussian_probability_mass (349 / 20000) (167 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -277,7 +277,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -9833/10000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (9833 / 10000)) ^ 2 / 2) * (1310582529640617 / 100000000000000000) <= gaussian_probability_mass (-1) (167 / 10000).
+  0 < exp (- (- (9833 / 10000)) ^ 2 / 2) * (131058252964074699 / 10000000000000000000) <= gaussian_probability_mass (-1) (167 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -287,7 +287,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -19833/10000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (19833 / 10000)) ^ 2 / 2) * (644528633750427 / 50000000000000000) <= gaussian_probability_mass (-2) (167 / 10000).
+  0 < exp (- (- (19833 / 10000)) ^ 2 / 2) * (64452863375049089 / 5000000000000000000) <= gaussian_probability_mass (-2) (167 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -297,7 +297,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (333101320958633 / 25000000000000000) <= gaussian_probability_mass 0 (167 / 10000).
+  0 < exp (- 0 ^ 2 / 2) * (33310132095866613 / 2500000000000000000) <= gaussian_probability_mass 0 (167 / 10000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -306,7 +306,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (3 / 4000) ^ 2 / 2 + ln (5203917314233 / 390625000000000)) + (INR 6 * (- (- (9833 / 10000)) ^ 2 / 2 + ln (1310582529640617 / 100000000000000000)) + (INR 1 * (- (3 / 4000) ^ 2 / 2 + ln (5203917314233 / 390625000000000)) + (INR 6 * (- (- (9833 / 10000)) ^ 2 / 2 + ln (1310582529640617 / 100000000000000000)) + (INR 1 * (- (- (19833 / 10000)) ^ 2 / 2 + ln (644528633750427 / 50000000000000000)) + (INR 6 * (- 0 ^ 2 / 2 + ln (333101320958633 / 25000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (3 / 4000) ^ 2 / 2 + ln (16652535405547261 / 1250000000000000000)) + (INR 6 * (- (- (9833 / 10000)) ^ 2 / 2 + ln (131058252964074699 / 10000000000000000000)) + (INR 1 * (- (3 / 4000) ^ 2 / 2 + ln (16652535405547261 / 1250000000000000000)) + (INR 6 * (- (- (9833 / 10000)) ^ 2 / 2 + ln (131058252964074699 / 10000000000000000000)) + (INR 1 * (- (- (19833 / 10000)) ^ 2 / 2 + ln (64452863375049089 / 5000000000000000000)) + (INR 6 * (- 0 ^ 2 / 2 + ln (33310132095866613 / 2500000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -328,20 +328,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.3905869696436193412819063284972207226067345e-43, here lowered by a relative 4 s = 8.8e-12 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  139058696963 / 10 ^ 54 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.3905869696436193412819063284972207226067345e-43, here lowered by a relative 4 s = 8.8e-14 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  13905869696434 / 10 ^ 56 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (139058696963 / 10 ^ 54) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (13905869696434 / 10 ^ 56) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (139058696963 / 10 ^ 54) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (13905869696434 / 10 ^ 56) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -42.85680184444442498620890665365654984, here lowered by 4 s / ln 10 and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
-Lemma gaussian_probability_log10_lo_14_digits :
-  (- (42856801844449 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -42.85680184444442498620890665365654984, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma gaussian_probability_log10_lo_16_digits :
+  (- (4285680184444447 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

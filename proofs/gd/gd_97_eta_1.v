@@ -267,7 +267,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 21/200000 (the base point's u at_0) is at least exp(-c^2/2) L, c = 1/500000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (1 / 500000) ^ 2 / 2) * (8218210916451073 / 100000000000000000000) <= gaussian_probability_mass (21 / 200000) (103 / 1000000).
+  0 < exp (- (1 / 500000) ^ 2 / 2) * (25681909113912147 / 312500000000000000000) <= gaussian_probability_mass (21 / 200000) (103 / 1000000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -277,7 +277,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -1 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -999897/1000000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (999897 / 1000000)) ^ 2 / 2) * (8217364587719149 / 100000000000000000000) <= gaussian_probability_mass (-1) (103 / 1000000).
+  0 < exp (- (- (999897 / 1000000)) ^ 2 / 2) * (102717057346499537 / 1250000000000000000000) <= gaussian_probability_mass (-1) (103 / 1000000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -287,7 +287,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -2 (the base point's w at_0) is at least exp(-c^2/2) L, c = -1999897/1000000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (- (1999897 / 1000000)) ^ 2 / 2) * (8216518286338649 / 100000000000000000000) <= gaussian_probability_mass (-2) (103 / 1000000).
+  0 < exp (- (- (1999897 / 1000000)) ^ 2 / 2) * (410825914316973137 / 5000000000000000000000) <= gaussian_probability_mass (-2) (103 / 1000000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -297,7 +297,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (2054552740434381 / 25000000000000000000) <= gaussian_probability_mass 0 (103 / 1000000).
+  0 < exp (- 0 ^ 2 / 2) * (410910548086916913 / 5000000000000000000000) <= gaussian_probability_mass 0 (103 / 1000000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -306,7 +306,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 500000) ^ 2 / 2 + ln (8218210916451073 / 100000000000000000000)) + (INR 96 * (- (- (999897 / 1000000)) ^ 2 / 2 + ln (8217364587719149 / 100000000000000000000)) + (INR 1 * (- (1 / 500000) ^ 2 / 2 + ln (8218210916451073 / 100000000000000000000)) + (INR 96 * (- (- (999897 / 1000000)) ^ 2 / 2 + ln (8217364587719149 / 100000000000000000000)) + (INR 1 * (- (- (1999897 / 1000000)) ^ 2 / 2 + ln (8216518286338649 / 100000000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (2054552740434381 / 25000000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1 / 500000) ^ 2 / 2 + ln (25681909113912147 / 312500000000000000000)) + (INR 96 * (- (- (999897 / 1000000)) ^ 2 / 2 + ln (102717057346499537 / 1250000000000000000000)) + (INR 1 * (- (1 / 500000) ^ 2 / 2 + ln (25681909113912147 / 312500000000000000000)) + (INR 96 * (- (- (999897 / 1000000)) ^ 2 / 2 + ln (102717057346499537 / 1250000000000000000000)) + (INR 1 * (- (- (1999897 / 1000000)) ^ 2 / 2 + ln (410825914316973137 / 5000000000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (410910548086916913 / 5000000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -328,20 +328,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.35843905028400678134416714771215400692675719e-1232, here lowered by a relative 4 s = 1.2e-10 (what the integrals lose) and rounded down to 11 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  43584390497 / 10 ^ 1242 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.35843905028400678134416714771215400692675719e-1232, here lowered by a relative 4 s = 1.2e-12 (what the integrals lose) and rounded down to 13 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma gaussian_probability_lo_13_digits :
+  4358439050278 / 10 ^ 1244 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (43584390497 / 10 ^ 1242) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (4358439050278 / 10 ^ 1244) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (43584390497 / 10 ^ 1242) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (4358439050278 / 10 ^ 1244) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1231.360669022939853576695760728376041, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (1231360669023 / 1000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1231.360669022939853576695760728376041, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (single_active_gate etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (3078401672557351 / 2500000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -447,7 +447,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 50 (the base point's u at_0) is at least exp(-c^2/2) L, c = 49501/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (49501 / 1000) ^ 2 / 2) * (8055992180672749 / 1000000000000000000) <= gaussian_probability_mass 50 (499 / 1000).
+  0 < exp (- (49501 / 1000) ^ 2 / 2) * (805599218067354719 / 100000000000000000000) <= gaussian_probability_mass 50 (499 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -457,7 +457,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -150 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -149501/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (149501 / 1000)) ^ 2 / 2) * (266837301067329 / 100000000000000000) <= gaussian_probability_mass (-150) (499 / 1000).
+  0 < exp (- (- (149501 / 1000)) ^ 2 / 2) * (66709325266838859 / 25000000000000000000) <= gaussian_probability_mass (-150) (499 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -467,7 +467,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 202 (the base point's w at_0) is at least exp(-c^2/2) L, c = 201501/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (201501 / 1000) ^ 2 / 2) * (197980385012871 / 100000000000000000) <= gaussian_probability_mass 202 (499 / 1000).
+  0 < exp (- (201501 / 1000) ^ 2 / 2) * (98990192506445301 / 50000000000000000000) <= gaussian_probability_mass 202 (499 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -477,7 +477,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (1911103079749263 / 5000000000000000) <= gaussian_probability_mass 0 (499 / 1000).
+  0 < exp (- 0 ^ 2 / 2) * (382220615949890507 / 1000000000000000000) <= gaussian_probability_mass 0 (499 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -486,7 +486,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (49501 / 1000) ^ 2 / 2 + ln (8055992180672749 / 1000000000000000000)) + (INR 100 * (- (- (149501 / 1000)) ^ 2 / 2 + ln (266837301067329 / 100000000000000000)) + (INR 1 * (- (49501 / 1000) ^ 2 / 2 + ln (8055992180672749 / 1000000000000000000)) + (INR 100 * (- (- (149501 / 1000)) ^ 2 / 2 + ln (266837301067329 / 100000000000000000)) + (INR 1 * (- (201501 / 1000) ^ 2 / 2 + ln (197980385012871 / 100000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (1911103079749263 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (49501 / 1000) ^ 2 / 2 + ln (805599218067354719 / 100000000000000000000)) + (INR 100 * (- (- (149501 / 1000)) ^ 2 / 2 + ln (66709325266838859 / 25000000000000000000)) + (INR 1 * (- (49501 / 1000) ^ 2 / 2 + ln (805599218067354719 / 100000000000000000000)) + (INR 100 * (- (- (149501 / 1000)) ^ 2 / 2 + ln (66709325266838859 / 25000000000000000000)) + (INR 1 * (- (201501 / 1000) ^ 2 / 2 + ln (98990192506445301 / 50000000000000000000)) + (INR 100 * (- 0 ^ 2 / 2 + ln (382220615949890507 / 1000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -508,16 +508,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.49355740747785335943835301729732278435133825e-981117, here lowered by a relative 4 s = 1.24e-10 (what the integrals lose) and rounded down to 11 significant digits = 44935574069 10^-981127, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  ln 44935574069 - 981127 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.49355740747785335943835301729732278435133825e-981117, here lowered by a relative 4 s = 1.24e-12 (what the integrals lose) and rounded down to 13 significant digits = 4493557407472 10^-981129, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma gaussian_probability_lo_13_digits :
+  ln 4493557407472 - 981129 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -981116.3474097056053439757913010663071, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
-Lemma gaussian_probability_log10_lo_18_digits :
-  (- (49055817370485283 / 50000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -981116.3474097056053439757913010663071, here lowered by 4 s / ln 10 and rounded down to 20 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 20 significant digits. *)
+Lemma gaussian_probability_log10_lo_20_digits :
+  (- (98111634740970560589 / 100000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -447,7 +447,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 5 (the base point's u at_0) is at least exp(-c^2/2) L, c = 557/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (557 / 125) ^ 2 / 2) * (2131737111773591 / 25000000000000000) <= gaussian_probability_mass 5 (68 / 125).
+  0 < exp (- (557 / 125) ^ 2 / 2) * (1665419618573283 / 19531250000000000) <= gaussian_probability_mass 5 (68 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -457,7 +457,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -15 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -1807/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (1807 / 125)) ^ 2 / 2) * (1373339743301493 / 50000000000000000) <= gaussian_probability_mass (-15) (68 / 125).
+  0 < exp (- (- (1807 / 125)) ^ 2 / 2) * (274667948660325817 / 10000000000000000000) <= gaussian_probability_mass (-15) (68 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -467,7 +467,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 22 (the base point's w at_0) is at least exp(-c^2/2) L, c = 2682/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (2682 / 125) ^ 2 / 2) * (463834451269949 / 25000000000000000) <= gaussian_probability_mass 22 (68 / 125).
+  0 < exp (- (2682 / 125) ^ 2 / 2) * (92766890253999 / 5000000000000000) <= gaussian_probability_mass 22 (68 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -477,7 +477,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (516948158940297 / 1250000000000000) <= gaussian_probability_mass 0 (68 / 125).
+  0 < exp (- 0 ^ 2 / 2) * (103389631788069657 / 250000000000000000) <= gaussian_probability_mass 0 (68 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -486,7 +486,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (557 / 125) ^ 2 / 2 + ln (2131737111773591 / 25000000000000000)) + (INR 10 * (- (- (1807 / 125)) ^ 2 / 2 + ln (1373339743301493 / 50000000000000000)) + (INR 1 * (- (557 / 125) ^ 2 / 2 + ln (2131737111773591 / 25000000000000000)) + (INR 10 * (- (- (1807 / 125)) ^ 2 / 2 + ln (1373339743301493 / 50000000000000000)) + (INR 1 * (- (2682 / 125) ^ 2 / 2 + ln (463834451269949 / 25000000000000000)) + (INR 10 * (- 0 ^ 2 / 2 + ln (516948158940297 / 1250000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (557 / 125) ^ 2 / 2 + ln (1665419618573283 / 19531250000000000)) + (INR 10 * (- (- (1807 / 125)) ^ 2 / 2 + ln (274667948660325817 / 10000000000000000000)) + (INR 1 * (- (557 / 125) ^ 2 / 2 + ln (1665419618573283 / 19531250000000000)) + (INR 10 * (- (- (1807 / 125)) ^ 2 / 2 + ln (274667948660325817 / 10000000000000000000)) + (INR 1 * (- (2682 / 125) ^ 2 / 2 + ln (92766890253999 / 5000000000000000)) + (INR 10 * (- 0 ^ 2 / 2 + ln (103389631788069657 / 250000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -508,20 +508,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 8.1539456076917748504792778762167317224461986e-1056, here lowered by a relative 4 s = 1.36e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  815394560758 / 10 ^ 1067 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 8.1539456076917748504792778762167317224461986e-1056, here lowered by a relative 4 s = 1.36e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  81539456076906 / 10 ^ 1069 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (815394560758 / 10 ^ 1067) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (81539456076906 / 10 ^ 1069) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (815394560758 / 10 ^ 1067) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (81539456076906 / 10 ^ 1069) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1055.0886321899108559539328814145999462, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma gaussian_probability_log10_lo_16_digits :
-  (- (1055088632189917 / 1000000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1055.0886321899108559539328814145999462, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma gaussian_probability_log10_lo_18_digits :
+  (- (26377215804747773 / 25000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -447,7 +447,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 6 (the base point's u at_0) is at least exp(-c^2/2) L, c = 683/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (683 / 125) ^ 2 / 2) * (282733271535563 / 4000000000000000) <= gaussian_probability_mass 6 (67 / 125).
+  0 < exp (- (683 / 125) ^ 2 / 2) * (28273327153559103 / 400000000000000000) <= gaussian_probability_mass 6 (67 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -457,7 +457,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -18 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -2183/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (2183 / 125)) ^ 2 / 2) * (2276951982299723 / 100000000000000000) <= gaussian_probability_mass (-18) (67 / 125).
+  0 < exp (- (- (2183 / 125)) ^ 2 / 2) * (227695198229994887 / 10000000000000000000) <= gaussian_probability_mass (-18) (67 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -467,7 +467,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 26 (the base point's w at_0) is at least exp(-c^2/2) L, c = 3183/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (3183 / 125) ^ 2 / 2) * (97767889942203 / 6250000000000000) <= gaussian_probability_mass 26 (67 / 125).
+  0 < exp (- (3183 / 125) ^ 2 / 2) * (39107155976885077 / 2500000000000000000) <= gaussian_probability_mass 26 (67 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -477,7 +477,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (2040207247756701 / 5000000000000000) <= gaussian_probability_mass 0 (67 / 125).
+  0 < exp (- 0 ^ 2 / 2) * (408041449551380663 / 1000000000000000000) <= gaussian_probability_mass 0 (67 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -486,7 +486,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (683 / 125) ^ 2 / 2 + ln (282733271535563 / 4000000000000000)) + (INR 12 * (- (- (2183 / 125)) ^ 2 / 2 + ln (2276951982299723 / 100000000000000000)) + (INR 1 * (- (683 / 125) ^ 2 / 2 + ln (282733271535563 / 4000000000000000)) + (INR 12 * (- (- (2183 / 125)) ^ 2 / 2 + ln (2276951982299723 / 100000000000000000)) + (INR 1 * (- (3183 / 125) ^ 2 / 2 + ln (97767889942203 / 6250000000000000)) + (INR 12 * (- 0 ^ 2 / 2 + ln (2040207247756701 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (683 / 125) ^ 2 / 2 + ln (28273327153559103 / 400000000000000000)) + (INR 12 * (- (- (2183 / 125)) ^ 2 / 2 + ln (227695198229994887 / 10000000000000000000)) + (INR 1 * (- (683 / 125) ^ 2 / 2 + ln (28273327153559103 / 400000000000000000)) + (INR 12 * (- (- (2183 / 125)) ^ 2 / 2 + ln (227695198229994887 / 10000000000000000000)) + (INR 1 * (- (3183 / 125) ^ 2 / 2 + ln (39107155976885077 / 2500000000000000000)) + (INR 12 * (- 0 ^ 2 / 2 + ln (408041449551380663 / 1000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -508,20 +508,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.61300853517467894348670689218786983606785769e-1792, here lowered by a relative 4 s = 1.6e-11 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  361300853511 / 10 ^ 1803 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.61300853517467894348670689218786983606785769e-1792, here lowered by a relative 4 s = 1.6e-13 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  36130085351741 / 10 ^ 1805 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (361300853511 / 10 ^ 1803) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (36130085351741 / 10 ^ 1805) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (361300853511 / 10 ^ 1803) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (36130085351741 / 10 ^ 1805) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1791.4421310124771239647516888792085744, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma gaussian_probability_log10_lo_16_digits :
-  (- (358288426202497 / 200000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -1791.4421310124771239647516888792085744, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma gaussian_probability_log10_lo_18_digits :
+  (- (4478605327531193 / 2500000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

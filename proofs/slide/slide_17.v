@@ -446,7 +446,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 8 (the base point's u at_0) is at least exp(-c^2/2) L, c = 299/40 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (299 / 40) ^ 2 / 2) * (2622592572639141 / 50000000000000000) <= gaussian_probability_mass 8 (21 / 40).
+  0 < exp (- (299 / 40) ^ 2 / 2) * (524518514527880177 / 10000000000000000000) <= gaussian_probability_mass 8 (21 / 40).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -456,7 +456,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -24 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -939/40 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (939 / 40)) ^ 2 / 2) * (1696367421906029 / 100000000000000000) <= gaussian_probability_mass (-24) (21 / 40).
+  0 < exp (- (- (939 / 40)) ^ 2 / 2) * (169636742190619713 / 10000000000000000000) <= gaussian_probability_mass (-24) (21 / 40).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -466,7 +466,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 34 (the base point's w at_0) is at least exp(-c^2/2) L, c = 1339/40 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (1339 / 40) ^ 2 / 2) * (1190701161487129 / 100000000000000000) <= gaussian_probability_mass 34 (21 / 40).
+  0 < exp (- (1339 / 40) ^ 2 / 2) * (59535058074362359 / 5000000000000000000) <= gaussian_probability_mass 34 (21 / 40).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -476,7 +476,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (4004168090625681 / 10000000000000000) <= gaussian_probability_mass 0 (21 / 40).
+  0 < exp (- 0 ^ 2 / 2) * (200208404531303911 / 500000000000000000) <= gaussian_probability_mass 0 (21 / 40).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -485,7 +485,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (299 / 40) ^ 2 / 2 + ln (2622592572639141 / 50000000000000000)) + (INR 16 * (- (- (939 / 40)) ^ 2 / 2 + ln (1696367421906029 / 100000000000000000)) + (INR 1 * (- (299 / 40) ^ 2 / 2 + ln (2622592572639141 / 50000000000000000)) + (INR 16 * (- (- (939 / 40)) ^ 2 / 2 + ln (1696367421906029 / 100000000000000000)) + (INR 1 * (- (1339 / 40) ^ 2 / 2 + ln (1190701161487129 / 100000000000000000)) + (INR 16 * (- 0 ^ 2 / 2 + ln (4004168090625681 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (299 / 40) ^ 2 / 2 + ln (524518514527880177 / 10000000000000000000)) + (INR 16 * (- (- (939 / 40)) ^ 2 / 2 + ln (169636742190619713 / 10000000000000000000)) + (INR 1 * (- (299 / 40) ^ 2 / 2 + ln (524518514527880177 / 10000000000000000000)) + (INR 16 * (- (- (939 / 40)) ^ 2 / 2 + ln (169636742190619713 / 10000000000000000000)) + (INR 1 * (- (1339 / 40) ^ 2 / 2 + ln (59535058074362359 / 5000000000000000000)) + (INR 16 * (- 0 ^ 2 / 2 + ln (200208404531303911 / 500000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -507,16 +507,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.34639446438303394091672381293792785075394999e-4165, here lowered by a relative 4 s = 2.08e-11 (what the integrals lose) and rounded down to 12 significant digits = 434639446429 10^-4176, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  ln 434639446429 - 4176 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 4.34639446438303394091672381293792785075394999e-4165, here lowered by a relative 4 s = 2.08e-13 (what the integrals lose) and rounded down to 14 significant digits = 43463944643821 10^-4178, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  ln 43463944643821 - 4178 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -4164.361870861096329225169416943159661, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma gaussian_probability_log10_lo_16_digits :
-  (- (2082180935430553 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -4164.361870861096329225169416943159661, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma gaussian_probability_log10_lo_18_digits :
+  (- (208218093543054821 / 50000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

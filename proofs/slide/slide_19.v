@@ -447,7 +447,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 9 (the base point's u at_0) is at least exp(-c^2/2) L, c = 4239/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (4239 / 500) ^ 2 / 2) * (464236440195829 / 10000000000000000) <= gaussian_probability_mass 9 (261 / 500).
+  0 < exp (- (4239 / 500) ^ 2 / 2) * (232118220097937501 / 5000000000000000000) <= gaussian_probability_mass 9 (261 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -457,7 +457,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -27 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -13239/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (13239 / 500)) ^ 2 / 2) * (752276724455663 / 50000000000000000) <= gaussian_probability_mass (-27) (261 / 500).
+  0 < exp (- (- (13239 / 500)) ^ 2 / 2) * (150455344891147561 / 10000000000000000000) <= gaussian_probability_mass (-27) (261 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -467,7 +467,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 38 (the base point's w at_0) is at least exp(-c^2/2) L, c = 18739/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (18739 / 500) ^ 2 / 2) * (1063714337579673 / 100000000000000000) <= gaussian_probability_mass 38 (261 / 500).
+  0 < exp (- (18739 / 500) ^ 2 / 2) * (53185716878988927 / 5000000000000000000) <= gaussian_probability_mass 38 (261 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -477,7 +477,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (3983296694152699 / 10000000000000000) <= gaussian_probability_mass 0 (261 / 500).
+  0 < exp (- 0 ^ 2 / 2) * (49791208676913667 / 125000000000000000) <= gaussian_probability_mass 0 (261 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -486,7 +486,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (4239 / 500) ^ 2 / 2 + ln (464236440195829 / 10000000000000000)) + (INR 18 * (- (- (13239 / 500)) ^ 2 / 2 + ln (752276724455663 / 50000000000000000)) + (INR 1 * (- (4239 / 500) ^ 2 / 2 + ln (464236440195829 / 10000000000000000)) + (INR 18 * (- (- (13239 / 500)) ^ 2 / 2 + ln (752276724455663 / 50000000000000000)) + (INR 1 * (- (18739 / 500) ^ 2 / 2 + ln (1063714337579673 / 100000000000000000)) + (INR 18 * (- 0 ^ 2 / 2 + ln (3983296694152699 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (4239 / 500) ^ 2 / 2 + ln (232118220097937501 / 5000000000000000000)) + (INR 18 * (- (- (13239 / 500)) ^ 2 / 2 + ln (150455344891147561 / 10000000000000000000)) + (INR 1 * (- (4239 / 500) ^ 2 / 2 + ln (232118220097937501 / 5000000000000000000)) + (INR 18 * (- (- (13239 / 500)) ^ 2 / 2 + ln (150455344891147561 / 10000000000000000000)) + (INR 1 * (- (18739 / 500) ^ 2 / 2 + ln (53185716878988927 / 5000000000000000000)) + (INR 18 * (- 0 ^ 2 / 2 + ln (49791208676913667 / 125000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -508,16 +508,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.52657423734579289698104943905417828170321028e-5895, here lowered by a relative 4 s = 2.32e-11 (what the integrals lose) and rounded down to 12 significant digits = 552657423721 10^-5906, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  ln 552657423721 - 5906 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 5.52657423734579289698104943905417828170321028e-5895, here lowered by a relative 4 s = 2.32e-13 (what the integrals lose) and rounded down to 14 significant digits = 55265742373445 10^-5908, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  ln 55265742373445 - 5908 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -5894.257543991812951797049505850217534, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma gaussian_probability_log10_lo_16_digits :
-  (- (368391096499489 / 62500000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -5894.257543991812951797049505850217534, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma gaussian_probability_log10_lo_18_digits :
+  (- (294712877199590653 / 50000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

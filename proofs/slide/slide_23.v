@@ -448,7 +448,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 11 (the base point's u at_0) is at least exp(-c^2/2) L, c = 10483/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (10483 / 1000) ^ 2 / 2) * (3771847078324933 / 100000000000000000) <= gaussian_probability_mass 11 (517 / 1000).
+  0 < exp (- (10483 / 1000) ^ 2 / 2) * (188592353916265323 / 5000000000000000000) <= gaussian_probability_mass 11 (517 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -458,7 +458,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -33 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -32483/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (32483 / 1000)) ^ 2 / 2) * (245399290745279 / 20000000000000000) <= gaussian_probability_mass (-33) (517 / 1000).
+  0 < exp (- (- (32483 / 1000)) ^ 2 / 2) * (30674911343162933 / 2500000000000000000) <= gaussian_probability_mass (-33) (517 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -468,7 +468,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 46 (the base point's w at_0) is at least exp(-c^2/2) L, c = 45483/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (45483 / 1000) ^ 2 / 2) * (8767005537154499 / 1000000000000000000) <= gaussian_probability_mass 46 (517 / 1000).
+  0 < exp (- (45483 / 1000) ^ 2 / 2) * (438350276857768381 / 50000000000000000000) <= gaussian_probability_mass 46 (517 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -478,7 +478,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (1974219205880963 / 5000000000000000) <= gaussian_probability_mass 0 (517 / 1000).
+  0 < exp (- 0 ^ 2 / 2) * (394843841176231709 / 1000000000000000000) <= gaussian_probability_mass 0 (517 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -487,7 +487,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (10483 / 1000) ^ 2 / 2 + ln (3771847078324933 / 100000000000000000)) + (INR 22 * (- (- (32483 / 1000)) ^ 2 / 2 + ln (245399290745279 / 20000000000000000)) + (INR 1 * (- (10483 / 1000) ^ 2 / 2 + ln (3771847078324933 / 100000000000000000)) + (INR 22 * (- (- (32483 / 1000)) ^ 2 / 2 + ln (245399290745279 / 20000000000000000)) + (INR 1 * (- (45483 / 1000) ^ 2 / 2 + ln (8767005537154499 / 1000000000000000000)) + (INR 22 * (- 0 ^ 2 / 2 + ln (1974219205880963 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (10483 / 1000) ^ 2 / 2 + ln (188592353916265323 / 5000000000000000000)) + (INR 22 * (- (- (32483 / 1000)) ^ 2 / 2 + ln (30674911343162933 / 2500000000000000000)) + (INR 1 * (- (10483 / 1000) ^ 2 / 2 + ln (188592353916265323 / 5000000000000000000)) + (INR 22 * (- (- (32483 / 1000)) ^ 2 / 2 + ln (30674911343162933 / 2500000000000000000)) + (INR 1 * (- (45483 / 1000) ^ 2 / 2 + ln (438350276857768381 / 50000000000000000000)) + (INR 22 * (- 0 ^ 2 / 2 + ln (394843841176231709 / 1000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -509,16 +509,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 6.66924828558399326007226522717215036125460101e-10677, here lowered by a relative 4 s = 2.8e-11 (what the integrals lose) and rounded down to 12 significant digits = 666924828539 10^-10688, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  ln 666924828539 - 10688 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 6.66924828558399326007226522717215036125460101e-10677, here lowered by a relative 4 s = 2.8e-13 (what the integrals lose) and rounded down to 14 significant digits = 66692482855821 10^-10690, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  ln 66692482855821 - 10690 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -10676.175923114182503550717225795251839, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma gaussian_probability_log10_lo_16_digits :
-  (- (53380879615571 / 5000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -10676.175923114182503550717225795251839, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma gaussian_probability_log10_lo_18_digits :
+  (- (106761759231141827 / 10000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

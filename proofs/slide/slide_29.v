@@ -448,7 +448,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 14 (the base point's u at_0) is at least exp(-c^2/2) L, c = 1686/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (1686 / 125) ^ 2 / 2) * (2941758484143737 / 100000000000000000) <= gaussian_probability_mass 14 (64 / 125).
+  0 < exp (- (1686 / 125) ^ 2 / 2) * (36771981051800363 / 1250000000000000000) <= gaussian_probability_mass 14 (64 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -458,7 +458,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -42 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -5186/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (5186 / 125)) ^ 2 / 2) * (2402567664192751 / 250000000000000000) <= gaussian_probability_mass (-42) (64 / 125).
+  0 < exp (- (- (5186 / 125)) ^ 2 / 2) * (961027065677195603 / 100000000000000000000) <= gaussian_probability_mass (-42) (64 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -468,7 +468,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 58 (the base point's w at_0) is at least exp(-c^2/2) L, c = 7186/125 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (7186 / 125) ^ 2 / 2) * (867184621926929 / 125000000000000000) <= gaussian_probability_mass 58 (64 / 125).
+  0 < exp (- (7186 / 125) ^ 2 / 2) * (34687384877080597 / 5000000000000000000) <= gaussian_probability_mass 58 (64 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -478,7 +478,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (3913489904333523 / 10000000000000000) <= gaussian_probability_mass 0 (64 / 125).
+  0 < exp (- 0 ^ 2 / 2) * (78269798086678209 / 200000000000000000) <= gaussian_probability_mass 0 (64 / 125).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -487,7 +487,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1686 / 125) ^ 2 / 2 + ln (2941758484143737 / 100000000000000000)) + (INR 28 * (- (- (5186 / 125)) ^ 2 / 2 + ln (2402567664192751 / 250000000000000000)) + (INR 1 * (- (1686 / 125) ^ 2 / 2 + ln (2941758484143737 / 100000000000000000)) + (INR 28 * (- (- (5186 / 125)) ^ 2 / 2 + ln (2402567664192751 / 250000000000000000)) + (INR 1 * (- (7186 / 125) ^ 2 / 2 + ln (867184621926929 / 125000000000000000)) + (INR 28 * (- 0 ^ 2 / 2 + ln (3913489904333523 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (1686 / 125) ^ 2 / 2 + ln (36771981051800363 / 1250000000000000000)) + (INR 28 * (- (- (5186 / 125)) ^ 2 / 2 + ln (961027065677195603 / 100000000000000000000)) + (INR 1 * (- (1686 / 125) ^ 2 / 2 + ln (36771981051800363 / 1250000000000000000)) + (INR 28 * (- (- (5186 / 125)) ^ 2 / 2 + ln (961027065677195603 / 100000000000000000000)) + (INR 1 * (- (7186 / 125) ^ 2 / 2 + ln (34687384877080597 / 5000000000000000000)) + (INR 28 * (- 0 ^ 2 / 2 + ln (78269798086678209 / 200000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -509,16 +509,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 7.542356148363894245002464491562790320651398e-21858, here lowered by a relative 4 s = 3.52e-11 (what the integrals lose) and rounded down to 12 significant digits = 754235614809 10^-21869, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  ln 754235614809 - 21869 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 7.542356148363894245002464491562790320651398e-21858, here lowered by a relative 4 s = 3.52e-13 (what the integrals lose) and rounded down to 14 significant digits = 75423561483612 10^-21871, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  ln 75423561483612 - 21871 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -21857.12249296415828218706871954613541, here lowered by 4 s / ln 10 and rounded down to 16 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma gaussian_probability_log10_lo_16_digits :
-  (- (1092856124648209 / 50000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -21857.12249296415828218706871954613541, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma gaussian_probability_log10_lo_18_digits :
+  (- (43714244985928317 / 2000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -448,7 +448,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 15 (the base point's u at_0) is at least exp(-c^2/2) L, c = 14489/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (14489 / 1000) ^ 2 / 2) * (2740481613377517 / 100000000000000000) <= gaussian_probability_mass 15 (511 / 1000).
+  0 < exp (- (14489 / 1000) ^ 2 / 2) * (274048161337778849 / 10000000000000000000) <= gaussian_probability_mass 15 (511 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -458,7 +458,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -45 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -44489/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (44489 / 1000)) ^ 2 / 2) * (4481343983235883 / 500000000000000000) <= gaussian_probability_mass (-45) (511 / 1000).
+  0 < exp (- (- (44489 / 1000)) ^ 2 / 2) * (448134398323632699 / 50000000000000000000) <= gaussian_probability_mass (-45) (511 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -468,7 +468,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 62 (the base point's w at_0) is at least exp(-c^2/2) L, c = 61489/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (61489 / 1000) ^ 2 / 2) * (3243156082955961 / 500000000000000000) <= gaussian_probability_mass 62 (511 / 1000).
+  0 < exp (- (61489 / 1000) ^ 2 / 2) * (324315608295628211 / 50000000000000000000) <= gaussian_probability_mass 62 (511 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -478,7 +478,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (1953244716134453 / 5000000000000000) <= gaussian_probability_mass 0 (511 / 1000).
+  0 < exp (- 0 ^ 2 / 2) * (39064894322692929 / 100000000000000000) <= gaussian_probability_mass 0 (511 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -487,7 +487,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (14489 / 1000) ^ 2 / 2 + ln (2740481613377517 / 100000000000000000)) + (INR 30 * (- (- (44489 / 1000)) ^ 2 / 2 + ln (4481343983235883 / 500000000000000000)) + (INR 1 * (- (14489 / 1000) ^ 2 / 2 + ln (2740481613377517 / 100000000000000000)) + (INR 30 * (- (- (44489 / 1000)) ^ 2 / 2 + ln (4481343983235883 / 500000000000000000)) + (INR 1 * (- (61489 / 1000) ^ 2 / 2 + ln (3243156082955961 / 500000000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (1953244716134453 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (14489 / 1000) ^ 2 / 2 + ln (274048161337778849 / 10000000000000000000)) + (INR 30 * (- (- (44489 / 1000)) ^ 2 / 2 + ln (448134398323632699 / 50000000000000000000)) + (INR 1 * (- (14489 / 1000) ^ 2 / 2 + ln (274048161337778849 / 10000000000000000000)) + (INR 30 * (- (- (44489 / 1000)) ^ 2 / 2 + ln (448134398323632699 / 50000000000000000000)) + (INR 1 * (- (61489 / 1000) ^ 2 / 2 + ln (324315608295628211 / 50000000000000000000)) + (INR 30 * (- 0 ^ 2 / 2 + ln (39064894322692929 / 100000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -509,16 +509,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 6.43370370147455139414104462570873554277588257e-26841, here lowered by a relative 4 s = 3.76e-11 (what the integrals lose) and rounded down to 12 significant digits = 643370370123 10^-26852, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  ln 643370370123 - 26852 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 6.43370370147455139414104462570873554277588257e-26841, here lowered by a relative 4 s = 3.76e-13 (what the integrals lose) and rounded down to 14 significant digits = 64337037014721 10^-26854, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  ln 64337037014721 - 26854 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -26840.19153894402119437574347618326431, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
-Lemma gaussian_probability_log10_lo_17_digits :
-  (- (13420095769472019 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -26840.19153894402119437574347618326431, here lowered by 4 s / ln 10 and rounded down to 19 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 19 significant digits. *)
+Lemma gaussian_probability_log10_lo_19_digits :
+  (- (335502394236800267 / 12500000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

@@ -446,7 +446,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 2 (the base point's u at_0) is at least exp(-c^2/2) L, c = 691/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (691 / 500) ^ 2 / 2) * (51363052764693 / 250000000000000) <= gaussian_probability_mass 2 (309 / 500).
+  0 < exp (- (691 / 500) ^ 2 / 2) * (102726105529396191 / 500000000000000000) <= gaussian_probability_mass 2 (309 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -456,7 +456,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -6 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -2691/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (2691 / 500)) ^ 2 / 2) * (7175857207423781 / 100000000000000000) <= gaussian_probability_mass (-6) (309 / 500).
+  0 < exp (- (- (2691 / 500)) ^ 2 / 2) * (358792860371224601 / 5000000000000000000) <= gaussian_probability_mass (-6) (309 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -466,7 +466,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 10 (the base point's w at_0) is at least exp(-c^2/2) L, c = 4691/500 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (4691 / 500) ^ 2 / 2) * (841088910927359 / 20000000000000000) <= gaussian_probability_mass 10 (309 / 500).
+  0 < exp (- (4691 / 500) ^ 2 / 2) * (21027222773186059 / 500000000000000000) <= gaussian_probability_mass 10 (309 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -476,7 +476,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (2317123306918909 / 5000000000000000) <= gaussian_probability_mass 0 (309 / 500).
+  0 < exp (- 0 ^ 2 / 2) * (463424661383827719 / 1000000000000000000) <= gaussian_probability_mass 0 (309 / 500).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -485,7 +485,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (691 / 500) ^ 2 / 2 + ln (51363052764693 / 250000000000000)) + (INR 4 * (- (- (2691 / 500)) ^ 2 / 2 + ln (7175857207423781 / 100000000000000000)) + (INR 1 * (- (691 / 500) ^ 2 / 2 + ln (51363052764693 / 250000000000000)) + (INR 4 * (- (- (2691 / 500)) ^ 2 / 2 + ln (7175857207423781 / 100000000000000000)) + (INR 1 * (- (4691 / 500) ^ 2 / 2 + ln (841088910927359 / 20000000000000000)) + (INR 4 * (- 0 ^ 2 / 2 + ln (2317123306918909 / 5000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (691 / 500) ^ 2 / 2 + ln (102726105529396191 / 500000000000000000)) + (INR 4 * (- (- (2691 / 500)) ^ 2 / 2 + ln (358792860371224601 / 5000000000000000000)) + (INR 1 * (- (691 / 500) ^ 2 / 2 + ln (102726105529396191 / 500000000000000000)) + (INR 4 * (- (- (2691 / 500)) ^ 2 / 2 + ln (358792860371224601 / 5000000000000000000)) + (INR 1 * (- (4691 / 500) ^ 2 / 2 + ln (21027222773186059 / 500000000000000000)) + (INR 4 * (- 0 ^ 2 / 2 + ln (463424661383827719 / 1000000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -507,20 +507,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.14767004152288326837312344934327191723639881e-84, here lowered by a relative 4 s = 6.4e-12 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  31476700415 / 10 ^ 94 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 3.14767004152288326837312344934327191723639881e-84, here lowered by a relative 4 s = 6.4e-14 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  31476700415226 / 10 ^ 97 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (31476700415 / 10 ^ 94) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (31476700415226 / 10 ^ 97) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (31476700415 / 10 ^ 94) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (31476700415226 / 10 ^ 97) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -83.50201079939313928572104648308601702, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (20875502699849 / 250000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -83.50201079939313928572104648308601702, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (5218875674962073 / 62500000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

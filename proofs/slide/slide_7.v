@@ -447,7 +447,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 3 (the base point's u at_0) is at least exp(-c^2/2) L, c = 2423/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (2423 / 1000) ^ 2 / 2) * (708269947197401 / 5000000000000000) <= gaussian_probability_mass 3 (577 / 1000).
+  0 < exp (- (2423 / 1000) ^ 2 / 2) * (14165398943949423 / 100000000000000000) <= gaussian_probability_mass 3 (577 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -457,7 +457,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -9 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -8423/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (8423 / 1000)) ^ 2 / 2) * (233604977896889 / 5000000000000000) <= gaussian_probability_mass (-9) (577 / 1000).
+  0 < exp (- (- (8423 / 1000)) ^ 2 / 2) * (93441991158764859 / 2000000000000000000) <= gaussian_probability_mass (-9) (577 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -467,7 +467,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 14 (the base point's w at_0) is at least exp(-c^2/2) L, c = 13423/1000 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (13423 / 1000) ^ 2 / 2) * (1477925787769653 / 50000000000000000) <= gaussian_probability_mass 14 (577 / 1000).
+  0 < exp (- (13423 / 1000) ^ 2 / 2) * (295585157553959951 / 10000000000000000000) <= gaussian_probability_mass 14 (577 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -477,7 +477,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (4360605444778747 / 10000000000000000) <= gaussian_probability_mass 0 (577 / 1000).
+  0 < exp (- 0 ^ 2 / 2) * (109015136119479489 / 250000000000000000) <= gaussian_probability_mass 0 (577 / 1000).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -486,7 +486,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (2423 / 1000) ^ 2 / 2 + ln (708269947197401 / 5000000000000000)) + (INR 6 * (- (- (8423 / 1000)) ^ 2 / 2 + ln (233604977896889 / 5000000000000000)) + (INR 1 * (- (2423 / 1000) ^ 2 / 2 + ln (708269947197401 / 5000000000000000)) + (INR 6 * (- (- (8423 / 1000)) ^ 2 / 2 + ln (233604977896889 / 5000000000000000)) + (INR 1 * (- (13423 / 1000) ^ 2 / 2 + ln (1477925787769653 / 50000000000000000)) + (INR 6 * (- 0 ^ 2 / 2 + ln (4360605444778747 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (2423 / 1000) ^ 2 / 2 + ln (14165398943949423 / 100000000000000000)) + (INR 6 * (- (- (8423 / 1000)) ^ 2 / 2 + ln (93441991158764859 / 2000000000000000000)) + (INR 1 * (- (2423 / 1000) ^ 2 / 2 + ln (14165398943949423 / 100000000000000000)) + (INR 6 * (- (- (8423 / 1000)) ^ 2 / 2 + ln (93441991158764859 / 2000000000000000000)) + (INR 1 * (- (13423 / 1000) ^ 2 / 2 + ln (295585157553959951 / 10000000000000000000)) + (INR 6 * (- 0 ^ 2 / 2 + ln (109015136119479489 / 250000000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -508,20 +508,20 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.25537172492777906159928034408849783067791062e-248, here lowered by a relative 4 s = 8.8e-12 (what the integrals lose) and rounded down to 12 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 12 significant digits. *)
-Lemma gaussian_probability_lo_12_digits :
-  125537172491 / 10 ^ 259 <= gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 1.25537172492777906159928034408849783067791062e-248, here lowered by a relative 4 s = 8.8e-14 (what the integrals lose) and rounded down to 14 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma gaussian_probability_lo_14_digits :
+  12553717249276 / 10 ^ 261 <= gaussian_probability_box_mass.
 Proof.
   destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
-  destruct (Rle_or_lt (125537172491 / 10 ^ 259) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
+  destruct (Rle_or_lt (12553717249276 / 10 ^ 261) gaussian_probability_box_mass) as [H | H]; [exact H | exfalso].
   apply ln_increasing in H; [ | exact Hpos].
-  assert (ln (125537172491 / 10 ^ 259) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  assert (ln (12553717249276 / 10 ^ 261) <= gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
   lra.
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -247.9012276573056119552100766479407253, here lowered by 4 s / ln 10 and rounded down to 15 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
-Lemma gaussian_probability_log10_lo_15_digits :
-  (- (24790122765731 / 100000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -247.9012276573056119552100766479407253, here lowered by 4 s / ln 10 and rounded down to 17 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma gaussian_probability_log10_lo_17_digits :
+  (- (12395061382865283 / 50000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].

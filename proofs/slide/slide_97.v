@@ -447,7 +447,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 48 (the base point's u at_0) is at least exp(-c^2/2) L, c = 95/2 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_at_0_mass_lower :
-  0 < exp (- (95 / 2) ^ 2 / 2) * (1679013467204771 / 200000000000000000) <= gaussian_probability_mass 48 (1 / 2).
+  0 < exp (- (95 / 2) ^ 2 / 2) * (209876683400617159 / 25000000000000000000) <= gaussian_probability_mass 48 (1 / 2).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -457,7 +457,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at -144 (the base point's u elsewhere) is at least exp(-c^2/2) L, c = -287/2 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_u_elsewhere_mass_lower :
-  0 < exp (- (- (287 / 2)) ^ 2 / 2) * (1389975295485997 / 500000000000000000) <= gaussian_probability_mass (-144) (1 / 2).
+  0 < exp (- (- (287 / 2)) ^ 2 / 2) * (69498764774306739 / 25000000000000000000) <= gaussian_probability_mass (-144) (1 / 2).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -467,7 +467,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 194 (the base point's w at_0) is at least exp(-c^2/2) L, c = 387/2 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_at_0_mass_lower :
-  0 < exp (- (387 / 2) ^ 2 / 2) * (1030831075931973 / 500000000000000000) <= gaussian_probability_mass 194 (1 / 2).
+  0 < exp (- (387 / 2) ^ 2 / 2) * (206166215186415041 / 100000000000000000000) <= gaussian_probability_mass 194 (1 / 2).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -477,7 +477,7 @@ Qed.
 
 (* claim gaussian_probability: the Gaussian mass of a coordinate at 0 (the base point's w elsewhere) is at least exp(-c^2/2) L, c = 0 the end of [m - r, m + r] nearest 0: the rescaled integral (gaussian_probability_rescale) is at least L. *)
 Lemma gaussian_probability_w_elsewhere_mass_lower :
-  0 < exp (- 0 ^ 2 / 2) * (3829249225479879 / 10000000000000000) <= gaussian_probability_mass 0 (1 / 2).
+  0 < exp (- 0 ^ 2 / 2) * (11966403829625807 / 31250000000000000) <= gaussian_probability_mass 0 (1 / 2).
 Proof.
   split.
   - apply Rmult_lt_0_compat; [apply exp_pos | lra].
@@ -486,7 +486,7 @@ Proof.
 Qed.
 
 (* a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L *)
-Definition gaussian_probability_box_log_bound : R := INR 1 * (- (95 / 2) ^ 2 / 2 + ln (1679013467204771 / 200000000000000000)) + (INR 96 * (- (- (287 / 2)) ^ 2 / 2 + ln (1389975295485997 / 500000000000000000)) + (INR 1 * (- (95 / 2) ^ 2 / 2 + ln (1679013467204771 / 200000000000000000)) + (INR 96 * (- (- (287 / 2)) ^ 2 / 2 + ln (1389975295485997 / 500000000000000000)) + (INR 1 * (- (387 / 2) ^ 2 / 2 + ln (1030831075931973 / 500000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (3829249225479879 / 10000000000000000))))))).
+Definition gaussian_probability_box_log_bound : R := INR 1 * (- (95 / 2) ^ 2 / 2 + ln (209876683400617159 / 25000000000000000000)) + (INR 96 * (- (- (287 / 2)) ^ 2 / 2 + ln (69498764774306739 / 25000000000000000000)) + (INR 1 * (- (95 / 2) ^ 2 / 2 + ln (209876683400617159 / 25000000000000000000)) + (INR 96 * (- (- (287 / 2)) ^ 2 / 2 + ln (69498764774306739 / 25000000000000000000)) + (INR 1 * (- (387 / 2) ^ 2 / 2 + ln (206166215186415041 / 100000000000000000000)) + (INR 96 * (- 0 ^ 2 / 2 + ln (11966403829625807 / 31250000000000000))))))).
 
 (* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})): the sum of the logarithms of the coordinates' lower bounds. *)
 Lemma gaussian_probability_box_mass_ln_lower :
@@ -508,16 +508,16 @@ Proof.
   exact (proj1 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.43090960165183669378161186958300119161961567e-868186, here lowered by a relative 4 s = 1.2e-10 (what the integrals lose) and rounded down to 11 significant digits = 24309096013 10^-868196, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 11 significant digits. *)
-Lemma gaussian_probability_lo_11_digits :
-  ln 24309096013 - 868196 * ln 10 <= ln gaussian_probability_box_mass.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); P(theta(0) in box) >= lo = 2.43090960165183669378161186958300119161961567e-868186, here lowered by a relative 4 s = 1.2e-12 (what the integrals lose) and rounded down to 13 significant digits = 2430909601648 10^-868198, in logarithms (its literal is too long for Coq); every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 13 significant digits. *)
+Lemma gaussian_probability_lo_13_digits :
+  ln 2430909601648 - 868198 * ln 10 <= ln gaussian_probability_box_mass.
 Proof.
   apply Rle_trans with gaussian_probability_box_log_bound; [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -868185.61423119098543593528987690606, here lowered by 4 s / ln 10 and rounded down to 18 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
-Lemma gaussian_probability_log10_lo_18_digits :
-  (- (434092807115595519 / 500000000000)) <= ln gaussian_probability_box_mass / ln 10.
+(* claim gaussian_probability: the box mass is a product of independent one-dimensional Gaussian masses (independence of the coordinates of N(0, I_{3p})); log10 P(theta(0) in box) >= log10_lo = -868185.61423119098543593528987690606, here lowered by 4 s / ln 10 and rounded down to 20 significant digits; every point of the box satisfies the theorem's hypotheses by its other claims (region_box etc.). WEAKER than the certificate: its ends rounded outward to 20 significant digits. *)
+Lemma gaussian_probability_log10_lo_20_digits :
+  (- (21704640355779774649 / 25000000000000)) <= ln gaussian_probability_box_mass / ln 10.
 Proof.
   apply Rle_trans with (gaussian_probability_box_log_bound / ln 10); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
