@@ -1056,13 +1056,9 @@ def load_sweep_costs(path=None) -> dict | None:
     {"machine": text, "seconds_per_certificate": {theorem: {p: seconds}}, "task_seconds": s, ...}, every p a
     whole number >= 5 and every number finite and > 0 (more keys are allowed). None if it is missing or not
     such a table: then no estimate is made and nothing else changes. Read capped (64 KiB), regular file only."""
-    import math
-
     from .check import read_regular_file
     from .errors import MalformedCertificate
-
-    def positive(x) -> bool:
-        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+    from .law.runner import positive_cost as positive  # the law's cost table reads its numbers the same way
 
     try:
         table = json.loads(read_regular_file(Path(path or COSTS_PATH), 64 * 1024, what="a cost table"))

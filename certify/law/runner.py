@@ -1057,6 +1057,17 @@ def _in_p(table: dict, p: int) -> tuple[float, str]:
     return value, "interpolated" if p0 < p < p1 else "extrapolated"
 
 
+def positive_cost(x) -> bool:
+    """Whether a number read from a JSON cost table (this module's and certify.sweep's) is a cost: an int or
+    float, not a bool, finite and > 0. A whole number too large for a float (JSON allows 400 digits) is not."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x) and x > 0
+    except OverflowError:
+        return False
+
+
 def load_costs(path=None) -> dict | None:
     """The cost table at ``path`` (default :data:`COSTS_PATH`) as examples/law/measure_costs.py writes it:
     {"machine": text, "flow": {"horizon": T, "seconds_per_sample": {p: s}}, "gd": {"seconds_per_step": {p:
@@ -1066,14 +1077,6 @@ def load_costs(path=None) -> dict | None:
     from certify.check import read_regular_file
     from certify.errors import MalformedCertificate
 
-    def positive(x) -> bool:
-        if isinstance(x, bool) or not isinstance(x, (int, float)):
-            return False
-        try:
-            return math.isfinite(x) and x > 0
-        except OverflowError:  # a whole number too large for a float (JSON allows 400 digits)
-            return False
-
     try:
         table = json.loads(read_regular_file(Path(path or COSTS_PATH), 64 * 1024, what="costs.json").decode("utf-8"))
         flow, gd = table["flow"]["seconds_per_sample"], table["gd"]["seconds_per_step"]
@@ -1082,7 +1085,7 @@ def load_costs(path=None) -> dict | None:
         primes = [int(q) for q in (*flow, *gd) if re.fullmatch(r"[1-9][0-9]{0,5}", q)]
     except (OSError, MalformedCertificate, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
-    if not (flow and gd and all(map(positive, numbers)) and len(primes) == len(flow) + len(gd)
+    if not (flow and gd and all(map(positive_cost, numbers)) and len(primes) == len(flow) + len(gd)
             and min(primes) >= 2 and isinstance(table.get("machine", ""), str)):
         return None
     return table
