@@ -539,6 +539,16 @@ _FLAT_HI = [float.fromhex(x) for x in [
     "0x0.0p+0", "0x0.0p+0", "0x0.0p+0",
 ]]
 
+def _incidence(gates, p):
+    """(coords, E): the rows and columns (u(a) is a, v(b) is p + b) the gates touch, and the 0/1 incidence of
+    the gates on them, written here from the definition (not flow's own matrix)."""
+    a, b = np.divmod(np.asarray(gates), p)
+    coords = np.unique(np.concatenate([a, p + b]))
+    m = np.zeros((coords.size, a.size))
+    m[np.searchsorted(coords, a), np.arange(a.size)] = 1.0
+    m[np.searchsorted(coords, p + b), np.arange(a.size)] = 1.0
+    return coords, m
+
 def _kkt_violation(forces, gates, lo, hi, x, p):
     """The largest violation of the KKT conditions of min |forces + E^T x|^2 over the box, over the force scale
     (written here from the definitions, independently of flow.minimal_norm_element's own check)."""
@@ -565,14 +575,10 @@ def test_minimal_norm_element_finishes_where_bvls_stopped_short():
     forces, lo, hi = (np.array(v) for v in (_STALLED_FORCES, _STALLED_LO, _STALLED_HI))
     x, r = flow.minimal_norm_element(forces, p, np.array(_STALLED_GATES), lo, hi)
     assert _kkt_violation(forces, _STALLED_GATES, lo, hi, x, p) <= 1e-11
-    a, b = np.divmod(np.array(_STALLED_GATES), p)
-    coords = np.unique(np.concatenate([a, p + b]))
-    m = np.zeros((coords.size, a.size))
-    m[np.searchsorted(coords, a), np.arange(a.size)] = 1.0
-    m[np.searchsorted(coords, p + b), np.arange(a.size)] = 1.0
+    coords, m = _incidence(_STALLED_GATES, p)
     scale = max(np.abs(forces).max(), np.abs(lo).max(), np.abs(hi).max())
     once = lsq_linear(m, -forces[coords], bounds=(lo, hi), method="bvls", tol=1e-13 * scale,
-                      max_iter=10 * a.size + 20)
+                      max_iter=10 * m.shape[1] + 20)
     assert _kkt_violation(forces, _STALLED_GATES, lo, hi, np.clip(once.x, lo, hi), p) > 1e-10
 
 
@@ -596,11 +602,7 @@ def test_minimal_norm_element_solves_the_problem_bvls_cannot_resolve_in_doubles(
     forces, lo, hi = (np.array(v) for v in (_FLAT_FORCES, _FLAT_LO, _FLAT_HI))
     x, _ = flow.minimal_norm_element(forces, p, np.array(_FLAT_GATES), lo, hi)
     assert _kkt_violation(forces, _FLAT_GATES, lo, hi, x, p) <= 1e-11
-    a, b = np.divmod(np.array(_FLAT_GATES), p)
-    coords = np.unique(np.concatenate([a, p + b]))
-    m = np.zeros((coords.size, a.size))
-    m[np.searchsorted(coords, a), np.arange(a.size)] = 1.0
-    m[np.searchsorted(coords, p + b), np.arange(a.size)] = 1.0
-    raw = lsq_linear(m, -forces[coords], bounds=(lo, hi), method="bvls", tol=0.0, max_iter=200 * a.size + 20)
+    coords, m = _incidence(_FLAT_GATES, p)
+    raw = lsq_linear(m, -forces[coords], bounds=(lo, hi), method="bvls", tol=0.0, max_iter=200 * m.shape[1] + 20)
     assert _kkt_violation(forces, _FLAT_GATES, lo, hi, np.clip(raw.x, lo, hi), p) > 1e-10
 
