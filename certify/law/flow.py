@@ -152,14 +152,15 @@ def minimal_norm_element(forces: np.ndarray, p: int, gates: np.ndarray, lo: np.n
     # cost of O(1) hid the last improvements of 1e-19: KKT violated by 1.5e-10 whatever the iterations), then
     # with the rule off (0: it stops only at the optimum or at max_iter).
     target = None if m is None else -np.asarray(forces, dtype=np.float64)[coords]
+    projected_target = None
     attempts = ((False, 0.01 * KKT_TOLERANCE * scale, 10), (False, 1e-16, 40), (True, 1e-16, 40), (True, 0.0, 200))
     for projected, cost_tol, iterations in attempts:
         r = np.array(forces, dtype=np.float64)
         x = np.zeros(gates.size)
         if m is not None:
-            aim = target
-            if projected:
-                aim = m @ np.linalg.lstsq(m, target, rcond=None)[0]
+            if projected and projected_target is None:  # once, for both attempts that use it
+                projected_target = m @ np.linalg.lstsq(m, target, rcond=None)[0]
+            aim = projected_target if projected else target
             solution = lsq_linear(m, aim, bounds=(lo[free], hi[free]), method="bvls",
                                   tol=cost_tol, max_iter=iterations * m.shape[1] + 20)
             x[free] = np.clip(solution.x, lo[free], hi[free])
