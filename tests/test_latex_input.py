@@ -215,7 +215,6 @@ def hostile_certificate(dead13):
     document = copy(dead13)
     document["software"] = {"certify": " ".join(HOSTILE), "python-flint": "".join(HOSTILE), "python": "\\input"}
     claim = document["claims"]["hitting_time"]
-    claim["statement"] = "".join(HOSTILE)
     claim["scope"] = HOSTILE[0]
     document["claims"]["limit"] = {"statement": "\\input{secret}"}  # not a claim of dead: not printed
     return document
@@ -227,6 +226,17 @@ def test_no_certificate_string_reaches_the_document_unescaped(dead13):
     assert "^^5c" not in source and "\n\n\\par" not in source and r"\catcode" not in source
     author = re.search(r"\\author\{(.*)\}\n", source).group(1)
     assert decode(author) == "certify " + visible(" ".join(HOSTILE))
+
+
+def test_a_statement_that_is_not_the_claims_is_refused_not_printed(dead13):
+    """The document typesets the claim's relation from its spec (certify/render/statements.py), never the
+    stored statement text; a stored statement other than the one the spec generates is refused."""
+    for statement in ("".join(HOSTILE), dead13["claims"]["hitting_time"]["statement"] + " ", 5):
+        document = copy(dead13)
+        document["claims"]["hitting_time"]["statement"] = statement
+        with pytest.raises(RenderError) as info:
+            certificate_document(document, [])
+        assert "\n" not in str(info.value) and "hitting_time" in str(info.value)
 
 
 def test_the_hostile_document_compiles_and_runs_nothing(tmp_path, dead13):

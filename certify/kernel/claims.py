@@ -187,14 +187,17 @@ class ClaimSpec:
                 return part.relation
         raise KeyError(f"claim {self.id} has no component {component!r}")
 
-    def statement(self, **values) -> str:
-        """The statement text, generated from the relations; ``values`` fill ``{sigma}``-style quotes exactly."""
+    def template(self) -> str:
+        """The statement text generated from the relations, its ``{sigma}``-style quotes not yet filled."""
         if self.relation is not None:
             body = self.relation.text(self.subject, "", self.bound)
         else:
             body = f"{self.subject}: " + "; ".join(component.text() for component in self.components)
-        text = body + (f"; {self.note}" if self.note else "") + (f" ({self.source})" if self.source else "")
-        return _fill(text, values, self.id)
+        return body + (f"; {self.note}" if self.note else "") + (f" ({self.source})" if self.source else "")
+
+    def statement(self, **values) -> str:
+        """The statement text, generated from the relations; ``values`` fill ``{sigma}``-style quotes exactly."""
+        return _fill(self.template(), values, self.id)
 
     def claim(self, values: dict | None = None, components: dict | None = None, **numbers) -> "Claim":
         """The claim with these numbers: ``numbers`` (exact, lower, upper, log10_lower, log10_upper) for the

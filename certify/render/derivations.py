@@ -169,28 +169,72 @@ def derivation_text(derivation: Derivation) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The width of the text block in ordinary math characters (:func:`certify.render.breaking.latex_width`):
+#: 500 pt (letter paper, 2 cm margins, 11 pt) at the 7.1 pt the widest-set formulas take per estimated
+#: character, so a line the estimate fits is at most the text width (calibrated on the derivations' own
+#: expressions; tests/test_documents.py compiles every document and fails on an overfull box).
+TEXT_WIDTH = 70
+#: What an item of a list loses to its indentation (2.5em of 11 pt is 27.5 pt, about 4 characters).
+ITEM_INDENT = 4
+
+
+def _symbol_names(derivation: Derivation) -> set[str]:
+    names = set()
+    for item in (*derivation.steps, *derivation.comparisons):
+        for value in vars(item).values():
+            if isinstance(value, sp.Basic):
+                names.update(symbol.name for symbol in value.free_symbols)
+    return names
+
+
+def _laid_out_rows(label: str, relation: str, expression, width: float, taken: set[str]) -> list[str]:
+    """align* rows showing ``label relation expression`` in ``width`` characters, broken by
+    :func:`certify.render.breaking.expression_lines`, then a "where" row per named intermediate."""
+    from .breaking import expression_lines, latex_width
+
+    lead = max(latex_width(label), latex_width(r"\text{where }\Upsilon_{99}")) + 3  # the widest left column
+    alone = lead > 0.4 * width  # a long left side gets a row of its own
+    layout = expression_lines(expression, width - (6 if alone else lead), _latex, taken)
+    if alone:
+        rows = [rf"&{label}", rf"&\qquad {relation} {layout.lines[0]}"]
+    else:
+        rows = [rf"{label} &{relation} {layout.lines[0]}"]
+    rows += [rf"&\qquad {line}" for line in layout.lines[1:]]
+    for k, (symbol, lines) in enumerate(layout.definitions):
+        where = r"\text{where }" if k == 0 else r"\text{and }"
+        rows.append(rf"{where}{symbol} &= {lines[0]}")
+        rows += [rf"&\qquad {line}" for line in lines[1:]]
+    return rows
+
+
+def _align(rows: list[str]) -> str:
+    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+
+
 @lru_cache(maxsize=256)
 def derivation_latex(derivation: Derivation, heading: str = "subsection", limit: int | None = None) -> str:
-    """A LaTeX fragment: a heading, the steps in an align* with reasons, the comparisons with their verdicts.
+    """A LaTeX fragment: a heading, each step as a display with its reason below it, the comparisons with
+    their verdicts.
 
-    With ``limit``, at most that many steps and comparisons are printed and the rest is summarised
-    (every comparison is still checked and the count of those that hold is stated).
+    Every expression is laid out to the text width by :func:`certify.render.breaking.expression_lines`
+    (sums broken at their terms, wide parts named and defined below). With ``limit``, at most that many
+    steps and comparisons are printed and the rest is summarised (every comparison is still checked and
+    the count of those that hold is stated).
     """
+    from .breaking import latex_width
+
     scope = "symbolic $p$" if derivation.p is None else f"$p = {derivation.p}$"
     holding = sum(comparison.holds() for comparison in derivation.comparisons)
+    taken = _symbol_names(derivation)
     out = [rf"\{heading}*{{{latex_escape(derivation.title)}}}",
            rf"Establishes {latex_escape(', '.join(derivation.equations))} ({scope}); "
-           rf"{holding} of {len(derivation.comparisons)} comparisons with the paper hold.",
-           r"\begin{align*}"]
+           rf"{holding} of {len(derivation.comparisons)} comparisons with the paper hold."]
     steps = derivation.steps if limit is None else derivation.steps[:limit]
     comparisons = derivation.comparisons if limit is None else derivation.comparisons[:limit]
-    rows = []
     for step in steps:
-        relation = RELATIONS_LATEX[step.relation]
-        rows.append(rf"{_latex(step.lhs)} &{relation} {_latex(step.rhs)} \\"
-                    rf" &\quad\text{{\small {latex_escape(step.reason)}}}")
-    out.append(r" \\[2pt]".join(rows) if rows else "")
-    out.append(r"\end{align*}")
+        out.append(_align(_laid_out_rows(_latex(step.lhs), RELATIONS_LATEX[step.relation], step.rhs,
+                                         TEXT_WIDTH, taken)))
+        out.append(rf"{{\small {latex_escape(step.reason)}}}\par")
     omitted = len(derivation.steps) - len(steps), len(derivation.comparisons) - len(comparisons)
     if any(omitted):
         prime = "" if derivation.p is None else f" --p {derivation.p}"
@@ -198,10 +242,18 @@ def derivation_latex(derivation: Derivation, heading: str = "subsection", limit:
                    rf"\texttt{{certify derive {latex_escape(derivation.name.rsplit('-p', 1)[0])}{prime}}} "
                    r"prints them all.}")
     out.append(r"\begin{itemize}")
+    width = TEXT_WIDTH - ITEM_INDENT
     for comparison in comparisons:
-        mark = r"$\checkmark$ equals the paper's form" if comparison.holds() else r"\textbf{does not match}"
-        out.append(rf"\item {latex_escape(comparison.label)}: ${_latex(comparison.derived)}$ -- {mark} "
-                   rf"${_latex(comparison.paper)}$")
+        mark = r"$\checkmark$ equals the paper's form" if comparison.holds() else r"\textbf{does not match} the paper's form"
+        derived, paper = _latex(comparison.derived), _latex(comparison.paper)
+        label = latex_escape(comparison.label)
+        if latex_width(derived) + latex_width(paper) + 0.5 * len(comparison.label) + 22 <= width:
+            out.append(rf"\item {label}: ${derived}$ -- {mark} ${paper}$")
+        else:
+            rows = (_laid_out_rows(r"\text{derived}", "=", comparison.derived, width, taken)
+                    + _laid_out_rows(r"\text{paper}", "=", comparison.paper, width, taken))
+            out.append(rf"\item {label} -- {mark}:")
+            out.append(_align(rows))
     out.append(r"\end{itemize}")
     return "\n".join(out) + "\n"
 

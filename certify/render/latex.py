@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..errors import InputError
 from ..theorems.registry import RegistryView
 from .derivations import derivation_latex, latex_escape
-from .numbers import DISPLAY_DIGITS, display, display_parts, latex_exact
+from .numbers import DISPLAY_DIGITS, display_parts, latex_exact
+from .statements import statement_latex
 
 #: Steps (and comparisons) of one derivation printed in a document; `certify derive` prints them all.
 DOCUMENT_STEPS = 14
@@ -24,26 +25,20 @@ class RenderError(InputError):
     """A certificate the renderer cannot typeset faithfully (a field missing or of the wrong kind)."""
 
 
-#: Number fields of a stored quantity, in the order they are printed.
-_VALUE_KEYS = ("exact", "lo", "hi")
-_LOG10_KEYS = ("log10_lo", "log10_hi")
-
-
-def claim_latex(claim_id: str, stored: dict) -> str:
-    """One \\item: the claim id, its statement (as stored, escaped), and its numbers."""
+def claim_latex(theorem: str, claim_id: str, stored: dict) -> str:
+    """One \\item: the claim id, its scope and its statement as mathematics
+    (:func:`certify.render.statements.statement_latex`: the claim's relation with the certificate's numbers),
+    and a matrix claim's entries as a matrix."""
+    if not isinstance(stored, dict):
+        raise RenderError(f"claims/{claim_id} is not an object")
+    try:
+        statement = statement_latex(theorem, claim_id, stored)
+    except InputError as exc:
+        raise RenderError(str(exc)) from None
     lines = [rf"\item \texttt{{{latex_escape(claim_id)}}} ({latex_escape(_text(stored, 'scope').replace('_', ' '))}): "
-             rf"{latex_escape(_text(stored, 'statement'))}."]
-    quantity = {key: stored[key] for key in (*_VALUE_KEYS, *_LOG10_KEYS) if key in stored}
-    if quantity:
-        lines.append(rf"\\ \quad ${_numbers(quantity, claim_id)}$")
+             rf"{statement}."]
     components = stored.get("components", {})
-    if not isinstance(components, dict):
-        raise RenderError(f"claims/{claim_id}/components is not an object")
-    for name, part in components.items():
-        if not isinstance(part, dict):
-            raise RenderError(f"claims/{claim_id}/components/{str(name)[:40]} is not an object")
-        lines.append(rf"\\ \quad ${_numbers(part, claim_id, latex_escape(name))}$")
-    matrix = _matrix(components)
+    matrix = _matrix(components) if isinstance(components, dict) else ""
     if matrix:
         lines.append(matrix)
     return "\n".join(lines)
@@ -75,13 +70,6 @@ def _matrix(components: dict) -> str:
     body = r" \\ ".join(cells)
     return (r"\\ \quad as a matrix, rows $s,a,b$, columns $s_0,a_0,b_0$: \[\begin{pmatrix}" + body
             + r"\end{pmatrix}\]")
-
-
-def _numbers(stored: dict, claim_id: str, name: str = "value") -> str:
-    try:
-        return display(stored, "latex", rf"\text{{{name}}}", r"\ ")
-    except (ValueError, TypeError) as exc:
-        raise RenderError(f"claims/{claim_id}: {exc}") from None
 
 
 def _text(node: dict, key: str) -> str:
@@ -154,7 +142,7 @@ def certificate_document(certificate: dict, derivations) -> str:
           r"outward. The certificate behind it is re-checked by \texttt{certify check}.",
         r"\section*{Certified claims}",
         r"\begin{itemize}",
-        *(claim_latex(claim_id, claims[claim_id]) for claim_id in claim_order(certificate)),
+        *(claim_latex(certificate["theorem"], claim_id, claims[claim_id]) for claim_id in claim_order(certificate)),
         r"\end{itemize}",
         r"\section*{Derivations}",
         r"Each derivation starts from the definitions (the loss (1.1), the gate, the softmax, the recentering "
@@ -195,7 +183,27 @@ def reproduce_command(certificate: dict) -> str:
     for name in names:
         _exact(certificate["parameters"].get(name), f"parameters/{name}")
     _exact(certificate["radius"], "radius")
-    options = " ".join(f"{flags[name]} {certificate['parameters'][name]}" for name in names)
     name = f"{theorem}-{p}.json"
-    return (f"certify {theorem} --p {p} {options} --radius {certificate['radius']} "
-            f"--prec {bits} --out {name}\ncertify check {name}")
+    words = [f"certify {theorem}", f"--p {p}", *(f"{flags[name]} {certificate['parameters'][name]}" for name in names),
+             f"--radius {certificate['radius']}", f"--prec {bits}", f"--out {name}"]
+    return shell_lines(words) + f"\ncertify check {name}"
+
+
+#: Characters of a verbatim line in a document (500 pt of text at the 5.75 pt of 11 pt typewriter is 87).
+VERBATIM_WIDTH = 78
+
+
+def shell_lines(words: list[str], width: int = VERBATIM_WIDTH) -> str:
+    """The shell command made of ``words`` (each an option with its value, kept together), broken into
+    lines of at most ``width`` characters where that is possible, each line but the last ending in " \\"
+    (a shell line continuation), further lines indented by four spaces; a word longer than a line gets a
+    line of its own."""
+    lines, current = [], ""
+    for word in words:
+        if current and len(current) + 1 + len(word) + 2 > width:
+            lines.append(current + " \\")
+            current = "    " + word
+        else:
+            current = f"{current} {word}" if current else word
+    lines.append(current)
+    return "\n".join(lines)

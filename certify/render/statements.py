@@ -1,0 +1,357 @@
+"""A claim's statement as typeset mathematics, made from the same record as the text the checker compares.
+
+The checker compares each claim's plain statement, generated from its :class:`certify.kernel.claims.ClaimSpec`
+(subject, relation, landmarks, closed-form bound). A document shows the same claim as mathematics: here
+each spec's subject (and note, and bound) is written once more in LaTeX, in the paper's symbols, and
+:func:`statement_latex` joins it to **the spec's own relation** and **the certificate's stored numbers** (as
+the one display rule shows them, :func:`certify.render.numbers.display_parts`): an upper bound reads
+``$\\|w(T)-w(0)\\|_1 \\le 1.23507$``, a landmark ``\\ge 0.0106936 > 0``, a closed-form bound
+``\\le h$, where $h \\ge 2\\eta(\\epsilon + 2r)/p^2``. Nothing of the relation is written here: the direction
+of each number, its landmarks and whether a bound is compared all come from the spec, so the two forms
+cannot state different relations (tests/test_statements.py checks both forms field by field).
+
+The log10 twin of a probability is shown as the power of ten its stored end implies (``\\ge 10^{-7.35}``);
+the rule that ties the pair's digits together (docs/numbers-and-checking.md, 'Twin fields') is a fact about
+the stored text, checked by ``certify check``, and is not restated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from ..kernel.claims import VALUE_NAMES
+from .derivations import latex_escape
+from .numbers import display_parts, latex_exact
+
+#: A quoted instance value in a claim's text (certify.kernel.claims.VALUE_NAMES).
+_QUOTE = re.compile(r"\{(" + "|".join(VALUE_NAMES) + r")\}")
+
+
+@dataclass(frozen=True)
+class LatexForm:
+    """The LaTeX words of one claim (or of one component): ``prose`` (running text before the quantity, may
+    hold ``$...$``), ``quantity`` (math mode, the symbol the relation attaches to), ``bound`` (math mode,
+    the closed form of a one-sided claim's compared end), ``note`` (running text after it) and, for a claim
+    with components, ``components`` {name: LatexForm of the component}."""
+
+    prose: str = ""
+    quantity: str = ""
+    bound: str = ""
+    note: str = ""
+    components: dict = field(default_factory=dict)
+
+
+_BOX = "for every point of the box"
+_CENTRAL_ONLY = LatexForm(
+    f"{_BOX},", r"\min\bigl(u(0)+v(0),\ \min_{(a,b)\ne(0,0)} -(u(a)+v(b))\bigr)",
+    note=r"so the central gate $u(0)+v(0)$ is the only active one")
+_GAUSSIAN = r"for $\theta(0) \sim \mathcal N(0, \sigma^2 I_{3p})$, $\sigma = {sigma}$,"
+_REGION_PROBABILITY = r"\Pr\bigl(\theta(0) \in R \mid \theta(0) \text{ initially active}\bigr)"
+
+
+def _gaussian_box(theorem_note: str) -> LatexForm:
+    return LatexForm(_GAUSSIAN, r"\Pr(\theta(0) \in U)", note=theorem_note)
+
+
+#: theorem -> claim id -> LatexForm. Every claim of every record has one (tests/test_statements.py).
+FORMS: dict[str, dict[str, LatexForm]] = {
+    "dead": {
+        "single_active_gate": _CENTRAL_ONLY,
+        "gamma_condition": LatexForm(
+            f"{_BOX},", r"\gamma_{\mathrm{in}}^2 - s_0^2/2",
+            note=r"with $\gamma_{\mathrm{in}} = \mu - w(0)$, $s_0 = u(0)+v(0)$"),
+        "hitting_time": LatexForm(
+            "from the base point, the time $T$ at which the central gate reaches 0,", "T",
+            note=r"$T = \frac{p^2}{2}\int_0^{\epsilon} \frac{1 + e^{-s g}/(p-1)}{g}\,ds$, "
+                 r"$g^2 = \Gamma + \frac{p s^2}{2(p-1)}$"),
+        "hitting_time_box": LatexForm(
+            "from every point of the box, the time $T$ at which the central gate reaches 0,", "T",
+            note="no other gate turns on before $T$"),
+        "transversality_margin": LatexForm(
+            "from the base point,", r"-\dot s(T^-) = \frac{2(p-1)\sqrt{\Gamma}}{p^3}"),
+        "transversality_margin_box": LatexForm(
+            "from every point of the box,", r"-\dot s(T^-) = \frac{2\gamma(T)}{p^2}"),
+        "terminal_w_displacement_box": LatexForm("from every point of the box,", r"\|w(T) - w(0)\|_1"),
+        "terminal_fourier_fraction": LatexForm(
+            r"at the terminal state of the base point, for every $\zeta \ne 0$,", r"F_\zeta"),
+        "balance_invariant": LatexForm(
+            "at the base point and at its terminal state alike,", r"\|u\|^2 + \|v\|^2 - \|w\|^2"),
+        "purity_gap_box": LatexForm(
+            "at every terminal state from the box,", r"1 - \max_\zeta F_\zeta"),
+        "terminal_loss": LatexForm(
+            "at every terminal state from the box, the loss (1.1) equals $\\log p$:", r"\mathcal L",
+            note="all activations are 0"),
+        "gaussian_probability": _gaussian_box(r"every point of the box is initially active (Theorem 1.5)"),
+        "region_probability": LatexForm(
+            _GAUSSIAN, _REGION_PROBABILITY,
+            note=r"$R = R_{\mathrm{dead}}$: exactly one active gate $(a^*, b^*)$, $\gamma_y = \mu - w(y) > 0$ "
+                 r"with $y = a^* + b^*$, and $\gamma_y^2 > s^2/2$, $s = u(a^*) + v(b^*)$ ((A.58)); every "
+                 r"trajectory from $R_{\mathrm{dead}}$ dies in finite time (section A.6, Lemma A.17); "
+                 r"$R_{\mathrm{dead}}$ is a cone, so the bound holds for every $\sigma$"),
+        "region_purity_probability": LatexForm(
+            r"for $\theta(0) \sim \mathcal N(0, \sigma^2 I_{3p})$, every $\sigma > 0$",
+            note=r"the first by the null-set lemma, the second with the tube near purity bounded and "
+                 r"subtracted (docs/purity-tube.md); $R_{\mathrm{dead}}$ as in region\_probability",
+            components={
+                "not_single_frequency": LatexForm(
+                    "", r"\Pr\bigl(\theta(0) \in R_{\mathrm{dead}},\ \text{death at a state not single-frequency}"
+                        r" \mid \text{initially active}\bigr)"),
+                "purity_margin": LatexForm(
+                    "", r"\Pr\bigl(\theta(0) \in R_{\mathrm{dead}},\ \max_\zeta F_\zeta(\theta_\infty) \le 1 - "
+                        r"\delta \mid \text{initially active}\bigr)",
+                    note=r"$\delta = {delta}$"),
+            }),
+    },
+    "slide": {
+        "region_box": LatexForm(
+            f"{_BOX}", note=r"so the box lies in $U_{\mathrm{slide}}$",
+            components={
+                "x_minus_X": LatexForm("", "x - X", note="$x = u(0)+v(0)$"),
+                "cross_gates": LatexForm(
+                    "", r"-\bigl(u(0)+v(j)\bigr),\ -\bigl(u(j)+v(0)\bigr)", note=r"every cross gate, $j \ne 0$"),
+                "off_cross_gates": LatexForm("", r"-\bigl(u(a)+v(b)\bigr)", note=r"every other gate, $a, b \ne 0$"),
+                "gamma_minus_gamma_star": LatexForm("", r"\gamma_j - \gamma_*", note=r"every $j \ne 0$"),
+            }),
+        "admissibility": LatexForm(
+            "for every point of the box, every kink coefficient $\\alpha_j$, $\\beta_j$ of (A.26)-(A.27):",
+            r"\alpha_j, \beta_j", bound=r"\frac{p-1}{e X \gamma_*}",
+            note=r"by Lemma A.9 every kink coefficient is at most $\frac{p-1}{e X \gamma_*}$"),
+        "capture_time": LatexForm(
+            r"from the base point, the time $T$ at which all $2(p-1)$ cross gates are captured together, at "
+            r"$x = 6X$,", "T",
+            note=r"$T = \frac{p^2}{2(p-1)} \int_{2X}^{6X} \frac{e^{x d} + p - 1}{d}\,dx$"),
+        "capture_invariants": LatexForm(
+            "along the base trajectory", note="both are constant",
+            components={
+                "before_capture": LatexForm("before capture", r"d^2 - \frac{p x^2}{2(p-1)}"),
+                "after_capture": LatexForm("after capture", r"d^2 - \frac{p^2 x^2}{2(p-1)}"),
+            }),
+        "kappa": LatexForm(
+            r"along every trajectory from the box, $\lim d/x = \kappa_p = p/\sqrt{2(p-1)}$:", r"\kappa_p"),
+        "limit_direction": LatexForm(
+            r"along every trajectory from the box $\theta/\|\theta\| \to \frac{1}{\sqrt p}(V, V, \kappa_p q)$, "
+            r"$V = (\frac12, -\frac12, \dots, -\frac12)$, $q = e_0 - \frac1p$, whose coordinates are",
+            components={
+                "u_at_0": LatexForm("", "u(0)"),
+                "u_elsewhere": LatexForm("", r"u(j)", note=r"$j \ne 0$"),
+                "v_at_0": LatexForm("", "v(0)"),
+                "v_elsewhere": LatexForm("", r"v(j)", note=r"$j \ne 0$"),
+                "w_at_0": LatexForm("", "w(0)"),
+                "w_elsewhere": LatexForm("", r"w(j)", note=r"$j \ne 0$"),
+            }),
+        "limit_fourier_fraction": LatexForm(
+            r"along every trajectory from the box, for every $\zeta \ne 0$,", r"\lim F_\zeta"),
+        "limit_loss": LatexForm(
+            r"along every trajectory from the box, the limit of the loss (1.1) is "
+            r"$\frac{p^2-1}{p^2}\log p$:", r"\lim \mathcal L"),
+        "gaussian_probability": _gaussian_box(
+            "every point of the box is initially active and slides (Theorem A.1)"),
+        "region_probability": LatexForm(
+            _GAUSSIAN, _REGION_PROBABILITY,
+            note=r"$R = R_{\mathrm{slide}}$: exactly one active gate $(a^*, b^*)$, $x = u(a^*) + v(b^*)$, "
+                 r"$\gamma_j = \mu - w(j)$ for $j \ne y = a^* + b^*$, $m = \min_j \gamma_j > 0$ and "
+                 r"$x m > (p-1)/e$; the union over (A.14) of $U_{\mathrm{slide}}(\gamma_*, X)$ of "
+                 r"(A.15)-(A.17) relabelled, from every point of which Theorem A.1 holds (the bound measures "
+                 r"one of them, $U_{\mathrm{slide}}$ at the region's own constants ${gamma_star}$ in place of "
+                 r"$\gamma_*$ and ${X}$ in place of $X$, not the box's)"),
+    },
+    "smooth": {
+        "single_active_gate": _CENTRAL_ONLY,
+        "dead_zone_integral": LatexForm(
+            "", r"J(\epsilon + 2r) = \int_0^{\epsilon+2r} \frac{\sigma_\epsilon}{\sigma_\epsilon'}\,ds",
+            note=r"$\psi(t) = \frac{f(t)}{f(t) + f(1-t)}$, $f(t) = e^{-1/t}$ ($t > 0$), $0$ ($t \le 0$)"),
+        "g_condition": LatexForm(
+            f"{_BOX},", r"g(0)^2 - J(s_0)",
+            bound=r"\Bigl(\frac{(p-1)(A-2r)}{p}\Bigr)^2 - J(\epsilon+2r)", note=r"$g = \mu - w(0)$"),
+        "terminal_displacement_box": LatexForm(
+            "from every point of the box the flow converges and", r"\|w_\infty - w_0\|_1"),
+        "purity_gap_box": LatexForm("at every limit from the box,", r"1 - \max_\zeta F_\zeta"),
+        "terminal_fourier_fraction": LatexForm(
+            r"from the base point the limit is two-level and, for every $\zeta \ne 0$,", r"F_\zeta"),
+        "gaussian_probability": _gaussian_box(r"every point of the box is initially active (Theorem A.3)"),
+        "region_probability": LatexForm(
+            _GAUSSIAN, _REGION_PROBABILITY,
+            note=r"$R = R_{\mathrm{smooth}}$: exactly one active gate $(a^*, b^*)$, $g(0) = \gamma_y = "
+                 r"\mu - w(y) > 0$ with $y = a^* + b^*$, and (A.67) $\gamma_y^2 > J(s)$, $s = u(a^*) + v(b^*)$, "
+                 r"$J(s) = \int_0^s \sigma_\epsilon/\sigma_\epsilon'$ ((A.66)); from every point of it the "
+                 r"gradient flow converges to a finite limit ((A.62)-(A.69))"),
+    },
+    "gd": {
+        "single_active_gate": LatexForm(_CENTRAL_ONLY.prose, _CENTRAL_ONLY.quantity, note=_CENTRAL_ONLY.note),
+        "one_step_death_box": LatexForm(
+            r"from every point of the box, after one step $\theta_1 = \theta_0 - \eta \nabla L(\theta_0)$ "
+            r"($\mathrm{ReLU}'(0) = 0$)",
+            note=r"so every gate of $\theta_1$ is negative, $\nabla L(\theta_1) = 0$ and $\theta_n = \theta_1$ "
+                 r"for $n \ge 1$",
+            components={
+                "central_gate": LatexForm("the central gate", r"u_1(0)+v_1(0)"),
+                "cross_gates": LatexForm(
+                    "every cross gate", r"u_1(0)+v_1(j),\ u_1(j)+v_1(0)", note=r"$j \ne 0$"),
+                "off_cross_gates": LatexForm("every other gate", r"u_1(a)+v_1(b)", note=r"$a, b \ne 0$"),
+            }),
+        "w_step_box": LatexForm(
+            "from every point of the box, the step's", r"\|w_1 - w_0\|_1",
+            bound=r"\frac{2\eta(\epsilon + 2r)}{p^2}"),
+        "purity_gap_box": LatexForm("from every point of the box,", r"1 - \max_\zeta F_\zeta(\theta_1)"),
+        "terminal_fourier_fraction": LatexForm(
+            r"from the base point $\theta_1$ is two-level and, for every $\zeta \ne 0$,", r"F_\zeta(\theta_1)"),
+        "gaussian_probability": _gaussian_box(r"every point of the box is initially active (Theorem A.4)"),
+        "region_probability": LatexForm(
+            _GAUSSIAN, _REGION_PROBABILITY,
+            note=r"$R = R_{\mathrm{gd}}$: exactly one active gate $(a^*, b^*)$, $s = u(a^*) + v(b^*) > 0$ and "
+                 r"(A.71) $s < 2\eta\gamma_y/p^2$, $\gamma_y = \mu - w(y)$, $y = a^* + b^*$; from every point "
+                 r"of it one gradient-descent step with $\mathrm{ReLU}'(0) = 0$ makes every gate strictly "
+                 r"negative, so $\theta_n = \theta_1$ ((A.70), (A.53)); $R_{\mathrm{gd}}$ is a cone, so the "
+                 r"bound holds for every $\sigma$"),
+    },
+}
+
+_MATRIX_NAMES = ("s_s", "s_a", "s_b", "a_s", "a_a", "a_b", "b_s", "b_a", "b_b")
+
+
+def _entries(symbol: str) -> dict:
+    """The nine components i_j of a 3 x 3 matrix ``symbol`` (rows s, a, b; columns s_0, a_0, b_0)."""
+    return {name: LatexForm("", rf"{symbol}_{{{name[0]}, {name[2]}_0}}") for name in _MATRIX_NAMES}
+
+
+FORMS["sensitivity"] = {
+    "hitting_time_gradient": LatexForm(
+        r"at the base point, the gradient of the hitting time $T$,",
+        note=r"$T = \frac{p^2}{2}\int_0^{s_0} \frac{1 + e^{-s g}/(p-1)}{g}\,ds$ with $g^2 = g_0^2 - c s_0^2 + "
+             r"c s^2$, $c = \frac{p}{2(p-1)}$, differentiated under the integral",
+        components={"s": LatexForm("", r"\partial T/\partial s_0"), "a": LatexForm("", r"\partial T/\partial a_0"),
+                    "b": LatexForm("", r"\partial T/\partial b_0")}),
+    "event_speed": LatexForm(
+        "at the base point,", r"\dot s(T^-) = -\frac{2(p-1)\sqrt{\Gamma}}{p^3}",
+        note="the gate reaches its kink transversally"),
+    "regional_derivative": LatexForm(
+        r"at the base point, $J_{\mathrm{reg}} = \partial y(T^*)/\partial y(0)$ at the fixed base hitting "
+        r"time $T^*$, the smooth field (2.2)-(2.4) continued across $s = 0$, by entries",
+        components=_entries(r"(J_{\mathrm{reg}})")),
+    "terminal_map_derivative": LatexForm(
+        r"at the base point, $\Psi'$ with $\Psi(y_0) = y(T(y_0)) = \bigl(0, a_0 + \frac{D}{2c}, "
+        r"b_0 - \frac{D}{2c(p-1)}\bigr)$, $D = g_0 - \sqrt{g_0^2 - c s_0^2}$, by entries",
+        components=_entries(r"(\Psi')")),
+    "saltation_matrix": LatexForm(
+        r"$S = I - \frac{f n^{\mathsf T}}{n^{\mathsf T} f}$ with $f = (\dot s(T^-), 0, 0)$ the field at the "
+        r"event and $n = e_s$, by entries",
+        note=r"$S J_{\mathrm{reg}} = \Psi'$ holds by the derivation (the $a$, $b$ rows of $J_{\mathrm{reg}}$ are "
+             r"those of $\Psi'$ since $f$ is parallel to $e_s$, and $S$ deletes the $s$ row), not by a separate "
+             r"computation",
+        components=_entries("S")),
+    "sensitivity_gap": LatexForm(
+        "at the base point,", r"\|\Psi' - J_{\mathrm{reg}}\|_F = |\dot s(T^-)|\, \|\nabla T\|_2"),
+    "gap_rank": LatexForm(
+        r"at the base point, the rank of the gap matrix $\Psi' - J_{\mathrm{reg}}$:", r"\operatorname{rank}",
+        note=r"$\Psi' - J_{\mathrm{reg}} = e_s \bigl(\dot s(T^-) \nabla T\bigr)^{\mathsf T}$ with "
+             r"$\dot s(T^-) < 0$ and $\partial T/\partial s_0 > 0$ certified"),
+}
+
+
+def quoted_values(spec, statement: str) -> dict[str, str]:
+    """The instance values (``sigma``, ``delta``, ...) that the plain ``statement`` of claim ``spec`` quotes,
+    as written there: the statement is matched against the spec's template (the checker has compared it
+    with the generated one before a document is made). InputError if it does not match."""
+    template = spec.template()
+    pattern, position = "", 0
+    for match in _QUOTE.finditer(template):
+        pattern += re.escape(template[position:match.start()])
+        name = match.group(1)
+        pattern += f"(?P={name})" if f"(?P<{name}>" in pattern else f"(?P<{name}>-?[0-9][0-9./e-]*)"
+        position = match.end()
+    pattern += re.escape(template[position:])
+    found = re.fullmatch(pattern, statement) if isinstance(statement, str) else None
+    if found is None:
+        raise InputError(f"claim {spec.id}: the stored statement is not the claim's")
+    return found.groupdict()
+
+
+def _fill(text: str, values: dict) -> str:
+    """``text`` with ``{name}`` quotes replaced by the claim's instance values, as exact LaTeX numbers."""
+    def value(match) -> str:
+        if match.group(1) not in values:
+            raise InputError(f"no value for the quote {{{match.group(1)}}}")
+        try:
+            return latex_exact(values[match.group(1)])
+        except ValueError as exc:
+            raise InputError(f"the quoted {match.group(1)} is not a number: {exc}") from None
+
+    return _QUOTE.sub(value, text)
+
+
+def _relation_math(quantity: str, relation, stored: dict, bound: str) -> str:
+    """``$quantity REL number$`` for each part the stored fields of ``relation`` state, with its landmarks
+    and its compared closed form, all from ``relation``."""
+    fields = {key: stored[key] for key in relation.keys() if key in stored}
+    numbers = {key for key in ("exact", "lo", "hi", "log10_lo", "log10_hi") if key in stored}
+    if numbers != set(relation.keys()):
+        raise InputError(f"the stored numbers {sorted(stored)} are not those of a {relation.kind} relation")
+    try:
+        shown = display_parts(fields, "latex")
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"a stored number cannot be shown: {exc}") from None
+    statements = [f"{quantity} {rel} {body}".strip() for rel, body in shown]
+    # the landmarks bound the stored end itself (lo > 0, hi < 1), shown right after the value's statement
+    if relation.lo_above is not None:
+        statements[0] += rf" > {relation.lo_above}"
+    if relation.hi_below is not None:
+        statements[0] += rf" < {relation.hi_below}"
+    text = "$" + r",\quad ".join(statements) + "$"
+    if bound:
+        end = display_parts({key: fields[key] for key in fields if key in ("lo", "hi")}, "latex")[0]
+        compared = r"\le" if relation.kind == "lower" else r"\ge"
+        text += rf", where ${end[1]} {compared} {bound}$"
+    return text
+
+
+def statement_latex(theorem: str, claim_id: str, stored: dict) -> str:
+    """Claim ``claim_id`` of ``theorem`` with the ``stored`` claim of a checked certificate (its numbers and
+    statement), as LaTeX running text (a sentence without its full stop).
+
+    Guarantee: each number is shown by :func:`certify.render.numbers.display_parts` of exactly the fields
+    its relation (from the claim's spec) stores, after the relation the spec gives it (``\\ge`` for a lower
+    end, ``\\le`` for an upper one, ``\\in``/``=`` for an enclosure or an exact value), followed by the
+    spec's landmarks and, for a one-sided claim with a closed form, that form on the side the checker
+    compares it; quoted instance values are those of the stored statement, every digit. InputError if the
+    stored numbers or statement are not the claim's, or the claim has no LaTeX form.
+    """
+    from ..kernel.registry import KERNELS
+
+    specs = {spec.id: spec for spec in KERNELS[theorem].claim_specs()} if theorem in KERNELS else {}
+    form = FORMS.get(theorem, {}).get(claim_id)
+    if claim_id not in specs or form is None:
+        raise InputError(f"{theorem} has no claim {claim_id!r} with a LaTeX form")
+    spec = specs[claim_id]
+    if not isinstance(stored, dict):
+        raise InputError(f"claim {claim_id} is not an object")
+    values = quoted_values(spec, stored.get("statement"))
+    parts = [form.prose] if form.prose else []
+    if spec.relation is not None:
+        try:
+            parts.append(_relation_math(form.quantity, spec.relation, stored, form.bound))
+        except InputError as exc:
+            raise InputError(f"claim {claim_id}: {exc}") from None
+        text = " ".join(parts)
+    else:
+        components = stored.get("components")
+        if not isinstance(components, dict) or set(components) != {c.name for c in spec.components} \
+                or set(form.components) != set(components):
+            raise InputError(f"claim {claim_id}: the stored components are not the claim's")
+        pieces = []
+        for component in spec.components:
+            sub = form.components[component.name]
+            if not isinstance(components[component.name], dict):
+                raise InputError(f"claim {claim_id}: component {component.name} is not an object")
+            try:
+                piece = _relation_math(sub.quantity, component.relation, components[component.name], sub.bound)
+            except InputError as exc:
+                raise InputError(f"claim {claim_id}/{component.name}: {exc}") from None
+            pieces.append((f"{sub.prose} " if sub.prose else "") + piece + (f" ({sub.note})" if sub.note else ""))
+        text = " ".join(parts) + ": " + "; ".join(pieces)
+    if form.note:
+        text += f"; {form.note}"
+    if spec.source:
+        text += f" ({latex_escape(spec.source)})"
+    return _fill(text, values)
