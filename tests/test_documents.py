@@ -240,7 +240,7 @@ def _overfull_boxes(log: str) -> list[str]:
 
 
 def test_every_document_of_the_library_is_its_rendering_and_has_no_overfull_box(tmp_path):
-    """Each committed proofs/THEOREM/THEOREM-P.tex is the rendering of its certificate, and pdflatex sets it
+    """Each committed LaTeX document of the proof library (the .tex beside each certificate) is the rendering of its certificate, and pdflatex sets it
     with no line wider than the text by more than 1 pt (before issue 24 the derivations' sums of
     exponentials ran up to 5579 pt past the margin, and the Reproduce command was cut at --prec)."""
     import json
