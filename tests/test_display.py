@@ -172,8 +172,8 @@ def test_the_same_number_is_shown_the_same_way_everywhere():
     assert "T = 45.9932965048... from the base point (2.1); T in [17.1, 140] on the box" in summary
     assert "P(theta(0) in R_dead | active) >= 10^-7.35 under" in summary
     document = document_text(certificate)
-    for shown in (r"\text{value}\ \in [17.1, 140]", r"\text{value}\ = 45.9932965048\ldots",
-                  r"\text{value}\ \ge 10^{-7.35}"):
+    for shown in (r"T \in [17.1, 140]", r"T = 45.9932965048\ldots > 0",
+                  r"\mid \theta(0) \text{ initially active}\bigr) \ge 10^{-7.35}"):
         assert shown in document, shown
     cells = markdown_cells(certificate)
     assert cells["hitting_time_box"] == "`in [17.1, 140]`"
