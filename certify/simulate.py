@@ -21,7 +21,9 @@ Keys per theorem (arrays along the clock unless marked scalar):
 
   dead    t, s (central gate u(0) + v(0)), gamma = mean(w) - w(0) (A.50),
           g = mean_{j != 0} w(j) - w(0) (= w(j) - w(0) of section 2 at the base point),
-          hyperbola = g^2 - p s^2/(2(p-1)) (left side of (2.6)), max_other_gate, max_fourier_fraction,
+          g_spread = sqrt(p/(p-1)) ||w - mean(w)||_2 (= g at the base point; g_spread^2 - p s^2/(2(p-1))
+          is constant in the chamber from every start: (2.6)), hyperbola = g^2 - p s^2/(2(p-1)) (left
+          side of (2.6)), max_other_gate, max_fourier_fraction,
           loss, balance; scalars t_death, death_slope (-ds/dt just before death, (2.7)),
           w_displacement_end, Gamma = A^2 - p epsilon^2/(2(p-1)), epsilon, A, B and the bounds
           hitting_time_lo/hi, hitting_time_box_lo/hi, transversality_margin_lo/hi,
@@ -48,7 +50,9 @@ Keys per theorem (arrays along the clock unless marked scalar):
           w_step_box_hi, purity_gap_box_lo, terminal_fourier_fraction, single_active_gate_lo.
 
 Every record also has u0, v0, w0, u_end, v_end, w_end, fourier_fractions_start and
-fourier_fractions_end.
+fourier_fractions_end.  The paths are dense (the solver's steps and DEAD_SAMPLES / SMOOTH_SAMPLES /
+SLIDE_*_SAMPLES points of its dense output), so that a figure's straight segments between rows follow
+the curves (certify.render.plots).
 
 Floats only (see ``certify.numeric``): a record illustrates and cross-checks a
 certificate, it proves nothing.  ``save_trajectory`` / ``load_trajectory`` write and read
@@ -86,10 +90,14 @@ SOURCES = ("base", "box")
 CLOCKS = RegistryView(lambda theorem: theorem.clock)
 #: Iterates theta_0 .. theta_{GD_STEPS} recorded for Theorem A.4.
 GD_STEPS = 3
-#: The dead flow is sampled with a step cap of t_max / DEAD_SAMPLES (for p <= 13; see _dead_max_step).
+#: The dead path: the solver's steps and DEAD_SAMPLES equally spaced times of [0, T] from its dense output
+#: (a figure draws straight segments between rows: at this spacing they follow the curve to far below a
+#: pixel, tests/test_plots_curves.py).
 DEAD_SAMPLES = 400
-#: Number of s-segments the smooth flow is integrated in, for p <= 13 (a dense path; see _smooth).
-SMOOTH_SEGMENTS = 48
+#: The smooth path: the solver's steps and SMOOTH_SAMPLES equally spaced values of the clock s.
+SMOOTH_SAMPLES = 400
+#: The slide path: samples per capture segment and on the full face, equally spaced along (log x, d/x).
+SLIDE_SEGMENT_SAMPLES, SLIDE_FINAL_SAMPLES = 64, 400
 _SUFFIXES = (".json", ".npz")
 
 
@@ -182,17 +190,14 @@ def _ends(out: dict, start, end) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
-def _dense_budget(p: int, n: int) -> int:
-    """n for p <= 13, falling like (13/p)^3 beyond: the full-table vector field costs ~p^3."""
-    return int(n * min(1.0, (13.0 / p) ** 3))
+def _g_spread(W: np.ndarray) -> np.ndarray:
+    """sqrt(p/(p-1)) ||w - mean(w)||_2 for rows of w: g = w(j) - w(0) where the w(j), j != 0, are equal.
 
-
-def _dead_max_step(u, v, w) -> float:
-    """A step cap giving ~400 samples for small p; the natural solver steps once fewer than 40 would be forced."""
-    from certify.numeric.flow import default_t_max
-
-    n = _dense_budget(len(u), DEAD_SAMPLES)
-    return default_t_max(u, v, w) / n if n >= 40 else np.inf
+    In the central-only chamber ||w||^2 - s^2/2 and mean(w) are conserved (dw_c/dt = -(s/p^2)(q_c - 1{c=0}),
+    ds/dt = -(2/p^2) sum_c (q_c - 1{c=0}) w_c), so g_spread^2 - p s^2/(2(p-1)) is constant along every
+    trajectory of the chamber: (2.6), exactly, from any start (g's own (2.6) needs the symmetric start)."""
+    p = W.shape[1]
+    return np.sqrt(p / (p - 1)) * np.linalg.norm(W - W.mean(axis=1, keepdims=True), axis=1)
 
 
 def _dead(certificate: dict, start, progress=None) -> dict:
@@ -202,7 +207,7 @@ def _dead(certificate: dict, start, progress=None) -> dict:
 
     u, v, w = start
     p = len(u)
-    result = simulate_until_death(u, v, w, dense=True, max_step=_dead_max_step(u, v, w), progress=progress)
+    result = simulate_until_death(u, v, w, dense=True, samples=DEAD_SAMPLES, progress=progress)
     U, V, W = _split(result.states, p)
     s = U[:, 0] + V[:, 0]
     g = W[:, 1:].mean(axis=1) - W[:, 0]  # b - a of section 2 (mean over j != 0 off the base point)
@@ -211,6 +216,7 @@ def _dead(certificate: dict, start, progress=None) -> dict:
         "s": s,
         "gamma": W.mean(axis=1) - W[:, 0],  # (A.50)
         "g": g,
+        "g_spread": _g_spread(W),
         "hyperbola": g**2 - p * s**2 / (2 * (p - 1)),  # left side of (2.6)
         "max_other_gate": _max_other_gate(U, V),
     }
@@ -243,7 +249,8 @@ def _slide(certificate: dict, start) -> dict:
     from certify.numeric.model import loss
     from certify.numeric.slide import simulate_slide
 
-    run = simulate_slide(*start)
+    run = simulate_slide(*start, samples_per_segment=SLIDE_SEGMENT_SAMPLES, final_samples=SLIDE_FINAL_SAMPLES,
+                         sampling="curve")
     if not run.fully_captured:
         raise RuntimeError(f"the sliding trajectory was not fully captured by x = {run.x_end!r}")
     sm = run.samples
@@ -278,29 +285,17 @@ def _slide(certificate: dict, start) -> dict:
 
 
 def _smooth(certificate: dict, start) -> dict:
-    """Integrate in SMOOTH_SEGMENTS pieces of s (fewer for large p) so that the recorded path is dense.
-
-    Each piece is a ``simulate_smooth`` call from the previous piece's end state (the
-    central-only chamber is invariant, so every piece starts where the simulator
-    requires); the last piece gives the limit estimate and its tail bound (A.69), which
-    is valid from any start on the trajectory.
-    """
-    from certify.numeric.smooth import default_s_min, loss, simulate_smooth
+    """One ``simulate_smooth`` run from the start to ``default_s_min``, its path at SMOOTH_SAMPLES equally
+    spaced clock values (and the solver's steps); the limit estimate and its tail bound (A.69) are the
+    run's."""
+    from certify.numeric.smooth import active_loss, simulate_smooth
 
     eps = _number(certificate["parameters"]["eps_smooth"])
     u, v, w = (np.array(x, dtype=np.float64) for x in start)
     p = len(u)
-    s0 = float(u[0] + v[0])
-    segments = max(1, _dense_budget(p, SMOOTH_SEGMENTS))
-    grid = np.linspace(s0, default_s_min(s0, eps), segments + 1)[1:]
-    S, rows = [np.array([s0])], [np.concatenate([u, v, w])[None, :]]
-    state = (u, v, w)
-    for s_min in grid:
-        piece = simulate_smooth(*state, eps, s_min=float(s_min), dense=True)
-        S.append(piece.s_path[1:])
-        rows.append(np.hstack([piece.u_path, piece.v_path, piece.w_path])[1:])
-        state = (piece.u, piece.v, piece.w)
-    s_path, states = np.concatenate(S), np.vstack(rows)
+    piece = simulate_smooth(u, v, w, eps, dense=True, samples=SMOOTH_SAMPLES)
+    s_path = piece.s_path
+    states = np.hstack([piece.u_path, piece.v_path, piece.w_path])
     U, V, W = _split(states, p)
     out = {
         "s": s_path,
@@ -308,7 +303,7 @@ def _smooth(certificate: dict, start) -> dict:
         "g": W.mean(axis=1) - W[:, 0],
         "max_other_gate": _max_other_gate(U, V),
     }
-    out.update(_path_quantities(U, V, W, lambda a, b, c: loss(a, b, c, eps)))
+    out.update(_path_quantities(U, V, W, lambda a, b, c: active_loss(a, b, c, eps)))
     _ends(out, start, (piece.u_limit, piece.v_limit, piece.w_limit))
     out["s_end"] = float(piece.s_end)
     out["displacement_limit"] = float(np.abs(piece.w_limit - w).sum())

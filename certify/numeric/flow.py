@@ -70,8 +70,11 @@ class DeathResult:
                     steps and the death state; negative by construction.
     nfev            number of vector-field evaluations.
     times, central_gate, states
-                    when dense=True: solver step times, z[0, 0] there, and the
-                    states as rows (u, v, w) of shape (n, 3p); otherwise None.
+                    when dense=True: the solver's step times (the last is t_death)
+                    merged with ``samples`` equally spaced times of [0, t_death],
+                    z[0, 0] there, and the states as rows (u, v, w) of shape (n, 3p)
+                    (at the step times the solver's states, between them its dense
+                    output); otherwise None.
     """
 
     t_death: float
@@ -122,6 +125,7 @@ def simulate_until_death(
     max_step: float = np.inf,
     dense: bool = False,
     progress=None,
+    samples: int = 0,
 ) -> DeathResult:
     """Integrate d theta/dt = -grad L (full 3p-dimensional flow, DOP853) until z[0, 0] hits 0.
 
@@ -133,6 +137,11 @@ def simulate_until_death(
     exactly, summed over the active examples: O(p) per evaluation here) and the
     other-gate event uses ``model.max_other_gate`` (O(p), equal to the p x p table's
     maximum), so a run costs O(p) per solver stage.
+
+    samples: with dense=True, also record the state at this many equally spaced times of
+    [0, t_death] (ends included), read from DOP853's dense output (its 7th-order interpolant
+    between two steps, accurate to about the local error tolerance rtol |y| + atol), so that
+    the recorded path is as fine as a figure needs whatever the step sizes.  0: the steps only.
 
     progress: None, or a callable taking one float in [0, 1], the fraction 1 - s/s0 of
     the central gate consumed so far (s = u[0] + v[0], s0 its start value).  It is
@@ -147,6 +156,8 @@ def simulate_until_death(
         t_max = default_t_max(u, v, w)
     if not (math.isfinite(t_max) and t_max > 0):
         raise ValueError(f"t_max must be finite and positive, got {t_max!r}")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
+        raise ValueError(f"samples must be a whole number >= 0, got {samples!r}")
 
     def rhs(_t: float, theta: np.ndarray) -> np.ndarray:
         # Inside the chamber ReLU'(0) is irrelevant; 0 matches the A.6 convention at death.
@@ -184,6 +195,7 @@ def simulate_until_death(
         atol=atol,
         max_step=max_step,
         events=(central_gate, other_gate),
+        dense_output=bool(dense and samples),
     )
     if sol.status == -1:
         raise RuntimeError(f"solver failed: {sol.message}")
@@ -201,16 +213,22 @@ def simulate_until_death(
     t_death = float(sol.t_events[0][0])
     final = sol.y_events[0][0]
     # Solver steps plus the death state: the gates other than (0, 0) along the path.
-    samples = np.column_stack([sol.y, final])
-    max_other = float(np.max(max_other_gate(samples[:p].T, samples[p : 2 * p].T)))
+    steps = np.column_stack([sol.y, final])
+    max_other = float(np.max(max_other_gate(steps[:p].T, steps[p : 2 * p].T)))
     if progress is not None and done[0] < 1.0:
         progress(1.0)
 
     times = central = states = None
     if dense:
-        times = sol.t.copy()
-        central = sol.y[0] + sol.y[p]
-        states = sol.y.T.copy()
+        times, states = sol.t.copy(), sol.y.T.copy()
+        if samples:
+            grid = np.linspace(0.0, t_death, samples)
+            between = grid[~np.isin(grid, times)]  # the steps keep the solver's own states
+            times = np.concatenate([times, between])
+            states = np.vstack([states, sol.sol(between).T])
+            order = np.argsort(times, kind="stable")
+            times, states = times[order], states[order]
+        central = states[:, 0] + states[:, p]
     return DeathResult(
         t_death=t_death,
         u=final[:p].copy(),

@@ -477,6 +477,7 @@ def simulate_slide(
     samples_per_segment: int = 32,
     final_samples: int = 120,
     method: str = "Radau",
+    sampling: str = "clock",
 ) -> SlideTrajectory:
     """Integrate the selected sliding field (A.26)-(A.30) in the clock x (solve_ivp with events).
 
@@ -493,11 +494,20 @@ def simulate_slide(
     ``x_end_factor`` times x at full capture).  An explicit ``x_end`` reached before full
     capture ends the run there.
 
+    Samples: ``samples_per_segment`` on each capture segment and ``final_samples`` on the full
+    face, read from the solver's dense output; ``sampling="clock"`` spaces them equally in x
+    (capture segments) and in log x (the face), ``sampling="curve"`` equally along the curve
+    (log x, d/x) (:func:`_arc_grid`: dense where d/x turns fast, just after a capture, so that
+    a figure's straight segments between samples follow it).
+
     Raises OffCrossActivated, CentralGateLost or InadmissibleKink (all SlideError) when the
-    trajectory leaves the regime, RuntimeError if the solver fails.
+    trajectory leaves the regime, RuntimeError if the solver fails; ValueError for another
+    ``sampling``.
     """
     u, v, w = _params(u, v, w)
     p = u.shape[0]
+    if sampling not in ("clock", "curve"):
+        raise ValueError(f"sampling must be 'clock' or 'curve', got {sampling!r}")
     theta, x, R, C = _initial_state(u, v, w, capture_tol)
     if x_end is not None and not (math.isfinite(x_end) and x_end > x):
         raise ValueError(f"x_end must be finite and > x = {x!r}, got {x_end!r}")
@@ -521,7 +531,8 @@ def simulate_slide(
         theta_stop = sol.y[:, -1].copy()
         last_segment = sol.status != 1  # status 1: a capture event ended the segment
         log_t_stop = _sample_segment(sol, S, theta, x, x_stop, theta_stop, p, R, C, log_t, full and last_segment,
-                                     last_segment, samples_per_segment, final_samples, rows_out, log_t_rows)
+                                     last_segment, samples_per_segment, final_samples, rows_out, log_t_rows,
+                                     sampling)
         if last_segment:
             if not full and (x_end is None or x_stop < x_end):
                 raise RuntimeError(f"no capture before x = {x_stop!r} (solver: {sol.message})")
@@ -639,9 +650,17 @@ def _integrate_segment(theta, x: float, target: float, p: int, R, C, method: str
 
 def _sample_segment(sol, S, theta, x: float, x_stop: float, theta_stop, p: int, R, C, log_t: float,
                     geometric: bool, last_segment: bool, samples_per_segment: int, final_samples: int,
-                    rows_out: list, log_t_rows: list) -> float:
-    """Append the samples of [x, x_stop) (and x_stop on the last segment); return log t at x_stop."""
-    if geometric:
+                    rows_out: list, log_t_rows: list, sampling: str = "clock") -> float:
+    """Append the samples of [x, x_stop) (and x_stop on the last segment); return log t at x_stop.
+
+    sampling="clock": equally spaced in log x (``geometric``, the full face) or in x; "curve": equally
+    spaced along the curve (log x, d/x), each coordinate scaled to the segment's range (:func:`_arc_grid`),
+    so that a figure's straight segments between them follow d/x where it turns fast (just after a
+    capture) as well as where it is flat."""
+    count = final_samples if geometric else samples_per_segment
+    if sampling == "curve":
+        grid = _arc_grid(sol, x, x_stop, count, p, endpoint=last_segment)
+    elif geometric:
         grid = np.geomspace(x, x_stop, final_samples)
     else:
         grid = np.linspace(x, x_stop, samples_per_segment, endpoint=last_segment)
@@ -662,6 +681,32 @@ def _sample_segment(sol, S, theta, x: float, x_stop: float, theta_stop, p: int, 
         rows_out.append(_sample_row(float(xg), th, p, R, C))
         log_t_rows.append(lt)
     return float(np.logaddexp(lt, _log_integral(G, float(grid[-1]), x_stop))) if x_stop > grid[-1] else lt
+
+
+#: Points of the dense output per sample from which :func:`_arc_grid` measures the curve's length.
+_ARC_RESOLUTION = 20
+
+
+def _arc_grid(sol, x: float, x_stop: float, count: int, p: int, endpoint: bool) -> np.ndarray:
+    """``count`` clock values from x to x_stop (x_stop included if ``endpoint``) equally spaced in arc length
+    along (log x, d/x) on the solver's dense output, both coordinates scaled to [0, 1] over the segment (the
+    length measured on _ARC_RESOLUTION * count geometrically spaced points): consecutive samples are about
+    1/count of that length apart, so at most 1/count of the segment's log x range and of its d/x range."""
+    fine = np.geomspace(x, x_stop, _ARC_RESOLUTION * count)
+    w = sol.sol(fine)[2 * p:]
+    height = (w[0] - w[1:].mean(axis=0)) / fine
+    log_x = np.log(fine)
+    spans = [np.ptp(log_x), np.ptp(height)]
+    steps = np.hypot(*(np.diff(values) / span if span > 0 else np.zeros(len(fine) - 1)
+                       for values, span in zip((log_x, height), spans)))
+    length = np.concatenate([[0.0], np.cumsum(steps)])
+    if not length[-1] > 0:
+        return np.linspace(x, x_stop, count, endpoint=endpoint)
+    grid = np.interp(np.linspace(0.0, length[-1], count, endpoint=endpoint), length, fine)
+    grid[0] = x
+    if endpoint:
+        grid[-1] = x_stop
+    return grid
 
 
 def _capture(theta_stop, x_stop: float, log_t_stop: float, p: int, R, C, capture_tol: float):

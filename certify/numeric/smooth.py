@@ -31,7 +31,7 @@ import numpy as np
 from scipy.integrate import quad, solve_ivp
 from scipy.special import expit, logsumexp, softmax
 
-from certify.numeric.model import _params, labels, require_central_only
+from certify.numeric.model import _active_examples, _params, labels, require_central_only
 
 __all__ = [
     "psi",
@@ -41,6 +41,7 @@ __all__ = [
     "sigma_ratio",
     "ratio_integral",
     "loss",
+    "active_loss",
     "gradient",
     "OtherGateActivated",
     "SmoothResult",
@@ -225,6 +226,22 @@ def loss(u: np.ndarray, v: np.ndarray, w: np.ndarray, eps: float) -> float:
     return float(np.sum(lse - h * w[labels(p)]) / p**2)
 
 
+def active_loss(u: np.ndarray, v: np.ndarray, w: np.ndarray, eps: float) -> float:
+    """``loss(u, v, w, eps)`` in O(p + k p) for k examples with gate z > 0 (O(p) in the central-only chamber).
+
+    sigma_eps(z) = z psi(z/eps) is exactly 0 for z <= 0 (psi vanishes there), so such an example has h = 0,
+    all logits 0 and contributes exactly log p; the p^2 - k of them are added as one product, the active
+    ones by their stable log-sum-exp (as ``model.active_loss`` for the ReLU).  Differs from ``loss`` only
+    by the summation's rounding.
+    """
+    u, v, w = _params(u, v, w)
+    p = u.shape[0]
+    a, b, z = _active_examples(u, v)
+    h = sigma(z, eps)
+    active = float(np.sum(logsumexp(h[:, None] * w[None, :], axis=1) - h * w[(a + b) % p]))
+    return ((p * p - len(z)) * float(np.log(p)) + active) / p**2
+
+
 def gradient(u: np.ndarray, v: np.ndarray, w: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gradient (gu, gv, gw) of the smooth loss over the full p x p table.
 
@@ -283,8 +300,10 @@ class SmoothResult:
     max_other_gate  max of all gates other than (0, 0) over the solver steps (negative).
     nfev            vector-field evaluations.
     s_path, u_path, v_path, w_path
-                    dense=True: the solver's s-steps (decreasing) and the states there,
-                    shapes (n,) and (n, p); otherwise None.
+                    dense=True: the solver's s-steps merged with ``samples`` equally
+                    spaced clock values of [s_end, s0] (decreasing) and the states there
+                    (between the steps from the solver's dense output), shapes (n,) and
+                    (n, p); otherwise None.
     """
 
     s0: float
@@ -373,6 +392,7 @@ def simulate_smooth(
     rtol: float = 1e-10,
     atol: float = 1e-13,
     dense: bool = False,
+    samples: int = 0,
 ) -> SmoothResult:
     """Integrate the smooth gradient flow (full 3p-dimensional state, DOP853) with s as the clock.
 
@@ -388,6 +408,11 @@ def simulate_smooth(
     true flow, whose other gates only decrease), RuntimeError if D reaches 0 or the solver
     fails.  Under (A.67) D >= g >= g_* > 0 throughout; without it D can tend to 0, where
     dw/ds ~ 1/D blows up (s turns around in time) and the solver typically stops first.
+
+    samples: with dense=True, also record the state at this many equally spaced values of the
+    clock in [s_end, s0] (ends included), read from DOP853's dense output (its 7th-order
+    interpolant, accurate to about the local error tolerance), so that the recorded path is as
+    fine as a figure needs whatever the step sizes.  0: the steps only.
     """
     u, v, w = _params(u, v, w)
     eps = _eps(eps)
@@ -402,6 +427,8 @@ def simulate_smooth(
     for name, tol in (("rtol", rtol), ("atol", atol)):
         if not (math.isfinite(float(tol)) and float(tol) > 0):
             raise ValueError(f"{name} must be finite and positive, got {tol!r}")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
+        raise ValueError(f"samples must be a whole number >= 0, got {samples!r}")
     _, D0 = _central_D(s0, w, eps)
     if not D0 > 0:
         raise ValueError(f"D(sigma(s0), w) = {D0!r} <= 0: s = u(0) + v(0) is not decreasing at the start")
@@ -423,7 +450,8 @@ def simulate_smooth(
 
     theta0 = np.concatenate([u, v, w])
     sol = solve_ivp(
-        rhs, (s0, s_min), theta0, method="DOP853", rtol=rtol, atol=atol, events=(other_gate, clock_stalls)
+        rhs, (s0, s_min), theta0, method="DOP853", rtol=rtol, atol=atol, events=(other_gate, clock_stalls),
+        dense_output=bool(dense and samples),
     )
     if sol.status == -1:
         last = sol.y[:, -1]
@@ -470,7 +498,15 @@ def simulate_smooth(
 
     paths = (None,) * 4
     if dense:
-        paths = (sol.t.copy(), sol.y[:p].T.copy(), sol.y[p : 2 * p].T.copy(), sol.y[2 * p :].T.copy())
+        clock, states = sol.t.copy(), sol.y.T.copy()
+        if samples:
+            grid = np.linspace(s0, float(sol.t[-1]), samples)
+            between = grid[~np.isin(grid, clock)]  # the steps keep the solver's own states
+            clock = np.concatenate([clock, between])
+            states = np.vstack([states, sol.sol(between).T])
+            order = np.argsort(-clock, kind="stable")
+            clock, states = clock[order], states[order]
+        paths = (clock, states[:, :p].copy(), states[:, p : 2 * p].copy(), states[:, 2 * p :].copy())
     return SmoothResult(
         s0=s0,
         eps=eps,
