@@ -814,30 +814,42 @@ def simulate(theorem: str | None = None, p: int | None = None, *, eta=None, cert
 
 
 def plot(theorem: str | None = None, p: int | None = None, *, eta=None, certificate=None, start: str = "base",
-         seed: int = 0, parameters: Mapping | None = None):
+         seed: int = 0, parameters: Mapping | None = None, size=None, dpi=None, out=None):
     """The theorem's figure (three panels, :mod:`certify.render.plots`) as a matplotlib Figure: the figure
     ``certify plot`` writes, for the trajectory :func:`simulate` gives with the same arguments (theorem, p,
     eta, certificate, start, seed, parameters: see there).
 
-    The Figure is not attached to pyplot (no global state); show it in a notebook as the cell's value, or
-    save it with ``fig.savefig("dead-7.png")`` (or ``.pdf``). Needs matplotlib (ImportError with the
-    install command otherwise); InputError for bad input as :func:`simulate`.
+    :param size: ``(width, height)`` in inches (or ``"W,H"``; ``--size``), each a finite number from 1 to
+        100; default (15, 4.5).
+    :param dpi: dots per inch, a whole number from 20 to 2400 (``--dpi``); default 100.
+    :param out: a path to write the figure to as well, PNG, PDF or SVG by its suffix (``--out``): the same
+        bytes ``certify plot`` writes (no dates or random ids), replacing a file atomically.
+    :returns: the Figure (on its own Agg canvas, not attached to pyplot: no global state), laid out once and
+        kept so (every save draws the same positions); show it in a notebook as the cell's value, or save it
+        with ``fig.savefig(...)``.
+
+    Needs matplotlib (ImportError with the install command otherwise). InputError (one line) for bad input
+    as :func:`simulate`, and for a size, dpi or suffix of ``out`` it cannot use (checked before anything is
+    simulated).
     """
     try:
-        import matplotlib
-        import matplotlib.style
-        from matplotlib.figure import Figure
+        import matplotlib  # noqa: F401
     except ImportError as exc:
         raise ImportError("certify.plot needs matplotlib: pip install 'certify[plot]' "
                           "(from a checkout: pip install -e '.[plot]')") from exc
+    from .figures import check_options, figure_dpi, figure_size
     from .render import plots
 
+    size, dpi = figure_size(size, plots.FIGSIZE), figure_dpi(dpi, plots.DPI)
+    if out is not None:
+        check_options(os.fspath(out), size, dpi, plots.FIGSIZE, plots.DPI)
     record = simulate(theorem, p, eta=eta, certificate=certificate, start=start, seed=seed, parameters=parameters)
-    with matplotlib.rc_context():  # what plots.plot_instance does, without writing a file
-        matplotlib.style.use("default")
-        figure = Figure(figsize=plots.FIGSIZE, dpi=plots.DPI, layout="constrained")
-        _panels(record["theorem"])(figure, record)
-        figure.suptitle(plots._suptitle(record), fontsize=11)
+    figure = plots.draw_figure(record, size, dpi)
+    if out is not None:
+        from .figures import save_figure
+        from .files import write_output
+
+        write_output(out, lambda temporary: save_figure(figure, temporary))
     return figure
 
 
@@ -986,10 +998,3 @@ def _law_number(name: str, value) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return repr(value)
     raise InputError(f"{name} must be a number or a string such as '1e8', got {type(value).__name__}")
-
-
-def _panels(theorem: str):
-    """The function that draws ``theorem``'s three panels: its registry record's ``plot``."""
-    from .theorems.registry import resolve
-
-    return resolve(_theorems()[theorem].plot)

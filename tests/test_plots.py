@@ -81,7 +81,7 @@ def test_png_from_a_box_point_differs_from_the_base_figure(tmp_path, theorem):
 
 def test_bad_suffix_and_record(tmp_path):
     rec = record("gd", "base")
-    for name in ("x.svg", "x.jpg", "x", "x.png.txt"):
+    for name in ("x.gif", "x.jpg", "x", "x.png.txt", "x.eps"):
         with pytest.raises(ValueError) as info:
             plot_instance(rec, tmp_path / name)
         assert "\n" not in str(info.value)
@@ -142,7 +142,7 @@ def test_dead_star_marks_this_trajectorys_death(source):
     if source == "base":
         assert (x, y) == (0.0, np.sqrt(rec["Gamma"]))
     else:
-        assert (x, y) == (rec["s"][-1], rec["g"][-1])  # the record's own death row
+        assert (x, y) == (rec["s"][-1], rec["g_spread"][-1])  # the record's own death row
         assert y != np.sqrt(rec["Gamma"])  # not the base point's death
         assert "this trajectory" in stars[0].get_label()
 

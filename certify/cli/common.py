@@ -230,18 +230,19 @@ def read_verified_certificate(path, action: str) -> dict:
     return parse_certificate(data)
 
 
-def draw_experiment(record, certificate: dict, path) -> list[str]:
-    """Run ``record``'s float experiment on ``certificate`` and draw it into ``path`` (.png or .pdf, checked
-    first: the experiment takes seconds) through :func:`write_file`; returns the lines it prints."""
+def draw_experiment(record, certificate: dict, path, size=None, dpi=None) -> list[str]:
+    """Run ``record``'s float experiment on ``certificate`` and draw it into ``path`` (.png, .pdf or .svg; with
+    ``size`` and ``dpi`` checked first: the experiment takes seconds) through :func:`write_file`; returns the
+    lines it prints."""
     from ..theorems.registry import resolve
     from .law import _plot_format_or_error
 
-    _plot_format_or_error(path)
+    _plot_format_or_error(path, size, dpi)
     lines, drawn = [], []
 
     def draw(temporary) -> None:
         drawn.append(str(temporary))
-        lines.extend(resolve(record.experiment)(certificate, temporary))
+        lines.extend(resolve(record.experiment)(certificate, temporary, size=size, dpi=dpi))
 
     write_file(path, draw)
     # the experiment names the file it drew, which was the temporary file now renamed to path

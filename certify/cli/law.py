@@ -81,7 +81,7 @@ Dask is the optional extra: pip install 'certify[law]'. gd runs one big
 vectorised batch per worker. A run estimated to take over a minute (from the
 costs measured by examples/law/measure_costs.py) says so on stderr first; a
 progress bar with the time left is drawn on stderr when it is a terminal.
---plot FILE (.png or .pdf) draws the figure of the run (see certify plot law)."""
+--plot FILE (.png, .pdf or .svg) draws the figure of the run (see certify plot law)."""
 
 
 def _samples_arg(text: str) -> int:
@@ -162,15 +162,17 @@ def add_parsers(commands) -> None:
     command.add_argument("--connect-timeout", type=_seconds_arg, default=CONNECT_TIMEOUT, metavar="SECONDS",
                          help=f"how long to wait for --scheduler to answer (default {CONNECT_TIMEOUT:g})")
     command.add_argument("--out", required=True, metavar="DIR", help="the run's folder (created; resumed if there)")
-    command.add_argument("--plot", metavar="FILE", default=None, help="also draw the run's figure into FILE (.png or .pdf)")
+    command.add_argument("--plot", metavar="FILE", default=None,
+                         help="also draw the run's figure into FILE (.png, .pdf or .svg)")
 
 
-def _plot_format_or_error(path) -> None:
-    """InputError now (not after the run) if ``path`` cannot be a figure or matplotlib is missing."""
+def _plot_format_or_error(path, size=None, dpi=None) -> None:
+    """InputError now (not after the run) if ``path`` cannot be a figure (its suffix; ``size`` and ``dpi``, the
+    --size and --dpi of certify plot) or matplotlib is missing."""
     from ..law.plots import check_plot_path
 
     try:
-        check_plot_path(path)
+        check_plot_path(path, size, dpi)
     except ImportError as exc:
         from .simulate import PLOT_INSTALL
 
@@ -201,11 +203,11 @@ def run_law(args) -> int:
     return EXIT_OK
 
 
-def _draw(folders, out) -> Path:
+def _draw(folders, out, size=None, dpi=None) -> Path:
     from ..law.plots import plot_law
 
     try:
-        return plot_law(folders, out)
+        return plot_law(folders, out, size=size, dpi=dpi)
     except ImportError as exc:
         from .simulate import PLOT_INSTALL
 
@@ -223,6 +225,6 @@ def run_plot_law(args) -> int:
                                       ("--eta", getattr(args, "eta", None))) if value is not None]
     if given:
         raise InputError(f"{', '.join(given)} cannot be combined with plot law (each run folder has its own)")
-    _plot_format_or_error(args.out)
-    print(_draw(folders, args.out))
+    _plot_format_or_error(args.out, args.size, args.dpi)
+    print(_draw(folders, args.out, args.size, args.dpi))
     return EXIT_OK

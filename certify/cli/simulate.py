@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
 from ..cluster import CONNECT_TIMEOUT
 from ..errors import InputError
+from ..figures import DEFAULT_DPI, EXPERIMENT_SIZE, LAW_SIZE, MAX_DPI, MIN_DPI, THEOREM_SIZE
 from ..theorems.registry import THEOREMS, names_text
 from .common import (_path_arg, EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option, draw_experiment,
                      read_verified_certificate, write_file)
@@ -35,7 +37,17 @@ analogous pictures. A theorem with no trajectory to simulate but a float
 experiment (sensitivity) gets that experiment's figure, the one of
 `certify sensitivity --plot` (sensitivity: gradient descent's derivative
 against J_reg and Psi' beside the certified gap, about 20 s at p = 13; it
-starts at the base point: its radius is 0). PNG or PDF.
+starts at the base point: its radius is 0).
+
+The format is the suffix of --out: .png, .pdf or .svg (vector graphics). --size
+W,H sets the size in inches (default 15,4.5 for a theorem, 14,9 for law,
+6.4,4.8 for sensitivity; each side 1 to 100) and --dpi N the resolution (default
+100, from 20 to 2400): a PNG is W*N x H*N pixels. Text shrinks with a figure
+smaller than the default (to no less than 0.6 of its size); a size its panels
+do not fit in is refused. The same command writes the same bytes. A theorem's
+curves are drawn through the solver's steps and hundreds of points of its dense
+output, so they follow what they claim (the dead figure's path lies on its
+conserved curve (2.6)); labels are typeset mathematics.
 
 certify plot law DIR [DIR ...] --out FILE draws runs of `certify law` instead:
 the outcome fractions against p with their Wilson 95% intervals and the
@@ -81,6 +93,31 @@ recorded parameters now (a file that does not count is reported on stderr,
 and nothing is written); an earlier entry with no record is dropped with a
 line on stderr. `certify check DIR --jobs K` re-checks the whole folder."""
 
+def _pair(size) -> str:
+    return f"{size[0]:g},{size[1]:g}"
+
+
+def _size_arg(text: str) -> tuple[float, float]:
+    """--size W,H: two numbers of inches, each finite and within the range certify.figures allows."""
+    from ..figures import FigureOptionError, parse_size
+
+    try:
+        return parse_size(text)
+    except FigureOptionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _dpi_arg(text: str) -> int:
+    """--dpi N: a whole number of dots per inch within the range certify.figures allows."""
+    from ..figures import FigureOptionError, figure_dpi
+
+    try:
+        return figure_dpi(int(text.strip()), DEFAULT_DPI)
+    except ValueError:  # int() of a non-integer, or FigureOptionError (a ValueError too)
+        raise argparse.ArgumentTypeError(f"dpi must be a whole number from {MIN_DPI} to {MAX_DPI}, got {text!r}"
+                                         [:300]) from None
+
+
 #: How to install the plot extra, from PyPI or from a checkout of the repository.
 PLOT_INSTALL = "pip install 'certify[plot]' (from a checkout: pip install '.[plot]')"
 
@@ -122,7 +159,7 @@ def add_parsers(commands) -> None:
             ("simulate", "simulate a theorem's trajectory in floats, beside its certified bounds", SIMULATE_HELP,
              "FILE.json or FILE.npz"),
             ("plot", "plot a theorem's trajectory with its certified bounds drawn on", PLOT_HELP,
-             "FILE.png or FILE.pdf")):
+             "FILE.png, FILE.pdf or FILE.svg")):
         command = commands.add_parser(name, help=summary_help, description=description, formatter_class=RAW)
         # THEOREM is checked by _require_theorem (not argparse choices): it says why a theorem is not taken
         if name == "plot":  # `certify plot law DIR [DIR ...]`: the figures of certify law runs (cli/law.py)
@@ -142,6 +179,12 @@ def add_parsers(commands) -> None:
                              help="seed of the random box point (with --from box; default 0)")
         command.add_argument("--out", required=name == "plot", type=_path_arg, metavar="FILE",
                              help=f"write to {output}" + (" (- : the JSON on stdout)" if name == "simulate" else ""))
+        if name == "plot":
+            command.add_argument("--size", type=_size_arg, default=None, metavar="W,H",
+                                 help=f"figure size in inches (default {_pair(THEOREM_SIZE)} for a theorem, "
+                                      f"{_pair(LAW_SIZE)} for law, {_pair(EXPERIMENT_SIZE)} for sensitivity)")
+            command.add_argument("--dpi", type=_dpi_arg, default=None, metavar="N",
+                                 help=f"resolution in dots per inch, {MIN_DPI} to {MAX_DPI} (default {DEFAULT_DPI})")
 
     sweep = commands.add_parser("sweep", help="certify many primes in parallel, resumably, with a summary",
                                 description=SWEEP_HELP, formatter_class=RAW)
@@ -238,21 +281,22 @@ def run_plot(args) -> int:
         raise InputError(f"unexpected argument(s) {' '.join(args.folders)}{hint}")
     from .law import _plot_format_or_error
 
-    _plot_format_or_error(args.out)  # before anything is computed: a long run must not end on a bad suffix
+    # before anything is computed: a long run must not end on a bad suffix, size or dpi
+    _plot_format_or_error(args.out, args.size, args.dpi)
     certificate = _certificate(args, "plot")
     record = THEOREMS[certificate["theorem"]]
     if not record.simulator:  # a float experiment beside the certificate (sensitivity)
         if args.source != "base":
             raise InputError(f"{record.name} has no box (its radius is 0): its experiment starts at the base "
                              "point; drop --from box")
-        print("\n".join(draw_experiment(record, certificate, args.out)), file=sys.stderr)
+        print("\n".join(draw_experiment(record, certificate, args.out, args.size, args.dpi)), file=sys.stderr)
         print(args.out)
         return EXIT_OK
     from ..render.plots import plot_instance
 
     trajectory = _trajectory(args, certificate)
     try:
-        print(write_file(args.out, lambda temporary: plot_instance(trajectory, temporary)))
+        print(write_file(args.out, lambda temporary: plot_instance(trajectory, temporary, args.size, args.dpi)))
     except ImportError:
         raise InputError(f"plotting needs matplotlib; {PLOT_INSTALL}") from None
     except ValueError as exc:

@@ -32,7 +32,7 @@ def add_parsers(commands) -> None:
         if record.experiment:
             command.add_argument("--plot", metavar="FILE",
                                  help="also run the float experiment beside the certificate and draw it to FILE "
-                                      "(.png or .pdf); its table goes to stderr. Needs matplotlib (pip install "
+                                      "(.png, .pdf or .svg); its table goes to stderr. Needs matplotlib (pip install "
                                       "'certify[plot]'): without it, or with another suffix, the command stops "
                                       "before certifying, writes nothing and exits 2")
 

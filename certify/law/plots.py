@@ -6,11 +6,15 @@
 (b) the histogram of max_zeta F_zeta at the horizon (samples.csv) of each folder, with the threshold 0.99;
 (c), (d) up to :data:`PER_OUTCOME` trajectories of each outcome of the first folder, re-simulated by index
     (the draws are deterministic): max_zeta F_zeta(t) and the largest gate max_ab u(a) + v(b) against
-    log10(1 + t) at the checkpoints. A re-simulation classified otherwise than its row says so in the legend.
+    log10(1 + t) at the checkpoints. A run records its trajectories at the checkpoints only (4 a decade,
+    certify.law.record.checkpoint_times), so they are drawn as the points they are, joined by faint
+    straight lines that the axis label calls what they are (no value between two checkpoints is known). A
+    re-simulation classified otherwise than its row says so in the legend.
 
-matplotlib is optional and imported inside the functions (object-oriented API, Agg rasteriser, default
-style: a user's matplotlibrc changes nothing; fixed size and dpi, no dates in the metadata, as
-:mod:`certify.render.plots`). Floats only: the figures illustrate measurements, they prove nothing.
+matplotlib is optional and imported inside the functions; the figure is made and written by
+:mod:`certify.figures` (object-oriented API, Agg rasteriser, default style: a user's matplotlibrc changes
+nothing; PNG, PDF or SVG by the suffix; size and dpi as given, default FIGSIZE at DPI; no dates or random
+ids). Floats only: the figures illustrate measurements, they prove nothing.
 """
 
 from __future__ import annotations
@@ -20,29 +24,29 @@ from pathlib import Path
 
 import numpy as np
 
+from certify.figures import DEFAULT_DPI as DPI, LAW_SIZE as FIGSIZE  # the figure's size (inches) and resolution
+
 __all__ = ["FIGSIZE", "DPI", "PER_OUTCOME", "check_plot_path", "load_run", "plot_law"]
 
-FIGSIZE = (14.0, 9.0)
-DPI = 100
 #: Trajectories re-simulated per outcome in panels (c) and (d).
 PER_OUTCOME = 3
 
-_FORMATS = {".png": "png", ".pdf": "pdf"}
-_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None}}
 _COLOURS = {"dead": "#d62728", "memorises_one_entry": "#9467bd", "single_frequency": "#2ca02c",
             "staircase": "#1f77b4", "multi_gate_other": "#ff7f0e", "undecided": "#7f7f7f"}
 _MARKERS = {"flow": "o", "gd": "s"}
 
 
-def check_plot_path(path) -> str:
-    """The format ('png' or 'pdf') of ``path`` by its suffix; ValueError for another suffix, ImportError
-    without matplotlib. Called before a run, so that a long run does not end on a figure it cannot draw."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in _FORMATS:
-        raise ValueError(f"unsupported plot file suffix {Path(path).suffix!r}: use .png or .pdf")
+def check_plot_path(path, size=None, dpi=None) -> str:
+    """The format ('png', 'pdf' or 'svg') of ``path`` by its suffix, with ``size`` (inches) and ``dpi`` checked
+    (:func:`certify.figures.check_options`: FigureOptionError, a ValueError, for a bad suffix, size or dpi);
+    ImportError without matplotlib. Called before a run, so that a long run does not end on a figure it
+    cannot draw."""
+    from certify.figures import check_options
+
+    fmt, _, _ = check_options(path, size, dpi, FIGSIZE, DPI)
     import matplotlib  # noqa: F401 - ImportError here, with the caller's install hint
 
-    return _FORMATS[suffix]
+    return fmt
 
 
 def load_run(folder) -> dict:
@@ -107,18 +111,18 @@ def _fractions_panel(ax, runs) -> None:
     floors = {run["parameters"].p: float(run["summary"]["certified"]["dead_region_lower_bound"]) for run in runs}
     for i, (p, floor) in enumerate(sorted(floors.items())):
         ax.plot([p - width / 2, p + width / 2], [floor, floor], color="black", linewidth=2,
-                label="certified lower bound of P(R_dead | active)" if i == 0 else None)
+                label=r"certified lower bound of $P(R_{\mathrm{dead}} \mid \mathrm{active})$" if i == 0 else None)
         lowest = min(lowest, floor)
     ax.set_yscale("log")
     ax.set_ylim(lowest / 3, 1.6)
     ax.set_xticks(primes)
     ax.set_xlim(primes[0] - 0.75 * width, primes[-1] + 0.75 * width)
-    ax.set_xlabel("p  (outcomes side by side around each p)")
+    ax.set_xlabel("$p$  (outcomes side by side around each $p$)")
     ax.set_ylabel("fraction of samples (Wilson 95%; v: upper end of a zero count)")
-    sizes = ", ".join(f"p = {run['parameters'].p} {run['parameters'].dynamics}: n = {run['summary']['samples']}"
+    sizes = ", ".join(f"$p = {run['parameters'].p}$ {run['parameters'].dynamics}: $n = {run['summary']['samples']}$"
                       for run in runs)
-    ax.set_title(f"(a) outcome fractions ({sizes})", fontsize=10)
-    ax.legend(fontsize=7, loc="best", ncol=2 if len(labelled) > 5 else 1)
+    ax.set_title(f"(a) outcome fractions ({sizes})", fontsize="medium")
+    ax.legend(fontsize="x-small", loc="best", ncol=2 if len(labelled) > 5 else 1)
 
 
 def _histogram_panel(ax, runs) -> None:
@@ -130,13 +134,13 @@ def _histogram_panel(ax, runs) -> None:
         values = values[np.isfinite(values)]
         parameters = run["parameters"]
         ax.hist(values, bins=bins, histtype="step", linewidth=1.5,
-                label=f"p = {parameters.p}, {parameters.dynamics}, T = {parameters.horizon} (n = {values.size})")
+                label=f"$p = {parameters.p}$, {parameters.dynamics}, $T = {parameters.horizon}$ ($n = {values.size}$)")
     ax.axvline(ALIGNED, color=_COLOURS["single_frequency"], linestyle="--", linewidth=1.2,
                label=f"single-frequency threshold {ALIGNED}")
-    ax.set_xlabel("max_zeta F_zeta at the horizon")
+    ax.set_xlabel(r"$\mathrm{max}_\zeta F_\zeta$ at the horizon")
     ax.set_ylabel("samples")
-    ax.set_title("(b) Fourier purity at the horizon", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("(b) Fourier purity at the horizon", fontsize="medium")
+    ax.legend(fontsize="x-small", loc="upper left")
 
 
 def _chosen_indices(run, per_outcome: int) -> list[int]:
@@ -171,49 +175,52 @@ def _trajectory_panels(ax_f, ax_g, run, per_outcome: int) -> None:
         gates = [float(np.max(state[:p][:, None] + state[p:2 * p][None, :])) for state in trajectory.states]
         show = label not in labelled
         labelled.add(label)
-        ax_f.plot(x, purity, color=_COLOURS[outcome], linewidth=1.2, marker=".", markersize=3,
-                  label=f"{label} (#{index})" if show else None)
-        ax_g.plot(x, gates, color=_COLOURS[outcome], linewidth=1.2, marker=".", markersize=3,
-                  label=f"{label} (#{index})" if show else None)
+        for ax, values in ((ax_f, purity), (ax_g, gates)):  # the checkpoints, joined by faint straight lines
+            ax.plot(x, values, color=_COLOURS[outcome], linewidth=0.6, alpha=0.5)
+            ax.plot(x, values, ".", color=_COLOURS[outcome], markersize=4,
+                    label=f"{label} (#{index})" if show else None)
     from certify.law.classify import ALIGNED
 
     ax_f.axhline(ALIGNED, color=_COLOURS["single_frequency"], linestyle="--", linewidth=1.0)
     ax_f.set_ylim(0, 1.05)
-    ax_f.set_ylabel("max_zeta F_zeta(t)")
+    ax_f.set_ylabel(r"$\mathrm{max}_\zeta F_\zeta(t)$")
     ax_g.axhline(0.0, color="black", linewidth=0.6)
-    ax_g.set_ylabel("largest gate max_ab u(a) + v(b)")
-    where = f"{run['folder'].name}: p = {p}, {parameters.dynamics}"
+    ax_g.set_ylabel(r"largest gate $\mathrm{max}_{a,b}\, u(a) + v(b)$")
+    name = run["folder"].name.replace("$", r"\$")  # a folder's $ is text, not mathtext
+    where = f"{name}: $p = {p}$, {parameters.dynamics}"
     for ax, letter in ((ax_f, "c"), (ax_g, "d")):
-        ax.set_xlabel("log10(1 + t)")
-        ax.set_title(f"({letter}) up to {per_outcome} trajectories per outcome, re-simulated ({where})", fontsize=10)
+        ax.set_xlabel(r"$\log_{10}(1 + t)$ (points: the checkpoints, 4 a decade; lines only join them)")
+        ax.set_title(f"({letter}) up to {per_outcome} trajectories per outcome, re-simulated ({where})",
+                     fontsize="medium")
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="best")
+            ax.legend(fontsize="x-small", loc="best")
 
 
-def plot_law(folders, path, per_outcome: int = PER_OUTCOME) -> Path:
-    """Draw panels (a)-(d) (module docstring) of the finished runs in ``folders`` into ``path`` (.png/.pdf).
+def plot_law(folders, path, per_outcome: int = PER_OUTCOME, size=None, dpi=None) -> Path:
+    """Draw panels (a)-(d) (module docstring) of the finished runs in ``folders`` into ``path`` (PNG, PDF or SVG
+    by its suffix; ``size`` in inches, default FIGSIZE, and ``dpi``, default DPI).
 
-    ValueError (one line) for another suffix or a folder that is not a finished run; ImportError without
-    matplotlib. Panels (c) and (d) re-simulate up to ``per_outcome`` samples per outcome of the first folder
-    (as long as the samples took). Returns the path."""
-    fmt = check_plot_path(path)
+    ValueError (one line) for another suffix, a bad size or dpi, or a folder that is not a finished run;
+    ImportError without matplotlib. Panels (c) and (d) re-simulate up to ``per_outcome`` samples per outcome
+    of the first folder (as long as the samples took). The same runs and options give the same bytes.
+    Returns the path."""
+    from certify.figures import default_style, freeze_layout, lay_out, new_figure, save_figure
+
+    check_plot_path(path, size, dpi)
     folders = list(folders)
     if not folders:
         raise ValueError("no run folder to plot")
     runs = [load_run(folder) for folder in folders]
-    import matplotlib
-    import matplotlib.style
-    from matplotlib.figure import Figure
-
     path = Path(path)
-    with matplotlib.rc_context():
-        matplotlib.style.use("default")
-        fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    with default_style():
+        fig = new_figure(size, dpi, FIGSIZE, DPI)
         (ax_a, ax_b), (ax_c, ax_d) = fig.subplots(2, 2)
         _fractions_panel(ax_a, runs)
         _histogram_panel(ax_b, runs)
         _trajectory_panels(ax_c, ax_d, runs[0], per_outcome)
         fig.suptitle("certify law: measured outcomes at a finite horizon (floats, an observation, not a theorem), "
-                     "beside the certified dead-region floor", fontsize=11)
-        fig.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+                     "beside the certified dead-region floor", fontsize="large")
+        lay_out(fig)  # titles wrapped to their panels; a size too small for the panels refused
+        freeze_layout(fig)
+        save_figure(fig, path)
     return path

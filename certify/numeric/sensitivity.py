@@ -42,6 +42,8 @@ import time
 import numpy as np
 from scipy.integrate import quad, solve_ivp
 
+from certify.figures import DEFAULT_DPI as DPI, EXPERIMENT_SIZE as FIGSIZE  # the figure's size (inches), resolution
+
 from .model import labels
 
 __all__ = [
@@ -542,26 +544,37 @@ def format_table(rows) -> str:
     return "\n".join(out)
 
 
-def plot_sensitivity(figure, rows, gap=None, gap_label=None):
+def plot_sensitivity(figure, rows, gap=None, gap_label=None, size=None, dpi=None):
     """Log-log of the three distances against eta, the gap as a horizontal line; labelled "floats".
 
     ``gap_label``: the gap line's legend (default: the float gap, labelled "floats"; :func:`experiment` draws
     the certificate's proved lower end and says so).
 
-    ``figure`` is a matplotlib Figure or a path (the figure is then saved there, Agg backend).
+    ``figure`` is a matplotlib Figure or a path: the figure is then made (``size`` in inches, default
+    FIGSIZE, and ``dpi``, default DPI) and written there as PNG, PDF or SVG by the suffix, with no dates or
+    random ids (:mod:`certify.figures`; FigureOptionError, one line, for a bad suffix, size or dpi).
     Returns the Figure.  Floats: cross-checks, never bounds.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from certify.figures import check_options, default_style, freeze_layout, lay_out, new_figure, save_figure
 
     if not rows:
         raise ValueError("plot_sensitivity needs at least one table row")
     gap = rows[0]["gap"] if gap is None else float(gap)
-    path = None
     if isinstance(figure, (str, bytes)) or hasattr(figure, "__fspath__"):
         path = figure
-        figure = Figure(figsize=(6.4, 4.8))
-        FigureCanvasAgg(figure)  # Agg canvas, no pyplot and no global backend switch
+        check_options(path, size, dpi, FIGSIZE, DPI)
+        with default_style():
+            figure = new_figure(size, dpi, FIGSIZE, DPI)
+            _draw_sensitivity(figure, rows, gap, gap_label)
+            lay_out(figure)  # the title wrapped to the panel; a size too small refused
+            freeze_layout(figure)
+            save_figure(figure, path)
+        return figure
+    _draw_sensitivity(figure, rows, gap, gap_label)
+    return figure
+
+
+def _draw_sensitivity(figure, rows, gap: float, gap_label) -> None:
     ax = figure.add_subplot(1, 1, 1)
     eta = [r["eta"] for r in rows]
     ax.loglog(eta, [r["dist_reg"] for r in rows], "o-", label=r"$|J_{AD} - J_{reg}|_F$ (floats)")
@@ -574,21 +587,22 @@ def plot_sensitivity(figure, rows, gap=None, gap_label=None):
                label=gap_label or r"gap $|\Psi' - J_{reg}|_F$ (floats)")
     ax.set_xlabel(r"step size $\eta$")
     ax.set_ylabel("Frobenius distance")
-    ax.set_title(f"death-event sensitivity, p = {rows[0]['p']} (floats: cross-checks, never bounds)")
-    ax.legend(fontsize=8)
-    if path is not None:
-        figure.savefig(path)
-    return figure
+    ax.set_title(f"death-event sensitivity, $p = {rows[0]['p']}$ (floats: cross-checks, never bounds)")
+    ax.legend(fontsize="small")
 
 
 #: The step sizes ``certify sensitivity --plot`` runs (1e-4 as well takes minutes at p = 13: the benchmark has it).
 EXPERIMENT_ETAS = (1e-1, 1e-2, 1e-3)
 
 
-def experiment(certificate: dict, path) -> list[str]:
+def experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
     """``certify sensitivity --plot FILE``: the table of :func:`sensitivity_table` at EXPERIMENT_ETAS for the
-    certificate's p and parameters, drawn to ``path`` beside the certified gap; returns the lines to print.
+    certificate's p and parameters, drawn to ``path`` (PNG, PDF or SVG; ``size`` in inches and ``dpi`` as
+    :func:`plot_sensitivity` takes them) beside the certified gap; returns the lines to print.
     Floats: cross-checks, never bounds (the certified numbers are the certificate's)."""
+    from certify.figures import check_options
+
+    check_options(path, size, dpi, FIGSIZE, DPI)  # before the experiment's seconds
     from fractions import Fraction
 
     params = certificate["parameters"]
@@ -596,7 +610,7 @@ def experiment(certificate: dict, path) -> list[str]:
     rows = sensitivity_table(int(certificate["p"]), EXPERIMENT_ETAS, epsilon, A, B)
     certified_gap = float(Fraction(certificate["claims"]["sensitivity_gap"]["lo"]))
     plot_sensitivity(path, rows, certified_gap,
-                     gap_label=r"certified gap $|\Psi' - J_{reg}|_F \geq$ lo (the certificate)")
+                     gap_label=r"certified gap $|\Psi' - J_{reg}|_F \geq$ lo (the certificate)", size=size, dpi=dpi)
     return ["float experiment (gradient descent on the full network, ReLU'(0) = 0, derivative by complex step; "
             "floats: cross-checks, never bounds):", format_table(rows),
             f"certified |Psi' - J_reg|_F >= {certificate['claims']['sensitivity_gap']['lo'][:12]}; figure: {path}"]

@@ -27,9 +27,10 @@ Fields of :class:`Theorem` (stable: certify.api builds on them):
 ``key_numbers``   tuple of :class:`KeyNumber`: the numbers a sweep summary reports
 ``coq``           ``"module:function"``: ``coq(certificate) -> [Lemma | Definition | NotExported]``, the
                   Coq exporter (certify.coq); None: no claim is exported
-``experiment``    ``"module:function"`` or None: ``experiment(certificate, path) -> list[str]``, a float
-                  experiment beside the certificate that ``certify NAME --plot FILE`` runs and draws (lines
-                  for stderr); None: the command has no --plot
+``experiment``    ``"module:function"`` or None: ``experiment(certificate, path, size=None, dpi=None) ->
+                  list[str]``, a float experiment beside the certificate that ``certify NAME --plot FILE``
+                  (and ``certify plot NAME``, with --size and --dpi) runs and draws (lines for stderr); None:
+                  the command has no --plot
 
 and the properties ``claim_ids`` (the kernel record's, in schema order), ``parameter_names``,
 ``required_parameters``. :meth:`Theorem.build` resolves and calls the builder.
