@@ -226,6 +226,7 @@ def test_titles_fit_and_legends_leave_the_data_visible(theorem, size):
     for ax in drawn.axes:
         legend = ax.get_legend()
         box = legend.get_window_extent(renderer)
+        assert box.x0 >= ax.bbox.x0 - 1 and box.x1 <= ax.bbox.x1 + 1  # the legend stays on its panel
         for artist in ax.get_lines():
             if artist.get_transform() != ax.transData or not len(artist.get_xdata()):
                 continue  # axhline/axvline guides span the panel

@@ -150,7 +150,8 @@ def _spectrum(ax, record: dict, title: str, before=None) -> None:
     if len(zeta) <= 15:
         ax.set_xticks(zeta)
     ax.set_title(title, fontsize=_TITLE)
-    ax.legend(fontsize=_SMALL, loc="upper right", framealpha=0.9)
+    # the legend on the side away from the hatched bar of single-frequency alignment
+    ax.legend(fontsize=_SMALL, loc="upper left" if top > (len(zeta) + 1) / 2 else "upper right", framealpha=0.9)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -257,6 +258,9 @@ def _slide(fig, record: dict) -> None:
 
     if np.all(log10_t > 0):
         ax_a.set_xscale("log")
+        from matplotlib.ticker import LogLocator
+
+        ax_a.xaxis.set_major_locator(LogLocator(numticks=6))  # labels like 10^{10^5} need room
         scale = "logarithmic"
     else:
         ax_a.set_xscale("symlog", linthresh=1.0)
@@ -409,6 +413,27 @@ def _drawn_points(ax, line, spacing: float = 2.0):
     return np.vstack(pieces + [points[-1:]])
 
 
+#: The smallest legend text, in points, when a legend is shrunk to its panel's width.
+_SMALLEST_LEGEND = 4.0
+
+
+def _fit_legends(fig) -> bool:
+    """Shrink the text of each legend wider than its panel (at a small --size) to the panel's width, to no
+    less than _SMALLEST_LEGEND points. Needs a laid-out figure. True if a legend changed."""
+    renderer = fig.canvas.get_renderer()
+    changed = False
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        width = legend.get_window_extent(renderer).width
+        if width > 0.98 * ax.bbox.width:
+            for text in legend.get_texts():
+                text.set_fontsize(max(_SMALLEST_LEGEND, text.get_fontsize() * 0.95 * ax.bbox.width / width))
+            changed = True
+    return changed
+
+
 def _clear_legends(fig, most: int = 12) -> bool:
     """Move each panel's y-limit away from its legend until no data point lies under the legend box.
 
@@ -424,7 +449,8 @@ def _clear_legends(fig, most: int = 12) -> bool:
         scale = ax.get_yscale()
         if legend is None or scale not in ("linear", "log"):
             continue
-        box = legend.get_window_extent(renderer).padded(2)
+        # a margin of 4 points: a PDF or SVG measures the legend's text anew, a little differently
+        box = legend.get_window_extent(renderer).padded(4 * fig.dpi / 72)
         upper = box.y0 + box.y1 > ax.bbox.y0 + ax.bbox.y1
         lines = [line for line in ax.get_lines() if line.get_transform() == ax.transData and len(line.get_xdata())]
         for _ in range(most):
@@ -476,6 +502,8 @@ def draw_figure(record: dict, size=None, dpi=None):
         resolve(_record(theorem).plot)(fig, record)
         fig.suptitle(_suptitle(record), fontsize=_SUPTITLE)
         lay_out(fig)  # under the default style: titles wrapped, mathtext parsed, a size too small refused now
+        if _fit_legends(fig):
+            fig.canvas.draw()  # the legends' new boxes
         if _clear_legends(fig):  # new y-limits, new tick labels: lay out again
             lay_out(fig)
         freeze_layout(fig)  # every save draws this layout
