@@ -33,6 +33,15 @@ _FONT_COMMANDS = ("mathcal", "mathbf", "mathbb", "mathrm", "mathsf", "operatorna
 _TEXT_COMMANDS = ("text", "textrm", "textit", "texttt")
 #: Scale of a sub- or superscript, and of the numerator and denominator of a fraction inside a fraction.
 _SCRIPT, _NESTED_FRACTION = 0.72, 0.8
+#: The smallest size counted: TeX sets math in three sizes (11, 8, 6 pt), so a script of a script of a script
+#: is no smaller than a script of a script (counted as two script steps, 0.52; TeX: 6/10.95 = 0.55).
+_SMALLEST = _SCRIPT ** 2
+
+
+def _smaller(scale: float, factor: float) -> float:
+    """The factor by which a part one size smaller than math at ``scale`` is set: ``factor``, but never to
+    below _SMALLEST of the text size (TeX's third size is its last)."""
+    return max(scale * factor, _SMALLEST) / scale
 
 
 def _group(text: str, i: int) -> tuple[str, int]:
@@ -59,17 +68,18 @@ def _group(text: str, i: int) -> tuple[str, int]:
     return text[i], i + 1
 
 
-def latex_width(latex: str, *, in_fraction: bool = False) -> float:
+def latex_width(latex: str, *, in_fraction: bool = False, scale: float = 1.0) -> float:
     """An estimate of the width of math-mode ``latex`` (sympy's output) in ordinary math characters.
 
     Guarantee (of an estimate, not a bound): about 5-20% above what TeX sets for the formulas sympy prints
     (calibrated on the derivations' expressions against pdflatex's own widths, docs/numbers-and-checking.md
     has no part in it); a fraction is as wide as the wider of its numerator and denominator, scripts are
     scaled by 0.72, ``\\left``/``\\right`` delimiters count half a character, binary operators and
-    relations two (their spacing included).
+    relations two (their spacing included); ``scale`` is the size of the surrounding math (a script's),
+    so that a script of a script of a script is not counted smaller than TeX's smallest size.
     """
     width, i, n = 0.0, 0, len(latex)
-    inner = _NESTED_FRACTION if in_fraction else 1.0
+    inner = _smaller(scale, _NESTED_FRACTION) if in_fraction else 1.0
     while i < n:
         ch = latex[i]
         if ch == "\\":
@@ -79,7 +89,8 @@ def latex_width(latex: str, *, in_fraction: bool = False) -> float:
             if command == "frac" or command == "dfrac" or command == "tfrac":
                 top, i = _group(latex, i)
                 bottom, i = _group(latex, i)
-                width += 0.4 + inner * max(latex_width(top, in_fraction=True), latex_width(bottom, in_fraction=True))
+                width += 0.4 + inner * max(latex_width(top, in_fraction=True, scale=scale * inner),
+                                           latex_width(bottom, in_fraction=True, scale=scale * inner))
             elif command in ("left", "right", "bigl", "bigr", "Bigl", "Bigr"):
                 delimiter, i = _group(latex, i)
                 width += 0.0 if delimiter == "." else 1.0
@@ -87,10 +98,11 @@ def latex_width(latex: str, *, in_fraction: bool = False) -> float:
                 if i < n and latex[i] == "[":
                     i = latex.index("]", i) + 1
                 argument, i = _group(latex, i)
-                width += 1.2 + latex_width(argument, in_fraction=in_fraction)
+                width += 1.2 + latex_width(argument, in_fraction=in_fraction, scale=scale)
             elif command in _FONT_COMMANDS:
                 argument, i = _group(latex, i)
-                width += latex_width(argument, in_fraction=in_fraction) + (0.3 if command == "operatorname" else 0)
+                width += (latex_width(argument, in_fraction=in_fraction, scale=scale)
+                          + (0.3 if command == "operatorname" else 0))
             elif command in _TEXT_COMMANDS:
                 argument, i = _group(latex, i)
                 width += 0.95 * len(re.sub(r"\\[A-Za-z]+\{\}|\\.", "x", argument))
@@ -106,10 +118,11 @@ def latex_width(latex: str, *, in_fraction: bool = False) -> float:
                 width += 1.1
         elif ch in "^_":
             argument, i = _group(latex, i + 1)
-            width += _SCRIPT * latex_width(argument, in_fraction=in_fraction)
+            factor = _smaller(scale, _SCRIPT)
+            width += factor * latex_width(argument, in_fraction=in_fraction, scale=scale * factor)
         elif ch == "{":
             argument, i = _group(latex, i)
-            width += latex_width(argument, in_fraction=in_fraction)
+            width += latex_width(argument, in_fraction=in_fraction, scale=scale)
         elif ch in _BINARY:
             width += 2.3
             i += 1
@@ -213,9 +226,19 @@ def _operands(expression: sp.Basic) -> list[tuple[sp.Basic, object]]:
     args = expression.args
 
     def rebuild_at(k):
-        return lambda name: expression.func(*args[:k], name, *args[k + 1:], evaluate=False)
+        def rebuild(name):
+            new = (*args[:k], name, *args[k + 1:])
+            try:
+                return expression.func(*new, evaluate=False)
+            except TypeError:  # a class without the switch (Integral, Derivative): it does not evaluate
+                return expression.func(*new)
+        return rebuild
 
-    return [(arg, rebuild_at(k)) for k, arg in enumerate(args)]
+    # Only a value may be named: not an integral's limits or a derivative's variables (d/dXi would be another
+    # expression), nor a piecewise branch or a matrix's shape; a function's tuple argument may be.
+    return [(arg, rebuild_at(k)) for k, arg in enumerate(args)
+            if isinstance(arg, sp.Expr) or (type(arg) is sp.Tuple and isinstance(expression, sp.Function)
+                                             and not isinstance(expression, sp.Piecewise))]
 
 
 def _lay(expression, width: float, namer: _Namer) -> tuple[list[str], object]:
@@ -271,7 +294,7 @@ def expression_lines(expression, width: float, to_latex=sp.latex, taken: set[str
     each with its sign) and ``Layout.restored()`` is ``expression`` (tests/test_breaking.py). ``taken``:
     symbol names already used in the document, so the intermediates' letter (Xi, else Upsilon) is new.
     The width is an estimate (:func:`latex_width`); one symbol or number wider than ``width`` is set as it
-    is.
+    is, and so is a part that may not be named (a piecewise branch, a matrix, an integral's limits).
     """
     namer = _Namer(taken or set(), to_latex)
     lines, shown = _lay(expression, width, namer)

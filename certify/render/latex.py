@@ -195,9 +195,10 @@ VERBATIM_WIDTH = 78
 
 def shell_lines(words: list[str], width: int = VERBATIM_WIDTH) -> str:
     """The shell command made of ``words`` (each an option with its value, kept together), broken into
-    lines of at most ``width`` characters where that is possible, each line but the last ending in " \\"
-    (a shell line continuation), further lines indented by four spaces; a word longer than a line gets a
-    line of its own."""
+    lines of at most ``width`` characters, each line but the last ending in " \\"
+    (a shell line continuation), further lines indented by four spaces; a word longer than a line is cut
+    inside, each part but the last ending in a backslash and the next starting at the margin (the shell
+    removes a backslash-newline wherever it stands, so the parts join into the word again)."""
     lines, current = [], ""
     for word in words:
         if current and len(current) + 1 + len(word) + 2 > width:
@@ -205,5 +206,8 @@ def shell_lines(words: list[str], width: int = VERBATIM_WIDTH) -> str:
             current = "    " + word
         else:
             current = f"{current} {word}" if current else word
+        while len(current) > width - 2:  # leaves room for the " \\" a further word puts after it
+            lines.append(current[:width - 1] + "\\")
+            current = current[width - 1:]
     lines.append(current)
     return "\n".join(lines)

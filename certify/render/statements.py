@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ..errors import InputError
 from ..kernel.claims import VALUE_NAMES
 from .derivations import latex_escape
-from .numbers import display_parts, latex_exact
+from .numbers import compare, display_parts, latex_exact, parse_number
 
 #: A quoted instance value in a claim's text (certify.kernel.claims.VALUE_NAMES).
 _QUOTE = re.compile(r"\{(" + "|".join(VALUE_NAMES) + r")\}")
@@ -292,6 +292,10 @@ def _relation_math(quantity: str, relation, stored: dict, bound: str) -> str:
         shown = display_parts(fields, "latex")
     except (ValueError, TypeError) as exc:
         raise InputError(f"a stored number cannot be shown: {exc}") from None
+    # the landmarks are printed as facts: a stored end that does not beat its own (unchecked input) is refused
+    for key, landmark, side in (("lo", relation.lo_above, 1), ("hi", relation.hi_below, -1)):
+        if landmark is not None and compare(parse_number(fields[key]), parse_number(str(landmark))) != side:
+            raise InputError(f"the stored {key} does not satisfy {key} {'>' if side > 0 else '<'} {landmark}")
     statements = [f"{quantity} {rel} {body}".strip() for rel, body in shown]
     # the landmarks bound the stored end itself (lo > 0, hi < 1), shown right after the value's statement
     if relation.lo_above is not None:
