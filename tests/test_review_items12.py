@@ -104,6 +104,29 @@ def test_a_script_of_a_script_of_a_script_is_not_estimated_below_what_tex_sets(t
     assert points <= 7.1 * latex_width(formula), (points, latex_width(formula))
 
 
+def test_a_bare_symbol_on_a_broken_line_is_set_as_inside_the_expression():
+    """derivations._latex sets a lone symbol whose name is not 'letters_subscript' as text, so when the
+    layout prints a term or an entry on its own, w0 (w_{0} inside the expression) becomes upright "w0":
+    proofs/gd/gd-13.tex shows "- \\text{w0} + \\frac{w_{0} e^{s w_{0}}}{...}"."""
+    from certify.render.derivations import _latex
+
+    layout = expression_lines(-w[0] + LONG_SUM / sum(sp.exp(s * w[k]) for k in range(13)), 70, _latex)
+    shown = " ".join((*layout.lines, *(line for _, lines in layout.definitions for line in lines)))
+    assert r"\text{w0}" not in shown, shown[:200]
+
+
+def test_one_display_defines_each_intermediate_once():
+    """A comparison's derived and paper rows are laid out separately, both numbering from Xi_1, in one
+    align*: dead-13.tex's "Phi'' = sum q_c w(c)^2 - Phi'^2" defines Xi_1 twice, as two different sums."""
+    from certify.render.derivations import derivation_latex
+    from certify.symbolic import derivation
+
+    source = derivation_latex(derivation("convexity", 5))
+    for block in re.findall(r"\\begin\{align\*\}(.*?)\\end\{align\*\}", source, re.S):
+        defined = re.findall(r"\\text\{(?:where|and) \}(\\[A-Za-z]+_\{\d+\})", block)
+        assert len(defined) == len(set(defined)), defined
+
+
 # -------------------------------------------------------------------------------- latex.py: Reproduce
 
 def test_a_reproduce_command_with_a_long_exact_parameter_fits_and_the_shell_reads_it_back():
@@ -142,3 +165,25 @@ def test_a_stored_end_that_misses_its_landmark_is_refused_not_printed():
             stored.update(change)
         with pytest.raises(InputError, match="does not satisfy"):
             statement_latex(theorem, claim_id, stored)
+
+
+def test_no_statement_has_a_stray_comma_before_its_colon():
+    """sensitivity's hitting_time_gradient read 'the gradient of the hitting time $T$,: ...'."""
+    stored = _claim("sensitivity", 13, "hitting_time_gradient")
+    assert ",:" not in statement_latex("sensitivity", "hitting_time_gradient", stored)
+
+
+def test_the_saltation_matrix_is_not_indexed_by_the_initial_coordinates():
+    """S maps a perturbation at the event (s, a, b at T) to one after it; the plain statement indexes it
+    S_ss, S_sa, ...; the typeset one used the columns s_0, a_0, b_0 of J_reg and Psi' (derivatives with
+    respect to y(0)), a different matrix's indices."""
+    text = statement_latex("sensitivity", "saltation_matrix", _claim("sensitivity", 13, "saltation_matrix"))
+    assert "S_{s, s_0}" not in text and "S_{a, a_0}" not in text
+
+
+def test_smooths_fourier_fraction_says_it_is_the_limits():
+    """The plain statement says 'the limit is two-level and ITS F_zeta = 2/(p-1)'; the typeset one says
+    'the limit is two-level and, for every zeta != 0, F_zeta = 1/6', which reads as F_zeta of the base point
+    (the document's only state named before it)."""
+    text = statement_latex("smooth", "terminal_fourier_fraction", _claim("smooth", 13, "terminal_fourier_fraction"))
+    assert r"F_\zeta(\theta_\infty)" in text or "its $F_\\zeta" in text, text
