@@ -106,8 +106,8 @@ def check_document_numbers(certificate: dict, source: str) -> int:
                           for name, fields in stored["components"].items()}
         for name, (form, fields) in quantities.items():
             relation = relation_of(theorem, claim_id, name)
-            found = re.findall(re.escape(form.quantity) + r" (=|\\ge|\\le|\\in) ([^$]*?)(?:( > 0| < 0| < 1))?"
-                               r"(?=\$|,\\quad )", item)
+            found = re.findall(re.escape(form.quantity) + r" (=|\\ge|\\le|\\in) ([^$]*?)"
+                               r"(?:( > 0| < 0| < 1| \\subset \([^)]*\)))?(?=\$|,\\quad )", item)
             assert len(found) == 1 + relation.log10, (claim_id, name, found)
             ends = {key: value(fields[key]) if key in fields else None
                     for key in ("lo", "hi", "log10_lo", "log10_hi")}
@@ -121,8 +121,13 @@ def check_document_numbers(certificate: dict, source: str) -> int:
                     assert logarithm is not None and implied(logarithm, ends["log10_lo"], ends["log10_hi"])
                 else:
                     assert logarithm is None and implied(statement, ends["lo"], ends["hi"]), (claim_id, name, body)
-                    expected = (f" > {relation.lo_above}" if relation.lo_above is not None else "") + \
-                               (f" < {relation.hi_below}" if relation.hi_below is not None else "")
+                    if rel == r"\in":  # an interval's ends beat the landmarks: it lies inside them
+                        expected = "" if relation.lo_above is None and relation.hi_below is None else (
+                            rf" \subset ({'-' + chr(92) + 'infty' if relation.lo_above is None else relation.lo_above}, "
+                            rf"{chr(92) + 'infty' if relation.hi_below is None else relation.hi_below})")
+                    else:
+                        expected = (f" > {relation.lo_above}" if relation.lo_above is not None else "") + \
+                                   (f" < {relation.hi_below}" if relation.hi_below is not None else "")
                     assert landmark == expected, (claim_id, name, landmark)
                 checked += 1
         spec = specs[claim_id]

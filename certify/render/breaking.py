@@ -172,15 +172,15 @@ def _replace(value, mapping):
 class _Namer:
     """Names intermediates Xi_1, Xi_2, ... and remembers which expression each stands for."""
 
-    def __init__(self, taken: set[str], to_latex):
-        self.to_latex = to_latex
+    def __init__(self, taken: set[str], to_latex, first: int = 1):
+        self.to_latex, self.first = to_latex, first
         self.names: dict[sp.Basic, sp.Symbol] = {}
         self.order: list[tuple[sp.Symbol, sp.Basic]] = []
         self.base = r"\Xi" if not any("Xi" in name for name in taken) else r"\Upsilon"
 
     def name(self, expression: sp.Basic) -> sp.Symbol:
         if expression not in self.names:
-            symbol = sp.Symbol(f"{self.base}_{{{len(self.order) + 1}}}")
+            symbol = sp.Symbol(f"{self.base}_{{{len(self.order) + self.first}}}")
             self.names[expression] = symbol
             self.order.append((symbol, expression))
         return self.names[expression]
@@ -287,16 +287,18 @@ def _lay(expression, width: float, namer: _Namer) -> tuple[list[str], object]:
     return [to_latex(shrunk)], shrunk
 
 
-def expression_lines(expression, width: float, to_latex=sp.latex, taken: set[str] | None = None) -> Layout:
+def expression_lines(expression, width: float, to_latex=sp.latex, taken: set[str] | None = None,
+                     first: int = 1) -> Layout:
     """The layout of ``expression`` (sympy, tuple or list) in lines about ``width`` characters wide at most.
 
     Guarantee: the lines show ``Layout.shown`` term by term (a sum's terms in the order sympy prints them,
     each with its sign) and ``Layout.restored()`` is ``expression`` (tests/test_breaking.py). ``taken``:
-    symbol names already used in the document, so the intermediates' letter (Xi, else Upsilon) is new.
-    The width is an estimate (:func:`latex_width`); one symbol or number wider than ``width`` is set as it
+    symbol names already used in the document, so the intermediates' letter (Xi, else Upsilon) is new;
+    ``first``: the number of the first intermediate (one display laying out several expressions numbers
+    them on, so no name is defined twice). The width is an estimate (:func:`latex_width`); one symbol or number wider than ``width`` is set as it
     is, and so is a part that may not be named (a piecewise branch, a matrix, an integral's limits).
     """
-    namer = _Namer(taken or set(), to_latex)
+    namer = _Namer(taken or set(), to_latex, first)
     lines, shown = _lay(expression, width, namer)
     definitions, k = [], 0
     while k < len(namer.order):  # a definition may introduce further names

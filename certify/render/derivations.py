@@ -13,7 +13,7 @@ from ..symbolic.core import Derivation
 RELATIONS_LATEX = {"=": "=", "<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "->": r"\to"}
 
 
-_PLAIN_NAME = re.compile(r"[A-Za-z]+(_[A-Za-z0-9]+)?")
+_PLAIN_NAME = re.compile(r"[A-Za-z]+[0-9]*(_[A-Za-z0-9]+)?")
 
 #: LaTeX commands of symbol names as plain text; any other command \name becomes ``name`` (Greek letters).
 _TEXT_COMMANDS = {"to": "->", "geq": ">=", "leq": "<=", "ge": ">=", "le": "<=", "neq": "!=", "notin": "not in",
@@ -187,14 +187,16 @@ def _symbol_names(derivation: Derivation) -> set[str]:
     return names
 
 
-def _laid_out_rows(label: str, relation: str, expression, width: float, taken: set[str]) -> list[str]:
+def _laid_out_rows(label: str, relation: str, expression, width: float, taken: set[str], first: int = 1
+                   ) -> list[str]:
     """align* rows showing ``label relation expression`` in ``width`` characters, broken by
-    :func:`certify.render.breaking.expression_lines`, then a "where" row per named intermediate."""
+    :func:`certify.render.breaking.expression_lines`, then a "where" row per named intermediate (numbered
+    from ``first``)."""
     from .breaking import expression_lines, latex_width
 
     lead = max(latex_width(label), latex_width(r"\text{where }\Upsilon_{99}")) + 3  # the widest left column
     alone = lead > 0.4 * width  # a long left side gets a row of its own
-    layout = expression_lines(expression, width - (6 if alone else lead), _latex, taken)
+    layout = expression_lines(expression, width - (6 if alone else lead), _latex, taken, first)
     if alone:
         rows = [rf"&{label}", rf"&\qquad {relation} {layout.lines[0]}"]
     else:
@@ -250,8 +252,9 @@ def derivation_latex(derivation: Derivation, heading: str = "subsection", limit:
         if latex_width(derived) + latex_width(paper) + 0.5 * len(comparison.label) + 22 <= width:
             out.append(rf"\item {label}: ${derived}$ -- {mark} ${paper}$")
         else:
-            rows = (_laid_out_rows(r"\text{derived}", "=", comparison.derived, width, taken)
-                    + _laid_out_rows(r"\text{paper}", "=", comparison.paper, width, taken))
+            derived_rows = _laid_out_rows(r"\text{derived}", "=", comparison.derived, width, taken)
+            named = sum(row.startswith((r"\text{where }", r"\text{and }")) for row in derived_rows)
+            rows = derived_rows + _laid_out_rows(r"\text{paper}", "=", comparison.paper, width, taken, 1 + named)
             out.append(rf"\item {label} -- {mark}:")
             out.append(_align(rows))
     out.append(r"\end{itemize}")

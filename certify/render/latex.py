@@ -38,7 +38,7 @@ def claim_latex(theorem: str, claim_id: str, stored: dict) -> str:
     lines = [rf"\item \texttt{{{latex_escape(claim_id)}}} ({latex_escape(_text(stored, 'scope').replace('_', ' '))}): "
              rf"{statement}."]
     components = stored.get("components", {})
-    matrix = _matrix(components) if isinstance(components, dict) else ""
+    matrix = _matrix(components, claim_id) if isinstance(components, dict) else ""
     if matrix:
         lines.append(matrix)
     return "\n".join(lines)
@@ -48,7 +48,7 @@ def claim_latex(theorem: str, claim_id: str, stored: dict) -> str:
 _MATRIX_COORDINATES = ("s", "a", "b")
 
 
-def _matrix(components: dict) -> str:
+def _matrix(components: dict, claim_id: str = "") -> str:
     """The components as a 3 x 3 matrix (rows s, a, b; columns d/ds0, d/da0, d/db0) when they are exactly the
     entries i_j of one (a sensitivity certificate's derivatives), else ''. Each entry is shown as the lines
     above show it (:func:`certify.render.numbers.display`: an exact value, certified digits or an interval)."""
@@ -68,7 +68,8 @@ def _matrix(components: dict) -> str:
             row.append(body)
         cells.append(" & ".join(row))
     body = r" \\ ".join(cells)
-    return (r"\\ \quad as a matrix, rows $s,a,b$, columns $s_0,a_0,b_0$: \[\begin{pmatrix}" + body
+    columns = "s,a,b" if claim_id == "saltation_matrix" else "s_0,a_0,b_0"  # S acts at the event
+    return (rf"\\ \quad as a matrix, rows $s,a,b$, columns ${columns}$: \[\begin{{pmatrix}}" + body
             + r"\end{pmatrix}\]")
 
 

@@ -169,7 +169,8 @@ FORMS: dict[str, dict[str, LatexForm]] = {
             "from every point of the box the flow converges and", r"\|w_\infty - w_0\|_1"),
         "purity_gap_box": LatexForm("at every limit from the box,", r"1 - \max_\zeta F_\zeta"),
         "terminal_fourier_fraction": LatexForm(
-            r"from the base point the limit is two-level and, for every $\zeta \ne 0$,", r"F_\zeta"),
+            r"from the base point the limit $\theta_\infty$ is two-level and, for every $\zeta \ne 0$,",
+            r"F_\zeta(\theta_\infty)"),
         "gaussian_probability": _gaussian_box(r"every point of the box is initially active (Theorem A.3)"),
         "region_probability": LatexForm(
             _GAUSSIAN, _REGION_PROBABILITY,
@@ -218,7 +219,7 @@ def _entries(symbol: str) -> dict:
 
 FORMS["sensitivity"] = {
     "hitting_time_gradient": LatexForm(
-        r"at the base point, the gradient of the hitting time $T$,",
+        r"at the base point, the gradient of the hitting time $T$",
         note=r"$T = \frac{p^2}{2}\int_0^{s_0} \frac{1 + e^{-s g}/(p-1)}{g}\,ds$ with $g^2 = g_0^2 - c s_0^2 + "
              r"c s^2$, $c = \frac{p}{2(p-1)}$, differentiated under the integral",
         components={"s": LatexForm("", r"\partial T/\partial s_0"), "a": LatexForm("", r"\partial T/\partial a_0"),
@@ -240,11 +241,11 @@ FORMS["sensitivity"] = {
         note=r"$S J_{\mathrm{reg}} = \Psi'$ holds by the derivation (the $a$, $b$ rows of $J_{\mathrm{reg}}$ are "
              r"those of $\Psi'$ since $f$ is parallel to $e_s$, and $S$ deletes the $s$ row), not by a separate "
              r"computation",
-        components=_entries("S")),
+        components={name: LatexForm("", f"S_{{{name[0]}{name[2]}}}") for name in _MATRIX_NAMES}),
     "sensitivity_gap": LatexForm(
         "at the base point,", r"\|\Psi' - J_{\mathrm{reg}}\|_F = |\dot s(T^-)|\, \|\nabla T\|_2"),
     "gap_rank": LatexForm(
-        r"at the base point, the rank of the gap matrix $\Psi' - J_{\mathrm{reg}}$:", r"\operatorname{rank}",
+        "at the base point,", r"\operatorname{rank}(\Psi' - J_{\mathrm{reg}})",
         note=r"$\Psi' - J_{\mathrm{reg}} = e_s \bigl(\dot s(T^-) \nabla T\bigr)^{\mathsf T}$ with "
              r"$\dot s(T^-) < 0$ and $\partial T/\partial s_0 > 0$ certified"),
 }
@@ -297,11 +298,17 @@ def _relation_math(quantity: str, relation, stored: dict, bound: str) -> str:
         if landmark is not None and compare(parse_number(fields[key]), parse_number(str(landmark))) != side:
             raise InputError(f"the stored {key} does not satisfy {key} {'>' if side > 0 else '<'} {landmark}")
     statements = [f"{quantity} {rel} {body}".strip() for rel, body in shown]
-    # the landmarks bound the stored end itself (lo > 0, hi < 1), shown right after the value's statement
-    if relation.lo_above is not None:
-        statements[0] += rf" > {relation.lo_above}"
-    if relation.hi_below is not None:
-        statements[0] += rf" < {relation.hi_below}"
+    # the landmarks bound the stored end itself (lo > 0, hi < 1), shown right after the value's statement:
+    # after a number as "> 0", after an interval as "\subset (0, \infty)"
+    if shown[0][0] == r"\in" and (relation.lo_above is not None or relation.hi_below is not None):
+        low = r"-\infty" if relation.lo_above is None else str(relation.lo_above)
+        high = r"\infty" if relation.hi_below is None else str(relation.hi_below)
+        statements[0] += rf" \subset ({low}, {high})"
+    else:
+        if relation.lo_above is not None:
+            statements[0] += rf" > {relation.lo_above}"
+        if relation.hi_below is not None:
+            statements[0] += rf" < {relation.hi_below}"
     text = "$" + r",\quad ".join(statements) + "$"
     if bound:
         end = display_parts({key: fields[key] for key in fields if key in ("lo", "hi")}, "latex")[0]
