@@ -606,3 +606,63 @@ def test_minimal_norm_element_solves_the_problem_bvls_cannot_resolve_in_doubles(
     raw = lsq_linear(m, -forces[coords], bounds=(lo, hi), method="bvls", tol=0.0, max_iter=200 * m.shape[1] + 20)
     assert _kkt_violation(forces, _FLAT_GATES, lo, hi, np.clip(raw.x, lo, hi), p) > 1e-10
 
+
+
+# p = 17, seed 1, sample 110 at t = 1.1486e6 (horizon 1e8): the start of the mode in which LSODA stalled (state and
+# mode recorded bit for bit after the face-margin event that began it; hex floats; status rows a = 0..16, + active,
+# 0 on its face, - inactive). The mode is stiff (w relaxes at -10.3 per unit of t: -1.2e7 in tau); LSODA stayed with
+# Adams at order 1 and a constant step of 7.7e-8 in tau, used 385,000 evaluations to reach t = 1.167e6, and the run
+# stopped on MAX_EVALUATIONS ('more than 400000 field evaluations by t = 1.167e+06').
+_STIFF_TAU0 = float.fromhex("0x1.be874c919a616p+3")
+_STIFF_STATUS = (
+    "-+-+0++++++-+-+-+"
+    "----------+------"
+    "0+0++++++++0+0+0+"
+    "----------0------"
+    "-+-+-++++-+-+-+-+"
+    "----------0------"
+    "-+-+-+----+-+-+-+"
+    "----------0------"
+    "-+-+------+-+-+-+"
+    "----------0------"
+    "-+--------+-+-+-+"
+    "----------0------"
+    "----------+-+-+-+"
+    "-+-+-+-+0-+-+-+-+"
+    "----------+-+-+--"
+    "-+-+-+0++-+-+-+-+"
+    "----------+-+----")
+_STIFF_THETA = [float.fromhex(x) for x in [
+    "0x1.c241e65a33c14p+3", "-0x1.c903bfb06c455p+3", "0x1.c52774fbbad43p+3", "-0x1.cbe944e52fdb0p+3",
+    "0x1.82d1b5d36fc03p+3", "-0x1.cbe944e52fdb0p+3", "0x1.08de23897af06p+2", "-0x1.cbe944e52fdb0p+3",
+    "-0x1.d46666bdddd13p+1", "-0x1.cbe944e52fdb0p+3", "-0x1.23dd6081625d6p+3", "-0x1.cbe944e52fdb0p+3",
+    "-0x1.7e40432e01df4p+3", "0x1.7ca208c42ceb6p+3", "-0x1.b18657c922c59p+3", "0x1.7fcaae9ce30bbp+3",
+    "-0x1.c61bbbf176c92p+3", "-0x1.c52774fbbad43p+3", "0x1.26b67b2155083p+3", "-0x1.c52774fbbad43p+3",
+    "0x1.dfbbabd6d779cp+1", "-0x1.c241e65a33c14p+3", "-0x1.0333e51a71132p+2", "-0x1.7fcaae9ce30bbp+3",
+    "-0x1.79997aacfbc21p+3", "-0x1.7ca208c42ceb6p+3", "-0x1.bf59e6c1488e5p+3", "0x1.cbe944e52fdb0p+3",
+    "-0x1.c52774fbbad43p+3", "0x1.c903bfb06c456p+3", "-0x1.c52774fbbad43p+3", "0x1.b46af854efab3p+3",
+    "-0x1.c52774fbbad43p+3", "0x1.811fd9456d095p+3", "-0x1.b53d832340688p+4", "0x1.794bdeea38618p+3",
+    "-0x1.b521e10c4ebb7p+4", "0x1.79097942978d5p+3", "-0x1.b51a88eb384aep+4", "0x1.78a9bc8d0e5d8p+3",
+    "0x1.76ecc6ebcf168p+3", "0x1.781946359d7abp+3", "0x1.781418bcda7dap+3", "0x1.76fb2acb01ab6p+3",
+    "0x1.78a72f149ce22p+3", "0x1.681d85d08a948p+3", "0x1.790834f624261p+3", "-0x1.b3e59f7fefe42p+4",
+    "0x1.794b5c248308ap+3", "-0x1.b4a35f425f8e3p+4", "0x1.796165e0588b4p+3",]]
+
+
+def test_a_stiff_mode_where_lsoda_stays_with_adams_is_finished_by_radau():
+    """The recorded mode (above) is integrated to t = 10^8 or to its event within the evaluation budget: after
+    STIFF_SWITCH_EVALUATIONS the integration goes on with Radau. Before, it stopped with 'more than 400000 field
+    evaluations by t = 1.167e+06'. Every accepted step is validated as in a run (the loss does not rise, the balance
+    is kept, every gate stays on its side)."""
+    p = 17
+    status = np.array([{"+": 1, "0": 0, "-": -1}[c] for c in _STIFF_STATUS])
+    theta = np.array(_STIFF_THETA)
+    mode = flow._Mode(p, status)
+    t0 = math.expm1(_STIFF_TAU0)
+    run = flow._Run(p, np.array([t0, 1e8]), theta)
+    tau_end = math.log1p(1e8)
+    tau, _, fired = run.integrate_mode(mode, _STIFF_TAU0, theta, tau_end)
+    assert fired is not None or tau == tau_end
+    assert math.expm1(tau) > 1e7
+    assert run.evaluations < flow.MAX_EVALUATIONS
+    assert run.loss_excess <= 0
+    assert run.drift < 1e-6
