@@ -1603,8 +1603,11 @@ def _write_prime_table(out: Path, theorem: str, primes, counted: dict) -> None:
     _write_atomically(out / f"primes-{theorem}.csv", buffer.getvalue())
 
 
-def progress_bar(stream=sys.stderr):
-    """A progress callback drawing a bar on a terminal (nothing when the stream is not a terminal)."""
+def progress_bar(stream=None):
+    """A progress callback drawing a bar on a terminal (nothing when the stream is not a terminal).
+    ``stream``: sys.stderr at the time of the call by default (not at import: a test or an embedding
+    program may replace it, and the replaced stream may be closed by then)."""
+    stream = sys.stderr if stream is None else stream
     if not stream.isatty():
         return None
 

@@ -390,3 +390,23 @@ def test_a_sweep_folder_that_cannot_be_used_is_one_line(tmp_path):
     result = run_certify("sweep", "--primes", "5..10", "--theorems", "dead", "--out", tmp_path / "x")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "cannot use" in result.stderr
+
+
+def test_the_progress_bar_draws_on_stderr_as_it_is_when_called(monkeypatch):
+    """progress_bar() bound sys.stderr when certify.sweep was imported; a stream replaced since (pytest's
+    capture, an embedding program) and closed made the sweep command fail with 'I/O operation on closed
+    file' (seen when tests/test_api_reads.py ran after test_imports and test_registry)."""
+    import io
+    import sys
+
+    from certify.sweep import progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    draw = progress_bar()
+    draw(1, 2, 1.0)
+    assert terminal.getvalue().startswith("\r[") and "1/2" in terminal.getvalue()
