@@ -695,7 +695,7 @@ ANCHORS = (
     "staircases are {law/flow-5/staircase%}% at p = 5 and {law/flow-7/staircase%}% at p = 7,",
     "memorises far more often than the flow ({law/gd-5/memorises_one_entry%}% against "
     "{law/flow-5/memorises_one_entry%}%).",
-    "Seconds per sample (one worker, loaded machine; mean / median): p = 5: {bench/law-seconds/5-mean} / "
+    "Seconds per sample (a core per sample, loaded machine; mean / median): p = 5: {bench/law-seconds/5-mean} / "
     "{bench/law-seconds/5-median}, 7: {bench/law-seconds/7-mean} / {bench/law-seconds/7-median}, 11: "
     "{bench/law-seconds/11-mean} / {bench/law-seconds/11-median}, 13: {bench/law-seconds/13-mean} / "
     "{bench/law-seconds/13-median}, 17: {bench/law-seconds/17-mean} / {bench/law-seconds/17-median}, 19: "
