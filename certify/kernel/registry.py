@@ -135,14 +135,20 @@ SENSITIVITY = KernelRecord(
 KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD, SENSITIVITY)}
 
 
+def claim_spec(theorem: str, claim_id: str):
+    """The :class:`~certify.kernel.claims.ClaimSpec` of claim ``claim_id`` of ``theorem``; KeyError for an
+    unknown theorem or claim."""
+    for spec in KERNELS[theorem].claim_specs():
+        if spec.id == claim_id:
+            return spec
+    raise KeyError(f"{theorem} has no claim {claim_id!r}")
+
+
 def relation_of(theorem: str, claim_id: str, component: str | None = None):
     """The :class:`~certify.kernel.claims.Relation` that claim ``claim_id`` of ``theorem`` (or one of its
     components) states: what each of its stored fields means. KeyError for an unknown theorem, claim or
     component. The Coq exporters state each field from it (certify/coq/relations.py)."""
-    for spec in KERNELS[theorem].claim_specs():
-        if spec.id == claim_id:
-            return spec.relation_of(component)
-    raise KeyError(f"{theorem} has no claim {claim_id!r}")
+    return claim_spec(theorem, claim_id).relation_of(component)
 
 
 def kernel_for(theorem: str) -> TheoremKernel:

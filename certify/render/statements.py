@@ -310,10 +310,9 @@ def _relation_math(quantity: str, relation, stored: dict, bound: str) -> str:
         if relation.hi_below is not None:
             statements[0] += rf" < {relation.hi_below}"
     text = "$" + r",\quad ".join(statements) + "$"
-    if bound:
-        end = display_parts({key: fields[key] for key in fields if key in ("lo", "hi")}, "latex")[0]
+    if bound:  # the shown end of the value (the first part; a log10 twin comes after it)
         compared = r"\le" if relation.kind == "lower" else r"\ge"
-        text += rf", where ${end[1]} {compared} {bound}$"
+        text += rf", where ${shown[0][1]} {compared} {bound}$"
     return text
 
 
@@ -328,13 +327,15 @@ def statement_latex(theorem: str, claim_id: str, stored: dict) -> str:
     compares it; quoted instance values are those of the stored statement, every digit. InputError if the
     stored numbers or statement are not the claim's, or the claim has no LaTeX form.
     """
-    from ..kernel.registry import KERNELS
+    from ..kernel.registry import claim_spec
 
-    specs = {spec.id: spec for spec in KERNELS[theorem].claim_specs()} if theorem in KERNELS else {}
     form = FORMS.get(theorem, {}).get(claim_id)
-    if claim_id not in specs or form is None:
+    try:
+        spec = claim_spec(theorem, claim_id)
+    except KeyError:
+        spec = None
+    if spec is None or form is None:
         raise InputError(f"{theorem} has no claim {claim_id!r} with a LaTeX form")
-    spec = specs[claim_id]
     if not isinstance(stored, dict):
         raise InputError(f"claim {claim_id} is not an object")
     values = quoted_values(spec, stored.get("statement"))
