@@ -44,8 +44,13 @@ def _smaller(scale: float, factor: float) -> float:
     return max(scale * factor, _SMALLEST) / scale
 
 
-def _group(text: str, i: int) -> tuple[str, int]:
-    """The argument at ``text[i:]`` (after spaces): a braced group's inside, a command, or one character."""
+#: A LaTeX command: a backslash and a word, or a backslash and one character.
+LATEX_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+
+
+def latex_group(text: str, i: int) -> tuple[str, int]:
+    """The argument at ``text[i:]`` (after spaces) and the index after it: a braced group's inside (escaped
+    braces ``\\{``, ``\\}`` do not count), a command, or one character; an unclosed group runs to the end."""
     while i < len(text) and text[i] == " ":
         i += 1
     if i >= len(text):
@@ -63,7 +68,7 @@ def _group(text: str, i: int) -> tuple[str, int]:
                     return text[i + 1:end], end + 1
         return text[i + 1:], len(text)
     if text[i] == "\\":
-        match = re.compile(r"\\([A-Za-z]+|.)").match(text, i)
+        match = LATEX_COMMAND.match(text, i)
         return match.group(0), match.end()
     return text[i], i + 1
 
@@ -83,28 +88,28 @@ def latex_width(latex: str, *, in_fraction: bool = False, scale: float = 1.0) ->
     while i < n:
         ch = latex[i]
         if ch == "\\":
-            match = re.compile(r"\\([A-Za-z]+|.)").match(latex, i)
+            match = LATEX_COMMAND.match(latex, i)
             command, i = match.group(1), match.end()
             token = "\\" + command
             if command == "frac" or command == "dfrac" or command == "tfrac":
-                top, i = _group(latex, i)
-                bottom, i = _group(latex, i)
+                top, i = latex_group(latex, i)
+                bottom, i = latex_group(latex, i)
                 width += 0.4 + inner * max(latex_width(top, in_fraction=True, scale=scale * inner),
                                            latex_width(bottom, in_fraction=True, scale=scale * inner))
             elif command in ("left", "right", "bigl", "bigr", "Bigl", "Bigr"):
-                delimiter, i = _group(latex, i)
+                delimiter, i = latex_group(latex, i)
                 width += 0.0 if delimiter == "." else 1.0
             elif command == "sqrt":
                 if i < n and latex[i] == "[":
                     i = latex.index("]", i) + 1
-                argument, i = _group(latex, i)
+                argument, i = latex_group(latex, i)
                 width += 1.2 + latex_width(argument, in_fraction=in_fraction, scale=scale)
             elif command in _FONT_COMMANDS:
-                argument, i = _group(latex, i)
+                argument, i = latex_group(latex, i)
                 width += (latex_width(argument, in_fraction=in_fraction, scale=scale)
                           + (0.3 if command == "operatorname" else 0))
             elif command in _TEXT_COMMANDS:
-                argument, i = _group(latex, i)
+                argument, i = latex_group(latex, i)
                 width += 0.95 * len(re.sub(r"\\[A-Za-z]+\{\}|\\.", "x", argument))
             elif token in _SPACE_WIDTHS:
                 width += _SPACE_WIDTHS[token]
@@ -117,11 +122,11 @@ def latex_width(latex: str, *, in_fraction: bool = False, scale: float = 1.0) ->
             else:  # a Greek letter or another one-glyph command
                 width += 1.1
         elif ch in "^_":
-            argument, i = _group(latex, i + 1)
+            argument, i = latex_group(latex, i + 1)
             factor = _smaller(scale, _SCRIPT)
             width += factor * latex_width(argument, in_fraction=in_fraction, scale=scale * factor)
         elif ch == "{":
-            argument, i = _group(latex, i)
+            argument, i = latex_group(latex, i)
             width += latex_width(argument, in_fraction=in_fraction, scale=scale)
         elif ch in _BINARY:
             width += 2.3

@@ -9,6 +9,7 @@ import sympy as sp
 from sympy.printing.str import StrPrinter
 
 from ..symbolic.core import Derivation
+from .breaking import LATEX_COMMAND, expression_lines, latex_group, latex_width
 
 RELATIONS_LATEX = {"=": "=", "<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "->": r"\to"}
 
@@ -23,26 +24,6 @@ _TEXT_COMMANDS = {"to": "->", "geq": ">=", "leq": "<=", "ge": ">=", "le": "<=", 
 #: Commands whose one argument is kept as it is (fonts, text) or marked (accents).
 _TEXT_ARGUMENT = {"mathrm": "{}", "mathcal": "{}", "mathbf": "{}", "mathbb": "{}", "text": "{}", "operatorname": "{}",
                   "hat": "{}hat", "bar": "{}bar", "tilde": "{}tilde"}
-_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
-
-
-def _group(text: str, start: int) -> tuple[str, int]:
-    """The argument at ``text[start:]`` (after spaces): a braced group's inside or one character / command."""
-    while start < len(text) and text[start] == " ":
-        start += 1
-    if start < len(text) and text[start] == "{":
-        depth = 0
-        for end in range(start, len(text)):
-            depth += {"{": 1, "}": -1}.get(text[end], 0)
-            if depth == 0:
-                return text[start + 1:end], end + 1
-        return text[start + 1:], len(text)
-    match = _COMMAND.match(text, start)
-    if match:
-        return match.group(0), match.end()
-    return text[start:start + 1], start + 1
-
-
 def _atom(text: str) -> str:
     """``text`` bracketed when it is not one name or number (for the sides of a fraction)."""
     return text if re.fullmatch(r"[A-Za-z0-9_.]+|\(.*\)", text) and text.count("(") <= 1 else f"({text})"
@@ -63,11 +44,11 @@ def latex_to_text(name: str) -> str:
     while i < len(name):
         ch = name[i]
         if ch == "\\":
-            match = _COMMAND.match(name, i)
+            match = LATEX_COMMAND.match(name, i)
             command, i = match.group(1), match.end()
             if command == "frac":
-                top, i = _group(name, i)
-                bottom, i = _group(name, i)
+                top, i = latex_group(name, i)
+                bottom, i = latex_group(name, i)
                 top, bottom = latex_to_text(top), latex_to_text(bottom)
                 if (top, bottom) == ("d", "dt"):
                     piece = "d/dt "
@@ -76,7 +57,7 @@ def latex_to_text(name: str) -> str:
                     if i < len(name) and (name[i].isalnum() or name[i] in "(\\"):
                         piece = f"({piece})"  # (p/2)x^2, not p/2x^2
             elif command in _TEXT_ARGUMENT:
-                argument, i = _group(name, i)
+                argument, i = latex_group(name, i)
                 piece = _TEXT_ARGUMENT[command].format(latex_to_text(argument))
             else:
                 piece = _TEXT_COMMANDS.get(command, command)
@@ -89,10 +70,10 @@ def latex_to_text(name: str) -> str:
                 piece = " " + piece  # e\gamma -> e gamma, not egamma
             out.append(piece)
         elif ch in "_^" and i + 1 < len(name) and name[i + 1] == "{":
-            argument, i = _group(name, i + 1)
+            argument, i = latex_group(name, i + 1)
             out.append(f"{ch}{{{latex_to_text(argument)}}}")
         elif ch == "{":
-            argument, i = _group(name, i)
+            argument, i = latex_group(name, i)
             out.append(latex_to_text(argument))
         else:
             out.append(ch)
@@ -188,12 +169,10 @@ def _symbol_names(derivation: Derivation) -> set[str]:
 
 
 def _laid_out_rows(label: str, relation: str, expression, width: float, taken: set[str], first: int = 1
-                   ) -> list[str]:
+                   ) -> tuple[list[str], int]:
     """align* rows showing ``label relation expression`` in ``width`` characters, broken by
     :func:`certify.render.breaking.expression_lines`, then a "where" row per named intermediate (numbered
-    from ``first``)."""
-    from .breaking import expression_lines, latex_width
-
+    from ``first``); and how many intermediates were named."""
     lead = max(latex_width(label), latex_width(r"\text{where }\Upsilon_{99}")) + 3  # the widest left column
     alone = lead > 0.4 * width  # a long left side gets a row of its own
     layout = expression_lines(expression, width - (6 if alone else lead), _latex, taken, first)
@@ -206,7 +185,7 @@ def _laid_out_rows(label: str, relation: str, expression, width: float, taken: s
         where = r"\text{where }" if k == 0 else r"\text{and }"
         rows.append(rf"{where}{symbol} &= {lines[0]}")
         rows += [rf"&\qquad {line}" for line in lines[1:]]
-    return rows
+    return rows, len(layout.definitions)
 
 
 def _align(rows: list[str]) -> str:
@@ -223,8 +202,6 @@ def derivation_latex(derivation: Derivation, heading: str = "subsection", limit:
     steps and comparisons are printed and the rest is summarised (every comparison is still checked and
     the count of those that hold is stated).
     """
-    from .breaking import latex_width
-
     scope = "symbolic $p$" if derivation.p is None else f"$p = {derivation.p}$"
     holding = sum(comparison.holds() for comparison in derivation.comparisons)
     taken = _symbol_names(derivation)
@@ -235,7 +212,7 @@ def derivation_latex(derivation: Derivation, heading: str = "subsection", limit:
     comparisons = derivation.comparisons if limit is None else derivation.comparisons[:limit]
     for step in steps:
         out.append(_align(_laid_out_rows(_latex(step.lhs), RELATIONS_LATEX[step.relation], step.rhs,
-                                         TEXT_WIDTH, taken)))
+                                         TEXT_WIDTH, taken)[0]))
         out.append(rf"{{\small {latex_escape(step.reason)}}}\par")
     omitted = len(derivation.steps) - len(steps), len(derivation.comparisons) - len(comparisons)
     if any(omitted):
@@ -252,9 +229,8 @@ def derivation_latex(derivation: Derivation, heading: str = "subsection", limit:
         if latex_width(derived) + latex_width(paper) + 0.5 * len(comparison.label) + 22 <= width:
             out.append(rf"\item {label}: ${derived}$ -- {mark} ${paper}$")
         else:
-            derived_rows = _laid_out_rows(r"\text{derived}", "=", comparison.derived, width, taken)
-            named = sum(row.startswith((r"\text{where }", r"\text{and }")) for row in derived_rows)
-            rows = derived_rows + _laid_out_rows(r"\text{paper}", "=", comparison.paper, width, taken, 1 + named)
+            derived_rows, named = _laid_out_rows(r"\text{derived}", "=", comparison.derived, width, taken)
+            rows = derived_rows + _laid_out_rows(r"\text{paper}", "=", comparison.paper, width, taken, 1 + named)[0]
             out.append(rf"\item {label} -- {mark}:")
             out.append(_align(rows))
     out.append(r"\end{itemize}")
