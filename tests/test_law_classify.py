@@ -108,7 +108,34 @@ def test_multi_gate_with_a_changed_pattern_is_undecided():
     later = theta.copy()
     later[2] = 8.5  # u(2) rises: gates (2, 0), (2, 1) switch on
     out = classify(_record(theta, later))
-    assert out.outcome == "undecided" and "pattern changed" in out.reason
+    assert out.outcome == "undecided" and out.reason == "the active set changed over the last decade"
+
+
+def test_a_kink_gate_leaving_its_kink_changes_no_outcome():
+    # gate (2, 0) on its kink at T/10 (z = u(2) + v(0) = 0 exactly), below it at T: the active set (rows 0, 1 x
+    # columns 0, 1) is the same at every checkpoint, so the outcome is the shape's, as with no change at all
+    theta = _two_gates()
+    theta[2] = -1.0
+    assert gate_pattern(theta, P, 1e-9)[2 * P] == "0"
+    released = theta.copy()
+    released[2] = -1.5
+    assert gate_pattern(released, P, 1e-9)[2 * P] == "-"
+    out = classify(_record(theta, released))
+    assert out.outcome == "multi_gate_other" and out.shape.row_lengths == (2, 2)
+
+
+def test_an_active_set_changed_inside_the_last_decade_is_undecided():
+    # the same state at T/10 and at T, but at one checkpoint between them gates (2, 0), (2, 1) are active:
+    # comparing the decade's two ends alone would miss it
+    theta = _two_gates()
+    later = theta.copy()
+    later[2] = 8.5
+    record = _record(theta, theta)
+    inside = np.flatnonzero((record.times > T / 10) & (record.times < T))
+    assert inside.size >= 1
+    record.states[inside[0]] = later
+    out = classify(record)
+    assert out.outcome == "undecided" and out.reason == "the active set changed over the last decade"
 
 
 @pytest.mark.parametrize("fields, reason", [

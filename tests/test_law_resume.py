@@ -126,7 +126,7 @@ IMPOSSIBLE = {
     "index spelt with a zero": (1, {"index": "01"}),
     "index out of range": (1, {"index": "1000000"}),
     "index far out of range": (1, {"index": "9" * 30}),
-    "a reason on two spellings": (0, {"reason": "the  active/kink pattern changed over the last decade"}),
+    "a reason on two spellings": (0, {"reason": "the  active set changed over the last decade"}),
     # the shape columns: read off the pattern, so an edit is seen
     "a multi_gate_other row called a staircase": (1, {"outcome": "staircase"}),
     "row lengths edited": (1, {"row_lengths": "5 5 3 3 3"}),

@@ -35,8 +35,9 @@ The six outcomes at T (certify/law/classify.py; "the last decade" is [T/10, T]):
                           staircase of size k = 1);
   single_frequency        max_zeta F_zeta >= 0.99 and not decreasing over the
                           last decade;
-  staircase               >= 2 active gates, the active/kink pattern unchanged
-                          over the last decade, max_zeta F_zeta < 0.99, and the
+  staircase               >= 2 active gates, the active set the same at every
+                          checkpoint of the last decade (a gate on its kink may
+                          leave it), max_zeta F_zeta < 0.99, and the
                           active gates the staircase {(r_i, c_j): i + j < k}, k >= 2,
                           rows r_i = r_0 + i delta and columns c_j = c_0 + j delta
                           (one step delta mod p; then its k(k+1)/2 gates carry the
@@ -148,7 +149,7 @@ def add_parsers(commands) -> None:
     command.add_argument("--seed", type=_seed_arg, default=1, metavar="K", help="seed of the run (default 1)")
     command.add_argument("--horizon", type=_number_text("the horizon", 10), default="1e8", metavar="T",
                          help="the time T at which each sample is classified, >= 10 (default 1e8: no measured "
-                              "pattern changed after 3.2e6 at p <= 31, docs/outcome-law.md section 2a)")
+                              "active set changed after 3.2e6 at p <= 31, docs/outcome-law.md section 2a)")
     command.add_argument("--dynamics", choices=("flow", "gd"), default="flow",
                          help="flow: the Clarke/Filippov gradient flow (default); gd: gradient descent (needs --eta)")
     command.add_argument("--eta", type=_number_text("eta"), default=None, metavar="ETA",

@@ -1,6 +1,6 @@
 """The outcome of one trajectory at the horizon T: exactly one of :data:`OUTCOMES`.
 
-Read from the checkpoints at T/10 and T (the last decade of time), in this order:
+Read from the checkpoints of the last decade of time, [T/10, T], in this order:
 
 - ``undecided`` first if the run is not valid: it failed before T, the flow's loss rose beyond the
   integration error allowance, or the balance quantity (A.10) drifted by more than
@@ -15,7 +15,8 @@ Read from the checkpoints at T/10 and T (the last decade of time), in this order
   any horizon: at the slide base point for p = 5 the last capture is at t ~ 10^68). It is the staircase
   of size k = 1 (below);
 - ``single_frequency``: max_zeta F_zeta(T) >= :data:`ALIGNED` (1.5) and not below its value at T/10;
-- ``staircase``: at least two strictly active gates, the active/kink pattern the same at T/10 and at T,
+- ``staircase``: at least two strictly active gates, the strictly active set the same at every checkpoint
+  of [T/10, T] (gates on kinks may leave them: that changes neither the name nor the shape),
   max_zeta F_zeta(T) < :data:`ALIGNED`, and the strictly active set a staircase of size k >= 2 whose rows
   and columns are arithmetic progressions with one common step (:func:`active_shape`);
 - ``multi_gate_other``: the same, with any other strictly active set (its row lengths are recorded);
@@ -199,6 +200,18 @@ def _cross_gates(p: int, a: int, b: int) -> set[int]:
     return {a * p + j for j in range(p) if j != b} | {i * p + b for i in range(p) if i != a}
 
 
+def _active_set_kept(tr: Trajectory, T: float, band, active: list[int]) -> bool:
+    """True iff the strictly active set is ``active`` at every checkpoint of the last decade [T/10, T].
+
+    Only the active set decides a multi-gate outcome: a gate on its kink that leaves it downwards (or an
+    inactive gate that reaches its kink) changes no outcome's name or shape. Such slow releases are what still
+    changes after 10^7 at p >= 17 (docs/outcome-law.md section 2a), long after the active set has settled."""
+    for t, state in zip(tr.times, tr.states):
+        if T / 10 <= t <= T and [i for i, c in enumerate(gate_pattern(state, tr.p, band)) if c == "+"] != active:
+            return False
+    return True
+
+
 def classify(trajectory: Trajectory) -> Outcome:
     """The outcome of ``trajectory`` at its horizon, by the rules of this module's docstring."""
     tr = trajectory
@@ -265,10 +278,10 @@ def classify(trajectory: Trajectory) -> Outcome:
         if max_f >= max_fourier_fraction(decade, p):
             return Outcome("single_frequency", "", max_f, loss, pattern)
         return undecided(f"max F = {max_f:.4f} >= {ALIGNED} but decreasing over the last decade", pattern)
-    if len(active) >= 2 and pattern == earlier:
+    if len(active) >= 2 and _active_set_kept(tr, T, band, active):
         return shaped()
     if len(active) >= 2:
-        return undecided("the active/kink pattern changed over the last decade", pattern)
+        return undecided("the active set changed over the last decade", pattern)
     if len(active) == 1:
         return undecided("the single active gate changed over the last decade", pattern)
     return undecided("no active gate at the horizon but no death recorded", pattern)
