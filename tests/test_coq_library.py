@@ -100,10 +100,6 @@ def test_lemmas_rest_only_on_the_standard_axioms(tmp_path, theorem):
 
 #: Digits every weakened lemma must state of its claim's end (issue 25, 'Digits').
 LEAST_DIGITS = 12
-#: The lemmas that do not reach LEAST_DIGITS yet, with the digits they do reach at p = 5: smooth's claims
-#: computed from J need J to about 15 digits, which CoqInterval's integral reaches only in about 60 s per
-#: file (docs/coq.md, 'Digits': measured); J is proved to 13, which gives them 11.
-SHORT_OF_LEAST = {("smooth", "purity_gap_box_lo"): 11, ("smooth", "terminal_displacement_box_hi"): 11}
 
 
 def _stated_numbers(statement: str) -> list[Fraction]:
@@ -142,24 +138,22 @@ def _ends(document: dict, stem: str) -> list[Fraction]:
     return [Fraction(fields[field]) for field in ("lo", "hi") if field in fields]
 
 
-@pytest.mark.parametrize("theorem", THEOREMS)
-def test_every_weakened_lemma_of_the_p5_file_states_12_digits(theorem):
-    """Issue 25: each lemma of the committed p = 5 file that states a claim's end rounded outward (its name
-    says ``_K_digits``) has K >= 12 and states a number within 2 10^(1 - K) (relatively) of the
-    certificate's end, i.e. K significant digits of it (rounded outward, moved by what the proof loses);
-    the lemmas listed in SHORT_OF_LEAST reach the digits listed there."""
-    path = _coq_path(theorem, 5)
-    document = json.loads(certificate_path(PROOFS, theorem, 5).read_text())
+@pytest.mark.parametrize("theorem, p", LIBRARY)
+def test_every_weakened_lemma_states_12_digits(theorem, p):
+    """Issue 25: each lemma of a committed library file that states a claim's end rounded outward (its name
+    says ``_K_digits``) has K >= 12 and states a number within 2 10^-11 (relatively) of the certificate's
+    end, i.e. 12 significant digits of it (rounded outward, moved by what the proof loses)."""
+    path = _coq_path(theorem, p)
+    document = json.loads(certificate_path(PROOFS, theorem, p).read_text())
     weakened = _weakened_lemmas(path.read_text())
     assert weakened, f"{path.name}: no weakened lemma found (every file has the Gaussian mass's at least)"
     short = []
     for name, digits, statement in weakened:
         stem = name[: -len(f"_{digits}_digits")]
-        least = SHORT_OF_LEAST.get((theorem, stem), LEAST_DIGITS)
-        if digits < least:
-            short.append(f"{name} (needs {least})")
+        if digits < LEAST_DIGITS:
+            short.append(name)
         numbers = _stated_numbers(statement)
         for end in _ends(document, stem):
             distance = min(abs(number - end) for number in numbers) / abs(end)
-            assert distance <= 2 * Fraction(1, 10 ** (min(digits, least) - 1)), (name, float(distance))
-    assert short == [], f"{path.name}: lemmas with fewer digits than their claim's end needs: {short}"
+            assert distance <= 2 * Fraction(1, 10 ** (LEAST_DIGITS - 1)), (name, float(distance))
+    assert short == [], f"{path.name}: lemmas with fewer than {LEAST_DIGITS} digits: {short}"

@@ -10,23 +10,23 @@ with Coquelicot's ``Derive``, and J(s0) = int_0^s0 sigma_eps/sigma_eps' ds (A.66
   auto_derive and field), and sigma/sigma' = 0 for s <= 0;
 * 0 <= phi <= 1 on (0, 1) and phi(t) <= 2t on (0, 1/2];
 * the ratio is continuous on [0, eps) (at 0 by |ratio(s)| <= |s|), hence integrable on [0, b], b < eps;
-* int_0^d ratio lies in [0, 2 d^3/eps] (d <= eps/2), and on [d, b] the ratio is the closed form.
+* int_0^d ratio lies in [0, 2 d^3/eps] (d <= eps/2), and on [d, b] the ratio is the closed form;
+* on (0, 1/40], phi0 <= phi <= phi0 + exp(40/39 - 40) with the rational phi0(t) = t/(t + 1 + t^2/(1-t)^2), so
+  on [a, b] with b <= eps/40 the closed form's integral lies between phi0's and it plus b exp(40/39 - 40)(b - a).
 
-J(smax) = int_0^d + int_d^smax: the first piece by that bound, the second by CoqInterval's
-``integral`` on the closed form (whose essential singularity at 0 keeps ``integral`` away from 0).
-The integral reaches about 13 significant digits in about 11 s (15, which the claims computed from J
-would need for 12 digits each, take about 60 s: docs/coq.md, 'Digits'), not the certificate's 45. It
-proves ``smooth_J_enclosure``, an enclosure of J whose ends the exporter chooses itself, never from the
-certificate: python-flint's ``acb.integral`` of the same closed form on [d, smax] (plus [0, 2 d^3/eps]
-for [0, d]), moved outward by twice the integral's expected width and rounded outward to 15 digits. The
-claims computed from J (g_condition, terminal_displacement_box, purity_gap_box) use that lemma only,
-so their digit counts and ends do not depend on what the certificate says about J (a widened J cannot
-buy a forged g_condition fewer digits); each sign the theorem rests on (gmin^2 - J > 0, purity gap > 0,
-and each claim's lo > 0) is proved in full. The claim ``dead_zone_integral`` states the certificate's
-own ends: an end outside the enclosure exactly (by lra), an end inside it moved outward by twice the
-integral's width and rounded outward to 13 digits (the lemma's name then says ``13_digits``), by lra
-when the enclosure lies inside and else by its own ``integral``. A forged end past the truth by more
-than about 10^-(k-1) relatively is refused by coqc.
+J(smax) = int_0^d + int_d^b1 + int_b1^smax (b1 = eps/40): the first by that bound, the second by the phi0
+bounds and CoqInterval's ``integral`` on the rational phi0 (fast: no essential singularity), the third by
+``integral`` on the closed form (whose singularity at 0 is now out of its way). It proves
+``smooth_J_enclosure``, an enclosure of J about 2.3e-16 wide (15 digits, in about 27 s of coqc; docs/coq.md,
+'Digits'), whose ends the exporter chooses itself, never from the certificate: python-flint's
+``acb.integral`` of each piece, moved outward and rounded outward. The claims computed from J (g_condition,
+terminal_displacement_box, purity_gap_box) use that lemma only, so their digit counts and ends do not depend on
+what the certificate says about J (a widened J cannot buy a forged g_condition fewer digits); they reach 12 to
+14 digits. Each sign the theorem rests on (gmin^2 - J > 0, purity gap > 0, and each claim's lo > 0) is proved
+in full. The claim ``dead_zone_integral`` states the certificate's own ends, from the enclosure by lra: an end
+outside the enclosure exactly, an end inside it moved outward by twice the enclosure's width and rounded
+outward to 15 digits (the lemma's name then says ``15_digits``). A forged end past the truth by more than about
+three times the enclosure's width is refused by coqc.
 
 The base point is tied to the parameters by certify.coq.family.base_point_lemmas ((A.48)-(A.49)), so
 the box lemmas and the parameter-based lemmas speak of the same point.
@@ -40,7 +40,7 @@ computed from J are listed as not exported. The claim ``gaussian_probability`` i
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 
 from flint import acb, arb, ctx, fmpq
 
@@ -55,14 +55,25 @@ from .terms import weakened_end as _weakened
 
 WHERE = "(A.48)-(A.49) = (2.1), section A.7"
 #: The piece [0, d] of J is bounded by 2 d^3/eps with d = eps * 2^-DELTA_BITS (t = s/eps <= 1/2 there):
-#: 2^-54 = 5.6e-17 at eps = 2, below the integral's width (2^-16 gave 2^-45 = 2.8e-14, a 13-digit ceiling).
-DELTA_BITS = 19
-#: Significant digits of J the enclosure gives: the integral's target width is about J 10^-(J_DIGITS + 0.5),
-#: and the enclosure's ends are rounded outward to J_DIGITS + 2 digits (a rounding below that width).
-J_DIGITS = 13
-#: The integral of the closed form on [d, smax] (the goal's ends guide it). Measured on p = 5 (docs/coq.md,
-#: 'Digits'): absolute error 4e-12 in 8.8 s, 1e-14 in 14.7 s (degree 13: 25 s), 2e-15 in 17 s, 2e-16 in 60 s.
-J_INTEGRAL = "integral with (i_prec 60, i_degree 10, i_fuel 200)"
+#: 2^-87 = 6.5e-27 at eps = 2, far below the enclosure's width.
+DELTA_BITS = 30
+#: On [d, eps/NEAR_ZERO] (t = s/eps <= 1/40) phi lies between the rational phi0(t) = t/(t + 1 + t^2/(1-t)^2) and
+#: phi0 + R(1/40), R(1/40) = exp(40/39 - 40) < 1.2e-17 (smooth_phi_near_zero): that piece of J is the integral of
+#: the rational s phi0(s/eps), which `integral` proves in a fraction of a second, where exp(1/(1-t) - 1/t) near
+#: t = 0 made it bisect ever deeper (docs/coq.md, 'Digits').
+NEAR_ZERO = 40
+#: A rational upper bound of R(1/NEAR_ZERO) = exp(40/39 - 40) = 1.1787e-17 (Coq proves it by interval).
+R_NEAR_ZERO = fmpq(12, 10**18)
+#: Significant digits of J the enclosure gives: the piece on [eps/40, smax] is proved within FAR_WIDTH of
+#: python-flint's enclosure (the rational piece within NEAR_WIDTH, which costs nothing), so J's enclosure is
+#: about 2.3e-16 wide (J ~ 0.3: 15 digits). The claims computed from J need at most 4e-16 for 12 digits each
+#: at every library prime (the purity gap amplifies J's relative error about 30 times; measured, docs/coq.md).
+J_DIGITS = 15
+FAR_WIDTH = fmpq(1, 2**53)
+NEAR_WIDTH = fmpq(1, 2**66)
+#: The integral of each piece (the goal's ends guide it). Measured on p = 5 (docs/coq.md, 'Digits'): the closed
+#: form on [eps/40, smax] within 1.1e-16 in about 27 s; the rational piece on [d, eps/40] in about 0.1 s.
+J_INTEGRAL = "integral with (i_prec 64, i_degree 10, i_fuel 200)"
 
 PAPER_J = ("(A.66): J(s0) = int_0^s0 sigma_eps/sigma_eps' ds, J increasing in s0 and s0 <= smax = epsilon + 2r "
            "on the box; sigma/sigma' = s phi(s/eps) on (0, eps) (docs/mathematics.md, 'Smooth dead zone')")
@@ -73,6 +84,9 @@ DEFINITIONS = (
     Definition("smooth_phi", f"fun t => {_PHI}", "R -> R",
                "phi(t) = (R + 1)/(R + 1 + 1/t + t/(1-t)^2), R = f(t)/f(1-t) = exp(1/(1-t) - 1/t): "
                "sigma_eps/sigma_eps'(s) = s phi(s/eps) for 0 < s < eps (docs/mathematics.md, 'Smooth dead zone')"),
+    Definition("smooth_phi0", "fun t => t / (t + 1 + t ^ 2 / (1 - t) ^ 2)", "R -> R",
+               "phi0(t) = 1/(1 + 1/t + t/(1-t)^2): phi with R = 0, a rational function; phi0 <= phi <= phi0 + R "
+               "(smooth_phi_near_zero)"),
     Definition("smooth_f", "fun t => if Rlt_dec 0 t then exp (- (1 / t)) else 0", "R -> R",
                "f(t) = exp(-1/t) for t > 0, 0 for t <= 0 (Theorem A.3's fixed choice)"),
     Definition("smooth_psi", "fun t => smooth_f t / (smooth_f t + smooth_f (1 - t))", "R -> R",
@@ -239,6 +253,79 @@ HELPERS = (
   rewrite Rmin_left in Hx by lra. rewrite Rmax_right in Hx by lra.
   apply smooth_ratio_closed; lra.""",
      "away from 0 and below eps, sigma/sigma' is the closed form s phi(s/eps)"),
+    ("smooth_phi_near_zero",
+     'forall t, 0 < t <= 1 / 40 -> smooth_phi0 t <= smooth_phi t <= smooth_phi0 t + exp (40 / 39 - 40)',
+     """intros t Ht. unfold smooth_phi, smooth_phi0.
+  assert (Hu : 0 < 1 - t) by lra.
+  assert (Hu2 : 0 < (1 - t) ^ 2) by (apply pow_lt; lra).
+  set (R := exp (1 / (1 - t) - 1 / t)).
+  assert (HR : 0 < R) by apply exp_pos.
+  assert (HRm : R <= exp (40 / 39 - 40)).
+  { apply Raux.exp_le.
+    assert (Ha : 1 / (1 - t) <= 40 / 39) by (apply (Rle_div_l 1 (40 / 39) (1 - t)); lra).
+    assert (Hb : 40 <= 1 / t) by (apply (Rle_div_r 40 1 t); lra).
+    lra. }
+  set (Q := t ^ 2 / (1 - t) ^ 2).
+  assert (HQ : 0 <= Q) by (apply Rlt_le, Rdiv_lt_0_compat; [apply pow_lt; lra | exact Hu2]).
+  assert (HtQ : t / (1 - t) ^ 2 = Q / t) by (unfold Q; field; lra).
+  set (S := t + 1 + Q).
+  assert (HS : 1 <= S) by (unfold S; lra).
+  assert (Hphi : (R + 1) / (R + 1 + 1 / t + t / (1 - t) ^ 2) = t * (R + 1) / (S + t * R)).
+  { rewrite HtQ. unfold S. field. repeat split; try lra. nra. }
+  rewrite Hphi.
+  assert (Hdiff : t * (R + 1) / (S + t * R) - t / S = t * R * (1 + Q) / (S * (S + t * R))).
+  { unfold S. field. split; nra. }
+  assert (HtR : 0 <= t * R) by nra.
+  assert (Hd0 : 0 <= t * R * (1 + Q) / (S * (S + t * R))).
+  { apply Rmult_le_pos; [nra | apply Rlt_le, Rinv_0_lt_compat; nra]. }
+  assert (Hd1 : t * R * (1 + Q) / (S * (S + t * R)) <= R).
+  { apply (Rle_div_l (t * R * (1 + Q)) R (S * (S + t * R))); [nra |].
+    assert (H1 : t * (1 + Q) <= S) by (unfold S; nra).
+    assert (H2 : S <= S * (S + t * R)) by nra.
+    nra. }
+  lra.""",
+     "for 0 < t <= 1/40: phi - phi0 = t R (1 + Q)/(S (S + t R)) with Q = t^2/(1-t)^2, S = t + 1 + Q, so 0 <= phi - phi0 <= R, and R = exp(1/(1-t) - 1/t) <= exp(40/39 - 40) (docs/coq.md, 'Digits')"),
+    ("smooth_phi0_ex_RInt",
+     'forall e a b, 0 < e -> 0 < a <= b -> b / e <= 1 / 40 -> ex_RInt (fun s => s * smooth_phi0 (s / e)) a b',
+     """intros e a b He Hab Hb. apply (@ex_RInt_continuous R_CompleteNormedModule). intros z Hz.
+  rewrite Rmin_left in Hz by lra. rewrite Rmax_right in Hz by lra.
+  assert (Ht : 0 < z / e <= 1 / 40).
+  { split; [apply Rdiv_lt_0_compat; lra |].
+    apply Rle_trans with (b / e); [unfold Rdiv; apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat |]; lra | exact Hb]. }
+  apply (@ex_derive_continuous R_AbsRing R_NormedModule). unfold smooth_phi0.
+  auto_derive. change (z * / e) with (z / e). set (t := z / e) in *.
+  assert (Hu2 : 0 < (1 + - t) * ((1 + - t) * 1)) by nra.
+  assert (HQ : 0 <= t * (t * 1) / ((1 + - t) * ((1 + - t) * 1))) by (apply Rlt_le, Rdiv_lt_0_compat; nra).
+  repeat split; apply Rgt_not_eq; lra.""",
+     's phi0(s/eps) is continuous (differentiable) on [a, b] for 0 < a, b <= eps/40, hence integrable'),
+    ("smooth_J_small",
+     'forall e a b, 0 < e -> 0 < a <= b -> b / e <= 1 / 40 -> RInt (fun s => s * smooth_phi0 (s / e)) a b <= RInt (fun s => s * smooth_phi (s / e)) a b <= RInt (fun s => s * smooth_phi0 (s / e)) a b + b * exp (40 / 39 - 40) * (b - a)',
+     """intros e a b He Hab Hb.
+  assert (Hbe : b < e).
+  { assert (H : b / e * e = b) by (field; lra). nra. }
+  assert (H0 := smooth_phi0_ex_RInt e a b He Hab Hb).
+  assert (H1 : ex_RInt (fun s => s * smooth_phi (s / e)) a b).
+  { apply (ex_RInt_ext (smooth_ratio e)); [| apply smooth_ratio_ex_RInt; lra].
+    intros x Hx. rewrite Rmin_left in Hx by lra. rewrite Rmax_right in Hx by lra.
+    apply smooth_ratio_closed; lra. }
+  assert (Hpt : forall x, a <= x <= b -> smooth_phi0 (x / e) <= smooth_phi (x / e) <= smooth_phi0 (x / e) + exp (40 / 39 - 40)).
+  { intros x Hx. apply smooth_phi_near_zero. split; [apply Rdiv_lt_0_compat; lra |].
+    apply Rle_trans with (b / e); [unfold Rdiv; apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat |]; lra | exact Hb]. }
+  assert (HE : 0 < exp (40 / 39 - 40)) by apply exp_pos.
+  split.
+  - apply RInt_le; [lra | exact H0 | exact H1 |].
+    intros x Hx. destruct (Hpt x ltac:(lra)). apply Rmult_le_compat_l; lra.
+  - assert (Hc : ex_RInt (fun _ => b * exp (40 / 39 - 40)) a b) by apply ex_RInt_const.
+    apply Rle_trans with (RInt (fun s => s * smooth_phi0 (s / e) + b * exp (40 / 39 - 40)) a b).
+    + apply RInt_le; [lra | exact H1 | apply (ex_RInt_plus _ _ _ _ H0 Hc) |].
+      intros x Hx. destruct (Hpt x ltac:(lra)).
+      assert (x * smooth_phi (x / e) <= x * (smooth_phi0 (x / e) + exp (40 / 39 - 40))) by (apply Rmult_le_compat_l; lra).
+      nra.
+    + assert (Hp : RInt (fun s => s * smooth_phi0 (s / e) + b * exp (40 / 39 - 40)) a b
+        = RInt (fun s => s * smooth_phi0 (s / e)) a b + RInt (fun _ => b * exp (40 / 39 - 40)) a b)
+        by exact (RInt_plus _ _ _ _ H0 Hc).
+      rewrite Hp, RInt_const. unfold scal; simpl; unfold mult; simpl. lra.""",
+     "on [a, b] with b <= eps/40 the closed form's integral lies between the rational phi0's and it plus b R(1/40) (b - a) (smooth_phi_near_zero, integrated)"),
 )
 
 
@@ -262,6 +349,8 @@ class _Terms:
         self.smax_q = self.q["epsilon"] + 2 * self.q["r"]
         self.d_q = self.q["eps_smooth"] / 2**DELTA_BITS
         self.d = real(self.d_q)
+        self.b1_q = self.q["eps_smooth"] / NEAR_ZERO
+        self.b1 = real(self.b1_q)
 
     def condition(self, J: str) -> str:
         return f"({self.gmin} ^ 2 - {J})"
@@ -318,88 +407,103 @@ def _bits(digits: int) -> int:
 J_ENCLOSURE = "smooth_J_enclosure"
 
 
-def _integral_width(value) -> fmpq:
-    """The width ``integral`` is expected to leave on J (a power of 2 near J 10^-(J_DIGITS + 0.5))."""
-    return fmpq(2) ** math.floor(math.log2(float(value)) - (J_DIGITS + 0.5) * math.log2(10))
+@dataclass(frozen=True)
+class JPieces:
+    """The exporter's bounds on the two integral pieces of J (rationals, each proved by ``integral``):
+    near <= int_d^b1 s phi0(s/eps) ds <= near_hi and far <= int_b1^smax s phi(s/eps) ds <= far_hi, b1 = eps/40."""
+
+    near: fmpq
+    near_hi: fmpq
+    far: fmpq
+    far_hi: fmpq
 
 
-def _closed_form_integral(t: _Terms) -> tuple[fmpq, fmpq] | None:
-    """Rationals (lower, upper) enclosing int_d^smax s phi(s/eps) ds, from python-flint's rigorous
-    acb.integral (kernel-independent, 96 bits), or None if it did not converge."""
-    with ctx.workprec(96):
+def _flint_integral(t: _Terms, rational: bool, a: fmpq, b: fmpq) -> tuple[fmpq, fmpq] | None:
+    """Rationals (lower, upper) enclosing int_a^b s phi0(s/eps) ds (``rational``) or int_a^b s phi(s/eps) ds,
+    from python-flint's rigorous acb.integral (kernel-independent, 128 bits), or None if it did not converge."""
+    with ctx.workprec(128):
         e = acb(_ball(t.q["eps_smooth"]))
 
         def integrand(s, analytic):
             u = s / e
+            if rational:
+                return s * u / (u + 1 + u**2 / (1 - u) ** 2)
             R = (1 / (1 - u) - 1 / u).exp()
             return s * (R + 1) / (R + 1 + 1 / u + u / (1 - u) ** 2)
 
-        value = acb.integral(integrand, acb(_ball(t.d_q)), acb(_ball(t.smax_q)), rel_tol=arb(2) ** -70)
-        if not (value.real.is_finite() and value.imag.contains(0) and value.real.rad() < abs(value.real.mid()) * 1e-20):
+        value = acb.integral(integrand, acb(_ball(a)), acb(_ball(b)), rel_tol=arb(2) ** -90)
+        if not (value.real.is_finite() and value.imag.contains(0) and value.real.rad() < abs(value.real.mid()) * 1e-24):
             return None
-        # the ends read here, at 96 bits: read outside this context they were rounded (outward) to 53 bits
-        return (fmpq(int((value.real.lower() * 2**200).floor().unique_fmpz()), 2**200),
-                fmpq(int((value.real.upper() * 2**200).ceil().unique_fmpz()), 2**200))
+        # the ends read here, at 128 bits: read outside this context they were rounded (outward) to 53 bits
+        return (fmpq(int((value.real.lower() * 2**220).floor().unique_fmpz()), 2**220),
+                fmpq(int((value.real.upper() * 2**220).ceil().unique_fmpz()), 2**220))
 
 
-def _j_enclosure(t: _Terms) -> tuple[fmpq, fmpq] | None:
-    """(lo, hi) of smooth_J_enclosure: python-flint's enclosure of int_d^smax, plus [0, tail] for
-    [0, d], moved outward by twice the integral's expected width and rounded outward to J_DIGITS + 2
-    digits (about J_DIGITS digits of J). Chosen by the exporter, never from the certificate; proved by
-    ``integral``."""
-    interior = _closed_form_integral(t)
-    if interior is None or not interior[0] > 0:
+def _j_enclosure(t: _Terms) -> tuple[fmpq, fmpq, JPieces] | None:
+    """(lo, hi, pieces) of smooth_J_enclosure. J = int_0^d + int_d^b1 + int_b1^smax (b1 = eps/40): the first in
+    [0, 2 d^3/eps] (smooth_J_near_zero), the second within [0, b1 R(1/40) (b1 - d)] above the rational phi0's
+    integral (smooth_J_small), the integrals of phi0 on [d, b1] and of phi on [b1, smax] each python-flint's
+    enclosure moved outward by NEAR_WIDTH and FAR_WIDTH and rounded outward to 22 digits; lo and hi are their sums, rounded
+    outward to J_DIGITS + 2 digits. Chosen by the exporter, never from the certificate; proved by ``integral``."""
+    near = _flint_integral(t, True, t.d_q, t.b1_q)
+    far = _flint_integral(t, False, t.b1_q, t.smax_q)
+    if near is None or far is None or not near[0] > 0:
         return None
-    lower, upper = interior
+    pieces = JPieces(round_down(near[0] - NEAR_WIDTH, 22), round_up(near[1] + NEAR_WIDTH, 22),
+                     round_down(far[0] - FAR_WIDTH, 22), round_up(far[1] + FAR_WIDTH, 22))
     tail = 2 * t.d_q**3 / t.q["eps_smooth"]
-    slack = 2 * _integral_width(lower)
-    return round_down(lower - slack, J_DIGITS + 2), round_up(upper + slack + 2 * tail, J_DIGITS + 2)
+    lo = round_down(pieces.near + pieces.far, J_DIGITS + 2)
+    hi = round_up(tail + pieces.near_hi + t.b1_q * R_NEAR_ZERO * (t.b1_q - t.d_q) + pieces.far_hi, J_DIGITS + 2)
+    return lo, hi, pieces
 
 
-def _j_integral_proof(t: _Terms, lo: fmpq, hi: fmpq) -> str:
-    """A proof of lo <= J(smax) <= hi: Chasles at d, the piece [0, d] by smooth_J_near_zero, [d, smax] by integral."""
-    e, d, smax = t.e, t.d, t.smax
-    tail = f"({d} * ({d} * (2 * ({d} / {e}))))"
-    closed = f"RInt (fun s => s * smooth_phi (s / {e})) {d} {smax}"
+def _j_integral_proof(t: _Terms, pieces: JPieces) -> str:
+    """A proof of lo <= J(smax) <= hi (the ends of :func:`_j_enclosure`): Chasles at d and at b1, the piece
+    [0, d] by smooth_J_near_zero, [d, b1] by smooth_J_small and ``integral`` on phi0, [b1, smax] by ``integral``."""
+    e, d, b1, smax = t.e, t.d, t.b1, t.smax
+    near = f"RInt (fun s => s * smooth_phi0 (s / {e})) {d} {b1}"
+    far = f"RInt (fun s => s * smooth_phi (s / {e})) {b1} {smax}"
     return (f"unfold smooth_J. rewrite (smooth_J_split {e} 0 {d} {smax}) by lra. "
-            f"rewrite (smooth_J_interior {e} {d} {smax}) by lra. "
+            f"rewrite (smooth_J_split {e} {d} {b1} {smax}) by lra. "
+            f"rewrite (smooth_J_interior {e} {d} {b1}) by lra. rewrite (smooth_J_interior {e} {b1} {smax}) by lra. "
             f"pose proof (smooth_J_near_zero {e} {d} ltac:(lra) ltac:(lra) ltac:(lra)) as H0. "
-            f"assert (H1 : {real(lo)} <= {closed} <= {real(hi)} - {tail}) "
-            f"by (unfold smooth_phi; {J_INTEGRAL}). lra.")
+            f"pose proof (smooth_J_small {e} {d} {b1} ltac:(lra) ltac:(lra) ltac:(lra)) as H1. "
+            f"assert (HR : exp (40 / 39 - 40) <= {real(R_NEAR_ZERO)}) by interval. "
+            f"assert (H2 : {real(pieces.near)} <= {near} <= {real(pieces.near_hi)}) by (unfold smooth_phi0; {J_INTEGRAL}). "
+            f"assert (H3 : {real(pieces.far)} <= {far} <= {real(pieces.far_hi)}) by (unfold smooth_phi; {J_INTEGRAL}). "
+            "lra.")
 
 
-def _enclosure_lemma(t: _Terms, lo: fmpq, hi: fmpq) -> Lemma:
-    return Lemma(J_ENCLOSURE, "dead_zone_integral", f"{real(lo)} <= {t.J} <= {real(hi)}", _j_integral_proof(t, lo, hi),
+def _enclosure_lemma(t: _Terms, lo: fmpq, hi: fmpq, pieces: JPieces) -> Lemma:
+    return Lemma(J_ENCLOSURE, "dead_zone_integral", f"{real(lo)} <= {t.J} <= {real(hi)}", _j_integral_proof(t, pieces),
                  PAPER_J + "; an enclosure whose ends the exporter chooses (python-flint's acb.integral of the "
-                 "closed form, rounded outward), not the certificate's: the claims computed from J use it; "
-                 "the piece [0, d] by smooth_J_near_zero, [d, smax] by CoqInterval's integral")
+                 "pieces, rounded outward), not the certificate's: the claims computed from J use it; the piece "
+                 "[0, d] by smooth_J_near_zero, [d, eps/40] by smooth_J_small and CoqInterval's integral of the "
+                 "rational phi0, [eps/40, smax] by CoqInterval's integral")
 
 
 def _dead_zone_lemma(document: dict, t: _Terms, enclosure: tuple[fmpq, fmpq]) -> Lemma:
-    """The claim dead_zone_integral with the certificate's own ends: an end outside the enclosure as it
-    is, an end inside it moved outward by twice the integral's width and rounded outward to J_DIGITS
-    digits (then, and only then, the name says so); by lra from the enclosure when it lies inside the
-    stated ends (or when an end lies past the enclosure, which lra then refuses), else by its own integral."""
+    """The claim dead_zone_integral with the certificate's own ends, from the enclosure by lra: an end outside
+    the enclosure as it is, an end inside it moved outward by twice the enclosure's width W and rounded outward
+    to J_DIGITS digits (then, and only then, the name says so). A true end moved so lies past the enclosure's
+    own (the enclosure holds J and is W wide), so lra proves it; an end past the truth by more than about 3 W
+    is refused."""
     claim = "dead_zone_integral"
     if relation(document, claim).keys() != ("lo", "hi"):
         raise ValueError("dead_zone_integral: its relation is not an enclosure")
     E_lo, E_hi = enclosure
+    width = E_hi - E_lo
     lo, hi = _end(document, claim, "lo"), _end(document, claim, "hi")
-    tail = 2 * t.d_q**3 / t.q["eps_smooth"]
     weakened = False
     if lo > E_lo:
-        lo, weakened = round_down(lo - 4 * _integral_width(abs(lo)) - tail, J_DIGITS), True
+        lo, weakened = round_down(lo - 2 * width, J_DIGITS), True
     if hi < E_hi:
-        hi, weakened = round_up(hi + 4 * _integral_width(abs(hi)) + 2 * tail, J_DIGITS), True
-    if (lo <= E_lo and E_hi <= hi) or lo > E_hi or hi < E_lo:
-        # the enclosure proves the ends, or contradicts them (then no integral can prove them: lra fails fast)
-        proof = f"pose proof {J_ENCLOSURE}. lra."
-    else:
-        proof = _j_integral_proof(t, lo, hi)
+        hi, weakened = round_up(hi + 2 * width, J_DIGITS), True
     digits = J_DIGITS if weakened else None
     name = ident(claim, f"{J_DIGITS}_digits") if weakened else ident(claim, "lo_hi")
-    return Lemma(name, claim, f"{stated(document, claim, 'lo', t.J, value=lo)} <= {real(hi)}", proof,
-                 PAPER_J + f"; from {J_ENCLOSURE} or by CoqInterval's integral", digits=digits, fields=("lo", "hi"))
+    return Lemma(name, claim, f"{stated(document, claim, 'lo', t.J, value=lo)} <= {real(hi)}",
+                 f"pose proof {J_ENCLOSURE}. lra.",
+                 PAPER_J + f"; from {J_ENCLOSURE}", digits=digits, fields=("lo", "hi"))
 
 
 DEPENDS_ON_J = ("dead_zone_integral", "g_condition", "terminal_displacement_box", "purity_gap_box")
@@ -416,19 +520,21 @@ def smooth_obligations(document: dict) -> list:
     claims = document["claims"]
     needs_J = [claim for claim in DEPENDS_ON_J if claim in claims]
     reason = None
-    if not (0 < t.smax_q < t.q["eps_smooth"] and 2 * t.d_q < t.smax_q):
+    if not (0 < t.smax_q < t.q["eps_smooth"] and 2 * t.d_q < t.b1_q < t.smax_q):
         reason = ("J(smax) is proved only for smax = epsilon + 2r < eps_smooth (the file encloses the closed "
                   "form on (0, eps); the identity part and the singularity at t = 1 are not written)")
     enclosure = None
     if needs_J and reason is None:
-        enclosure = _j_enclosure(t)
-        if enclosure is None:
+        found = _j_enclosure(t)
+        if found is None:
             reason = "python-flint's integral of the closed form on [d, smax] did not converge"
+        else:
+            enclosure, pieces = found[:2], found[2]
     items: list = list(base_point_lemmas(document, FAMILY_BASE_POINT, WHERE))
     if enclosure is not None:
         items += DEFINITIONS
         items += [Lemma(name, "dead_zone_integral", statement, proof, paper) for name, statement, proof, paper in HELPERS]
-        items.append(_enclosure_lemma(t, *enclosure))
+        items.append(_enclosure_lemma(t, *enclosure, pieces))
         if "dead_zone_integral" in claims:
             items.append(_dead_zone_lemma(document, t, enclosure))
     for claim in claims:
