@@ -666,3 +666,13 @@ def test_a_stiff_mode_where_lsoda_stays_with_adams_is_finished_by_radau():
     assert run.evaluations < flow.MAX_EVALUATIONS
     assert run.loss_excess <= 0
     assert run.drift < 1e-6
+
+
+def test_a_gate_that_crossed_and_came_back_within_a_step_fires_its_own_event():
+    """p = 29, seed 1, sample 55: active gate 390 dipped below its kink inside one solver step and was below it
+    (z = -3.7e-5) when another gate's event fired at t = 197.7; the next mode then started with it on the wrong
+    side and the run stopped ('a gate starts a mode on the wrong side of its kink'). Its own crossing, earlier,
+    is now the event (flow._Run.integrate_mode), and the run is valid past it."""
+    p, horizon = 29, 250.0
+    theta = draw_initial(p, 1.0, 1, 55).theta
+    _check_valid_run(flow.simulate_flow(theta, p, horizon), theta, p, horizon)
