@@ -309,6 +309,9 @@ def law_numbers() -> dict:
             numbers[f"{run}/{outcome}"] = Shown(str(entry["count"]), where)
             numbers[f"{run}/{outcome}%"] = Measured(Fraction(100 * entry["count"], samples), where)
         stairs = summary["staircases"]
+        # summaries from before the active-set rule name this reason (docs/outcome-law.md section 4)
+        numbers[f"{run}/undecided-pattern-changed"] = Shown(str(summary.get("undecided_reasons", {}).get(
+            "the active/kink pattern changed over the last decade", 0)), where)
         numbers[f"{run}/multi-gate"] = Shown(str(summary["outcomes"]["staircase"]["count"]
                                                  + summary["outcomes"]["multi_gate_other"]["count"]), where)
         numbers[f"{run}/k2-twins"] = Shown(str(stairs["k2_degenerate_twin"]), where)
@@ -616,6 +619,12 @@ def benchmark_numbers(kept: dict) -> dict:
     add("law-seconds/max", figure("law-seconds", "max"), "law", "law-seconds")
     add("law-seconds/13-200-minutes", figure("law-seconds", "13-mean") * 200 / 2 / 60, "law", "law-seconds")
     add("law-seconds/31-100-minutes", figure("law-seconds", "31-mean") * 100 / 2 / 60, "law", "law-seconds")
+    # the README's +/- 3 points (make_law_table.SAMPLES samples) at p = 31 on a 32-worker cluster, and the whole
+    # table (every flow prime) on the 2-core machine, from the same means
+    samples = _law_table_module().SAMPLES
+    add("law-seconds/31-table-32-minutes", figure("law-seconds", "31-mean") * samples / 32 / 60, "law", "law-seconds")
+    table_seconds = sum(figure("law-seconds", f"{p}-mean") for p in _law_table_module().FLOW_PRIMES) * samples
+    add("law-seconds/table-2-hours", table_seconds / 2 / 3600, "law", "law-seconds")
 
     # kept from before the region claims (the code of that time; not measured again)
     for name in ("largest-min-seconds", "largest-max-seconds", "below-1e5-seconds"):
@@ -691,7 +700,14 @@ ANCHORS = (
     # the outcome law (examples/law/)
     "The flow has {law/flow-13/samples} samples at p <= 13",
     "Undecided: {law/flow-5/undecided%}%, {law/flow-7/undecided%}%, {law/flow-11/undecided%}% and "
-    "{law/flow-13/undecided%}% at p = 5, 7, 11 and 13.",
+    "{law/flow-13/undecided%}% at p = 5, 7, 11 and 13, and {law/flow-17/undecided%}%, {law/flow-19/undecided%}%, "
+    "{law/flow-23/undecided%}%, {law/flow-29/undecided%}% and {law/flow-31/undecided%}% at p = 17, 19, 23, 29 "
+    "and 31.",
+    "samples of the kind \"the active/kink pattern changed\" ({law/flow-5/undecided-pattern-changed}, "
+    "{law/flow-7/undecided-pattern-changed}, {law/flow-11/undecided-pattern-changed} and "
+    "{law/flow-13/undecided-pattern-changed} at p = 5, 7, 11 and 13)",
+    "seconds below): {law/flow-19/samples} at p = 19, {law/flow-23/samples} at p = 23, {law/flow-29/samples} at "
+    "p = 29 and {law/flow-31/samples} at p = 31.",
     "staircases are {law/flow-5/staircase%}% at p = 5 and {law/flow-7/staircase%}% at p = 7,",
     "memorises far more often than the flow ({law/gd-5/memorises_one_entry%}% against "
     "{law/flow-5/memorises_one_entry%}%).",
@@ -718,7 +734,9 @@ ANCHORS = (
     "fluctuation of the sample (P({law/gd-5/first-block} or more of the first 40 | {law/gd-5/multi-gate} of "
     "{law/gd-5/samples}) = {law/gd-5/first-block-tail}),",
     "(at eta = 1 its loss rises on {law/gd-5/rises-min%}-{law/gd-5/rises-max%}% of steps;",
-    "copies the summaries here; {law/samples-default} samples at p = 17..31 would take about a day",
+    "copies the summaries here; {law/samples-default} samples at every prime would take about "
+    "{bench/law-seconds/table-2-hours} hours of this machine (two workers), and at p = 31 about "
+    "{bench/law-seconds/31-table-32-minutes} minutes on a 32-worker Dask cluster",
     "(regime II: the fourth gate on its kink; {law/flow-5/k2-twins} of {law/flow-5/k2} at p = 5)",
 )
 
