@@ -48,7 +48,7 @@ from .kernel.exact import (MAX_EXPANDED_EXP10, ExactNumber, canonical_text, pars
                            require_bounded_input)
 
 __all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
-           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "load", "derivation", "plot", "simulate",
+           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "staircase", "load", "derivation", "plot", "simulate",
            "sweep", "law", "Records"]
 
 #: Numbers with a decimal exponent beyond this (in absolute value) are not turned into Fractions: the
@@ -652,6 +652,17 @@ def sensitivity(p, *, epsilon=None, A=None, B=None, radius=None, prec: int = 128
     Fraction(1, 1)
     """
     return certify_theorem("sensitivity", p, epsilon=epsilon, A=A, B=B, radius=radius, prec=prec)
+
+
+def staircase(p, *, k=None, X=None, s=None, D=None, E=None, sigma=None, radius=None, prec: int = 128) -> Certificate:
+    """Certify Theorem S of docs/staircase.md at the prime p: the (1, 2) staircase (k = 2, the only k with a
+    proof) persists for all time from every point of the box, with 1 - max F_zeta >= delta for all t.
+    Defaults X = p, s = ln(p)/p (3 digits), D = 1/4, E = 5p/2, sigma = 1.
+
+    >>> staircase(p=5).claims["purity_margin_box"].lo > 0
+    True
+    """
+    return certify_theorem("staircase", p, k=k, X=X, s=s, D=D, E=E, sigma=sigma, radius=radius, prec=prec)
 
 
 def load(source) -> Certificate:

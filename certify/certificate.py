@@ -138,10 +138,12 @@ def _bound_text(bound, upward: bool, where: str = "a bound", key: str = "end") -
     return canonical_text(written)
 
 
-def two_level_to_json(block, name: str = "") -> dict:
-    """The two levels of one base-point block (``name``: u, v or w), each an input the checker reads back."""
+def block_to_json(block, name: str = "") -> dict:
+    """The levels of one base-point block (``name``: u, v or w): at_0 and elsewhere, and at_1 for a block
+    that has one (the staircase's three-level blocks), each an input the checker reads back."""
+    levels = ("at_0", "at_1", "elsewhere") if getattr(block, "at_1", None) is not None else ("at_0", "elsewhere")
     return {level: _input_text(getattr(block, level), f"the base point's {name or 'block'}.{level}")
-            for level in ("at_0", "elsewhere")}
+            for level in levels}
 
 
 def _input_text(value, what: str) -> str:
@@ -171,7 +173,7 @@ def build_certificate(*, theorem: str, paper: str, p: int, parameters: dict, bas
         "paper": paper,
         "p": p,
         "parameters": {name: _input_text(value, f"the parameter {name}") for name, value in parameters.items()},
-        "base_point": {name: two_level_to_json(block, name) for name, block in base_point.blocks().items()},
+        "base_point": {name: block_to_json(block, name) for name, block in base_point.blocks().items()},
         "radius": _input_text(radius, "the radius"),
         "precision_bits": precision_bits,
         "software": software_versions(),

@@ -123,10 +123,16 @@ def verify_document(document: dict) -> str:
 
 
 def _verify_base_point(stored: dict, construction) -> None:
+    """Every stored level of every block is the construction's, and the stored levels are exactly the
+    construction's (the schema allows at_1 for every theorem; only the staircase's blocks have it)."""
     for name, block in construction.blocks().items():
-        for level in ("at_0", "elsewhere"):
+        levels = block.levels()
+        for level in sorted(set(stored[name]) ^ set(levels)):
+            state = "has no" if level in levels else "has a level"
+            raise Rejected("base_point", f"{name} {state} {level}, but the construction of the stated parameters "
+                                         f"has the levels {', '.join(levels)}")
+        for level, expected in levels.items():
             value = _rational(stored[name][level], f"base_point/{name}/{level}")
-            expected = getattr(block, level)
             if value != expected:
                 raise Rejected("base_point", f"{name}.{level} is {show_number(value)} but the construction "
                                              f"of the stated parameters gives {show_number(expected)}")

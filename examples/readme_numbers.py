@@ -170,6 +170,8 @@ INSTANCES = {
     "slide-13": ("slide", 13, {}),
     "gd-13": ("gd", 13, {"eta": 1}),
     "sensitivity-13": ("sensitivity", 13, {}),
+    "staircase-5": ("staircase", 5, {}),
+    "staircase-13": ("staircase", 13, {}),
 }
 
 
@@ -638,6 +640,9 @@ def benchmark_numbers(kept: dict) -> dict:
 #: whitespace, so line breaks do not matter). Each anchor must occur exactly once in the README.
 ANCHORS = (
     # certified values (the display rule's body; the words say which relation)
+    "At p = 13: (S.10) margin >= {staircase-13/loss_margin_box}, 1 - max_zeta F_zeta(theta(t)) >= "
+    "{staircase-13/purity_margin_box} for all t,\nP(region | active) >= {staircase-13/region_probability/log10} (docs",
+    "the staircase region bound is {staircase-5/region_probability/log10} at p = 5, where",
     "The capture time is astronomically large ({slide-13/capture_time/log10} for p = 13)",
     "at p = 13 the dead box has {dead-13/gaussian_probability/log10} and the dead region "
     "{dead-13/region_probability/log10}. `certify dead` also bounds",

@@ -17,7 +17,7 @@ import json
 import time
 from pathlib import Path
 
-from certify.certificate import two_level_to_json
+from certify.certificate import block_to_json
 from certify.check import check_bytes
 from certify.kernel.exact import MAX_INPUT_DIGITS, ExactNumber, canonical_text, parse_rational
 from certify.kernel.registry import kernel_for
@@ -53,7 +53,7 @@ def timed_check(certificate: dict, p: int, radius: str, values: dict) -> tuple[f
     try:
         params = kernel.make_parameters(p, {name: parse_rational(document["parameters"][name])
                                             for name in kernel.parameter_names})
-        document["base_point"] = {name: two_level_to_json(block)
+        document["base_point"] = {name: block_to_json(block)
                                   for name, block in kernel.base_point(params).blocks().items()}
     except Exception:  # hypotheses the construction needs may fail: the checker still gets the input
         pass

@@ -300,13 +300,13 @@ def test_an_input_a_certificate_cannot_state_is_an_input_error():
 
     from flint import fmpq
 
-    from certify.certificate import two_level_to_json
+    from certify.certificate import block_to_json
     from certify.errors import InputError
 
     X = fmpq(10**100 - 3)
-    written = two_level_to_json(SimpleNamespace(at_0=X, elsewhere=-X), "u")  # spelled as the oracle spells them
+    written = block_to_json(SimpleNamespace(at_0=X, elsewhere=-X), "u")  # spelled as the oracle spells them
     assert written == {"at_0": grammar.canonical_text(grammar.Num.of(10**100 - 3)),
                        "elsewhere": grammar.canonical_text(grammar.Num.of(-(10**100 - 3)))}
     with pytest.raises(InputError, match="the base point's u.elsewhere") as caught:
-        two_level_to_json(SimpleNamespace(at_0=X, elsewhere=-3 * X), "u")
+        block_to_json(SimpleNamespace(at_0=X, elsewhere=-3 * X), "u")
     assert "\n" not in str(caught.value)

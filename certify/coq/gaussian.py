@@ -3,13 +3,14 @@
 The claim: P(theta(0) in box) >= lo = 10^log10_lo for theta(0) ~ N(0, sigma^2 I_{3p}), the box being the
 sup-norm box of radius r around the base point; in units of sigma (X = theta/sigma ~ N(0, I_{3p})) its
 centres are m/sigma and its radius r/sigma, exact rationals, and the file states the standard masses.
-The base point has six (value, count) pairs: each
+The base point has six (value, count) pairs (nine for the staircase): each
 block u, v, w has ``at_0`` (1 coordinate) and ``elsewhere`` (p - 1 coordinates), exactly the
 kernel's centres (``family_gaussian_centres``, ``slide_gaussian_centres``: value, multiplicity with
-u and v merged). The file states, over Coq's reals,
+u and v merged); the staircase's three-level blocks add ``at_1`` (1 coordinate), and their
+``elsewhere`` has p - 2 (``staircase_gaussian_centres``). The file states, over Coq's reals,
 
     phi x = exp (- x^2 / 2) / sqrt (2 PI),     mass m r = RInt phi (m - r) (m + r)   (Coquelicot),
-    box_mass = prod over the six pairs of (mass m r) ^ count,
+    box_mass = prod over the (value, count) pairs of (mass m r) ^ count,
 
 and proves ``0 < box_mass`` in full, ``lo' <= box_mass`` with lo' = M / 10 ^ E (or
 ``ln M - E * ln 10 <= ln box_mass`` when E exceeds :data:`~certify.coq.terms.MAX_LITERAL_DIGITS`)
@@ -53,9 +54,6 @@ LN_POW_MULT = "gaussian_probability_ln_pow_mult"
 LN_POW = "gaussian_probability_ln_pow"
 BOX_LN = "gaussian_probability_box_mass_ln_lower"
 
-#: The six (block, component) coordinates of the base point, and how many coordinates each is.
-COMPONENTS = (("u", "at_0"), ("u", "elsewhere"), ("v", "at_0"), ("v", "elsewhere"), ("w", "at_0"),
-              ("w", "elsewhere"))
 #: How far below the rescaled integral (relatively) its rational lower bound L is chosen, and L's digits
 #: (L's rounding, at most 10^-17 relatively, stays below the gap). The proof loses about 3p times the gap
 #: in ln (the slack s), which fixes the stated digits: 10^-15 gives lo 13 digits at p = 101 (10^-13 gave
@@ -116,14 +114,20 @@ def initialisation_scale(document: dict) -> fmpq:
 
 
 def box_coordinates(document: dict) -> list[tuple[str, fmpq, int]]:
-    """The six (name, value, count) coordinates of the base point in units of sigma (m / sigma, the
-    centre of the standardised coordinate): ``u_at_0`` once, ``u_elsewhere`` p - 1 times, and so on
-    for v and w (the kernel's Gaussian centres, unmerged)."""
+    """The (name, value, count) coordinates of the base point in units of sigma (m / sigma, the centre of
+    the standardised coordinate): ``u_at_0`` once, ``u_elsewhere`` p - 1 times, and so on for v and w (the
+    kernel's Gaussian centres, unmerged). A three-level block (the staircase's, with ``at_1``) has
+    ``at_0`` and ``at_1`` once each and ``elsewhere`` p - 2 times."""
     p = int(document["p"])
     point = document["base_point"]
     sigma = initialisation_scale(document)
-    return [(f"{block}_{part}", number(point[block][part], f"base_point.{block}.{part}") / sigma,
-             1 if part == "at_0" else p - 1) for block, part in COMPONENTS]
+    out = []
+    for block in "uvw":
+        three = "at_1" in point[block]
+        for part in ("at_0", "at_1", "elsewhere") if three else ("at_0", "elsewhere"):
+            count = 1 if part != "elsewhere" else (p - 2 if three else p - 1)
+            out.append((f"{block}_{part}", number(point[block][part], f"base_point.{block}.{part}") / sigma, count))
+    return out
 
 
 def rescaling_centre(m: fmpq, r: fmpq) -> fmpq:
@@ -224,8 +228,8 @@ def _lemmas(document: dict) -> list:
                    + ")" * (len(coordinates) - 1), "R",
                    f"P(theta(0) in box) for theta(0) ~ N(0, sigma^2 I_{{3p}}), sigma = {format_rational(sigma)}: "
                    "the standard-normal masses of the coordinates of the box around the base point in units of "
-                   "sigma (centre m/sigma, radius r/sigma), blocks u, v, w, each at_0 (1 coordinate) and "
-                   "elsewhere (p - 1)"),
+                   "sigma (centre m/sigma, radius r/sigma), block by block: "
+                   + ", ".join(f"{name} ({k})" for name, _, k in coordinates)),
         Lemma(RESCALE, CLAIM,
               f"forall c a b, RInt {PHI} a b = exp (- c ^ 2 / 2) * "
               "RInt (fun x => exp ((c ^ 2 - x ^ 2) / 2) / sqrt (2 * PI)) a b",

@@ -131,8 +131,15 @@ SENSITIVITY = KernelRecord(
     claim_ids=("hitting_time_gradient", "event_speed", "regional_derivative", "terminal_map_derivative",
                "saltation_matrix", "sensitivity_gap", "gap_rank"))
 
-#: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity.
-KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD, SENSITIVITY)}
+STAIRCASE = KernelRecord(
+    name="staircase", module="certify.kernel.staircase", parameters="StaircaseParameters",
+    require_hypotheses="require_staircase_hypotheses", base_point="staircase_base_point",
+    claims="staircase_claims", parameter_names=("k", "X", "s", "D", "E", "sigma"), hypotheses_take_precision=True,
+    claim_ids=("pattern_box", "loss_margin_box", "purity_margin_box", "gaussian_probability", "region_probability"))
+
+#: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase.
+KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD, SENSITIVITY,
+                                                                       STAIRCASE)}
 
 
 def claim_spec(theorem: str, claim_id: str):

@@ -251,6 +251,35 @@ FORMS["sensitivity"] = {
 }
 
 
+FORMS["staircase"] = {
+    "pattern_box": LatexForm(
+        _BOX, note=r"so the box lies in the pattern $P$ of Theorem S with its boundary gates strictly inactive",
+        components={
+            "active_gates": LatexForm("", r"z_{00},\ z_{01},\ z_{10}"),
+            "gate_11": LatexForm("", r"-z_{11}"),
+            "boundary_gates": LatexForm("", r"-z_{0j},\ -z_{j0}", note=r"every boundary gate, $j \ge 2$"),
+            "other_gates": LatexForm("", r"-z_{ab}", note="every other gate"),
+            "gamma_min": LatexForm("", r"\gamma_j = \mu - w(j)", note=r"every $j \ge 2$"),
+        }),
+    "loss_margin_box": LatexForm(
+        f"{_BOX},", r"2\log 2 + \frac{2}{(p-1)\rho} - \Lambda",
+        note=r"with $\Lambda = \ell_0(z_{00}) + \ell_1(z_{01}) + \ell_1(z_{10})$ and "
+             r"$\rho = \gamma_{\max}/\gamma_{\min}$; so the box lies in $U_{\mathrm{stair}}$, and every Clarke "
+             r"trajectory from it is unique and keeps the $(1, 2)$ staircase pattern for all $t \ge 0$ "
+             r"(Theorem S)"),
+    "purity_margin_box": LatexForm(
+        r"along every trajectory from the box and for all $t \ge 0$,", r"1 - \max_\zeta F_\zeta(\theta(t))",
+        note="the trajectory never aligns to one Fourier class"),
+    "gaussian_probability": _gaussian_box(r"every point of the box lies in $U_{\mathrm{stair}}$ (Theorem S)"),
+    "region_probability": LatexForm(
+        _GAUSSIAN, _REGION_PROBABILITY,
+        note=r"$R$ is $U_{\mathrm{stair}}$ of (S.10) relabelled: its union over the affine relabellings of rows, "
+             r"columns and labels, from every point of which Theorem S holds; the bound measures $p^2(p-1)$ "
+             r"disjoint relabelled copies of the box, and $\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in "
+             r"the initially active set"),
+}
+
+
 def quoted_values(spec, statement: str) -> dict[str, str]:
     """The instance values (``sigma``, ``delta``, ...) that the plain ``statement`` of claim ``spec`` quotes,
     as written there: the statement is matched against the spec's template (the checker has compared it

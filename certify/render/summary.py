@@ -120,6 +120,22 @@ def gd_summary(certificate: dict) -> list[str]:
     ]
 
 
+def staircase_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, the pattern's smallest margin, the (S.10) margin, delta, probability."""
+    claims = certificate["claims"]
+    pattern = claims["pattern_box"]["components"]
+    return [
+        f"certify staircase: p = {certificate['p']}, {parameters_text(certificate, 'k', 'X', 's', 'D', 'E')}, "
+        f"radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
+        f"  on the box: {shown(pattern['active_gates'], 'z00, z01, z10')}, "
+        f"{shown(pattern['boundary_gates'], '-(boundary gates)')}, {shown(pattern['gamma_min'], 'gamma_j')} (P1)-(P2)",
+        f"  {shown(claims['loss_margin_box'], '2 log 2 + 2/((p-1) rho) - Lambda')} (S.10): the pattern persists "
+        f"for all t (Theorem S)",
+        f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
+        *probability_lines(certificate, "U_stair"),
+    ]
+
+
 def generic_summary(certificate: dict) -> list[str]:
     """Lines for a theorem whose record names no summary: parameters, then each claim of the record with
     what its numbers imply (:func:`shown`; a claim with a log10 by its log10 alone)."""

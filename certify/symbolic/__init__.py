@@ -101,7 +101,7 @@ DERIVATIONS = {entry.name: entry for entry in _TABLE}
 FOR_THEOREM = RegistryView(lambda theorem: theorem.derivations)
 #: Per-prime derivations cost grows with p; above this p the documents use their default prime instead
 #: (a document builds several, so its budget is below each derivation's own largest_prime).
-LARGEST_PRIME = {"flow-full": 7, "balance": 7, "convexity": 7, "sliding-relations": 7, "gd-one-step": 7,
+LARGEST_PRIME = {"flow-full": 7, "balance": 7, "convexity": 7, "sliding-relations": 7, "gd-one-step": 7, "staircase-face": 7,
                  "fourier-exact": 101}
 
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..kernel.registry import DEAD, GD, SENSITIVITY, SLIDE, SMOOTH, KernelRecord
+from ..kernel.registry import DEAD, GD, SENSITIVITY, SLIDE, SMOOTH, STAIRCASE, KernelRecord
 
 NUMBER_NOTE = "an exact number: integer, p/q or decimal (e.g. 1, 3/2, 0.25, 1e-3)"
 
@@ -427,10 +427,69 @@ Psi'; tests/bench_sensitivity.py adds 1e-4).""",
                  KeyNumber("event_speed", None, "hi", "max", "event speed ds/dt(T-)")),
 )
 
-#: Every theorem, by name, in the fixed order dead, slide, smooth, gd, sensitivity. Consumers read it when
-#: they run (not when they are imported), so a record added here is seen everywhere.
+STAIRCASE_THEOREM = Theorem(
+    name="staircase",
+    paper="Theorem S (docs/staircase.md): the (1, 2) staircase",
+    title="Theorem S: the (1, 2) staircase persists and never aligns",
+    help="certify Theorem S (the (1, 2) staircase persists, never aligned) for a prime p",
+    description="""\
+Certify Theorem S of docs/staircase.md for the prime p: the staircase with
+k = 2 steps (three active gates (0,0), (0,1), (1,0), labels 0, 1, 1) persists
+for all time and never aligns. The base point u = v = (X/2, s - X/2,
+-X/2 - s, ...), w = (E + D, E, 0, ...) - mu_0 (mean 0) and the sup-norm box of
+radius R around it: every point of the box is in U_stair of (S.10), so every
+Clarke trajectory from it is unique, keeps the pattern for all t >= 0, and
+satisfies max_zeta F_zeta(theta(t)) <= 1 - delta for all t (Proposition S.6,
+delta certified).
+
+Hypotheses: k = 2 (k = 1 is Theorem A.1, certify slide; k >= 3 has no proof
+yet, docs/staircase.md section 7); X, s, D, E, sigma > 0; X > 2s; and the base
+point in S_stair (S.10), decided with balls. Defaults: X = p, s = ln(p)/p
+(3 digits, rounded down), D = 1/4, E = 5p/2. Without --radius the radius is 99%
+of the largest the kernel certifies, rounded down to 3 digits.
+
+Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
+box, and of the relabelled copies of the box (region_probability, a lower
+bound of P(U_stair relabelled | active)). U_stair lies far from the origin: both
+are tiny (10^-84 at p = 5), far below the measured share of (1, 2) staircases
+(docs/staircase.md, section 9).""",
+    hypotheses="k = 2; X, s, D, E, sigma > 0; X > 2s; (S.10) at the base point (decided with balls)",
+    parameters=(
+        Parameter("k", "--k", "the staircase size k (default 2, the only k with a proof: Theorem S)", "2", "k",
+                  label="the staircase size"),
+        Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default p); {NUMBER_NOTE}", "p", "X"),
+        Parameter("s", "--s", "the gates z01 = z10 at the base point (default ln(p)/p, 3 digits)", "ln(p)/p", "s"),
+        Parameter("D", "--D", "D = w(0) - w(1) at the base point (default 1/4)", "1/4", "D"),
+        Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 5p/2)", "5p/2", "E"),
+        _SIGMA,
+    ),
+    kernel=STAIRCASE,
+    builder="certify.theorems.staircase:certify_staircase",
+    summary="certify.render.summary:staircase_summary",
+    latex=LatexSection(
+        title="Theorem S: the (1, 2) staircase persists and never aligns",
+        base_point=(r"u=v=(X/2,\ s-X/2,\ -X/2-s,\dots),\ w=(E+D,\ E,\ 0,\dots)-\mu_0,\ "
+                    r"\mu_0=(2E+D)/p \quad (\S 3.8)"),
+        statement=(r"the box lies in $U_{\mathrm{stair}}$ of (S.10); from every point of it the Clarke trajectory "
+                   r"is unique, the gates $(0,0)$, $(0,1)$, $(1,0)$ stay active, the boundary gates stay "
+                   r"inactive or slide, every other gate stays inactive, for all $t\ge0$, and "
+                   r"$\max_{\zeta\ne0}F_\zeta(\theta(t))\le1-\delta$ for all $t\ge0$ with $\delta>0$ as certified "
+                   r"below.")),
+    simulator="",
+    plot="",
+    experiment="certify.numeric.staircase:experiment",
+    clock="t",
+    derivations=("staircase-face", "staircase-steps", "staircase-purity"),
+    key_numbers=(KeyNumber("loss_margin_box", None, "lo", "min", "(S.10) margin"),
+                 KeyNumber("purity_margin_box", None, "lo", "min", "purity margin delta"),
+                 _PROBABILITY, _REGION),
+)
+
+#: Every theorem, by name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase. Consumers read
+#: it when they run (not when they are imported), so a record added here is seen everywhere.
 THEOREMS: dict[str, Theorem] = {theorem.name: theorem for theorem in
-                                (DEAD_THEOREM, SLIDE_THEOREM, SMOOTH_THEOREM, GD_THEOREM, SENSITIVITY_THEOREM)}
+                                (DEAD_THEOREM, SLIDE_THEOREM, SMOOTH_THEOREM, GD_THEOREM, SENSITIVITY_THEOREM,
+                                 STAIRCASE_THEOREM)}
 
 
 class RegistryView(Mapping):

@@ -1,0 +1,287 @@
+"""Obligations of Theorem S (docs/staircase.md, sections 3-4): the (1, 2) staircase persists, never aligned.
+
+Base point (a variant of docs/staircase.md, section 3.8: centred w, boundary gates at -s), with exact
+constants X, s, D, E > 0:
+
+    u = v = (X/2, s - X/2, -X/2 - s, ..., -X/2 - s),
+    w = (E + D, E, 0, ..., 0) - mu_0 1,   mu_0 = (2E + D)/p,
+
+so the gates are z00 = X (label 0), z01 = z10 = s (label 1), z11 = 2s - X, the boundary gates z0j = zj0 = -s,
+z1j = zj1 = -X and zij = -X - 2s (i, j >= 2); mean(w) = 0, D = w(0) - w(1) and gamma_j = mu - w(j) = mu_0.
+
+The box is the sup-norm box of radius r around it. Every claim is a bound valid at every point of the box:
+the pattern margins are exact rationals; the loss margin of (S.10) and the purity margin delta of (S.15) are
+Arb balls evaluated on interval balls that contain the box's values. Every function takes its precision and
+raises NotCertified (or HypothesisError for the inputs) rather than return an unproved bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flint import arb, fmpq
+
+from ..errors import HypothesisError, NotCertified
+from .balls import ball, certainly_lt, certainly_positive, working_precision
+from .basepoint import BasePoint, ThreeLevel
+from .claims import POSITIVE_LOWER, Claim, ClaimSpec, Component
+from .exact import format_rational
+from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
+                       region_probability_spec, require_positive_sigma)
+
+PAPER = ("Theorem S of docs/staircase.md (the (1, 2) staircase): region S_stair (S.10), Lemmas S.1-S.5, "
+         "Proposition S.6 (S.11)-(S.15)")
+
+#: The staircase sizes k with a persistence theorem (docs/staircase.md, section 7): k = 2 only.
+PROVED_K = (2,)
+
+#: Precisions tried, in turn, to decide that the base point lies in S_stair ((S.10) has logarithms).
+_DECISION_PRECISIONS = (64, 256, 1024)
+
+
+@dataclass(frozen=True)
+class StaircaseParameters:
+    """The prime p, the staircase size k (2) and the exact constants X, s, D, E of the base point."""
+
+    p: int
+    k: fmpq
+    X: fmpq
+    s: fmpq
+    D: fmpq
+    E: fmpq
+    #: the initialisation scale: theta(0) ~ N(0, sigma^2 I_{3p}) (the probability claims; default 1)
+    sigma: fmpq = fmpq(1)
+
+    @property
+    def mu0(self) -> fmpq:
+        """(2E + D)/p: the mean of (E + D, E, 0, ..., 0), subtracted so that w has mean 0."""
+        return (2 * self.E + self.D) / self.p
+
+    @property
+    def gamma0(self) -> fmpq:
+        """gamma_j = mu - w(j) (j >= 2) at the base point: every one equals mu_0."""
+        return self.mu0
+
+
+def require_staircase_hypotheses(params: StaircaseParameters, prec: int = 64) -> None:
+    """Raise HypothesisError naming the broken hypothesis: k = 2, X, s, D, E, sigma > 0, X > 2s (the gate (1, 1)
+    inactive), and the base point in S_stair ((S.10): Lambda < 2 log 2 + 2/(p - 1), rho = 1 there).
+
+    (S.10) is decided with balls at ``prec`` bits and then at increasing precision; a base point on its
+    boundary is refused (Lambda is transcendental in the rational inputs, so some precision decides any
+    other point).
+    """
+    if params.k not in PROVED_K:
+        raise HypothesisError(f"k = {format_rational(params.k)} has no persistence theorem: Theorem S is the (1, 2) "
+                              "staircase, k = 2; k = 1 is Theorem A.1 (certify slide); k >= 3 is open "
+                              "(docs/staircase.md, section 7)")
+    for name in ("X", "s", "D", "E"):
+        if not getattr(params, name) > 0:
+            raise HypothesisError(f"{name} > 0 fails: {name} = {format_rational(getattr(params, name))}")
+    require_positive_sigma(params.sigma)
+    if not params.X > 2 * params.s:
+        raise HypothesisError(f"X > 2s fails (the gate (1, 1) = 2s - X must be inactive): "
+                              f"X = {format_rational(params.X)}, s = {format_rational(params.s)}")
+    for bits in (prec,) + _DECISION_PRECISIONS:
+        with working_precision(bits):
+            margin = loss_margin_lower(params, fmpq(0))
+            if certainly_positive(margin):
+                return
+            if certainly_lt(margin, arb(0)):
+                break
+    with working_precision(64):
+        margin = loss_margin_lower(params, fmpq(0))
+    raise HypothesisError(f"(S.10) fails at the base point: 2 log 2 + 2/(p - 1) - Lambda = {margin.str(5)} is not "
+                          "positive (raise X D, E s or lower s D: docs/staircase.md, section 3.8)")
+
+
+def staircase_base_point(params: StaircaseParameters) -> BasePoint:
+    """The base point (module docstring) as exact three-level blocks."""
+    X, s, mu0 = params.X, params.s, params.mu0
+    gates = ThreeLevel(X / 2, s - X / 2, -X / 2 - s)
+    return BasePoint(u=gates, v=gates, w=ThreeLevel(params.E + params.D - mu0, params.E - mu0, -mu0))
+
+
+def pattern_margins(params: StaircaseParameters, radius) -> dict[str, fmpq]:
+    """Exact margins of the pattern (P1)-(P2) of Theorem S, strict as U_stair asks, on the box of radius r.
+
+    A gate u(a) + v(b) moves by at most 2r on the box, and gamma_j = (1/p) sum_{c != j} w(c) - ((p-1)/p) w(j)
+    by at most 2(p-1)r/p. At the base point the three gates are X, s, s; z11 = 2s - X; the boundary gates
+    z0j = zj0 = -s; every other gate is -X or -X - 2s; gamma_j = mu_0. NotCertified names a failure.
+    """
+    p, r = params.p, fmpq(radius)
+    if not r >= 0:
+        raise NotCertified(f"the radius must not be negative, got {format_rational(r)}")
+    X, s = params.X, params.s
+    margins = {
+        "active_gates": min(X, s) - 2 * r,
+        "gate_11": X - 2 * s - 2 * r,
+        "boundary_gates": s - 2 * r,
+        "other_gates": X - 2 * r,
+        "gamma_min": params.gamma0 - fmpq(2 * (p - 1), p) * r,
+    }
+    names = {"active_gates": "the gates (0, 0), (0, 1), (1, 0) > 0", "gate_11": "the gate (1, 1) < 0",
+             "boundary_gates": "the boundary gates (0, j), (j, 0) < 0", "other_gates": "every other gate < 0",
+             "gamma_min": "gamma_j > 0"}
+    for name, value in margins.items():
+        if not value > 0:
+            raise NotCertified(f"box inside U_stair: {names[name]} fails by {format_rational(-value)} "
+                               f"at radius {format_rational(r)}", "pattern_box")
+    return margins
+
+
+def _around(centre: fmpq, half_width: fmpq) -> arb:
+    """A ball containing [centre - half_width, centre + half_width] (exact ends; current precision)."""
+    return ball(centre) + arb(0, 1) * ball(half_width)
+
+
+def rho_upper(params: StaircaseParameters, radius) -> fmpq:
+    """An exact upper bound of rho = gamma_max/gamma_min (j >= 2) on the box: 1 + 2r/(mu_0 - 2(p-1)r/p).
+
+    gamma_a - gamma_b = w(b) - w(a), and every w(j), j >= 2, lies in [-mu_0 - r, -mu_0 + r]; gamma_min is at
+    least mu_0 - 2(p-1)r/p (:func:`pattern_margins`). Needs that lower bound positive.
+    """
+    r = fmpq(radius)
+    gamma_lower = params.gamma0 - fmpq(2 * (params.p - 1), params.p) * r
+    if not gamma_lower > 0:
+        raise NotCertified("gamma_min is not bounded away from 0 on the box", "pattern_box")
+    return 1 + 2 * r / gamma_lower
+
+
+def loss_upper(params: StaircaseParameters, radius) -> arb:
+    """A ball containing Lambda = ell_0(z00) + ell_1(z01) + ell_1(z10) (Theorem S) at every point of the box.
+
+    ell_y(z) = log sum_c e^{z (w(c) - w(y))} (A.2). On the box z00 is in [X - 2r, X + 2r], z01 and z10 in
+    [s - 2r, s + 2r], and w(c) - w(y) within 2r of its base value (-D, -(E + D) for y = 0; D, -E for y = 1):
+    the sum is enclosed term by term in interval balls (the p - 2 labels j >= 2 by p - 2 times one ball that
+    contains each of their terms). Current precision.
+    """
+    p, r = params.p, fmpq(radius)
+    X, s, D, E = params.X, params.s, params.D, params.E
+    big, small = _around(X, 2 * r), _around(s, 2 * r)
+    ell_0 = (1 + (big * _around(-D, 2 * r)).exp() + (p - 2) * (big * _around(-(E + D), 2 * r)).exp()).log()
+    ell_1 = (1 + (small * _around(D, 2 * r)).exp() + (p - 2) * (small * _around(-E, 2 * r)).exp()).log()
+    return ell_0 + 2 * ell_1
+
+
+def loss_margin_lower(params: StaircaseParameters, radius) -> arb:
+    """A ball whose every point is <= 2 log 2 + 2/((p - 1) rho) - Lambda at every point of the box ((S.10)).
+
+    Lambda <= every point above :func:`loss_upper`, and rho <= :func:`rho_upper` so 2/((p-1) rho) is at least
+    2/((p-1) rho_upper). Current precision.
+    """
+    p = params.p
+    threshold = 2 * ball(2).log() + ball(fmpq(2, p - 1) / rho_upper(params, radius))
+    return threshold - loss_upper(params, radius)
+
+
+def balance_upper(params: StaircaseParameters, radius) -> fmpq:
+    """An exact upper bound of C_+ = max(0, p mu^2 + ||u||^2 + ||v||^2 - ||w||^2) ((S.11)) on the box.
+
+    Each coordinate moves by at most r: |u(a)| <= |base| + r, |w(c)| >= max(|base| - r, 0), |mu| <= r (the
+    base point's w has mean 0).
+    """
+    p, r = params.p, fmpq(radius)
+    base = staircase_base_point(params)
+    counts = (1, 1, p - 2)
+
+    def most(level):
+        return (abs(level) + r) ** 2
+
+    def least(level):
+        return max(abs(level) - r, fmpq(0)) ** 2
+
+    gates = sum(count * most(level) for count, level in zip(counts, base.u.levels().values()))
+    w_least = sum(count * least(level) for count, level in zip(counts, base.w.levels().values()))
+    return max(fmpq(0), p * r**2 + 2 * gates - w_least)
+
+
+def purity_margin_lower(params: StaircaseParameters, radius) -> arb:
+    """A ball whose every point is <= delta of (S.15) at every point of the box (Proposition S.6).
+
+    delta = (1 - (sqrt(F_0) + rho_0 - 1)^2) L_0/(2 L_0 + C_+), F_0 = 2(1 + cos(2 pi/p))/(p - 2) (S.12). It
+    decreases in rho_0 (for sqrt(F_0) + rho_0 - 1 < 1) and in C_+, and increases in L_0 = S^2/2 + sum gamma_j^2,
+    S = sum_{j >= 2} gamma_j; so rho_0 <= :func:`rho_upper`, C_+ <= :func:`balance_upper` and
+    L_0 >= (p-2)^2 g^2/2 + (p-2) g^2, g = mu_0 - 2(p-1)r/p, give the bound. NotCertified unless
+    sqrt(F_0) + rho_upper - 1 < 1 is proved. Current precision.
+    """
+    p, r = params.p, fmpq(radius)
+    F0 = 2 * (1 + (2 * arb.pi() / p).cos()) / (p - 2)
+    spread = F0.sqrt() + ball(rho_upper(params, radius) - 1)
+    if not certainly_lt(spread, arb(1)):
+        raise NotCertified(f"(S.15) needs sqrt(F_0) + rho_0 - 1 < 1; on the box it is up to {spread.str(5)}",
+                           "purity_margin_box")
+    g = params.gamma0 - fmpq(2 * (p - 1), p) * r
+    L0 = fmpq((p - 2) ** 2, 2) * g**2 + (p - 2) * g**2
+    return (1 - spread * spread) * ball(L0 / (2 * L0 + balance_upper(params, radius)))
+
+
+def staircase_gaussian_centres(params: StaircaseParameters) -> list[tuple[fmpq, int]]:
+    """The 3p coordinates of the base point as (value, multiplicity)."""
+    base = staircase_base_point(params)
+    counts = (1, 1, params.p - 2)
+    return [(level, 2 * count) for count, level in zip(counts, base.u.levels().values())] + \
+        [(level, count) for count, level in zip(counts, base.w.levels().values())]
+
+
+def relabelled_copies(p: int) -> int:
+    """p^2 (p - 1): the affine relabellings (r0, c0, step != 0) of docs/staircase.md, section 1.1. The images of
+    the box under them are disjoint: each has its own active set {(r0, c0), (r0, c0 + step), (r0 + step, c0)}
+    (the one gate sharing its row and its column with the other two is (r0, c0), and the gate in its row
+    gives the step)."""
+    return p * p * (p - 1)
+
+
+#: The claims of a ``staircase`` certificate, in schema order: what each states (certify.kernel.claims).
+PATTERN_BOX = ClaimSpec(
+    "pattern_box", "box", "for every point of the box",
+    components=(Component("active_gates", "the gates z00, z01, z10", POSITIVE_LOWER),
+                Component("gate_11", "-z11", POSITIVE_LOWER),
+                Component("boundary_gates", "-(every boundary gate z0j, zj0, j >= 2)", POSITIVE_LOWER),
+                Component("other_gates", "-(every other gate)", POSITIVE_LOWER),
+                Component("gamma_min", "gamma_j = mu - w(j) (every j >= 2)", POSITIVE_LOWER)),
+    note="so the box lies in the pattern P of Theorem S with its boundary gates strictly inactive",
+    source="(P1)-(P2), U_stair of (S.10)")
+LOSS_MARGIN_BOX = ClaimSpec(
+    "loss_margin_box", "box",
+    "for every point of the box, 2 log 2 + 2/((p - 1) rho) - Lambda, Lambda = ell_0(z00) + ell_1(z01) + ell_1(z10), "
+    "rho = gamma_max/gamma_min,", POSITIVE_LOWER,
+    note="so the box lies in U_stair, and every Clarke trajectory from it is unique and keeps the (1, 2) "
+         "staircase pattern for all t >= 0 (Theorem S)", source="(S.10), Theorem S")
+PURITY_MARGIN_BOX = ClaimSpec(
+    "purity_margin_box", "box",
+    "along every trajectory from the box and for all t >= 0, 1 - max_zeta F_zeta(theta(t))", POSITIVE_LOWER,
+    note="the trajectory never aligns to one Fourier class", source="Proposition S.6, (S.11)-(S.15)")
+GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_stair (Theorem S)")
+REGION_PROBABILITY = region_probability_spec(
+    "R = U_stair relabelled: the union over the affine relabellings of rows, columns and labels of the open "
+    "region U_stair of (S.10), from every point of which Theorem S holds; the bound measures p^2 (p - 1) "
+    "disjoint relabelled copies of the box, and P(R | active) >= P(R) since R lies in the initially active set")
+CLAIMS = (PATTERN_BOX, LOSS_MARGIN_BOX, PURITY_MARGIN_BOX, GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
+
+
+def staircase_claims(params: StaircaseParameters, radius, prec: int) -> list[Claim]:
+    """Every claim of a ``staircase`` certificate (docs/staircase.md, section 9), at ``prec`` bits."""
+    require_staircase_hypotheses(params, prec)
+    r = fmpq(radius)
+    if not r > 0:
+        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
+    margins = pattern_margins(params, r)
+    with working_precision(prec):
+        loss_margin = loss_margin_lower(params, r)
+        if not certainly_positive(loss_margin):
+            raise NotCertified(f"(S.10) on the box: 2 log 2 + 2/((p - 1) rho) - Lambda is not proved positive "
+                               f"({loss_margin.str(5)}) at radius {format_rational(r)}", "loss_margin_box")
+        delta = purity_margin_lower(params, r)
+        if not certainly_positive(delta):
+            raise NotCertified(f"(S.15) on the box: delta is not proved positive ({delta.str(5)})",
+                               "purity_margin_box")
+        log_mass = box_log_mass(staircase_gaussian_centres(params), r, params.sigma)
+        log_region = log_mass + ball(relabelled_copies(params.p)).log()
+        return [
+            PATTERN_BOX.claim(components={name: {"lower": value} for name, value in margins.items()}),
+            LOSS_MARGIN_BOX.claim(lower=loss_margin),
+            PURITY_MARGIN_BOX.claim(lower=delta),
+            gaussian_probability_claim(GAUSSIAN_PROBABILITY, log_mass, params.sigma),
+            region_probability_claim(REGION_PROBABILITY, log_region, params.sigma),
+        ]

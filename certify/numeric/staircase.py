@@ -1,0 +1,121 @@
+"""The float experiment beside a ``staircase`` certificate (Theorem S): the full-network Clarke flow of
+:mod:`certify.law.flow` from the base point and from corners of the box, with the quantities Theorem S and
+Proposition S.6 bound along it. Floats: cross-checks and a figure, never bounds (the certified numbers are the
+certificate's).
+
+``certify staircase --plot FILE`` (and ``certify plot staircase``) runs :func:`experiment`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+FIGSIZE = (9.0, 3.6)
+DPI = 120
+#: The horizon of the experiment's flows (t in the paper's time): long enough for the boundary gates to be
+#: captured and the (1, 2) limit to show (docs/staircase.md, section 5), short enough for seconds a run.
+HORIZON = 1e6
+#: The corners of the box the experiment starts from besides the base point (seeded, so the figure repeats).
+CORNERS = 2
+
+
+def staircase_points(certificate: dict) -> list[np.ndarray]:
+    """The base point of the certificate and CORNERS random corners of its box (seed 0), as float vectors
+    (u, v, w) of length 3p. The base point is read from the certificate's stored levels."""
+    p = int(certificate["p"])
+    r = float(Fraction(certificate["radius"]))
+    blocks = []
+    for name in "uvw":
+        levels = certificate["base_point"][name]
+        x = np.full(p, float(Fraction(levels["elsewhere"])))
+        x[0] = float(Fraction(levels["at_0"]))
+        x[1] = float(Fraction(levels.get("at_1", levels["elsewhere"])))
+        blocks.append(x)
+    base = np.concatenate(blocks)
+    rng = np.random.default_rng(0)
+    return [base] + [base + r * rng.choice([-1.0, 1.0], size=base.size) for _ in range(CORNERS)]
+
+
+def staircase_quantities(theta: np.ndarray, p: int) -> dict[str, float]:
+    """At one state: Lambda (the loss of the three gates (0,0), (0,1), (1,0)), the (S.10) threshold
+    2 log 2 + 2/((p-1) rho), max_zeta F_zeta (1.5), the smallest of the three gates, the largest other gate
+    except the boundary gates, and the largest boundary gate. Floats."""
+    from scipy.special import logsumexp
+
+    from .fourier import fourier_fractions
+
+    u, v, w = theta[:p], theta[p:2 * p], theta[2 * p:]
+    z = u[:, None] + v[None, :]
+
+    def ell(zv, y):
+        return float(logsumexp(zv * w) - zv * w[y])
+
+    gamma = w.mean() - w[2:]
+    rho = float(gamma.max() / gamma.min()) if gamma.min() > 0 else float("inf")
+    boundary = np.zeros((p, p), dtype=bool)
+    boundary[0, 2:] = boundary[2:, 0] = True
+    other = np.ones((p, p), dtype=bool)
+    other[0, 0] = other[0, 1] = other[1, 0] = False
+    other &= ~boundary
+    return {"Lambda": ell(z[0, 0], 0) + ell(z[0, 1], 1) + ell(z[1, 0], 1),
+            "threshold": 2 * np.log(2) + 2 / ((p - 1) * rho),
+            "max_F": float(fourier_fractions(u, v, w).max()),
+            "active_min": float(min(z[0, 0], z[0, 1], z[1, 0])),
+            "other_max": float(z[other].max()),
+            "boundary_max": float(z[boundary].max())}
+
+
+def staircase_runs(certificate: dict, horizon: float = HORIZON) -> list[dict]:
+    """The flows of :func:`staircase_points` to ``horizon``: for each, the checkpoint times and
+    :func:`staircase_quantities` at each checkpoint, and the simulator's failure (None when it reached the
+    horizon)."""
+    from certify.law.flow import simulate_flow
+
+    p = int(certificate["p"])
+    runs = []
+    for theta0 in staircase_points(certificate):
+        trajectory = simulate_flow(theta0, p, horizon)
+        rows = [staircase_quantities(state, p) for state in trajectory.states]
+        runs.append({"times": np.asarray(trajectory.times), "rows": rows, "failure": trajectory.failure})
+    return runs
+
+
+def experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
+    """``certify staircase --plot FILE``: :func:`staircase_runs` drawn to ``path`` (PNG, PDF or SVG) beside the
+    certificate's delta; returns the lines to print. Floats: cross-checks, never bounds."""
+    from certify.figures import check_options, default_style, freeze_layout, lay_out, new_figure, save_figure
+
+    check_options(path, size, dpi, FIGSIZE, DPI)  # before the experiment's seconds
+    runs = staircase_runs(certificate)
+    delta = float(Fraction(certificate["claims"]["purity_margin_box"]["lo"]))
+    with default_style():
+        figure = new_figure(size, dpi, FIGSIZE, DPI)
+        left, right = figure.subplots(1, 2)
+        for index, run in enumerate(runs):
+            label = "base point" if index == 0 else f"box corner {index}"
+            t = np.maximum(run["times"], 1e-3)
+            left.semilogx(t, [row["threshold"] - row["Lambda"] for row in run["rows"]], label=label)
+            right.semilogx(t, [row["max_F"] for row in run["rows"]], label=label)
+        left.axhline(0, color="k", lw=0.8)
+        left.set(xlabel="t", title=r"(S.10) margin $2\log2+2/((p-1)\rho)-\Lambda$ (floats)")
+        right.axhline(1 - delta, color="r", lw=0.8, ls="--", label=r"$1-\delta$ (certified)")
+        right.set(xlabel="t", title=r"$\max_\zeta F_\zeta(\theta(t))$ (floats)")
+        right.legend(fontsize="small")
+        figure.suptitle(f"Theorem S, p = {certificate['p']}: the (1, 2) staircase from the certified box")
+        lay_out(figure)
+        freeze_layout(figure)
+        save_figure(figure, path)
+    lines = ["float experiment (the full-network Clarke flow of certify.law.flow from the base point and "
+             f"{CORNERS} corners of the box, to t = {HORIZON:g}; floats: cross-checks, never bounds):"]
+    for index, run in enumerate(runs):
+        rows = run["rows"]
+        kept = all(row["active_min"] > 0 and row["other_max"] < 0 and row["boundary_max"] <= 1e-9 for row in rows)
+        lines.append(f"  {'base point' if index == 0 else f'corner {index}'}: reached t = {run['times'][-1]:.3g}"
+                     f"{'' if run['failure'] is None else ' (' + run['failure'] + ')'}; pattern kept: "
+                     f"{'yes' if kept else 'NO'}; smallest (S.10) margin "
+                     f"{min(row['threshold'] - row['Lambda'] for row in rows):.3g}; largest max F "
+                     f"{max(row['max_F'] for row in rows):.4f} (certified <= {1 - delta:.4f})")
+    lines.append(f"figure: {path}")
+    return lines

@@ -1,0 +1,68 @@
+"""Builder for ``certify staircase`` (Theorem S of docs/staircase.md): choose X, s, D, E and the radius; the
+kernel certifies.
+
+Untrusted by design: whatever this module chooses, :mod:`certify.kernel.staircase` proves (or refuses), and
+``certify check`` recomputes.
+"""
+
+from __future__ import annotations
+
+from flint import fmpq
+
+from ..certificate import build_certificate
+from ..kernel import staircase as kernel
+from ..kernel.balls import working_precision, ball
+from ..kernel.primes import require_prime
+from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius, round_down
+
+DEFAULT_K = fmpq(2)
+DEFAULT_D = fmpq(1, 4)
+DEFAULT_SIGMA = fmpq(1)
+DEFAULT_PRECISION = 128
+#: Bits used while searching for the radius (the final certificate uses the full precision).
+SEARCH_PRECISION = 64
+
+
+def default_X(p: int) -> fmpq:
+    """X = p: X D = p/4 keeps ell_0(X) ~ e^{-p/4} within the budget 2/(p - 1) of (S.10)."""
+    return fmpq(p)
+
+
+def default_s(p: int) -> fmpq:
+    """s = ln(p)/p, rounded down to 3 digits: s D small against 2/(p - 1), and s E = (5/2) ln p large enough
+    that (p - 2) e^{-s E} ~ p^{-3/2} fits the budget too (a choice, not a hypothesis: the kernel decides)."""
+    with working_precision(64):
+        return round_down((ball(p).log() / p).lower().mid().fmpq())
+
+
+def default_E(p: int) -> fmpq:
+    """E = 5p/2 (with s and X: chosen for a large certified Gaussian box mass, docs/staircase.md section 9)."""
+    return fmpq(5 * p, 2)
+
+
+def certify_staircase(p, k=None, X=None, s=None, D=None, E=None, sigma=None, radius=None,
+                      prec=DEFAULT_PRECISION) -> CertifiedInstance:
+    """Certificate of Theorem S (the (1, 2) staircase) for the prime p (InputError, HypothesisError or
+    NotCertified otherwise)."""
+    p = require_prime(p)
+    params = kernel.StaircaseParameters(
+        p, DEFAULT_K if k is None else fmpq(k), default_X(p) if X is None else fmpq(X),
+        default_s(p) if s is None else fmpq(s), DEFAULT_D if D is None else fmpq(D),
+        default_E(p) if E is None else fmpq(E), DEFAULT_SIGMA if sigma is None else fmpq(sigma))
+    kernel.require_staircase_hypotheses(params)
+
+    def box(radius):
+        kernel.pattern_margins(params, radius)
+        with working_precision(SEARCH_PRECISION):
+            if not kernel.certainly_positive(kernel.loss_margin_lower(params, radius)):
+                raise kernel.NotCertified("(S.10) on the box")
+            kernel.purity_margin_lower(params, radius)
+
+    radius, claims = certify_with_radius(lambda r: kernel.staircase_claims(params, r, prec), radius,
+                                         lambda: largest_certifiable_radius(box, min(params.s, params.X) / 2))
+    certificate = build_certificate(
+        theorem="staircase", paper=kernel.PAPER, p=p,
+        parameters={"k": params.k, "X": params.X, "s": params.s, "D": params.D, "E": params.E,
+                    "sigma": params.sigma},
+        base_point=kernel.staircase_base_point(params), radius=radius, precision_bits=prec, claims=claims)
+    return CertifiedInstance(certificate, params, radius)

@@ -1,0 +1,93 @@
+"""certify check and certify staircase on Theorem S certificates: untouched ones verify, each claim made false is
+rejected, a base point with a level too many or too few is rejected, bad input is one line and exit 2."""
+
+import copy
+
+import pytest
+
+from conftest import run_certify, set_claim_path, verdict
+
+
+@pytest.fixture(scope="module")
+def staircase_certificates():
+    from certify.theorems.staircase import certify_staircase
+
+    return {p: certify_staircase(p).certificate for p in (5, 13, 31)}
+
+
+@pytest.mark.parametrize("p", [5, 13, 31])
+def test_untouched_staircase_certificate_is_verified(staircase_certificates, p):
+    result = verdict(staircase_certificates[p])
+    assert result.status == "verified", result.message
+
+
+FALSE_CLAIMS = [  # p = 13: each end moved past what the kernel proves (values from the summary, rounded up)
+    (("pattern_box", "components", "active_gates", "lo"), "0.169"),
+    (("pattern_box", "components", "gate_11", "lo"), "12.6"),
+    (("pattern_box", "components", "boundary_gates", "lo"), "0.2"),
+    (("pattern_box", "components", "other_gates", "lo"), "13"),
+    (("pattern_box", "components", "gamma_min", "lo"), "5"),
+    (("loss_margin_box", "lo"), "0.0012"),
+    (("purity_margin_box", "lo"), "0.33"),
+    (("gaussian_probability", "log10_lo"), "-716"),
+    (("region_probability", "log10_lo"), "-713"),
+]
+
+
+@pytest.mark.parametrize("path, value", FALSE_CLAIMS)
+def test_each_false_staircase_claim_is_rejected(staircase_certificates, path, value):
+    document = copy.deepcopy(staircase_certificates[13])
+    set_claim_path(document, path, value)
+    result = verdict(document)
+    assert result.status == "rejected" and result.message.startswith(path[0] + ":"), result.message
+
+
+def test_a_weaker_claim_is_accepted(staircase_certificates):
+    document = copy.deepcopy(staircase_certificates[13])
+    set_claim_path(document, ("loss_margin_box", "lo"), "0.001")
+    set_claim_path(document, ("purity_margin_box", "lo"), "0.3")
+    assert verdict(document).status == "verified"
+
+
+def test_base_point_levels_are_the_constructions(staircase_certificates, dead_certificates):
+    staircase = copy.deepcopy(staircase_certificates[5])
+    del staircase["base_point"]["w"]["at_1"]
+    result = verdict(staircase)
+    assert result.status == "rejected" and result.message.startswith("base_point: w has no at_1"), result.message
+    staircase = copy.deepcopy(staircase_certificates[5])
+    staircase["base_point"]["u"]["at_1"] = staircase["base_point"]["u"]["elsewhere"]
+    assert verdict(staircase).message.startswith("base_point: u.at_1 is")
+    dead = copy.deepcopy(dead_certificates[5])
+    dead["base_point"]["v"]["at_1"] = dead["base_point"]["v"]["elsewhere"]  # the same value: still not the construction's
+    result = verdict(dead)
+    assert result.status == "rejected" and "v has a level at_1" in result.message, result.message
+
+
+def test_the_stated_k_is_checked(staircase_certificates):
+    document = copy.deepcopy(staircase_certificates[5])
+    document["parameters"]["k"] = "3"
+    result = verdict(document)
+    assert result.status == "rejected" and "k = 3 has no persistence theorem" in result.message
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--k", "1"), "k = 1 has no persistence theorem"),
+    (("--k", "3"), "k >= 3 is open"),
+    (("--X", "1/2"), "X > 2s fails"),
+    (("--s", "1", "--D", "1"), "(S.10) fails at the base point"),
+    (("--E", "-1"), "E > 0 fails"),
+    (("--radius", "1"), "box inside U_stair"),
+])
+def test_bad_input_is_one_line_and_a_nonzero_exit(args, words):
+    result = run_certify("staircase", "--p", "5", *args)
+    assert result.returncode != 0 and result.stdout == "", result
+    assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_command_is_deterministic(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    for out in (first, second):
+        assert run_certify("staircase", "--p", "7", "--out", out).returncode == 0
+    assert first.read_bytes() == second.read_bytes()
+    assert run_certify("check", first).returncode == 0
