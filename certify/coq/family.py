@@ -117,15 +117,17 @@ FAMILY_BASE_POINT = {"u": ("{epsilon} / 2", "- {B}"), "v": ("{epsilon} / 2", "- 
 
 def base_point_lemmas(document: dict, construction: dict, paper: str) -> list[Lemma]:
     """Lemmas tying the certificate's base point to its parameters: for each block and level,
-    ``level = formula`` with the formula of ``construction`` ({block: (at_0, elsewhere)}, Coq terms with
+    ``level = formula`` with the formula of ``construction`` ({block: (at_0, elsewhere)} or, for three-level
+    blocks, (at_0, at_1, elsewhere); Coq terms with
     ``{name}`` for each parameter and ``{p}``), by lra. Without them a file could prove its parameter-based
     claims (hitting time, purity gap) and its box claims about two different points. Claim ``base_point``
     (not a claim id of the certificate: the base point is part of every claim)."""
     values = {name: real(number(text, name)) for name, text in document["parameters"].items()}
     values["p"] = str(int(document["p"]))
     lemmas = []
-    for block, (at_0, elsewhere) in construction.items():
-        for level, formula in (("at_0", at_0), ("elsewhere", elsewhere)):
+    for block, formulas in construction.items():
+        levels = ("at_0", "elsewhere") if len(formulas) == 2 else ("at_0", "at_1", "elsewhere")
+        for level, formula in zip(levels, formulas):
             stated = real(number(document["base_point"][block][level], f"base_point.{block}.{level}"))
             lemmas.append(Lemma(f"base_point_{block}_{level}", "base_point",
                                 f"{stated} = {formula.format(**values)}", "lra.", paper))

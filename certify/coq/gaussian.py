@@ -167,7 +167,7 @@ def _digits_for(relative: fmpq) -> int:
     return k
 
 
-def _lowered_log10(log10_lo: fmpq, slack: fmpq) -> tuple[fmpq, int]:
+def lowered_log10(log10_lo: fmpq, slack: fmpq) -> tuple[fmpq, int]:
     """(end, digits) stated for the log10 twin: log10_lo - 4 s / ln 10 rounded down to ``digits``
     significant digits, ``digits`` fixed by s and |log10_lo| (never by comparing with the truth), so
     that an honest log10_lo gives a true lemma (the proof loses at most s in ln) and one forged past
@@ -178,7 +178,7 @@ def _lowered_log10(log10_lo: fmpq, slack: fmpq) -> tuple[fmpq, int]:
     return round_down(target, digits), digits
 
 
-def _lowered_lo(text: str, slack: fmpq) -> tuple[tuple[int, int], int]:
+def lowered_lo(text: str, slack: fmpq) -> tuple[tuple[int, int], int]:
     """((M, E), digits): lo (1 - 4 s), i.e. M' 10^-E', with its mantissa rounded down to ``digits``
     significant digits, ``digits`` fixed by s alone; computed on the mantissa, never expanded (lo
     reaches 10^-981117). An honest lo gives a true lemma; one forged past the truth by more than about
@@ -198,6 +198,36 @@ def _lowered_lo(text: str, slack: fmpq) -> tuple[tuple[int, int], int]:
     if m <= 0:
         raise ValueError("lo is too small to state")
     return (m, e), digits
+
+
+def coordinate_bounds(coordinates, r: fmpq) -> dict:
+    """{m: (c, the rescaled integral, L)} for each distinct centre m of ``coordinates`` ((name, m, count)):
+    c the rescaling centre, the integral of :func:`rescaled_integral` (Arb) and its short rational lower bound
+    L. Deterministic: the same numbers for every caller at PRECISION bits."""
+    out = {}
+    with working_precision(PRECISION):
+        for _, m, _ in coordinates:
+            if m not in out:
+                c = rescaling_centre(m, r)
+                integral = rescaled_integral(m, r, c)
+                out[m] = (c, integral, _lower_rational(integral))
+    return out
+
+
+def _slack(coordinates, bounds: dict) -> fmpq:
+    """s >= ln P - LOG_BOUND: what replacing each coordinate's rescaled integral by L loses, summed with the
+    counts (a short rational above the ball)."""
+    with working_precision(PRECISION):
+        return _slack_upper(sum((k * (bounds[m][1].log() - arb(bounds[m][2]).log()) for _, m, k in coordinates),
+                                arb(0)))
+
+
+def box_slack(document: dict) -> fmpq:
+    """The slack s of the certificate's box-mass proof (:func:`_slack`): a bound stated from the proved
+    LOG_BOUND must sit about 4 s below the truth (:func:`lowered_log10`, :func:`lowered_lo`)."""
+    r = number(document["radius"], "radius") / initialisation_scale(document)
+    coordinates = box_coordinates(document)
+    return _slack(coordinates, coordinate_bounds(coordinates, r))
 
 
 def _lemmas(document: dict) -> list:
@@ -228,8 +258,9 @@ def _lemmas(document: dict) -> list:
                    + ")" * (len(coordinates) - 1), "R",
                    f"P(theta(0) in box) for theta(0) ~ N(0, sigma^2 I_{{3p}}), sigma = {format_rational(sigma)}: "
                    "the standard-normal masses of the coordinates of the box around the base point in units of "
-                   "sigma (centre m/sigma, radius r/sigma), block by block: "
-                   + ", ".join(f"{name} ({k})" for name, _, k in coordinates)),
+                   "sigma (centre m/sigma, radius r/sigma), "
+                   + ("block by block: " + ", ".join(f"{name} ({k})" for name, _, k in coordinates)
+                      if len(coordinates) > 6 else "blocks u, v, w, each at_0 (1 coordinate) and elsewhere (p - 1)")),
         Lemma(RESCALE, CLAIM,
               f"forall c a b, RInt {PHI} a b = exp (- c ^ 2 / 2) * "
               "RInt (fun x => exp ((c ^ 2 - x ^ 2) / 2) / sqrt (2 * PI)) a b",
@@ -248,14 +279,13 @@ def _lemmas(document: dict) -> list:
     ]
 
     with working_precision(PRECISION):
+        bounds = coordinate_bounds(coordinates, r)
         by_value: dict = {}  # value -> (lemma name, c, L)
         rescaled_by_value: dict = {}  # value -> the rescaled integral (Arb), to measure the proof's loss
         for name, m, _ in coordinates:
             if m in by_value:
                 continue
-            c = rescaling_centre(m, r)
-            rescaled_by_value[m] = rescaled_integral(m, r, c)
-            L = _lower_rational(rescaled_by_value[m])
+            c, rescaled_by_value[m], L = bounds[m]
             lemma_name = f"{CLAIM}_{name}_mass_lower"
             bound = f"exp (- {real(c)} ^ 2 / 2) * {real(L)}"
             items.append(Lemma(
@@ -286,10 +316,8 @@ def _lemmas(document: dict) -> list:
         # the proof's loss s >= ln P - S: each coordinate's L sits RELATIVE_GAP below its integral. The
         # stated ends are the certificate's moved down by 4 s and rounded to digits fixed by s, so the
         # digits never depend on how close the certificate's own end is to the truth.
-        slack = _slack_upper(sum((k * (rescaled_by_value[c_m].log() - arb(L).log())
-                                  for ((_, c, L), k), c_m in zip(factors, (m for _, m, _ in coordinates))),
-                                 arb(0)))
-        (mantissa, exponent), lo_digits = _lowered_lo(stated["lo"], slack)
+        slack = _slack(coordinates, bounds)
+        (mantissa, exponent), lo_digits = lowered_lo(stated["lo"], slack)
         suffix = f"_{lo_digits}_digits"
         statement_of = (f"P(theta(0) in box) >= lo = {stated['lo']}, here lowered by a relative 4 s = "
                         f"{format_rational(4 * slack)} (what the integrals lose) and rounded down to {lo_digits} "
@@ -313,7 +341,7 @@ def _lemmas(document: dict) -> list:
                 f"{independence}; {statement_of} = {mantissa} 10^-{exponent}, in logarithms "
                 f"(its literal is too long for Coq); {why}", lo_digits))
 
-        log10_end, log10_digits = _lowered_log10(log10_lo, slack)
+        log10_end, log10_digits = lowered_log10(log10_lo, slack)
         suffix = f"_{log10_digits}_digits"
         statement_of = (f"log10 P(theta(0) in box) >= log10_lo = {stated['log10_lo']}, here lowered by "
                         f"4 s / ln 10 and rounded down to {log10_digits} significant digits")

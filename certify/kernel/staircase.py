@@ -149,26 +149,37 @@ def rho_upper(params: StaircaseParameters, radius) -> fmpq:
 
 
 def loss_upper(params: StaircaseParameters, radius) -> arb:
-    """A ball containing Lambda = ell_0(z00) + ell_1(z01) + ell_1(z10) (Theorem S) at every point of the box.
+    """A ball whose upper end bounds Lambda = ell_0(z00) + ell_1(z01) + ell_1(z10) (Theorem S) at every point of
+    the box (docs/staircase.md, section 9.2). Current precision; NotCertified unless D, E > 2r and s > 2r.
 
-    ell_y(z) = log sum_c e^{z (w(c) - w(y))} (A.2). On the box z00 is in [X - 2r, X + 2r], z01 and z10 in
-    [s - 2r, s + 2r], and w(c) - w(y) within 2r of its base value (-D, -(E + D) for y = 0; D, -E for y = 1):
-    the sum is enclosed term by term in interval balls (the p - 2 labels j >= 2 by p - 2 times one ball that
-    contains each of their terms). Current precision.
+    ell_y(z) = log sum_c e^{z (w(c) - w(y))} (A.2). On the box each difference w(c) - w(y) is at most its base
+    value + 2r: for y = 0, 0 (c = 0), -D + 2r (c = 1), -(E + D) + 2r (c >= 2); for y = 1, D + 2r (c = 0), 0
+    (c = 1), -E + 2r (c >= 2). For z > 0 (the pattern's margin gives z01, z10 >= s - 2r > 0) ell_y increases in
+    each difference (its partial derivative is z q_c >= 0), so ell_y(z) <= ell_y+(z), the same log-sum-exp at
+    those upper differences. ell_0+ has only nonpositive exponent coefficients (D > 2r), so it decreases in z,
+    and z00 >= X - 2r. ell_1+ is convex in z (a log-sum-exp of linear functions), so on [s - 2r, s + 2r] it is
+    at most the larger of its two end values. Hence Lambda <= ell_0+(X - 2r) + 2 max(ell_1+(s - 2r),
+    ell_1+(s + 2r)); the two end values are joined by a ball union, whose upper end is the larger upper end.
     """
     p, r = params.p, fmpq(radius)
     X, s, D, E = params.X, params.s, params.D, params.E
-    big, small = _around(X, 2 * r), _around(s, 2 * r)
-    ell_0 = (1 + (big * _around(-D, 2 * r)).exp() + (p - 2) * (big * _around(-(E + D), 2 * r)).exp()).log()
-    ell_1 = (1 + (small * _around(D, 2 * r)).exp() + (p - 2) * (small * _around(-E, 2 * r)).exp()).log()
-    return ell_0 + 2 * ell_1
+    if not (D > 2 * r and E > 2 * r and s > 2 * r):
+        raise NotCertified(f"(S.10) on the box: the bound of Lambda needs D, E and s > 2r, at radius "
+                           f"{format_rational(r)}", "loss_margin_box")
+
+    def log_sum(z: fmpq, upper_differences) -> arb:
+        return sum((count * (ball(z) * ball(d)).exp() for d, count in upper_differences), arb(1)).log()
+
+    ell_0 = log_sum(X - 2 * r, ((-D + 2 * r, 1), (-(E + D) + 2 * r, p - 2)))
+    ends = [log_sum(z, ((D + 2 * r, 1), (-E + 2 * r, p - 2))) for z in (s - 2 * r, s + 2 * r)]
+    return ell_0 + 2 * ends[0].union(ends[1])
 
 
 def loss_margin_lower(params: StaircaseParameters, radius) -> arb:
-    """A ball whose every point is <= 2 log 2 + 2/((p - 1) rho) - Lambda at every point of the box ((S.10)).
+    """A ball whose lower end is <= 2 log 2 + 2/((p - 1) rho) - Lambda at every point of the box ((S.10)).
 
-    Lambda <= every point above :func:`loss_upper`, and rho <= :func:`rho_upper` so 2/((p-1) rho) is at least
-    2/((p-1) rho_upper). Current precision.
+    Lambda is at most the upper end of :func:`loss_upper`, and rho <= :func:`rho_upper`, so 2/((p-1) rho) is at
+    least 2/((p-1) rho_upper). Current precision.
     """
     p = params.p
     threshold = 2 * ball(2).log() + ball(fmpq(2, p - 1) / rho_upper(params, radius))
@@ -245,18 +256,19 @@ PATTERN_BOX = ClaimSpec(
 LOSS_MARGIN_BOX = ClaimSpec(
     "loss_margin_box", "box",
     "for every point of the box, 2 log 2 + 2/((p - 1) rho) - Lambda, Lambda = ell_0(z00) + ell_1(z01) + ell_1(z10), "
-    "rho = gamma_max/gamma_min,", POSITIVE_LOWER,
-    note="so the box lies in U_stair, and every Clarke trajectory from it is unique and keeps the (1, 2) "
-         "staircase pattern for all t >= 0 (Theorem S)", source="(S.10), Theorem S")
+    "rho = max_{j >= 2} gamma_j / min_{j >= 2} gamma_j,", POSITIVE_LOWER,
+    note="so the box lies in U_stair: from each of its points there is exactly one complete Clarke trajectory, "
+         "and it keeps the (1, 2) staircase pattern for all t >= 0 (Theorem S)", source="(S.10), Theorem S")
 PURITY_MARGIN_BOX = ClaimSpec(
     "purity_margin_box", "box",
     "along every trajectory from the box and for all t >= 0, 1 - max_zeta F_zeta(theta(t))", POSITIVE_LOWER,
     note="the trajectory never aligns to one Fourier class", source="Proposition S.6, (S.11)-(S.15)")
 GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_stair (Theorem S)")
 REGION_PROBABILITY = region_probability_spec(
-    "R = U_stair relabelled: the union over the affine relabellings of rows, columns and labels of the open "
-    "region U_stair of (S.10), from every point of which Theorem S holds; the bound measures p^2 (p - 1) "
-    "disjoint relabelled copies of the box, and P(R | active) >= P(R) since R lies in the initially active set")
+    "R = U_stair relabelled: the union of the images of the open region U_stair of (S.10) under the relabellings "
+    "a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (one step m != 0 for rows, columns and labels), from every "
+    "point of which Theorem S holds relabelled; the bound measures p^2 (p - 1) disjoint relabelled copies of the "
+    "box, and P(R | active) >= P(R) since R lies in the initially active set")
 CLAIMS = (PATTERN_BOX, LOSS_MARGIN_BOX, PURITY_MARGIN_BOX, GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
 
 

@@ -37,16 +37,17 @@ def parameters_text(certificate: dict, *names: str) -> str:
     return ", ".join(f"{name} = {parameter(params[name])}" for name in (names or params))
 
 
-def probability_lines(certificate: dict, region: str) -> list[str]:
+def probability_lines(certificate: dict, region: str, whole: str = "the theorem's whole region") -> list[str]:
     """The lines of the probability claims: the box's (gaussian_probability) and, when the certificate has
-    it, the whole region's (region_probability, named ``region``), with the scale sigma they are under."""
+    it, the region's (region_probability, named ``region``; ``whole`` says what the region is), with the scale
+    sigma they are under."""
     claims = certificate["claims"]
     law = f"N(0, sigma^2 I_{{3p}}), sigma = {parameter(certificate['parameters'].get('sigma', '1'))}"
     lines = [f"  {shown(claims['gaussian_probability'], 'P(theta(0) in box)', 'log10_lo')} under {law}"] \
         if "gaussian_probability" in claims else []
     if "region_probability" in claims:
         lines.append(f"  {shown(claims['region_probability'], f'P(theta(0) in {region} | active)', 'log10_lo')} "
-                     f"under {law} (the theorem's whole region)")
+                     f"under {law} ({whole})")
     return lines
 
 
@@ -132,7 +133,7 @@ def staircase_summary(certificate: dict) -> list[str]:
         f"  {shown(claims['loss_margin_box'], '2 log 2 + 2/((p-1) rho) - Lambda')} (S.10): the pattern persists "
         f"for all t (Theorem S)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
-        *probability_lines(certificate, "U_stair"),
+        *probability_lines(certificate, "R", "R = U_stair relabelled: p^2 (p - 1) disjoint copies of the box"),
     ]
 
 

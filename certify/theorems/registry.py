@@ -451,8 +451,8 @@ of the largest the kernel certifies, rounded down to 3 digits.
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of the relabelled copies of the box (region_probability, a lower
 bound of P(U_stair relabelled | active)). U_stair lies far from the origin: both
-are tiny (10^-84 at p = 5), far below the measured share of (1, 2) staircases
-(docs/staircase.md, section 9).""",
+are tiny (about 10^-80 at p = 5), far below the measured share of (1, 2)
+staircases (docs/staircase.md, section 9).""",
     hypotheses="k = 2; X, s, D, E, sigma > 0; X > 2s; (S.10) at the base point (decided with balls)",
     parameters=(
         Parameter("k", "--k", "the staircase size k (default 2, the only k with a proof: Theorem S)", "2", "k",
@@ -463,6 +463,7 @@ are tiny (10^-84 at p = 5), far below the measured share of (1, 2) staircases
         Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 5p/2)", "5p/2", "E"),
         _SIGMA,
     ),
+    coq="certify.coq.staircase:staircase_obligations",
     kernel=STAIRCASE,
     builder="certify.theorems.staircase:certify_staircase",
     summary="certify.render.summary:staircase_summary",

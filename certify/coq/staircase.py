@@ -1,0 +1,237 @@
+"""Coq lemmas of a ``staircase`` certificate (Theorem S of docs/staircase.md on a box, section 9).
+
+Every claim but ``gaussian_probability`` (certify.coq.gaussian) is stated with the certificate's own numbers;
+the formula side transcribes docs/staircase.md, section 9.2, from p, X, s, D, E, the radius r and the base
+point:
+
+``pattern_box``        for every point of the box, each gate of each class (z00, z01, z10; z11; the boundary
+                       gates z0j, zj0; z1j, zj1, zij) and gamma_j = mu - w(j), written with the coordinates it
+                       depends on, each within r of the base point: lo <= the margin (by lra), and lo > 0
+``loss_margin_box``    lo <= 2 ln 2 + 2/((p - 1) rho_+) - Lambda_+(z), rho_+ = 1 + 2r/g, g = mu_0 - 2(p-1)r/p,
+                       at both ends z = s - 2r and z = s + 2r, where Lambda_+(z) = ell_0+ + 2 ell_1+(z) with
+                       ell_0+ = ln(1 + e^{-(X-2r)(D-2r)} + (p-2) e^{-(X-2r)(E+D-2r)}) and
+                       ell_1+(z) = ln(1 + e^{z(D+2r)} + (p-2) e^{-z(E-2r)}) (interval)
+``purity_margin_box``  lo <= (1 - (sqrt F_0 + rho_+ - 1)^2) L_- / (2 L_- + C_+), F_0 = 2(1 + cos(2 PI/p))/(p-2),
+                       L_- = (p-2)^2 g^2/2 + (p-2) g^2, C_+ >= max(0, p r^2 + sum (|u_a| + r)^2 + sum (|v_b| + r)^2
+                       - sum (|w_c| - r)^2) (interval), and sqrt F_0 + rho_+ - 1 < 1
+``region_probability`` log10_lo (lowered by what the box-mass proof loses, as gaussian_probability's) <=
+                       (ln(p^2 (p - 1)) + ln box_mass)/ln 10, and lo likewise, from the box-mass lemmas; its
+                       twin pair and lo > 0
+
+and, first, ``base_point_*``: the certificate's base point is the construction of docs/staircase.md 9.1 in its
+parameters. The steps from these numbers to the claims (a gate moves by at most 2r; the monotonicity of each
+ell in the w-differences and its convexity in z, which put the worst point of the box at the ends written;
+Proposition S.6's monotonicity in rho_0, L_0, C_+; the disjoint relabelled copies of the box) are
+docs/staircase.md, section 9.2, named in each lemma's comment; they are not formalised here.
+"""
+
+from __future__ import annotations
+
+from flint import fmpq
+
+from .export import SHARED_CLAIMS
+from .family import BOX_TACTIC, base_point_lemmas
+from .gaussian import (BOX, BOX_LN, CLAIM as GAUSSIAN, INTERVAL as GAUSSIAN_INTERVAL, LOG_BOUND, box_slack,
+                       lowered_lo, lowered_log10)
+from .lemma import Lemma, NotExported
+from .relations import landmark_lemmas, relation, stated, twin_lemmas
+from .terms import ident, number, real
+
+#: Bits for ``interval`` on the loss and purity margins (their ends are written to about 12-45 digits).
+INTERVAL = "interval with (i_prec 200)."
+#: Decimal literals up to this many digits of 10^E are written out (beyond: the log form), as gaussian's.
+MAX_LITERAL_EXPONENT = 300
+
+#: The base point of docs/staircase.md 9.1 in the parameters (certify.kernel.staircase.staircase_base_point).
+_MU0 = "(2 * {E} + {D}) / {p}"
+STAIRCASE_BASE_POINT = {
+    "u": ("{X} / 2", "{s} - {X} / 2", "- ({X} / 2) - {s}"),
+    "v": ("{X} / 2", "{s} - {X} / 2", "- ({X} / 2) - {s}"),
+    "w": (f"{{E}} + {{D}} - {_MU0}", f"{{E}} - {_MU0}", f"- ({_MU0})"),
+}
+BASE_POINT_PAPER = ("the base point of docs/staircase.md 9.1: u = v = (X/2, s - X/2, -X/2 - s, ...), "
+                    "w = (E + D, E, 0, ...) - mu_0, mu_0 = (2E + D)/p; every claim below is about this one point's box")
+SECTION = "docs/staircase.md, section 9.2"
+
+
+def staircase_obligations(document: dict) -> list:
+    """The lemmas and non-exported claims of a ``staircase`` certificate (see the module docstring)."""
+    s = _Staircase(document)
+    builders = {"pattern_box": s.pattern_box, "loss_margin_box": s.loss_margin_box,
+                "purity_margin_box": s.purity_margin_box, "region_probability": s.region_probability}
+    items: list = base_point_lemmas(document, STAIRCASE_BASE_POINT, BASE_POINT_PAPER)
+    for claim in document["claims"]:
+        if claim in SHARED_CLAIMS and claim not in builders:  # certify.coq.export covers them
+            continue
+        if claim not in builders:
+            items.append(NotExported(claim, "no Coq statement of this claim in certify.coq.staircase"))
+            continue
+        try:
+            items.extend(builders[claim]())
+        except ValueError as error:  # a literal too long for Coq, or a reduction that does not apply
+            items.append(NotExported(claim, str(error)))
+    return items
+
+
+#: The claims this exporter states itself although certify.coq.export shares them (it then lists them not).
+OWN_SHARED_CLAIMS = ("region_probability",)
+
+
+class _Staircase:
+    """The certificate's numbers as exact values and Coq terms, and one method per claim."""
+
+    def __init__(self, document: dict):
+        self.document = document
+        self.p = int(document["p"])
+        parameters = document["parameters"]
+        self.values = {name: number(parameters[name], name) for name in ("X", "s", "D", "E")}
+        self.r = number(document["radius"], "radius")
+        self.levels = {block: tuple(number(document["base_point"][block][level], "base point")
+                                    for level in ("at_0", "at_1", "elsewhere")) for block in "uvw"}
+
+    def term(self, name: str) -> str:
+        return real(self.values[name] if name in self.values else self.r)
+
+    # -- claims ------------------------------------------------------------------------------
+
+    def pattern_box(self) -> list[Lemma]:
+        """Each gate class and gamma_j at every point of the box, by lra on |coordinate - base| <= r."""
+        r = real(self.r)
+        (u0, u1, uj), (v0, v1, vj), (w0, w1, wj) = ((real(x) for x in self.levels[b]) for b in "uvw")
+        p = self.p
+        gates = f"forall a b : R, Rabs (a - {{u}}) <= {r} -> Rabs (b - {{v}}) <= {r} -> {{q}}"
+        positive, negative = "{a + b}", "{- (a + b)}"
+        statements = {
+            "active_gates": [("z00", gates.format(u=u0, v=v0, q=positive)), ("z01", gates.format(u=u0, v=v1, q=positive)),
+                             ("z10", gates.format(u=u1, v=v0, q=positive))],
+            "gate_11": [("", gates.format(u=u1, v=v1, q=negative))],
+            "boundary_gates": [("z0j", gates.format(u=u0, v=vj, q=negative)),
+                               ("zj0", gates.format(u=uj, v=v0, q=negative))],
+            "other_gates": [("z1j", gates.format(u=u1, v=vj, q=negative)), ("zj1", gates.format(u=uj, v=v1, q=negative)),
+                            ("zij", gates.format(u=uj, v=vj, q=negative))],
+            # gamma_j = mu - w(j) = (w(0) + w(1) + t)/p - (p - 1)/p w(j), t the sum of the other p - 3 labels
+            "gamma_min": [("", f"forall a b t c : R, Rabs (a - {w0}) <= {r} -> Rabs (b - {w1}) <= {r} -> "
+                               f"Rabs (t - ({p} - 3) * {wj}) <= ({p} - 3) * {r} -> Rabs (c - {wj}) <= {r} -> "
+                               "{gamma}")],
+        }
+        quantities = {positive: "a + b", negative: "- (a + b)",
+                      "{gamma}": f"(a + b + t) / {p} - ({p} - 1) / {p} * c"}
+        lemmas = []
+        for component, variants in statements.items():
+            if component not in self.document["claims"]["pattern_box"]["components"]:
+                continue
+            for variant, statement in variants:
+                for placeholder, quantity in quantities.items():
+                    statement = statement.replace(placeholder, stated(self.document, "pattern_box", "lo", quantity,
+                                                                      component))
+                lemmas.append(Lemma(ident("pattern_box", component, variant, "lo"), "pattern_box", statement,
+                                    BOX_TACTIC, f"{SECTION}: each coordinate of a box point within r of the base "
+                                                "point; the margin bounds the gate class (or gamma_j) on the box"))
+            lemmas += landmark_lemmas(self.document, "pattern_box", "lo", component,
+                                      paper="the margin is positive: the box lies in the pattern P of Theorem S, "
+                                            "the boundary gates strictly negative (U_stair)")
+        return lemmas
+
+    def _g(self) -> str:
+        """g = mu_0 - 2(p - 1) r/p, the lower bound of every gamma_j on the box (a Coq term)."""
+        p, E, D, r = self.p, self.term("E"), self.term("D"), real(self.r)
+        return f"((2 * {E} + {D}) / {p} - 2 * ({p} - 1) * {r} / {p})"
+
+    def _rho(self) -> str:
+        return f"(1 + 2 * {real(self.r)} / {self._g()})"
+
+    def loss_margin_box(self) -> list[Lemma]:
+        """The (S.10) margin at the two ends z = s -+ 2r of the worst case of section 9.2 (interval)."""
+        X, s, D, E = (self.values[name] for name in ("X", "s", "D", "E"))
+        r, p = self.r, self.p
+        if not (D - 2 * r > 0 and s - 2 * r > 0 and E - 2 * r > 0):
+            raise ValueError("the reduction of section 9.2 needs D, s, E > 2r (the signs of the exponents)")
+        ell_0 = (f"ln (1 + exp (- ({real(X - 2 * r)}) * ({real(D - 2 * r)})) + ({p} - 2) * "
+                 f"exp (- ({real(X - 2 * r)}) * ({real(E + D - 2 * r)})))")
+        lemmas = []
+        for end, z in (("z_low", s - 2 * r), ("z_high", s + 2 * r)):
+            ell_1 = (f"ln (1 + exp (({real(z)}) * ({real(D + 2 * r)})) + ({p} - 2) * "
+                     f"exp (- ({real(z)}) * ({real(E - 2 * r)})))")
+            quantity = f"2 * ln 2 + 2 / (({p} - 1) * {self._rho()}) - ({ell_0} + 2 * {ell_1})"
+            lemmas.append(Lemma(
+                ident("loss_margin_box", "lo", end), "loss_margin_box",
+                stated(self.document, "loss_margin_box", "lo", quantity), INTERVAL,
+                f"{SECTION}: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) "
+                f"(each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); "
+                f"this is the end z = {'s - 2r' if end == 'z_low' else 's + 2r'}", fields=("lo",)))
+        return lemmas + landmark_lemmas(self.document, "loss_margin_box", "lo",
+                                        paper="the margin is positive: the box lies in U_stair of (S.10), and "
+                                              "Theorem S holds from every point of it")
+
+    def purity_margin_box(self) -> list[Lemma]:
+        """delta of (S.15) at rho_+, L_-, C_+ (interval), and its hypothesis sqrt F_0 + rho_+ - 1 < 1."""
+        p, r = self.p, self.r
+        C_plus = fmpq(p) * r**2
+        for block in "uv":
+            C_plus += sum(count * (abs(level) + r) ** 2 for count, level in zip((1, 1, p - 2), self.levels[block]))
+        for count, level in zip((1, 1, p - 2), self.levels["w"]):
+            if not abs(level) >= r:
+                raise ValueError("a coordinate of w is within r of 0: the bound of C_+ needs |w_c| >= r")
+            C_plus -= count * (abs(level) - r) ** 2
+        C_plus = max(C_plus, fmpq(0))  # C_+ = max(0, ...) is at most this exact number
+        g = self._g()
+        L = f"(({p} - 2) ^ 2 * {g} ^ 2 / 2 + ({p} - 2) * {g} ^ 2)"
+        F0 = f"(2 * (1 + cos (2 * PI / {p})) / ({p} - 2))"
+        spread = f"(sqrt {F0} + {self._rho()} - 1)"
+        quantity = f"(1 - {spread} ^ 2) * {L} / (2 * {L} + {real(C_plus)})"
+        paper = (f"{SECTION}: Proposition S.6 at rho_0 <= rho_+, L_0 >= L_- and C_+ <= the number written "
+                 "(|mu| <= r, each coordinate within r of the base point): delta decreases in rho_0 and C_+ "
+                 "and increases in L_0")
+        return [
+            Lemma("purity_margin_box_hypothesis", "purity_margin_box", f"{spread} < 1", INTERVAL,
+                  f"{SECTION}: the hypothesis sqrt(F_0) + rho_0 - 1 < 1 of Proposition S.6, at rho_0 <= rho_+"),
+            Lemma("purity_margin_box_lo", "purity_margin_box", stated(self.document, "purity_margin_box", "lo",
+                                                                       quantity), INTERVAL, paper),
+            *landmark_lemmas(self.document, "purity_margin_box", "lo",
+                             paper="delta > 0: max_zeta F_zeta(theta(t)) <= 1 - delta < 1 for all t"),
+        ]
+
+    def region_probability(self) -> list[Lemma]:
+        """P(R | active) >= p^2 (p - 1) P(box), from the box-mass lemmas of certify.coq.gaussian."""
+        claim, p = "region_probability", self.p
+        rel = relation(self.document, claim)
+        if rel.keys() != ("lo", "log10_lo") or GAUSSIAN not in self.document["claims"]:
+            raise ValueError("region_probability: not a lower bound with a log10 twin beside a box mass")
+        copies = f"({p} ^ 2 * ({p} - 1))"
+        paper = (f"{SECTION}: the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each "
+                 "of the box's Gaussian mass and inside R, and R lies in the initially active set, so "
+                 "P(R | active) >= p^2 (p - 1) P(box)")
+        slack = box_slack(self.document)
+        stored_node = self.document["claims"][claim]
+        log10_end, log10_digits = lowered_log10(number(stored_node["log10_lo"], f"{claim}.log10_lo"), slack)
+        lemmas = [Lemma(
+            f"{claim}_log10_lo_{log10_digits}_digits", claim,
+            f"{real(log10_end)} <= (ln {copies} + ln {BOX}) / ln 10",
+            f"apply Rle_trans with ((ln {copies} + {LOG_BOUND}) / ln 10); [unfold {LOG_BOUND}; {GAUSSIAN_INTERVAL} | ].\n"
+            f"  unfold Rdiv. apply Rmult_le_compat_r; [{GAUSSIAN_INTERVAL} | ].\n"
+            f"  apply Rplus_le_compat_l. exact (proj2 {BOX_LN}).",
+            f"{paper}; log10_lo lowered by 4 s/ln 10 (s what the box-mass integrals lose) and rounded down to "
+            f"{log10_digits} significant digits", log10_digits)]
+        (mantissa, exponent), lo_digits = lowered_lo(stored_node["lo"], slack)
+        if exponent < 0:
+            raise ValueError("region_probability: lo >= 1")
+        lo_name = f"{claim}_lo_{lo_digits}_digits"
+        why = f"{paper}; lo lowered by a relative 4 s and rounded down to {lo_digits} significant digits"
+        if exponent <= MAX_LITERAL_EXPONENT:
+            written = f"{mantissa} / 10 ^ {exponent}"
+            lemmas.append(Lemma(
+                lo_name, claim, f"{written} <= {copies} * {BOX}",
+                f"destruct {BOX_LN} as [Hpos Hln].\n"
+                f"  assert (Hc : 0 < {copies}) by {GAUSSIAN_INTERVAL}.\n"
+                f"  destruct (Rle_or_lt ({written}) ({copies} * {BOX})) as [H | H]; [exact H | exfalso].\n"
+                f"  apply ln_increasing in H; [ | apply Rmult_lt_0_compat; assumption].\n"
+                f"  rewrite ln_mult in H by assumption.\n"
+                f"  assert (ln ({written}) <= ln {copies} + {LOG_BOUND}) by (unfold {LOG_BOUND}; {GAUSSIAN_INTERVAL}).\n"
+                f"  lra.", why, lo_digits))
+        else:
+            lemmas.append(Lemma(
+                lo_name, claim, f"ln {mantissa} - {exponent} * ln 10 <= ln {copies} + ln {BOX}",
+                f"apply Rle_trans with (ln {copies} + {LOG_BOUND}); [unfold {LOG_BOUND}; {GAUSSIAN_INTERVAL} | ].\n"
+                f"  apply Rplus_le_compat_l. exact (proj2 {BOX_LN}).",
+                f"{why}, in logarithms (its literal is too long for Coq)", lo_digits))
+        return landmark_lemmas(self.document, claim, "lo") + twin_lemmas(self.document, claim) + lemmas
