@@ -80,6 +80,41 @@ def test_certified_floor_at_p5_is_in_the_kernel_doctests_window():
     assert math.exp(-6.39) < got < math.exp(-6.38)  # region.py's doctest: -6.39 < log P_lower < -6.38
 
 
+@pytest.mark.parametrize("p, sigma", [(5, "1"), (7, "1/2")])
+def test_certified_staircase_floor_is_the_staircase_certificate_rounded_down(p, sigma):
+    """The law's staircase floor is the region_probability of `certify staircase --p P --sigma S`, checked by
+    the checker, its log10 rounded down to 12 digits (so still a proved lower bound)."""
+    from fractions import Fraction
+
+    from certify.certificate import dumps
+    from certify.check import check_bytes
+    from certify.law.runner import certified_staircase_region
+    from certify.theorems.staircase import certify_staircase
+
+    from flint import fmpq
+
+    document = certify_staircase(p, sigma=fmpq(Fraction(sigma).numerator, Fraction(sigma).denominator)).certificate
+    assert check_bytes(dumps(document).encode())
+    stored = Fraction(document["claims"]["region_probability"]["log10_lo"])
+    got = Fraction(certified_staircase_region(p, sigma)["staircase_region_log10_lower_bound"])
+    assert stored - Fraction(1, 10**9) < got <= stored
+    assert len(str(got.numerator).lstrip("-")) <= 12
+
+
+def test_the_summary_text_shows_the_staircase_floor_only_when_it_has_one():
+    from certify.law.runner import summary_text
+
+    summary = {"p": 5, "samples": 1, "sigma": "1", "seed": 1, "dynamics": "flow", "horizon": "1e4",
+               "rejected_inactive": 0, "outcomes": {}, "staircases": {"k": {}, "n_k": {}, "k2_degenerate_twin": 0},
+               "multi_gate_other": {"count": 0}, "undecided_reasons": {}, "in_dead_region": 0,
+               "dead_given_in_dead_region": 0,
+               "certified": {"dead_region_lower_bound": "0.001", "dead_region_log10_lower_bound": "-3"}}
+    summary["outcomes"]["dead"] = {"count": 0, "fraction": 0.0, "ci_low": 0.0, "ci_high": 1.0}
+    assert "staircase region" not in summary_text(summary)  # a summary written before the floor existed
+    summary["certified"]["staircase_region_log10_lower_bound"] = "-80.25"
+    assert "P(staircase region R_stair, k = 2 | active) >= 10^-80.25" in summary_text(summary)
+
+
 # --- parameters ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs, words", [

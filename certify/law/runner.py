@@ -68,7 +68,7 @@ from certify.cluster import (CONNECT_TIMEOUT, SCHEDULER_SCHEMES, connect, probe_
                              scheduler_address)
 
 __all__ = ["Estimate", "GD_BATCH", "InvalidRow", "LawParameters", "LawRun", "MAX_SAMPLES", "SAMPLE_FIELDS",
-           "WILSON_Z", "certified_dead_region", "check_row", "compute_samples", "estimate_run", "load_costs",
+           "WILSON_Z", "certified_dead_region", "certified_staircase_region", "check_row", "compute_samples", "estimate_run", "load_costs",
            "probe_scheduler", "progress_bar", "read_samples", "row_bytes", "run_law", "sample_digest",
            "samples_file_limit", "scheduler_address", "summary_document", "summary_text", "wilson_interval"]
 
@@ -818,6 +818,26 @@ def certified_dead_region(p: int, prec: int = 128) -> dict:
     return {"dead_region_lower_bound": down(probability), "dead_region_log10_lower_bound": down(log10_lower)}
 
 
+def certified_staircase_region(p: int, sigma: str = "1") -> dict:
+    """{"staircase_region_log10_lower_bound": text}: log10 of the proved lower bound on
+    P(theta(0) in R_stair | initially active) under N(0, sigma^2 I_3p), R_stair the region of Theorem S (the
+    (1, 2) staircase, k = 2) relabelled, from ``certify staircase --p P --sigma SIGMA`` with its defaults
+    (the kernel's region_probability claim, docs/staircase.md section 9), rounded down to CERTIFIED_DIGITS;
+    {} when the defaults certify nothing at this p or sigma (no k has a proof but k = 2: the sum over k of the
+    issue is this one term)."""
+    from certify.errors import CertifyError
+    from certify.kernel.exact import format_decimal, parse_exact, parse_rational, round_decimal
+    from certify.theorems.staircase import certify_staircase
+
+    try:
+        scale = parse_rational(sigma, "sigma", canonical=False)
+        claim = certify_staircase(p, sigma=scale).certificate["claims"]["region_probability"]
+    except CertifyError:
+        return {}
+    rounded = round_decimal(parse_exact(claim["log10_lo"]), CERTIFIED_DIGITS, upward=False)
+    return {"staircase_region_log10_lower_bound": format_decimal(rounded.numerator, rounded.exp10)}
+
+
 def _reason_kind(reason: str) -> str:
     """A reason with its numbers replaced by '#', so that reasons of one kind are counted together."""
     return re.sub(r"(?<![A-Za-z0-9.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![A-Za-z0-9])", "#", reason)
@@ -983,6 +1003,11 @@ def summary_text(summary: dict) -> str:
     lines.append(f"certified: P(dead region | active) >= {certified['dead_region_lower_bound']} "
                  f"(log10 >= {certified['dead_region_log10_lower_bound']}), for every sigma; measured dead "
                  f"{100 * dead['fraction']:.2f}% [{100 * dead['ci_low']:.2f}%, {100 * dead['ci_high']:.2f}%]")
+    if "staircase_region_log10_lower_bound" in certified:  # summaries written before it have no such line
+        k2 = summary["staircases"]["k"].get("2", {"count": 0, "fraction": 0.0})
+        lines.append(f"certified: P(staircase region R_stair, k = 2 | active) >= "
+                     f"10^{certified['staircase_region_log10_lower_bound']} (Theorem S, docs/staircase.md; no other k "
+                     f"has a proof), sigma {summary['sigma']}; measured k = 2 staircases {100 * k2['fraction']:.2f}%")
     lines.append(f"in the dead region at t = 0: {summary['in_dead_region']} samples, "
                  f"{summary['dead_given_in_dead_region']} of them dead at the horizon")
     for reason, count in summary["undecided_reasons"].items():
@@ -1201,7 +1226,8 @@ def run_law(run: LawParameters, samples: int, out, *, jobs: int = 1, scheduler: 
             _write_atomically(csv_path, _HEADER)
         missing = [i for i in range(samples) if i not in rows]
         kept = samples - len(missing)
-        certified = certified_dead_region(run.p)  # before the work: a failure here costs nothing
+        # before the work: a failure here costs nothing
+        certified = {**certified_dead_region(run.p), **certified_staircase_region(run.p, run.sigma)}
         parameters = {"p": run.p, "sigma": run.sigma, "seed": run.seed, "horizon": run.horizon,
                       "dynamics": run.dynamics, "eta": run.eta}
         _spot_check(rows, [i for i in range(samples) if i in rows], parameters, csv_path)
