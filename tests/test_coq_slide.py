@@ -47,14 +47,7 @@ def compile_text(text: str, folder: Path, name: str):
     return compile_file(path, timeout=300)
 
 
-def test_library_certificates_compile(tmp_path):
-    require_coqc()
-    documents = {p: certificate(p) for p in (5, 13)}
-    with ThreadPoolExecutor(2) as pool:
-        results = dict(zip(documents, pool.map(
-            lambda p: compile_text(coq_file(documents[p]).text, tmp_path / str(p), f"slide_{p}"), documents)))
-    for p, result in results.items():
-        assert result.ok, f"p = {p}: {result.message}"
+# The library files (p = 5 ... 101) are compiled once, by tests/test_coq_library.py.
 
 
 def forged(p: int, keep_capture_time: bool = False) -> dict:

@@ -28,7 +28,7 @@ from certify.coq.smooth import J_DIGITS, smooth_obligations
 from certify.coq.terms import real
 from certify.kernel.exact import canonical_text
 from conftest import ROOT
-from coqtext import compile_texts, escape_hatches, failing_lemma, strip_comments
+from coqtext import compile_texts, escape_hatches, failing_lemma, strip_comments, with_admitted
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "smooth").glob("smooth-*.json")}
 
@@ -94,6 +94,9 @@ def compiled(tmp_path_factory):
     texts = {f"forged_{lemma}": coq_file(forged(lemma)).text for lemma in FORGERIES}
     texts["forged_wide_J"] = coq_file(wide_J_forgery()).text
     texts["forged_base_point"] = coq_file(base_point_forgery()).text
+    # J's enclosure (the same lemma as the library's, proved there) admitted: each file its own claim's refusal
+    honest = coq_file(library(13)).text
+    texts = {name: with_admitted(text, honest) for name, text in texts.items()}
     results = compile_texts(folder, texts, timeout=180)
     return {name: (texts[name], results[name]) for name in texts}
 

@@ -201,12 +201,18 @@ def _coq_items(document: dict):
     return [radius_lemma(document), *obligations(document)]
 
 
-def _coq_text(items) -> str:
+def _coq_text(items, honest=None) -> str:
+    """The file of ``items``; with ``honest`` (the unforged certificate's items), the slow honest lemmas it shares
+    with that file admitted (coqtext.with_admitted: the library compilation proves them)."""
     from certify.coq.export import HEADER
     from certify.coq.lemma import Definition, Lemma
+    from coqtext import with_admitted
 
-    return HEADER + "Local Open Scope R_scope.\n\n" + "\n".join(
-        item.text() for item in items if isinstance(item, (Lemma, Definition)))
+    def text(chosen):
+        return HEADER + "Local Open Scope R_scope.\n\n" + "\n".join(
+            item.text() for item in chosen if isinstance(item, (Lemma, Definition)))
+
+    return text(items) if honest is None else with_admitted(text(items), text(honest))
 
 
 def _claim_items(items, claims) -> list:
@@ -247,6 +253,7 @@ def test_coqc_and_the_checker_agree_on_weakened_certificates(small_certificates,
     for theorem in COQ_THEOREMS:
         document = small_certificates[theorem]
         exported = _exported(document)
+        honest = _coq_items(document)
         weakened, touched = document, {"radius", "base_point"}
         for claim_id, component, key, weaker, predicted in _weakenings(document):
             if claim_id not in exported:
@@ -258,13 +265,13 @@ def test_coqc_and_the_checker_agree_on_weakened_certificates(small_certificates,
             refused = _with(document, claim_id, component, key, weaker)
             assert not check_bytes(dumps(refused).encode()), f"{theorem} {claim_id}/{key}"
             name = f"{theorem}_{claim_id}_{component or ''}_{key}_refused"
-            texts[name] = _coq_text(_claim_items(_coq_items(refused), {claim_id}))
+            texts[name] = _coq_text(_claim_items(_coq_items(refused), {claim_id}), honest)
             expected[name] = False
         assert weakened is not document, f"{theorem}: nothing to weaken"
         assert check_bytes(dumps(weakened).encode()), f"{theorem}: the weakened certificate is not verified"
         # the claims weakened (their lemmas as exported, definitions included); the others compile as in
         # the library, which tests/test_coq_*.py compile
-        texts[f"{theorem}_weakened"] = _coq_text(_claim_items(_coq_items(weakened), touched))
+        texts[f"{theorem}_weakened"] = _coq_text(_claim_items(_coq_items(weakened), touched), honest)
         expected[f"{theorem}_weakened"] = True
     assert False in expected.values()
     results = compile_texts(tmp_path, texts, timeout=600)
@@ -296,12 +303,14 @@ def test_coqc_and_the_checker_agree_on_forged_certificates(small_certificates, t
     """For each theorem with a Coq exporter (p = 5) and each exported claim: one field of it (its first)
     moved far past the truth (a lower end doubled, a log10 field by one, an exact value by one) is
     rejected by the checker and refused by coqc (the claim's lemmas and the definitions compiled alone,
-    with the lemmas their proofs use: smooth's J enclosure, sensitivity's enclosure of I)."""
+    with the lemmas their proofs use: smooth's J enclosure, sensitivity's enclosure of I; J's slow honest proof
+    admitted, coqtext.with_admitted, since the library compilation proves it)."""
     from coqtext import compile_texts
 
     texts = {}
     for theorem in COQ_THEOREMS:
         document = small_certificates[theorem]
+        honest = _coq_items(document)
         for claim_id in sorted(_exported(document) & set(document["claims"])):
             stored = document["claims"][claim_id]
             component, node = (None, stored) if "components" not in stored else next(iter(stored["components"].items()))
@@ -311,7 +320,7 @@ def test_coqc_and_the_checker_agree_on_forged_certificates(small_certificates, t
             changed = _with(document, claim_id, component, key, forge(node[key], relation.direction(key)))
             verdict = check_bytes(dumps(changed).encode())
             assert verdict.status == "rejected", f"{theorem} {claim_id}: {verdict.line()}"
-            texts[f"{theorem}_{claim_id}_forged"] = _coq_text(_claim_items(_coq_items(changed), {claim_id}))
+            texts[f"{theorem}_{claim_id}_forged"] = _coq_text(_claim_items(_coq_items(changed), {claim_id}), honest)
     results = compile_texts(tmp_path, texts, timeout=600)
     accepted = sorted(name for name, result in results.items() if result.ok)
     assert not accepted, f"coqc accepted forged certificates that certify check rejects: {accepted}"
