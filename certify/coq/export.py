@@ -92,8 +92,8 @@ SHARED_CLAIMS = ("gaussian_probability", *REGION_CLAIMS)
 def obligations(document: dict) -> list:
     """The lemmas, definitions and non-exported claims of a certificate (see certify.coq.lemma): the
     theorem's exporter's, :func:`certify.coq.gaussian.gaussian_lemmas` for the ``gaussian_probability``
-    claim every theorem shares, and the ``region_probability`` claim listed as not exported
-    (:data:`REGION_NOT_EXPORTED`)."""
+    claim every theorem shares, and the region claims: the exporter's own lemmas of them (the staircase's,
+    after the box mass), else listed as not exported (:data:`REGION_NOT_EXPORTED`)."""
     record = THEOREMS[document["theorem"]]
     shared = [] if "gaussian_probability" not in document["claims"] else list(_gaussian(document))
     if record.coq is None:
@@ -101,8 +101,12 @@ def obligations(document: dict) -> list:
         return [NotExported(claim, "no Coq exporter for this theorem yet") for claim in document["claims"]
                 if claim not in SHARED_CLAIMS] + shared
     own = list(resolve(record.coq)(document))
-    # a region claim the theorem's exporter states itself comes after the box mass its lemmas build on
+    # a region claim the theorem's exporter states itself comes after the box mass its lemmas build on, and
+    # is listed instead when the box mass is not exported (its lemmas would name missing ones)
     region = [item for item in own if getattr(item, "claim", None) in REGION_CLAIMS]
+    if any(isinstance(item, NotExported) and item.claim == "gaussian_probability" for item in shared):
+        region = [NotExported(claim, "it rests on the gaussian_probability lemmas, which are not exported")
+                  for claim in dict.fromkeys(item.claim for item in region)]
     covered = {item.claim for item in region}
     shared += region + [NotExported(claim, REGION_NOT_EXPORTED) for claim in REGION_CLAIMS
                         if claim in document["claims"] and claim not in covered]

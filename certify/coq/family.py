@@ -121,12 +121,18 @@ def base_point_lemmas(document: dict, construction: dict, paper: str) -> list[Le
     blocks, (at_0, at_1, elsewhere); Coq terms with
     ``{name}`` for each parameter and ``{p}``), by lra. Without them a file could prove its parameter-based
     claims (hitting time, purity gap) and its box claims about two different points. Claim ``base_point``
-    (not a claim id of the certificate: the base point is part of every claim)."""
+    (not a claim id of the certificate: the base point is part of every claim). ValueError if a block's stored
+    levels are not exactly the construction's (an at_1 added to a two-level block, or one missing)."""
     values = {name: real(number(text, name)) for name, text in document["parameters"].items()}
     values["p"] = str(int(document["p"]))
     lemmas = []
     for block, formulas in construction.items():
         levels = ("at_0", "elsewhere") if len(formulas) == 2 else ("at_0", "at_1", "elsewhere")
+        # the Gaussian box (certify.coq.gaussian.box_coordinates) reads the stored levels: they must be exactly
+        # the construction's, or the box mass would be stated about another point than these lemmas'
+        if set(document["base_point"][block]) != set(levels):
+            raise ValueError(f"the base point's block {block} has the levels {', '.join(sorted(document['base_point'][block]))}"
+                             f", but the construction has {', '.join(levels)}")
         for level, formula in zip(levels, formulas):
             stated = real(number(document["base_point"][block][level], f"base_point.{block}.{level}"))
             lemmas.append(Lemma(f"base_point_{block}_{level}", "base_point",

@@ -178,12 +178,12 @@ def lowered_log10(log10_lo: fmpq, slack: fmpq) -> tuple[fmpq, int]:
     return round_down(target, digits), digits
 
 
-def lowered_lo(text: str, slack: fmpq) -> tuple[tuple[int, int], int]:
+def lowered_lo(text: str, slack: fmpq, what: str = "gaussian_probability.lo") -> tuple[tuple[int, int], int]:
     """((M, E), digits): lo (1 - 4 s), i.e. M' 10^-E', with its mantissa rounded down to ``digits``
     significant digits, ``digits`` fixed by s alone; computed on the mantissa, never expanded (lo
     reaches 10^-981117). An honest lo gives a true lemma; one forged past the truth by more than about
     5 s (relatively) gives a false one."""
-    value = exact_number(text, "gaussian_probability.lo")
+    value = exact_number(text, what)
     if value.denominator != 1 or value.numerator <= 0:
         raise ValueError(f"lo = {text[:40]} is not a positive decimal")
     digits = _digits_for(slack)

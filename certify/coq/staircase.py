@@ -35,12 +35,10 @@ from .gaussian import (BOX, BOX_LN, CLAIM as GAUSSIAN, INTERVAL as GAUSSIAN_INTE
                        lowered_lo, lowered_log10)
 from .lemma import Lemma, NotExported
 from .relations import landmark_lemmas, relation, stated, twin_lemmas
-from .terms import ident, number, real
+from .terms import MAX_LITERAL_DIGITS, ident, number, real
 
 #: Bits for ``interval`` on the loss and purity margins (their ends are written to about 12-45 digits).
 INTERVAL = "interval with (i_prec 200)."
-#: Decimal literals up to this many digits of 10^E are written out (beyond: the log form), as gaussian's.
-MAX_LITERAL_EXPONENT = 300
 
 #: The base point of docs/staircase.md 9.1 in the parameters (certify.kernel.staircase.staircase_base_point).
 _MU0 = "(2 * {E} + {D}) / {p}"
@@ -56,10 +54,13 @@ SECTION = "docs/staircase.md, section 9.2"
 
 def staircase_obligations(document: dict) -> list:
     """The lemmas and non-exported claims of a ``staircase`` certificate (see the module docstring)."""
+    items: list = base_point_lemmas(document, STAIRCASE_BASE_POINT, BASE_POINT_PAPER)  # first: the levels checked
+    # every claim below is Theorem S's, the k = 2 staircase: a certificate stating another k gets a false lemma
+    items.append(Lemma("parameter_k", "base_point", f"{real(number(document['parameters']['k'], 'k'))} = 2", "lra.",
+                       "Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies"))
     s = _Staircase(document)
     builders = {"pattern_box": s.pattern_box, "loss_margin_box": s.loss_margin_box,
                 "purity_margin_box": s.purity_margin_box, "region_probability": s.region_probability}
-    items: list = base_point_lemmas(document, STAIRCASE_BASE_POINT, BASE_POINT_PAPER)
     for claim in document["claims"]:
         if claim in SHARED_CLAIMS and claim not in builders:  # certify.coq.export covers them
             continue
@@ -94,7 +95,7 @@ class _Staircase:
 
     # -- claims ------------------------------------------------------------------------------
 
-    def pattern_box(self) -> list[Lemma]:
+    def pattern_box(self) -> list:
         """Each gate class and gamma_j at every point of the box, by lra on |coordinate - base| <= r."""
         r = real(self.r)
         (u0, u1, uj), (v0, v1, vj), (w0, w1, wj) = ((real(x) for x in self.levels[b]) for b in "uvw")
@@ -116,9 +117,10 @@ class _Staircase:
         }
         quantities = {positive: "a + b", negative: "- (a + b)",
                       "{gamma}": f"(a + b + t) / {p} - ({p} - 1) / {p} * c"}
-        lemmas = []
+        lemmas: list = []
         for component, variants in statements.items():
             if component not in self.document["claims"]["pattern_box"]["components"]:
+                lemmas.append(NotExported("pattern_box", f"the component {component} is missing from the certificate"))
                 continue
             for variant, statement in variants:
                 for placeholder, quantity in quantities.items():
@@ -212,12 +214,12 @@ class _Staircase:
             f"  apply Rplus_le_compat_l. exact (proj2 {BOX_LN}).",
             f"{paper}; log10_lo lowered by 4 s/ln 10 (s what the box-mass integrals lose) and rounded down to "
             f"{log10_digits} significant digits", log10_digits)]
-        (mantissa, exponent), lo_digits = lowered_lo(stored_node["lo"], slack)
+        (mantissa, exponent), lo_digits = lowered_lo(stored_node["lo"], slack, f"{claim}.lo")
         if exponent < 0:
             raise ValueError("region_probability: lo >= 1")
         lo_name = f"{claim}_lo_{lo_digits}_digits"
         why = f"{paper}; lo lowered by a relative 4 s and rounded down to {lo_digits} significant digits"
-        if exponent <= MAX_LITERAL_EXPONENT:
+        if exponent <= MAX_LITERAL_DIGITS:  # as gaussian_probability's lo: beyond, the log form
             written = f"{mantissa} / 10 ^ {exponent}"
             lemmas.append(Lemma(
                 lo_name, claim, f"{written} <= {copies} * {BOX}",

