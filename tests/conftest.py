@@ -90,3 +90,44 @@ def smooth_certificates():
     from certify.theorems.smooth import certify_smooth
 
     return {p: certify_smooth(p).certificate for p in (5, 7, 13, 101)}
+
+
+# --- the proof library's Coq compilation, in the background ------------------------------------------------
+#
+# Compiling the 66 library files is most of the suite's Coq time (about 9 minutes at two coqc at a time),
+# while the rest of the suite is mostly one-core Python. So when tests/test_coq_library.py is selected, its
+# compilations start as soon as the tests are collected, one coqc at a time beside the other tests, and its
+# tests run last (tests/test_coq_library.py, library_compiled, takes the results; it compiles the files
+# itself when nothing was started). The work and the verdicts are the same; only the schedule changes.
+
+#: {(theorem, p): Future of its CompileResult}, filled by :func:`pytest_collection_modifyitems`.
+LIBRARY_COMPILATIONS: dict = {}
+_BACKGROUND: list = []
+
+
+def pytest_collection_modifyitems(session, config, items):
+    library = [item for item in items if Path(str(item.fspath)).name == "test_coq_library.py"]
+    if not library:
+        return
+    items[:] = [item for item in items if item not in library] + library
+    if config.option.collectonly or not any("test_coqc_accepts_every_library_file" in item.name for item in library):
+        return  # nothing will compile the whole library: start nothing
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    import test_coq_library  # the module collected above: its file list and probe rule
+
+    folder = Path(tempfile.mkdtemp(prefix="certify_library_"))
+    pool = ThreadPoolExecutor(max_workers=1)
+    _BACKGROUND.extend([pool, folder])
+    for key in test_coq_library.LIBRARY:
+        LIBRARY_COMPILATIONS[key] = pool.submit(test_coq_library.compile_library_file, key, folder)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _BACKGROUND:
+        import shutil
+
+        pool, folder = _BACKGROUND
+        pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -156,7 +156,10 @@ def loss_upper(params: StaircaseParameters, radius) -> arb:
     those upper differences. ell_0+ has only nonpositive exponent coefficients (D > 2r), so it decreases in z,
     and z00 >= X - 2r. ell_1+ is convex in z (a log-sum-exp of linear functions), so on [s - 2r, s + 2r] it is
     at most the larger of its two end values. Hence Lambda <= ell_0+(X - 2r) + 2 max(ell_1+(s - 2r),
-    ell_1+(s + 2r)); the two end values are joined by a ball union, whose upper end is the larger upper end.
+    ell_1+(s + 2r)); the larger of the two end values is taken with Arb's max (a ball containing the maximum of
+    every pair of points of the two balls), which keeps the ball thin: a union of the two would be as wide as
+    their difference, and its ends known only to Arb's 30-bit radius, so that the ends written from it at one
+    precision could lie above the ends the checker recomputes at another (found at p = 10007).
     """
     p, r = params.p, fmpq(radius)
     X, s, D, E = params.X, params.s, params.D, params.E
@@ -169,7 +172,7 @@ def loss_upper(params: StaircaseParameters, radius) -> arb:
 
     ell_0 = log_sum(X - 2 * r, ((-D + 2 * r, 1), (-(E + D) + 2 * r, p - 2)))
     ends = [log_sum(z, ((D + 2 * r, 1), (-E + 2 * r, p - 2))) for z in (s - 2 * r, s + 2 * r)]
-    return ell_0 + 2 * ends[0].union(ends[1])
+    return ell_0 + 2 * ends[0].max(ends[1])
 
 
 def loss_margin_lower(params: StaircaseParameters, radius) -> arb:

@@ -444,9 +444,10 @@ delta certified).
 
 Hypotheses: k = 2 (k = 1 is Theorem A.1, certify slide; k >= 3 has no proof
 yet, docs/staircase.md section 7); X, s, D, E, sigma > 0; X > 2s; and the base
-point in S_stair (S.10), decided with balls. Defaults: X = p, s = ln(p)/p
-(3 digits, rounded down), D = 1/4, E = 5p/2. Without --radius the radius is 99%
-of the largest the kernel certifies, rounded down to 3 digits.
+point in S_stair (S.10), decided with balls. Defaults: X = p, D = 1/4,
+s = ln(p)/p and E = 5p/2 for p < 55, s = 4/p and E = 5p ln(p)/8 beyond (3
+digits, rounded down): valid at every p. Without --radius the radius is 99% of
+the largest the kernel certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of the relabelled copies of the box (region_probability, a lower
@@ -458,9 +459,11 @@ staircases (docs/staircase.md, section 9).""",
         Parameter("k", "--k", "the staircase size k (default 2, the only k with a proof: Theorem S)", "2", "k",
                   label="the staircase size"),
         Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default p); {NUMBER_NOTE}", "p", "X"),
-        Parameter("s", "--s", "the gates z01 = z10 at the base point (default ln(p)/p, 3 digits)", "ln(p)/p", "s"),
+        Parameter("s", "--s", "the gates z01 = z10 at the base point (default min(ln p, 4)/p, 3 digits)",
+                  "min(ln p, 4)/p", "s"),
         Parameter("D", "--D", "D = w(0) - w(1) at the base point (default 1/4)", "1/4", "D"),
-        Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 5p/2)", "5p/2", "E"),
+        Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 5p/2; 5p ln(p)/8 from p = 55)",
+                  "5p/2 (5p ln(p)/8 from p = 55)", "E"),
         _SIGMA,
     ),
     coq="certify.coq.staircase:staircase_obligations",

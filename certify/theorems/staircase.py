@@ -28,16 +28,26 @@ def default_X(p: int) -> fmpq:
     return fmpq(p)
 
 
+#: Beyond this p the defaults switch from s = ln(p)/p, E = 5p/2 to s = 4/p, E = 5p ln(p)/8 (ln p > 4 there).
+LARGE_P = 55
+
+
 def default_s(p: int) -> fmpq:
-    """s = ln(p)/p, rounded down to 3 digits: s D small against 2/(p - 1), and s E = (5/2) ln p large enough
-    that (p - 2) e^{-s E} ~ p^{-3/2} fits the budget too (a choice, not a hypothesis: the kernel decides)."""
+    """s = min(ln p, 4)/p, rounded down to 3 digits: s D <= 1/p stays below the budget 2/(p - 1) of (S.10) at
+    every p, and with default_E, s E >= (5/2) ln p makes (p - 2) e^{-s E} <~ p^{-3/2} (a choice, not a
+    hypothesis: the kernel decides)."""
     with working_precision(64):
-        return round_down((ball(p).log() / p).lower().mid().fmpq())
+        c = ball(p).log() if p < LARGE_P else ball(4)
+        return round_down((c / p).lower().mid().fmpq())
 
 
 def default_E(p: int) -> fmpq:
-    """E = 5p/2 (with s and X: chosen for a large certified Gaussian box mass, docs/staircase.md section 9)."""
-    return fmpq(5 * p, 2)
+    """E = 5p/2 for p < LARGE_P, else 5p ln(p)/8 rounded down to 3 digits (so s E = (5/2) ln p as below it);
+    chosen with s and X for a large certified Gaussian box mass (docs/staircase.md, section 9.1)."""
+    if p < LARGE_P:
+        return fmpq(5 * p, 2)
+    with working_precision(64):
+        return round_down((5 * p * ball(p).log() / 8).lower().mid().fmpq())
 
 
 def certify_staircase(p, k=None, X=None, s=None, D=None, E=None, sigma=None, radius=None,
@@ -51,9 +61,12 @@ def certify_staircase(p, k=None, X=None, s=None, D=None, E=None, sigma=None, rad
         default_E(p) if E is None else fmpq(E), DEFAULT_SIGMA if sigma is None else fmpq(sigma))
     kernel.require_staircase_hypotheses(params)
 
+    # the (S.10) budget is 2/(p - 1) beside terms of size log 2: resolve it with about 2 log2(p) more bits
+    search_bits = max(SEARCH_PRECISION, 2 * p.bit_length() + 32)
+
     def box(radius):
         kernel.pattern_margins(params, radius)
-        with working_precision(SEARCH_PRECISION):
+        with working_precision(search_bits):
             if not kernel.certainly_positive(kernel.loss_margin_lower(params, radius)):
                 raise kernel.NotCertified("(S.10) on the box")
             kernel.purity_margin_lower(params, radius)
