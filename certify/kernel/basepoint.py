@@ -55,13 +55,17 @@ class ThreeLevel:
         """The stored levels by name, in the order a certificate writes them."""
         return {"at_0": self.at_0, "at_1": self.at_1, "elsewhere": self.elsewhere}
 
+    def levels_with_counts(self, p: int) -> list[tuple[fmpq, int]]:
+        """(value, how many coordinates have it): at_0 and at_1 once, elsewhere p - 2 times."""
+        return [(self.at_0, 1), (self.at_1, 1), (self.elsewhere, p - 2)]
+
     def mean(self, p: int) -> fmpq:
         """(1/p) sum_a x(a)."""
-        return (self.at_0 + self.at_1 + (p - 2) * self.elsewhere) / p
+        return sum(count * value for value, count in self.levels_with_counts(p)) / p
 
     def norm_squared(self, p: int) -> fmpq:
         """||x||^2 = x(0)^2 + x(1)^2 + (p-2) x(j)^2."""
-        return self.at_0**2 + self.at_1**2 + (p - 2) * self.elsewhere**2
+        return sum(count * value**2 for value, count in self.levels_with_counts(p))
 
 
 @dataclass(frozen=True)

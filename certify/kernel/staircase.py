@@ -120,7 +120,7 @@ def pattern_margins(params: StaircaseParameters, radius) -> dict[str, fmpq]:
         "gate_11": X - 2 * s - 2 * r,
         "boundary_gates": s - 2 * r,
         "other_gates": X - 2 * r,
-        "gamma_min": params.gamma0 - fmpq(2 * (p - 1), p) * r,
+        "gamma_min": gamma_lower(params, r),
     }
     names = {"active_gates": "the gates (0, 0), (0, 1), (1, 0) > 0", "gate_11": "the gate (1, 1) < 0",
              "boundary_gates": "the boundary gates (0, j), (j, 0) < 0", "other_gates": "every other gate < 0",
@@ -132,17 +132,22 @@ def pattern_margins(params: StaircaseParameters, radius) -> dict[str, fmpq]:
     return margins
 
 
+def gamma_lower(params: StaircaseParameters, radius) -> fmpq:
+    """mu_0 - 2(p-1)r/p: every gamma_j = (1/p) sum_{c != j} w(c) - ((p-1)/p) w(j), j >= 2, is at least this on
+    the box of radius r (each w(c) moves by at most r), exactly."""
+    return params.gamma0 - fmpq(2 * (params.p - 1), params.p) * fmpq(radius)
+
+
 def rho_upper(params: StaircaseParameters, radius) -> fmpq:
     """An exact upper bound of rho = gamma_max/gamma_min (j >= 2) on the box: 1 + 2r/(mu_0 - 2(p-1)r/p).
 
     gamma_a - gamma_b = w(b) - w(a), and every w(j), j >= 2, lies in [-mu_0 - r, -mu_0 + r]; gamma_min is at
     least mu_0 - 2(p-1)r/p (:func:`pattern_margins`). Needs that lower bound positive.
     """
-    r = fmpq(radius)
-    gamma_lower = params.gamma0 - fmpq(2 * (params.p - 1), params.p) * r
-    if not gamma_lower > 0:
+    r, g = fmpq(radius), gamma_lower(params, radius)
+    if not g > 0:
         raise NotCertified("gamma_min is not bounded away from 0 on the box", "pattern_box")
-    return 1 + 2 * r / gamma_lower
+    return 1 + 2 * r / g
 
 
 def loss_upper(params: StaircaseParameters, radius) -> arb:
@@ -194,16 +199,8 @@ def balance_upper(params: StaircaseParameters, radius) -> fmpq:
     """
     p, r = params.p, fmpq(radius)
     base = staircase_base_point(params)
-    counts = (1, 1, p - 2)
-
-    def most(level):
-        return (abs(level) + r) ** 2
-
-    def least(level):
-        return max(abs(level) - r, fmpq(0)) ** 2
-
-    gates = sum(count * most(level) for count, level in zip(counts, base.u.levels().values()))
-    w_least = sum(count * least(level) for count, level in zip(counts, base.w.levels().values()))
+    gates = sum(count * (abs(level) + r) ** 2 for level, count in base.u.levels_with_counts(p))
+    w_least = sum(count * max(abs(level) - r, fmpq(0)) ** 2 for level, count in base.w.levels_with_counts(p))
     return max(fmpq(0), p * r**2 + 2 * gates - w_least)
 
 
@@ -216,13 +213,13 @@ def purity_margin_lower(params: StaircaseParameters, radius) -> arb:
     L_0 >= (p-2)^2 g^2/2 + (p-2) g^2, g = mu_0 - 2(p-1)r/p, give the bound. NotCertified unless
     sqrt(F_0) + rho_upper - 1 < 1 is proved. Current precision.
     """
-    p, r = params.p, fmpq(radius)
+    p = params.p
     F0 = 2 * (1 + (2 * arb.pi() / p).cos()) / (p - 2)
     spread = F0.sqrt() + ball(rho_upper(params, radius) - 1)
     if not certainly_lt(spread, arb(1)):
         raise NotCertified(f"(S.15) needs sqrt(F_0) + rho_0 - 1 < 1; on the box it is up to {spread.str(5)}",
                            "purity_margin_box")
-    g = params.gamma0 - fmpq(2 * (p - 1), p) * r
+    g = gamma_lower(params, radius)
     L0 = fmpq((p - 2) ** 2, 2) * g**2 + (p - 2) * g**2
     return (1 - spread * spread) * ball(L0 / (2 * L0 + balance_upper(params, radius)))
 
@@ -230,9 +227,8 @@ def purity_margin_lower(params: StaircaseParameters, radius) -> arb:
 def staircase_gaussian_centres(params: StaircaseParameters) -> list[tuple[fmpq, int]]:
     """The 3p coordinates of the base point as (value, multiplicity)."""
     base = staircase_base_point(params)
-    counts = (1, 1, params.p - 2)
-    return [(level, 2 * count) for count, level in zip(counts, base.u.levels().values())] + \
-        [(level, count) for count, level in zip(counts, base.w.levels().values())]
+    return [(level, 2 * count) for level, count in base.u.levels_with_counts(params.p)] + \
+        base.w.levels_with_counts(params.p)
 
 
 def relabelled_copies(p: int) -> int:
@@ -272,9 +268,10 @@ REGION_PROBABILITY = region_probability_spec(
 CLAIMS = (PATTERN_BOX, LOSS_MARGIN_BOX, PURITY_MARGIN_BOX, GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
 
 
-def staircase_claims(params: StaircaseParameters, radius, prec: int) -> list[Claim]:
-    """Every claim of a ``staircase`` certificate (docs/staircase.md, section 9), at ``prec`` bits."""
-    require_staircase_hypotheses(params, prec)
+def staircase_box_bounds(params: StaircaseParameters, radius, prec: int) -> tuple[dict, arb, arb]:
+    """(pattern margins, (S.10) margin ball, delta ball) on the box of radius r > 0 at ``prec`` bits, each proved
+    positive; NotCertified names the first that is not. The builder's radius search and the claims both call
+    it."""
     r = fmpq(radius)
     if not r > 0:
         raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
@@ -288,6 +285,15 @@ def staircase_claims(params: StaircaseParameters, radius, prec: int) -> list[Cla
         if not certainly_positive(delta):
             raise NotCertified(f"(S.15) on the box: delta is not proved positive ({delta.str(5)})",
                                "purity_margin_box")
+    return margins, loss_margin, delta
+
+
+def staircase_claims(params: StaircaseParameters, radius, prec: int) -> list[Claim]:
+    """Every claim of a ``staircase`` certificate (docs/staircase.md, section 9), at ``prec`` bits."""
+    require_staircase_hypotheses(params, prec)
+    r = fmpq(radius)
+    margins, loss_margin, delta = staircase_box_bounds(params, r, prec)
+    with working_precision(prec):
         log_mass = box_log_mass(staircase_gaussian_centres(params), r, params.sigma)
         log_region = log_mass + ball(relabelled_copies(params.p)).log()
         return [

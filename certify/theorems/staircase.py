@@ -65,11 +65,7 @@ def certify_staircase(p, k=None, X=None, s=None, D=None, E=None, sigma=None, rad
     search_bits = max(SEARCH_PRECISION, 2 * p.bit_length() + 32)
 
     def box(radius):
-        kernel.pattern_margins(params, radius)
-        with working_precision(search_bits):
-            if not kernel.certainly_positive(kernel.loss_margin_lower(params, radius)):
-                raise kernel.NotCertified("(S.10) on the box")
-            kernel.purity_margin_lower(params, radius)
+        kernel.staircase_box_bounds(params, radius, search_bits)
 
     radius, claims = certify_with_radius(lambda r: kernel.staircase_claims(params, r, prec), radius,
                                          lambda: largest_certifiable_radius(box, min(params.s, params.X) / 2))
