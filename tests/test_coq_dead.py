@@ -1,5 +1,6 @@
 """certify.coq.dead: the Coq lemmas of dead certificates (Theorem 1.5 / A.2) compile, forged bounds are
-refused by coqc, every claim but gaussian_probability is covered, and no escape hatch is written.
+refused by coqc, every claim but gaussian_probability and region_purity_probability is covered (region_probability
+by certify.coq.region, tests/test_coq_region.py), and no escape hatch is written.
 
 The files compiled here come from :func:`certify.coq.export.coq_file` on library certificates with the
 claim ``gaussian_probability`` removed (certify.coq.gaussian covers it, and its tests compile it), so they
@@ -14,7 +15,7 @@ import pytest
 
 from certify.certificate import parse_certificate
 from certify.coq.dead import dead_obligations
-from certify.coq.export import REGION_CLAIMS, coq_file
+from certify.coq.export import coq_file
 from certify.coq.lemma import Lemma, NotExported
 from certify.kernel.exact import canonical_text
 from conftest import ROOT
@@ -98,12 +99,14 @@ def test_every_claim_but_gaussian_is_covered(p):
     document = parse_certificate(LIBRARY[p].read_bytes())
     items = dead_obligations(document)
     covered = {item.claim for item in items if isinstance(item, (Lemma, NotExported))} - {"base_point"}
-    assert covered == set(document["claims"]) - {"gaussian_probability", *REGION_CLAIMS}
-    # every claim of the dead exporter has lemmas; the shared region claim is listed by certify.coq.export
+    assert covered == set(document["claims"]) - {"gaussian_probability", "region_purity_probability"}
+    # every claim of the dead exporter has lemmas (region_probability certify.coq.region's); the purity
+    # region claim is listed by certify.coq.export
     assert not [item.claim for item in items if isinstance(item, NotExported)]
-    assert [item.claim for item in coq_file(document).not_exported] == list(REGION_CLAIMS)
-    weakened = sorted(item.name for item in items if isinstance(item, Lemma) and item.digits is not None)
-    assert weakened == ["hitting_time_hi_15_digits", "hitting_time_lo_15_digits"]
+    assert [item.claim for item in coq_file(document).not_exported] == ["region_purity_probability"]
+    weakened = sorted(re.sub(r"_\d+_digits$", "", item.name) for item in items
+                      if isinstance(item, Lemma) and item.digits is not None)
+    assert weakened == ["hitting_time_hi", "hitting_time_lo", "region_probability_lo", "region_probability_log10_lo"]
     names = [item.name for item in items if isinstance(item, Lemma)]
     assert len(names) == len(set(names))
     # every sign the theorem rests on is a lemma of its own, in full
@@ -120,7 +123,7 @@ def test_no_escape_hatch_and_every_claim_named(p):
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_']*", code))
     assert not words.intersection(WORDS)
     for claim in library(p)["claims"]:
-        if claim in REGION_CLAIMS:  # not exported yet: listed in the closing comment
+        if claim == "region_purity_probability":  # not exported yet: listed in the closing comment
             assert f"{claim}: its bound is an expectation over the law of the middle spacing" in text
             continue
         assert re.search(rf"^Lemma {claim}_\w+ :", code, flags=re.M), claim

@@ -9,7 +9,8 @@ and transversality', 'Box bounds of section A.6', 'Purity gap at terminal states
     gmin = (p-1)(A - 2r)/p,  smax = eps + 2r,  gamma_* = sqrt(gmin^2 - smax^2/2)       (A.57)
     Mmax = min(smax^2/(4 gamma_*), (p-1)(A + 2r)/p - gamma_*)                          (A.55)
 
-The claim ``gaussian_probability`` is not covered here (certify.coq.gaussian covers it). The hitting
+The claim ``gaussian_probability`` is not covered here (certify.coq.gaussian covers it); the claim
+``region_probability`` is certify.coq.region's, ``region_purity_probability`` is not exported. The hitting
 time's integral is proved by CoqInterval's ``integral`` to :data:`HITTING_TIME_DIGITS` significant
 digits only (its ends rounded outward; the lemma names say so), with ``0 < T`` in full.
 """
@@ -21,6 +22,7 @@ from .family import (FAMILY_BASE_POINT, base_point_lemmas, block_levels, enclose
 from .family import radius as radius_term
 from .family import terminal_purity_gap_term
 from .lemma import Lemma
+from .region import dead_region_lemmas
 from .relations import landmark_lemmas, relation, stated
 from .terms import ident, number, real, rmin
 
@@ -183,6 +185,7 @@ def _builders(t: _Terms) -> dict:
             d, "purity_gap_box", gap, "the purity-gap lemma on (1.5) applied to the terminal blocks of "
             "docs/mathematics.md, 'Purity gap at terminal states' (Theorem A.2(iii))",
             proof=enclosed_atom_proof(t.transfer, INTERVAL_TACTIC)),
+        "region_probability": dead_region_lemmas,
         "terminal_loss": lambda d: _bounds(
             d, "terminal_loss", f"(ln {p})",
             "after T every activation is 0, so every logit is 0 and the loss (1.1) is log p (Lemma A.17)"),

@@ -50,21 +50,28 @@ class Lemma:
 
 @dataclass(frozen=True)
 class Definition:
-    """``Definition name : R := body.``: an abbreviation used by later lemmas (e.g. Gamma)."""
+    """``Definition name : R := body.``: an abbreviation used by later lemmas (e.g. Gamma); with
+    ``keyword="Fixpoint"`` and ``binders`` (``"(n : nat)"``) a recursive function."""
 
     name: str
     body: str
     type: str = "R"
     note: str = ""
+    keyword: str = "Definition"
+    binders: str = ""
 
     def __post_init__(self):
         check_term(self.body)
+        check_term(self.binders)
+        if self.keyword not in ("Definition", "Fixpoint"):
+            raise ValueError(f"definition {self.name}: unknown keyword {self.keyword}")
 
     def text(self) -> str:
         from .terms import comment
 
         head = f"{comment(self.note)}\n" if self.note else ""
-        return f"{head}Definition {self.name} : {self.type} := {self.body}.\n"
+        binders = f" {self.binders}" if self.binders else ""
+        return f"{head}{self.keyword} {self.name}{binders} : {self.type} := {self.body}.\n"
 
 
 @dataclass(frozen=True)
