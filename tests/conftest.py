@@ -21,6 +21,19 @@ settings.register_profile("ci", deadline=None, derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "certify")
 
 
+@pytest.fixture(autouse=True)
+def _default_precisions():
+    """Each test starts at mpmath's and python-flint's default precisions (15 digits, 53 bits) and leaves them so:
+    both are process-wide, and a test that set one and did not restore it made later tests' oracles depend on the
+    order the tests ran in (an mpmath oracle evaluated at 15 digits instead of the 30 an earlier module had set)."""
+    import mpmath
+    from flint import ctx
+
+    mpmath.mp.dps, ctx.prec = 15, 53
+    yield
+    mpmath.mp.dps, ctx.prec = 15, 53
+
+
 def verdict(document):
     """The checker's verdict on a certificate given as a dict (written canonically first)."""
     from certify.certificate import dumps
@@ -120,8 +133,9 @@ def pytest_collection_modifyitems(session, config, items):
     folder = Path(tempfile.mkdtemp(prefix="certify_library_"))
     pool = ThreadPoolExecutor(max_workers=1)
     _BACKGROUND.extend([pool, folder])
-    for key in test_coq_library.LIBRARY:
-        LIBRARY_COMPILATIONS[key] = pool.submit(test_coq_library.compile_library_file, key, folder)
+    for key in test_coq_library.LIBRARY:  # the paths here (they build certificates), only coqc in the pool
+        work = test_coq_library.library_compilation_input(key, folder)
+        LIBRARY_COMPILATIONS[key] = pool.submit(test_coq_library.compile_library_input, work)
 
 
 def pytest_sessionfinish(session, exitstatus):

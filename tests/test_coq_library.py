@@ -52,17 +52,25 @@ def _probe_text(text: str) -> str:
     return text + f"Definition every_lemma := ({', '.join(lemma_names(text))}).\nPrint Assumptions every_lemma.\n"
 
 
-def compile_library_file(key, folder):
-    """coqc's CompileResult on the library file of ``key`` = (theorem, p); the p = PROBED_PRIME files are
-    compiled as their axiom probes (:func:`_probe_text`, written into ``folder``): one compilation serves both
-    tests below."""
+def library_compilation_input(key, folder):
+    """(path, lines): what coqc compiles for the library file of ``key`` = (theorem, p), the file itself, or
+    for the p = PROBED_PRIME files their axiom probe (:func:`_probe_text`, written into ``folder``) with all
+    of coqc's output kept, so that one compilation serves both tests below. Finding the file's name builds its certificate (python-flint):
+    call this in the main thread, never in a pool (flint's precision is process-wide, not per thread)."""
     theorem, p = key
     path = _coq_path(theorem, p)
     if p != PROBED_PRIME:
-        return compile_file(path, timeout=600)
+        return path, 12
     probe = Path(folder) / f"{theorem}_assumptions.v"
     probe.write_text(_probe_text(path.read_text()))
-    return compile_file(probe, timeout=600, lines=100000)
+    return probe, 100000
+
+
+def compile_library_input(path_and_lines):
+    """coqc's CompileResult on a (path, lines) of :func:`library_compilation_input` (a subprocess only: safe
+    in a thread)."""
+    path, lines = path_and_lines
+    return compile_file(path, timeout=600, lines=lines)
 
 
 @pytest.fixture(scope="module")
@@ -75,8 +83,9 @@ def library_compiled(tmp_path_factory):
     if all(key in LIBRARY_COMPILATIONS for key in LIBRARY):
         return {key: LIBRARY_COMPILATIONS[key].result() for key in LIBRARY}
     folder = tmp_path_factory.mktemp("library_probes")
+    inputs = [library_compilation_input(key, folder) for key in LIBRARY]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(LIBRARY, pool.map(lambda key: compile_library_file(key, folder), LIBRARY)))
+        return dict(zip(LIBRARY, pool.map(compile_library_input, inputs)))
 
 
 def test_coqc_accepts_every_library_file(library_compiled):

@@ -117,3 +117,35 @@ def test_exact_comparisons_with_astronomical_exponents_are_quick():
     assert exact_le(parse_exact("-1e999999999999999"), tiny)
     assert exact_ge(parse_exact("1e999999999999999"), tiny)
     assert time.perf_counter() - start < 2  # generous: a regression to integer expansion takes minutes
+
+
+def test_working_precision_sets_and_restores_the_precision():
+    from flint import ctx
+
+    before = ctx.prec
+    with working_precision(200):
+        assert ctx.prec == 200
+        with working_precision(80):
+            assert ctx.prec == 80
+        assert ctx.prec == 200
+    assert ctx.prec == before
+    with pytest.raises(ZeroDivisionError):
+        with working_precision(300):
+            1 / 0
+    assert ctx.prec == before
+
+
+def test_working_precision_refuses_a_precision_changed_behind_its_back():
+    # what another thread computing with python-flint leaves (tests/conftest.py once built certificates in its
+    # coqc pool): the ambient precision set from outside the block; the block restores it and raises
+    import threading
+
+    from flint import ctx
+
+    before = ctx.prec
+    with pytest.raises(RuntimeError, match="another thread"):
+        with working_precision(150):
+            other = threading.Thread(target=lambda: setattr(ctx, "prec", 53))
+            other.start()
+            other.join()
+    assert ctx.prec == before

@@ -36,7 +36,12 @@ K_SE = 5
 PREC = 64
 # mpmath at 30 digits: its quadrature error estimates are ~1e-20 here; 1e-12 leaves room for the ball radii
 ORACLE_TOL = 1e-12
-mpmath.mp.dps = 30
+
+
+@pytest.fixture(autouse=True)
+def _oracle_digits():
+    with mpmath.workdps(30):
+        yield
 
 
 def _se(freq: float, n: int) -> float:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 from flint import arb, ctx, fmpq, fmpz
 
@@ -34,8 +35,15 @@ _LOG10_2 = math.log10(2)
 MAX_DIGITS = 80
 
 
+@contextmanager
 def working_precision(bits: int):
     """Context manager for the process-wide Arb precision (restored on exit).
+
+    Not for threads: python-flint's precision is one setting per process, so two threads computing with
+    balls at once set each other's precision; the balls stay rigorous but lose accuracy, and a bound
+    stated on a grid (certify.kernel.memo) would then depend on timing. The kernel runs in one thread per
+    process (sweeps and Dask use processes). RuntimeError, never a silent loss, if the precision found on
+    exit is not the one set here: the trace such a race leaves.
 
     >>> from flint import ctx
     >>> before = ctx.prec
@@ -45,7 +53,16 @@ def working_precision(bits: int):
     >>> ctx.prec == before
     True
     """
-    return ctx.workprec(bits)
+    saved = ctx.prec
+    ctx.prec = bits
+    try:
+        yield
+    finally:
+        changed = ctx.prec != bits
+        ctx.prec = saved
+    if changed:
+        raise RuntimeError("the Arb precision changed inside working_precision: another thread is computing "
+                           "with python-flint in this process (run the kernel in one thread per process)")
 
 
 def ball(value) -> arb:
