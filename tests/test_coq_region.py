@@ -11,12 +11,13 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import fmpq
+from flint import arb, fmpq
 
 from certify.certificate import parse_certificate
 from certify.coq.export import coq_file
 from certify.coq.lemma import Lemma
 from certify.coq.region import X0, RegionProof, dead_region_lemmas, region_proof
+from certify.coq.terms import real
 from certify.kernel.exact import canonical_text
 from certify.kernel.region import expected_spacing_upper
 from conftest import ROOT
@@ -101,8 +102,10 @@ def test_tail_and_phibar_ends_sit_on_their_sides(p):
 
 @pytest.mark.parametrize("p", sorted(LIBRARY))
 def test_the_claim_keeps_at_least_14_digits_at_every_library_prime(p):
-    """lo and log10_lo are stated lowered by 4 s, s the route's loss: at least 14 digits, the stated lo within a
-    relative 10^-13 below the certificate's, the log10 within 10^-13 below."""
+    """lo and log10_lo are stated lowered by 4 s, s the route's loss (about 2 10^-15): at least 14 digits, the
+    stated lo within a relative 3 10^-14 below the certificate's (4 s plus the rounding), the log10 within
+    3 10^-14 below; and the claim lemmas name the bound E of E[S] (a Definition of real quantities), never
+    the exporter's U or Phb."""
     document = parse_certificate(LIBRARY[p].read_bytes())
     lemmas = {item.name: item for item in dead_region_lemmas(document) if isinstance(item, Lemma)}
     lo = next(item for name, item in lemmas.items() if name.startswith("region_probability_lo_") and item.digits)
@@ -111,8 +114,17 @@ def test_the_claim_keeps_at_least_14_digits_at_every_library_prime(p):
     mantissa, exponent = lo.statement.split(" <= ")[0].split(" / 10 ^ ")
     stated = Fraction(int(mantissa), 10 ** int(exponent))
     certified = Fraction(document["claims"]["region_probability"]["lo"])
-    assert certified * (1 - Fraction(1, 10**13)) <= stated <= certified
-
+    assert certified * (1 - Fraction(3, 10**14)) <= stated <= certified
+    numerator, denominator = log10.statement.split(" <= ")[0].replace("(", "").replace(")", "").replace("- ", "-") \
+        .split(" / ")  # "(- (n / d))"
+    stated_log10 = Fraction(int(numerator), int(denominator))
+    certified_log10 = Fraction(document["claims"]["region_probability"]["log10_lo"])
+    assert certified_log10 - Fraction(3, 10**14) <= stated_log10 <= certified_log10
+    proof = region_proof(p)
+    for lemma in (lo, log10):
+        assert "region_spacing_bound" in lemma.statement
+        for chosen in (proof.spacing_hi, proof.phibar_lo):
+            assert real(chosen) not in lemma.statement
 
 def test_the_file_is_deterministic():
     """The numbers are chosen once per process (memoised) and the same when chosen again."""
@@ -130,11 +142,32 @@ def test_a_claim_without_its_log10_twin_is_refused_not_half_stated():
         dead_region_lemmas(document)
 
 
-#: {forgery: (field, new text from the old, the lemma coqc must stop in)}: each moved past the truth by more
-#: than the lemma's rounding (a relative 10^-10: the lemmas keep 14 digits or more).
+def _kernel_bound_upper(p: int) -> tuple[Fraction, Fraction]:
+    """Upper ends of the kernel's bound of P(R_dead | active) and of its log10, before the claim rounds its log
+    down onto the 2^-40 grid (certify.kernel.region.stated_log_lower): the certificate's lo lies up to a
+    relative 2^-40 ~ 9 10^-13 below this, so a forgery must start from here to be false."""
+    from certify.kernel.balls import upper_endpoint, working_precision
+    from certify.kernel.region import REGION_PRECISION, dead_region_log_probability_lower
+
+    log_bound = dead_region_log_probability_lower(p, REGION_PRECISION)
+    with working_precision(200):
+        return tuple(Fraction(str(upper_endpoint(x))) for x in (log_bound.exp(), log_bound / arb(10).log()))
+
+
+def _decimal_above(x: Fraction, places: int = 30) -> Fraction:
+    """The decimal with ``places`` digits after the point just above x (a certificate's spelling is decimal)."""
+    scale = 10**places
+    return Fraction(-((-x * scale) // 1), scale)
+
+
+#: {forgery: new claim from the old and the kernel's unrounded bound}: each moved past the truth (the kernel's
+#: bound; the Coq route's bound lies below it) by a little more than what the lemma may lose: lo by a relative
+#: 10^-13 (the lemma's slack is 4 s plus one unit of 15 digits, under 3 10^-14), log10_lo by 10^-13 (its slack
+#: is 4 s / ln 10 plus one unit, under 2 10^-14).
 FORGERIES = {
-    "lo": lambda node: dict(node, lo=canonical_text(Fraction(node["lo"]) * (1 + Fraction(1, 10**10)))),
-    "log10_lo": lambda node: dict(node, log10_lo=canonical_text(Fraction(node["log10_lo"]) + Fraction(1, 10**10))),
+    "lo": lambda node, bound: dict(node, lo=canonical_text(_decimal_above(bound[0] * (1 + Fraction(1, 10**13)),
+                                                                          60))),
+    "log10_lo": lambda node, bound: dict(node, log10_lo=canonical_text(_decimal_above(bound[1] + Fraction(1, 10**13)))),
 }
 
 
@@ -152,7 +185,7 @@ def forged(tmp_path_factory):
     texts = {}
     for field, change in FORGERIES.items():
         document = parse_certificate(LIBRARY[5].read_bytes())
-        node = change(document["claims"]["region_probability"])
+        node = change(document["claims"]["region_probability"], _kernel_bound_upper(5))
         if field == "lo":  # the twin of the forged lo, so that the pair lemma holds and the lo lemma is reached
             lo = parse_exact(node["lo"])
             node["log10_lo"] = canonical_text(log10_lower_twin(lo, log10_enclosure(lo, 200), 200))

@@ -160,7 +160,8 @@ def _slack_upper(slack: arb) -> fmpq:
 
 
 def _digits_for(relative: fmpq) -> int:
-    """Significant digits whose rounding unit (relative 10^(1 - k)) is at most ``relative``."""
+    """The most significant digits k whose rounding unit (relative 10^(1 - k)) is at least ``relative``: the unit
+    lies in [relative, 10 relative), so rounding to k digits moves a number by less than 10 ``relative``."""
     k = 1
     while fmpq(10) ** (1 - (k + 1)) >= relative:
         k += 1

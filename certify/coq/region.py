@@ -23,12 +23,14 @@ enters them is proved here (docs/coq.md, 'The dead region in Coq'):
   of Lo', Lo' continuous), a proof that uses no value of G.
 * On [x0, A] with x0 = 10^-6, 0 <= Lo <= G gives K <= (1 - 4 Lo^2)^p (p odd: x -> x^p is increasing),
   whose integral ``integral`` bounds; on [0, x0], K <= 1.
-* E[S] <= U, then Phibar(c_p U) >= Phb (one ``integral`` of phi), and lo' <= Phb / (C(2p, p) - 1) with
-  C(2p, p) computed in Coq's integers (``vm_compute``).
+* E = 2 C(2p, p) 4^-p (int_0^A K + 4 phi(A) (1 - 4 G(A)^2)^(p-1)) (a Definition: E >= E[S] is the
+  paper-level part) is at most U; Phibar(c_p U) >= Phb (one ``integral`` of phi), and G is increasing, so
+  lo' <= (1/2 - G(c_p E)) / (C(2p, p) - 1), with C(2p, p) computed in Coq's integers (``vm_compute``).
+  The claim lemmas state only real quantities: U and Phb, the exporter's, stay inside the proof.
 
 lo' and log10_lo' are the certificate's lo and log10_lo lowered by the relative slack s this route
 loses (certify.coq.gaussian's rule: digits fixed by s, never by the certificate's own numbers), so a lo
-forged past the truth by more than about 5 s is refused by coqc.
+forged past the truth by more than 4 s plus one unit of its last stated digit (under 14 s) is refused by coqc.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ RESIDUAL_MARGIN = 100
 INTEGRAL_GAP = mpmath.mpf("2e-15")
 INTEGRAL_TACTIC = "integral with (i_prec 70, i_degree 12, i_fuel 200)"
 PHIBAR_TACTIC = "integral with (i_prec 90, i_degree 12, i_fuel 100)"
+#: G(A) <= 1/2 has a margin Phibar(A) >= 10^-4 (A <= 29/8): a coarse integral suffices
+HALF_TACTIC = "integral with (i_prec 40, i_degree 6, i_fuel 40)"
 DPS = 50
 
 # Coq names (prefixed, so that they never meet the other exporters' names in one file)
@@ -69,6 +73,7 @@ PRIM, DPRIM, ZFACT = "region_prim", "region_dprim", "region_zfact"
 HORNER, DHORNER = "region_horner", "region_dhorner"
 LO, DLO, MILLS = "region_Lo", "region_dLo", "region_mills_coefficients"
 BINOMIAL = "region_central_binomial"
+SPACING = "region_spacing_bound"
 
 
 def _mp(q) -> mpmath.mpf:
@@ -223,6 +228,12 @@ def _generic_lemmas(p: int) -> list:
               "  - unfold Rdiv. apply Rle_trans with (1 * / sqrt (2 * PI)).\n"
               "    + apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact He].\n"
               "    + interval.", "0 < phi <= phi(0) = 1/sqrt(2 pi) < 1/2"),
+        Lemma(f"{G}_monotone", CLAIM, f"forall a b, a <= b -> RInt {PHI} 0 a <= RInt {PHI} 0 b",
+              f"intros a b Hab. rewrite <- (RInt_Chasles {PHI} 0 a b) by apply {PHI}_ex_RInt.\n"
+              f"  change (plus (RInt {PHI} 0 a) (RInt {PHI} a b)) with (RInt {PHI} 0 a + RInt {PHI} a b).\n"
+              f"  assert (0 <= RInt {PHI} a b); [ | lra].\n"
+              f"  apply RInt_ge_0; [exact Hab | apply {PHI}_ex_RInt | intros x _; apply Rlt_le, {PHI}_bounds].",
+              "G is nondecreasing (phi > 0), so Phibar = 1/2 - G is nonincreasing"),
         Lemma("region_odd_pow_le", CLAIM, "forall n x y, Nat.Odd n -> x <= y -> x ^ n <= y ^ n",
               "intros n x y [m ->] Hxy.\n"
               "  assert (E : forall z, z ^ (2 * m + 1) = z * (z ^ 2) ^ m) by (intros z; rewrite pow_add, pow_mult; ring).\n"
@@ -297,6 +308,7 @@ def _specific(document: dict, proof: RegionProof) -> list:
     integrand = f"(fun x => (1 - 4 * {LO} x ^ 2) ^ {p})"
     U, I, T = real(proof.spacing_hi), real(proof.integral_hi), real(proof.tail_hi)
     z = f"(sqrt ({p} / (2 * ({p} - 1))) * {U})"
+    z_bound = f"(sqrt ({p} / (2 * ({p} - 1))) * {SPACING})"
     scale = f"(2 * {BINOMIAL} / 4 ^ {p})"
     unfold = f"unfold {LO}, {PHI}, {MILLS}. cbn [{HORNER}]."
     paper_lo = "Lo = 1/2 - phi (P + delta) - eps x <= G on [0, A], P a polynomial close to the Mills ratio M = Phibar/phi"
@@ -351,31 +363,49 @@ def _specific(document: dict, proof: RegionProof) -> list:
               "the tail: int_A^inf K <= 4 phi(A) (1 - 4 G(A)^2)^(p-1) <= 4 phi(A) (1 - 4 Lo(A)^2)^(p-1) "
               "(K <= 4 Phibar (1 - 4 G(A)^2)^(p-1) on [A, inf), int_A^inf Phibar <= phi(A), 0 <= 1 - 4 G^2 "
               "and Lo(A) <= G(A): region_tail_base)"),
-        Lemma("region_tail_base", CLAIM, f"1 - 4 * {G} {A} ^ 2 <= 1 - 4 * {LO} {A} ^ 2",
-              f"assert (H0 := {LO}_nonnegative {A} ltac:(lra)). assert (HG := {LO}_below_G {A} ltac:(lra)). nra.",
-              "Lo(A) <= G(A), both >= 0"),
+        Lemma("region_G_at_A_below_half", CLAIM, f"RInt {PHI} 0 {A} <= 1 / 2",
+              f"unfold {PHI}. {HALF_TACTIC}.", "G(A) < 1/2 (its margin is Phibar(A) > 0), so 1 - 4 G(A)^2 >= 0"),
+        Lemma("region_tail_base", CLAIM, f"0 <= 1 - 4 * {G} {A} ^ 2 <= 1 - 4 * {LO} {A} ^ 2",
+              f"assert (H0 := {LO}_nonnegative {A} ltac:(lra)). assert (HG := {LO}_below_G {A} ltac:(lra)).\n"
+              f"  assert (Hh := region_G_at_A_below_half). unfold {G} in *. nra.",
+              "0 <= Lo(A) <= G(A) <= 1/2"),
         Definition(BINOMIAL, f"IZR (Z.div ({ZFACT} {2 * p}) ({ZFACT} {p} * {ZFACT} {p}))",
                    note="C(2p, p) = (2p)! / (p!)^2"),
         Lemma(f"{BINOMIAL}_value", CLAIM,
               f"{BINOMIAL} = {proof.binomial} /\\ Z.modulo ({ZFACT} {2 * p}) ({ZFACT} {p} * {ZFACT} {p}) = 0%Z",
               f"unfold {BINOMIAL}. split; [f_equal | ]; vm_compute; reflexivity.",
               "the central binomial coefficient, computed (the division is exact)"),
-        Lemma("region_expected_spacing_upper", CLAIM,
-              f"{scale} * RInt {K} 0 {A} + {scale} * {T} <= {U}",
-              f"destruct {BINOMIAL}_value as [HC _]. rewrite HC.\n"
-              f"  assert (H := region_K_integral). interval_intro (2 * {proof.binomial} / 4 ^ {p}) as Hs.\n"
-              f"  apply Rle_trans with (2 * {proof.binomial} / 4 ^ {p} * ({x0} + {I}) + 2 * {proof.binomial} / 4 ^ {p} * {T}).\n"
-              "  - apply Rplus_le_compat_r. apply Rmult_le_compat_l; [lra | exact H].\n  - lra.",
-              "E[S] = 2 C(2p, p) 4^-p (int_0^A K + int_A^inf K) <= U, with the tail of region_tail_factor"),
+        Definition(SPACING, f"{scale} * (RInt {K} 0 {A} + 4 * {PHI} {A} * (1 - 4 * {G} {A} ^ 2) ^ {p - 1})",
+                   note="an upper bound of E[S]: E[S] = 2 C(2p, p) 4^-p (int_0^A K + int_A^inf K) (the law of the middle "
+                        "spacing S of 2p normals), and int_A^inf K <= 4 phi(A) (1 - 4 G(A)^2)^(p-1) (K <= 4 Phibar "
+                        "(1 - 4 G(A)^2)^(p-1) on [A, inf), int_A^inf Phibar <= phi(A)): paper-level, not formalised"),
+        Lemma("region_spacing_bound_upper", CLAIM, f"{SPACING} <= {U}",
+              f"unfold {SPACING}. destruct {BINOMIAL}_value as [HC _]. rewrite HC.\n"
+              f"  assert (H := region_K_integral). assert (HT := region_tail_factor).\n"
+              f"  destruct region_tail_base as [Hb0 Hb1].\n"
+              f"  assert (Hp : (1 - 4 * {G} {A} ^ 2) ^ {p - 1} <= (1 - 4 * {LO} {A} ^ 2) ^ {p - 1}) by (apply pow_incr; lra).\n"
+              f"  assert (Hphi := {PHI}_bounds {A}).\n"
+              f"  assert (Ht : 4 * {PHI} {A} * (1 - 4 * {G} {A} ^ 2) ^ {p - 1} <= {T}).\n"
+              f"  {{ apply Rle_trans with (4 * {PHI} {A} * (1 - 4 * {LO} {A} ^ 2) ^ {p - 1}); [ | exact HT].\n"
+              "    apply Rmult_le_compat_l; [lra | exact Hp]. }\n"
+              f"  interval_intro (2 * {proof.binomial} / 4 ^ {p}) as Hs.\n"
+              f"  apply Rle_trans with (2 * {proof.binomial} / 4 ^ {p} * ({x0} + {I} + {T})).\n"
+              "  - apply Rmult_le_compat_l; lra.\n  - interval with (i_prec 200).",
+              "the bound of E[S] above is at most U: the integral over [0, A] (region_K_integral) and the tail "
+              "(region_tail_factor, region_tail_base)"),
         Lemma("region_phibar_lower", CLAIM, f"{real(proof.phibar_lo)} <= 1 / 2 - RInt {PHI} 0 {z}",
-              f"unfold {PHI}. {PHIBAR_TACTIC}.",
-              "Phibar(c_p U) = 1/2 - G(c_p U) >= Phb, and Phibar is decreasing: Phibar(c_p E[S]) >= Phibar(c_p U)"),
+              f"unfold {PHI}. {PHIBAR_TACTIC}.", "Phibar(c_p U) = 1/2 - G(c_p U) >= Phb"),
+        Lemma("region_phibar_at_spacing_bound", CLAIM, f"{real(proof.phibar_lo)} <= 1 / 2 - RInt {PHI} 0 {z_bound}",
+              f"assert (H := region_phibar_lower). assert (HU := region_spacing_bound_upper).\n"
+              f"  assert (Hc : 0 <= sqrt ({p} / (2 * ({p} - 1)))) by apply sqrt_pos.\n"
+              f"  assert (Hm := region_G_monotone {z_bound} {z} ltac:(apply Rmult_le_compat_l; assumption)).\n"
+              "  lra.", "Phibar is decreasing (region_G_monotone): Phibar(c_p E) >= Phibar(c_p U) >= Phb for E <= U"),
     ]
 
 
 @functools.lru_cache(maxsize=None)
 def region_proof(p: int) -> RegionProof:
-    """The proof's numbers at p, computed once per process (a few seconds of mpmath; they depend on p only)."""
+    """The proof's numbers at p, computed once per process (about a second of mpmath; they depend on p only)."""
     return RegionProof(p)
 
 
@@ -391,22 +421,23 @@ def dead_region_lemmas(document: dict) -> list:
     proof = region_proof(p)
     slack = proof.slack(expected_spacing_upper(p, 128).lower())
     node = document["claims"][CLAIM]
-    C, Phb = proof.binomial, real(proof.phibar_lo)
-    U = real(proof.spacing_hi)
-    z = f"(sqrt ({p} / (2 * ({p} - 1))) * {U})"
+    Phb = real(proof.phibar_lo)
+    z = f"(sqrt ({p} / (2 * ({p} - 1))) * {SPACING})"
     bound = f"((1 / 2 - RInt {PHI} 0 {z}) / ({BINOMIAL} - 1))"
     paper = ("docs/mathematics.md, 'Region probability of the dead theorem': P(R_dead | active) = "
-             "E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (ordering identity, Jensen), "
-             "and Phibar(c_p E[S]) >= Phibar(c_p U) as E[S] <= U (region_expected_spacing_upper)")
+             "E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen "
+             f"for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = {SPACING} >= E[S] (its definition's "
+             "comment) and Phibar decreasing")
     (mantissa, exponent), digits = lowered_lo(node["lo"], slack, f"{CLAIM}.lo")
     written = f"{mantissa} / 10 ^ {exponent}"
     log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{CLAIM}.log10_lo"), slack)
+    divide = (f"destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
+              f"apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound]")
     lemmas = [
         Lemma(f"{CLAIM}_lo_{digits}_digits", CLAIM, f"{written} <= {bound}",
               f"apply Rle_trans with ({Phb} / ({BINOMIAL} - 1)).\n"
               f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
-              f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
-              f"apply Rmult_le_compat_r; [interval | exact region_phibar_lower].",
+              f"  - {divide}.",
               f"{paper}; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded "
               f"down to {digits} significant digits", digits),
         Lemma(f"{CLAIM}_log10_lo_{log10_digits}_digits", CLAIM, f"{real(log10_end)} <= ln {bound} / ln 10",
@@ -414,8 +445,7 @@ def dead_region_lemmas(document: dict) -> list:
               f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
               f"  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.\n"
               f"    + destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval.\n"
-              f"    + destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
-              f"apply Rmult_le_compat_r; [interval | exact region_phibar_lower].",
+              f"    + {divide}.",
               f"{paper}; log10_lo lowered by 4 s/ln 10 and rounded down to {log10_digits} significant digits",
               log10_digits),
     ]

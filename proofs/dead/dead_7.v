@@ -202,6 +202,9 @@ Definition region_dLo : R -> R := fun x => region_phi x * (x * ((125331413731550
 (* C(2p, p) = (2p)! / (p!)^2 *)
 Definition region_central_binomial : R := IZR (Z.div (region_zfact 14) (region_zfact 7 * region_zfact 7)).
 
+(* an upper bound of E[S]: E[S] = 2 C(2p, p) 4^-p (int_0^A K + int_A^inf K) (the law of the middle spacing S of 2p normals), and int_A^inf K <= 4 phi(A) (1 - 4 G(A)^2)^(p-1) (K <= 4 Phibar (1 - 4 G(A)^2)^(p-1) on [A, inf), int_A^inf Phibar <= phi(A)): paper-level, not formalised *)
+Definition region_spacing_bound : R := (2 * region_central_binomial / 4 ^ 7) * (RInt region_K 0 (25 / 8) + 4 * region_phi (25 / 8) * (1 - 4 * region_G (25 / 8) ^ 2) ^ 6).
+
 (* claim single_active_gate: the margin is positive: the box has exactly one active gate. *)
 Lemma single_active_gate_lo_positive :
   0 < (3 / 500).
@@ -541,6 +544,16 @@ Proof.
     + interval.
 Qed.
 
+(* claim region_probability: G is nondecreasing (phi > 0), so Phibar = 1/2 - G is nonincreasing. *)
+Lemma region_G_monotone :
+  forall a b, a <= b -> RInt region_phi 0 a <= RInt region_phi 0 b.
+Proof.
+  intros a b Hab. rewrite <- (RInt_Chasles region_phi 0 a b) by apply region_phi_ex_RInt.
+  change (plus (RInt region_phi 0 a) (RInt region_phi a b)) with (RInt region_phi 0 a + RInt region_phi a b).
+  assert (0 <= RInt region_phi a b); [ | lra].
+  apply RInt_ge_0; [exact Hab | apply region_phi_ex_RInt | intros x _; apply Rlt_le, region_phi_bounds].
+Qed.
+
 (* claim region_probability: an odd power is increasing on the reals. *)
 Lemma region_odd_pow_le :
   forall n x y, Nat.Odd n -> x <= y -> x ^ n <= y ^ n.
@@ -697,11 +710,19 @@ Proof.
   unfold region_Lo, region_phi, region_mills_coefficients. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
-(* claim region_probability: Lo(A) <= G(A), both >= 0. *)
-Lemma region_tail_base :
-  1 - 4 * region_G (25 / 8) ^ 2 <= 1 - 4 * region_Lo (25 / 8) ^ 2.
+(* claim region_probability: G(A) < 1/2 (its margin is Phibar(A) > 0), so 1 - 4 G(A)^2 >= 0. *)
+Lemma region_G_at_A_below_half :
+  RInt region_phi 0 (25 / 8) <= 1 / 2.
 Proof.
-  assert (H0 := region_Lo_nonnegative (25 / 8) ltac:(lra)). assert (HG := region_Lo_below_G (25 / 8) ltac:(lra)). nra.
+  unfold region_phi. integral with (i_prec 40, i_degree 6, i_fuel 40).
+Qed.
+
+(* claim region_probability: 0 <= Lo(A) <= G(A) <= 1/2. *)
+Lemma region_tail_base :
+  0 <= 1 - 4 * region_G (25 / 8) ^ 2 <= 1 - 4 * region_Lo (25 / 8) ^ 2.
+Proof.
+  assert (H0 := region_Lo_nonnegative (25 / 8) ltac:(lra)). assert (HG := region_Lo_below_G (25 / 8) ltac:(lra)).
+  assert (Hh := region_G_at_A_below_half). unfold region_G in *. nra.
 Qed.
 
 (* claim region_probability: the central binomial coefficient, computed (the division is exact). *)
@@ -711,22 +732,39 @@ Proof.
   unfold region_central_binomial. split; [f_equal | ]; vm_compute; reflexivity.
 Qed.
 
-(* claim region_probability: E[S] = 2 C(2p, p) 4^-p (int_0^A K + int_A^inf K) <= U, with the tail of region_tail_factor. *)
-Lemma region_expected_spacing_upper :
-  (2 * region_central_binomial / 4 ^ 7) * RInt region_K 0 (25 / 8) + (2 * region_central_binomial / 4 ^ 7) * (2431751 / 100000000000000000000000) <= (8815921405197103179792031 / 50000000000000000000000000).
+(* claim region_probability: the bound of E[S] above is at most U: the integral over [0, A] (region_K_integral) and the tail (region_tail_factor, region_tail_base). *)
+Lemma region_spacing_bound_upper :
+  region_spacing_bound <= (8815921405197103179792031 / 50000000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
-  assert (H := region_K_integral). interval_intro (2 * 3432 / 4 ^ 7) as Hs.
-  apply Rle_trans with (2 * 3432 / 4 ^ 7 * ((1 / 1000000) + (420861634914770775501 / 1000000000000000000000)) + 2 * 3432 / 4 ^ 7 * (2431751 / 100000000000000000000000)).
-  - apply Rplus_le_compat_r. apply Rmult_le_compat_l; [lra | exact H].
-  - lra.
+  unfold region_spacing_bound. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (H := region_K_integral). assert (HT := region_tail_factor).
+  destruct region_tail_base as [Hb0 Hb1].
+  assert (Hp : (1 - 4 * region_G (25 / 8) ^ 2) ^ 6 <= (1 - 4 * region_Lo (25 / 8) ^ 2) ^ 6) by (apply pow_incr; lra).
+  assert (Hphi := region_phi_bounds (25 / 8)).
+  assert (Ht : 4 * region_phi (25 / 8) * (1 - 4 * region_G (25 / 8) ^ 2) ^ 6 <= (2431751 / 100000000000000000000000)).
+  { apply Rle_trans with (4 * region_phi (25 / 8) * (1 - 4 * region_Lo (25 / 8) ^ 2) ^ 6); [ | exact HT].
+    apply Rmult_le_compat_l; [lra | exact Hp]. }
+  interval_intro (2 * 3432 / 4 ^ 7) as Hs.
+  apply Rle_trans with (2 * 3432 / 4 ^ 7 * ((1 / 1000000) + (420861634914770775501 / 1000000000000000000000) + (2431751 / 100000000000000000000000))).
+  - apply Rmult_le_compat_l; lra.
+  - interval with (i_prec 200).
 Qed.
 
-(* claim region_probability: Phibar(c_p U) = 1/2 - G(c_p U) >= Phb, and Phibar is decreasing: Phibar(c_p E[S]) >= Phibar(c_p U). *)
+(* claim region_probability: Phibar(c_p U) = 1/2 - G(c_p U) >= Phb. *)
 Lemma region_phibar_lower :
   (892876411871067861342429 / 2000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (7 / (2 * (7 - 1))) * (8815921405197103179792031 / 50000000000000000000000000)).
 Proof.
   unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 100).
+Qed.
+
+(* claim region_probability: Phibar is decreasing (region_G_monotone): Phibar(c_p E) >= Phibar(c_p U) >= Phb for E <= U. *)
+Lemma region_phibar_at_spacing_bound :
+  (892876411871067861342429 / 2000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (7 / (2 * (7 - 1))) * region_spacing_bound).
+Proof.
+  assert (H := region_phibar_lower). assert (HU := region_spacing_bound_upper).
+  assert (Hc : 0 <= sqrt (7 / (2 * (7 - 1)))) by apply sqrt_pos.
+  assert (Hm := region_G_monotone (sqrt (7 / (2 * (7 - 1))) * region_spacing_bound) (sqrt (7 / (2 * (7 - 1))) * (8815921405197103179792031 / 50000000000000000000000000)) ltac:(apply Rmult_le_compat_l; assumption)).
+  lra.
 Qed.
 
 (* claim region_probability: the claim states lo > 0. *)
@@ -743,24 +781,24 @@ Proof.
   split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
 Qed.
 
-(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem': P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (ordering identity, Jensen), and Phibar(c_p E[S]) >= Phibar(c_p U) as E[S] <= U (region_expected_spacing_upper); lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem': P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma region_probability_lo_15_digits :
-  130118975789903 / 10 ^ 18 <= ((1 / 2 - RInt region_phi 0 (sqrt (7 / (2 * (7 - 1))) * (8815921405197103179792031 / 50000000000000000000000000))) / (region_central_binomial - 1)).
+  130118975789903 / 10 ^ 18 <= ((1 / 2 - RInt region_phi 0 (sqrt (7 / (2 * (7 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
 Proof.
   apply Rle_trans with ((892876411871067861342429 / 2000000000000000000000000) / (region_central_binomial - 1)).
   - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
-  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_lower].
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem': P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (ordering identity, Jensen), and Phibar(c_p E[S]) >= Phibar(c_p U) as E[S] <= U (region_expected_spacing_upper); log10_lo lowered by 4 s/ln 10 and rounded down to 16 significant digits. WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem': P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 16 significant digits. WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
 Lemma region_probability_log10_lo_16_digits :
-  (- (3885659363854247 / 1000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (7 / (2 * (7 - 1))) * (8815921405197103179792031 / 50000000000000000000000000))) / (region_central_binomial - 1)) / ln 10.
+  (- (3885659363854247 / 1000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (7 / (2 * (7 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
 Proof.
   apply Rle_trans with (ln ((892876411871067861342429 / 2000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
   - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
   - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
-    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_lower].
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
 (* Not exported (claims this file does not prove): region_purity_probability: its bound is an expectation over the law of the middle spacing S of 2p normals: integrals whose integrands contain the normal distribution function Phi, itself an integral; CoqInterval has no erf, and integral takes no integral inside its integrand *)
