@@ -1162,7 +1162,7 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
     summary entry is recomputed from the files that count. Writes ``failures.json`` and the
     summary (:func:`write_summary`). Tasks are chunks of one theorem's primes (:func:`_chunk_size`): a
     worker dying fails its chunk, whose primes are then tried one per task (a one-prime task that fails is
-    tried once more: a dying worker also fails the tasks placed beside it), so only the prime whose
+    tried once more with no other task running: a dying worker also fails the tasks placed beside it), so only the prime whose
     comparison or certifying kills a worker is affected (a file whose comparison does is certified again;
     a certifying that does is a failure). On Dask the workers only compute (:func:`make_chunk`,
     :func:`judge_chunk`): this process reads the files they compare and writes what they make, so the
@@ -1327,19 +1327,10 @@ def _sweep(primes, theorems, jobs, out, specs, recorded, progress, client, warn)
             for kind, todo in kinds:
                 for i in range(0, len(todo), size):
                     submit(kind, theorem, todo[i:i + size])
-        tried_twice = set()
-        for (kind, theorem, chunk), ok, value in pool.results():
-            if not ok and len(chunk) > 1:  # a worker died (or the task raised): each prime again on its own
-                for p in chunk:
-                    submit(kind, theorem, [p])
-                continue
-            if not ok and (kind, theorem, chunk) not in tried_twice:
-                # once more before it counts: a worker that dies fails every task the scheduler had placed on it,
-                # so a one-prime task can fail with another prime's death (seen in CI: 17 beside 19)
-                tried_twice.add((kind, theorem, chunk))
-                submit(kind, theorem, list(chunk))
-                continue
-            if not ok:  # this prime's own task failed, twice
+
+        def finished(kind, theorem, chunk, ok, value):
+            nonlocal total, done
+            if not ok:  # this prime's own task failed, alone
                 value = [(chunk[0], f"certifying failed: {value}", "")] if kind == "certify" else \
                         [(chunk[0], ERROR, f"checking it failed: {value}", "")]
             elif client is not None:  # what the Dask workers computed, written here
@@ -1353,6 +1344,29 @@ def _sweep(primes, theorems, jobs, out, specs, recorded, progress, client, warn)
             done += len(chunk)
             if progress:
                 progress(done, total, time.perf_counter() - start)
+
+        alone = deque()  # one-prime tasks that failed beside others: each tried again with nothing else running
+
+        def drain(solo=None):
+            for key, ok, value in pool.results():
+                kind, theorem, chunk = key
+                if not ok and len(chunk) > 1:  # a worker died (or the task raised): each prime again on its own
+                    for p in chunk:
+                        submit(kind, theorem, [p])
+                elif not ok and key != solo:
+                    # a worker that dies fails every task the scheduler had placed on it (Dask also reruns the
+                    # killing task on another worker, beside that worker's task), so a one-prime task can fail
+                    # with another prime's death (seen in CI: 17 beside 19, twice): its verdict waits for a run
+                    # on its own
+                    alone.append(key)
+                else:
+                    finished(kind, theorem, chunk, ok, value)
+
+        drain()
+        while alone:
+            key = alone.popleft()
+            submit(key[0], key[1], list(key[2]))
+            drain(solo=key)
     report.seconds = time.perf_counter() - start
     summarized = [theorem for theorem in _RECORDS if theorem in theorems or theorem in carried]
     report.notes = _dropped_entries(out, summarized)
