@@ -8,6 +8,7 @@ Layers (each depends only on those above it):
 ``gaussian``  the ``gaussian_probability`` claim (product of Gaussian factor integrals)
 ``family``    claims shared by dead, smooth and gd (gate margins, two-level Fourier fraction)
 ``dead``, ``slide``, ``smooth``, ``gd``   one exporter per theorem
+``region``, ``region_slide``   the ``region_probability`` claims of dead and slide (a Mills-ratio bound of Phi)
 ``export``    assembles the .v file of a certificate (header, primality, lemmas, what is not exported)
 ``compile``   runs ``coqc`` on it
 

@@ -23,6 +23,7 @@ point:
 ``limit_direction``        each component of (1/sqrt p)(V, V, kappa_p q) in [lo, hi]
 ``limit_fourier_fraction`` the two-level fraction (1.5) of contrasts (1, 1, kappa_p) is the exact value
 ``limit_loss``             lo <= (p^2-1)/p^2 log p <= hi
+``region_probability``     lo and log10_lo below the bound of R_slide's probability (certify.coq.region_slide)
 
 and, first, ``base_point_*`` (certify.coq.family.base_point_lemmas): the certificate's base point is the
 construction of section A.3 in its parameters, u(0) = v(0) = X, u(j) = v(j) = -3X, w(0) = d0 = 2 p gamma_*,
@@ -39,6 +40,7 @@ from ..kernel.balls import working_precision
 from .family import BOX_TACTIC, base_point_lemmas, fourier_fraction_lemmas
 from .export import SHARED_CLAIMS
 from .lemma import Definition, Lemma, NotExported
+from .region_slide import CLAIM as CLAIM_REGION, slide_region_lemmas
 from .relations import landmark_lemmas, relation, stated, twin_lemmas
 from .terms import exact_number, ident, number, rational_above, rational_below, real, round_down, round_up
 
@@ -88,6 +90,11 @@ def slide_obligations(document: dict) -> list:
             items.extend(builders[claim]())
         except ValueError as error:  # a literal too long for Coq: the claim is listed, not half-exported
             items.append(NotExported(claim, str(error)))
+    if CLAIM_REGION in document["claims"]:  # after the other claims: certify.coq.export places it last
+        try:
+            items.extend(slide_region_lemmas(document))
+        except ValueError as error:  # the route cannot reach the claim: listed, not half-exported
+            items.append(NotExported(CLAIM_REGION, str(error)))
     return items
 
 

@@ -377,6 +377,45 @@ Proof.
   lra.
 Qed.
 
+(* phi, the standard normal density *)
+Definition region_phi : R -> R := fun x => exp (- x ^ 2 / 2) / sqrt (2 * PI).
+
+(* G(x) = int_0^x phi *)
+Definition region_G : R -> R := fun x => RInt region_phi 0 x.
+
+(* sum over k of d_k y^(n+k+1): a polynomial given by its coefficients *)
+Fixpoint region_prim (d : list R) (n : nat) (y : R) : R := match d with nil => 0 | cons a d' => a * y ^ S n + region_prim d' (S n) y end.
+
+(* its derivative in y (region_prim_derive) *)
+Fixpoint region_dprim (d : list R) (n : nat) (y : R) : R := match d with nil => 0 | cons a d' => a * INR (S n) * y ^ n + region_dprim d' (S n) y end.
+
+(* the same polynomial in Horner form, which interval evaluates faster: region_prim d 0 y = y region_horner d y *)
+Fixpoint region_horner (d : list R) (y : R) : R := match d with nil => 0 | cons a d' => a + y * region_horner d' y end.
+
+(* its derivative in Horner form: region_dprim d n y = y^n region_dhorner d n y *)
+Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil => 0 | cons a d' => a * INR (S n) + y * region_dhorner d' (S n) y end.
+
+(* n! in Coq's binary integers *)
+Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
+
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 16: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (8398644269361592513598293 / 25000000000000000000000000)) (cons (17973119819524103141818881 / 100000000000000000000000000) (cons (- (87115300418440688174199479 / 1000000000000000000000000000)) (cons (9736563628719999018540987 / 250000000000000000000000000) (cons (- (16259514250847417422314677 / 1000000000000000000000000000)) (cons (63965998981183712843084307 / 10000000000000000000000000000) (cons (- (23877813590011768560719739 / 10000000000000000000000000000)) (cons (10629435230057665889243553 / 12500000000000000000000000000) (cons (- (3626428251152551550033109 / 12500000000000000000000000000)) (cons (11902923862448485033986437 / 125000000000000000000000000000) (cons (- (236716919768867406497869 / 7812500000000000000000000000)) (cons (5795080392523717841235223 / 625000000000000000000000000000) (cons (- (6477216740506480997556803 / 2500000000000000000000000000000)) (cons (75163671694358177783733453 / 100000000000000000000000000000000) (cons (- (30344103590659291323679203 / 100000000000000000000000000000000)) (cons (408796251067107129549591 / 5000000000000000000000000000000) (nil)))))))))))))))).
+
+(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-15 *)
+Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (22887639495 / 2147483648).
+
+(* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
+Definition region_slide_L : R -> R := fun y => region_phi y * ((1382577922974105502331341 / 2500000000000000000000000) + ((y - (2889198023 / 2147483648)) / (21 / 16)) * region_horner region_slide_mills ((y - (2889198023 / 2147483648)) / (21 / 16))).
+
+(* its derivative *)
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((1382577922974105502331341 / 2500000000000000000000000) + ((y - (2889198023 / 2147483648)) / (21 / 16)) * region_horner region_slide_mills ((y - (2889198023 / 2147483648)) / (21 / 16))) + region_dhorner region_slide_mills 0 ((y - (2889198023 / 2147483648)) / (21 / 16)) / (21 / 16)).
+
+(* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
+Definition region_slide_survival : R := RInt (fun x => 7 * region_slide_phibar (- x) ^ 6 * region_phi x * region_slide_phibar (x + (2889198023 / 1073741824)) ^ 7) (- (2889198023 / 2147483648) - (21 / 16)) (- (2889198023 / 2147483648) + (21 / 16)).
+
+(* C(2p, p) = (2p)! / (p!)^2 *)
+Definition region_central_binomial : R := IZR (Z.div (region_zfact 14) (region_zfact 7 * region_zfact 7)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (62768586246388953079964017204424891533895531 / 5000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
@@ -527,4 +566,309 @@ Proof.
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* Not exported (claims this file does not prove): region_probability: its bound is an expectation over the law of the middle spacing S of 2p normals: integrals whose integrands contain the normal distribution function Phi, itself an integral; CoqInterval has no erf, and integral takes no integral inside its integrand *)
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_prim_derive :
+  forall d n y, is_derive (region_prim d n) y (region_dprim d n y).
+Proof.
+  induction d as [| a d IH]; intros n y; simpl.
+  - apply (is_derive_const (K := R_AbsRing) (V := R_NormedModule)).
+  - apply (is_derive_plus (fun y => a * y ^ S n) (region_prim d (S n))).
+    + auto_derive. * exact I. * rewrite Rmult_1_l, Rmult_assoc. reflexivity.
+    + apply IH.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_prim_horner :
+  forall d n y, region_prim d n y = y ^ S n * region_horner d y.
+Proof.
+  induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_dprim_horner :
+  forall d n y, region_dprim d n y = y ^ n * region_dhorner d n y.
+Proof.
+  induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_dprim_ex_derive :
+  forall d n y, ex_derive (region_dprim d n) y.
+Proof.
+  induction d as [| a d IH]; intros n y; simpl.
+  - apply (ex_derive_const (K := R_AbsRing) (V := R_NormedModule)).
+  - apply (ex_derive_plus (fun y => a * INR (S n) * y ^ n) (region_dprim d (S n))).
+    + auto_derive. exact I.
+    + apply IH.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_phi_continuous :
+  forall x, continuous region_phi x.
+Proof.
+  intros x. apply continuity_pt_filterlim. apply derivable_continuous_pt. unfold region_phi, Rdiv. reg.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_phi_ex_RInt :
+  forall a b, ex_RInt region_phi a b.
+Proof.
+  intros a b. apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros z _. apply region_phi_continuous.
+Qed.
+
+(* claim region_probability: the fundamental theorem of calculus: G' = phi. *)
+Lemma region_G_derive :
+  forall x, is_derive region_G x (region_phi x).
+Proof.
+  intros x. apply (is_derive_RInt region_phi region_G 0 x).
+  - apply filter_forall. intros b. apply (RInt_correct (V := R_CompleteNormedModule)). apply region_phi_ex_RInt.
+  - apply region_phi_continuous.
+Qed.
+
+(* claim region_probability: 0 < phi <= phi(0) = 1/sqrt(2 pi) < 1/2. *)
+Lemma region_phi_bounds :
+  forall x, 0 < region_phi x <= 1 / 2.
+Proof.
+  intros x. assert (Hs : 2 <= sqrt (2 * PI)) by interval.
+  assert (He : exp (- x ^ 2 / 2) <= 1).
+  { rewrite <- exp_0. destruct (Req_dec x 0) as [-> | Hx].
+    - right. f_equal. field.
+    - left. apply exp_increasing. assert (0 < x * x) by (apply Rsqr_pos_lt; exact Hx). nra. }
+  unfold region_phi. split.
+  - apply Rdiv_lt_0_compat; [apply exp_pos | lra].
+  - unfold Rdiv. apply Rle_trans with (1 * / sqrt (2 * PI)).
+    + apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact He].
+    + interval.
+Qed.
+
+(* claim region_probability: (phi Q)' = phi (-y Q + Q'), as phi' = -y phi; Q = c0 + s H(s), s = (y - m)/w. *)
+Lemma region_slide_form_derive :
+  forall d c0 m w (y : R), w <> 0 -> is_derive (fun y => region_phi y * (c0 + ((y - m) / w) * region_horner d ((y - m) / w))) y (region_phi y * (- y * (c0 + ((y - m) / w) * region_horner d ((y - m) / w)) + region_dhorner d 0 ((y - m) / w) / w)).
+Proof.
+  intros d c0 m w y Hw.
+  apply (is_derive_ext (fun y => region_phi y * (c0 + region_prim d 0 ((y - m) / w)))).
+  { intros x. rewrite region_prim_horner, pow_1. reflexivity. }
+  replace (region_dhorner d 0 ((y - m) / w)) with (region_dprim d 0 ((y - m) / w)) by (rewrite region_dprim_horner; ring).
+  unfold region_phi. auto_derive.
+  - repeat split; try exact I; try exact Hw. exists (region_dprim d 0 ((y - m) / w)). apply region_prim_derive.
+  - replace ((y + - m) * / w) with ((y - m) / w) by reflexivity.
+    replace (Derive (fun x : R => region_prim d 0 x) ((y - m) / w)) with (region_dprim d 0 ((y - m) / w)) by (symmetry; apply is_derive_unique; apply region_prim_derive).
+    replace (- (y * (y * 1)) * / 2) with (- y ^ 2 / 2) by (unfold Rdiv; ring).
+    rewrite region_prim_horner, pow_1. field. split; [exact Hw | ].
+    apply Rgt_not_eq, sqrt_lt_R0. generalize PI_RGT_0. lra.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_slide_form_continuous :
+  forall d c0 m w (y : R), w <> 0 -> continuous (fun y => region_phi y * (- y * (c0 + ((y - m) / w) * region_horner d ((y - m) / w)) + region_dhorner d 0 ((y - m) / w) / w)) y.
+Proof.
+  intros d c0 m w y Hw.
+  apply (continuous_ext (fun y => region_phi y * (- y * (c0 + region_prim d 0 ((y - m) / w)) + region_dprim d 0 ((y - m) / w) / w))).
+  { intros x. rewrite region_prim_horner, region_dprim_horner, pow_1, pow_O, Rmult_1_l. reflexivity. }
+  apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_phi.
+  auto_derive. repeat split; try exact I; try exact Hw.
+  - exists (region_dprim d 0 ((y - m) / w)). apply region_prim_derive.
+  - apply region_dprim_ex_derive.
+Qed.
+
+(* claim region_probability: int_y^B phi - L(y) is nonincreasing on [a, b] (its derivative -phi - l <= 0) and >= 0 at b. *)
+Lemma region_slide_below_tail :
+  forall (L l : R -> R) a b B, (forall x, is_derive L x (l x)) -> (forall x, continuous l x) -> (forall x, a <= x <= b -> 0 <= region_phi x + l x) -> L b <= RInt region_phi b B -> forall y, a <= y <= b -> L y <= RInt region_phi y B.
+Proof.
+  intros L l a b B HL Hl Hs Hb y Hy.
+  assert (HI : is_RInt l y b (minus (L b) (L y))).
+  { apply (is_RInt_derive L l). - intros x _. apply HL. - intros x _. apply Hl. }
+  assert (HP : is_RInt region_phi y b (RInt region_phi y b)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HS : is_RInt (fun x => region_phi x + l x) y b (RInt region_phi y b + (L b - L y))) by exact (is_RInt_plus _ _ y b _ _ HP HI).
+  assert (H0 : 0 <= RInt (fun x => region_phi x + l x) y b).
+  { apply RInt_ge_0; [lra | exists (RInt region_phi y b + (L b - L y)); exact HS | intros x Hx; apply Hs; lra]. }
+  rewrite (is_RInt_unique _ _ _ _ HS) in H0.
+  rewrite <- (RInt_Chasles region_phi y b B) by apply region_phi_ex_RInt.
+  change (plus (RInt region_phi y b) (RInt region_phi b B)) with (RInt region_phi y b + RInt region_phi b B). lra.
+Qed.
+
+(* claim region_probability: a product of continuous functions is continuous. *)
+Lemma region_slide_integrand_continuous :
+  forall (f : R -> R) c n k t x, (forall y, continuous f y) -> continuous (fun x => c * f (- x) ^ n * region_phi x * f (x + t) ^ k) x.
+Proof.
+  intros f c n k t x Hf.
+  apply (continuous_mult (fun x => c * f (- x) ^ n * region_phi x) (fun x => f (x + t) ^ k)).
+  - apply (continuous_mult (fun x => c * f (- x) ^ n) region_phi); [ | apply region_phi_continuous].
+    apply (continuous_mult (fun _ => c) (fun x => f (- x) ^ n)); [apply continuous_const | ].
+    apply (continuous_comp (fun x => f (- x)) (fun u => u ^ n)); [ | apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)); auto_derive; exact I].
+    apply (continuous_comp Ropp f); [apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)); auto_derive; exact I | apply Hf].
+  - apply (continuous_comp (fun x => f (x + t)) (fun u => u ^ k)); [ | apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)); auto_derive; exact I].
+    apply (continuous_comp (fun x => x + t) f); [ | apply Hf].
+    apply (continuous_plus (fun x => x) (fun _ => t)); [apply continuous_id | apply continuous_const].
+Qed.
+
+(* claim region_probability: y -> int_y^B phi = int_0^B phi - G(y) is continuous. *)
+Lemma region_slide_tail_continuous :
+  forall B y, continuous (fun y => RInt region_phi y B) y.
+Proof.
+  intros B y. apply (continuous_ext (fun y => RInt region_phi 0 B - region_G y)).
+  { intros x. unfold region_G. rewrite <- (RInt_Chasles region_phi 0 x B) by apply region_phi_ex_RInt.
+    change (plus (RInt region_phi 0 x) (RInt region_phi x B)) with (RInt region_phi 0 x + RInt region_phi x B).
+    assert (E : forall u v : R, u + v - u = v) by (intros; ring). apply E. }
+  apply (continuous_minus (fun _ => RInt region_phi 0 B) region_G); [apply continuous_const | ].
+  apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). exists (region_phi y). apply region_G_derive.
+Qed.
+
+(* claim region_probability: L' = dL. *)
+Lemma region_slide_L_derive :
+  forall y, is_derive region_slide_L y (region_slide_dL y).
+Proof.
+  intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
+Qed.
+
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (973 / 1000000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+Lemma region_slide_mills_residual :
+  forall y, (70625735 / 2147483648) <= y <= (5707770311 / 2147483648) -> y * ((1382577922974105502331341 / 2500000000000000000000000) + ((y - (2889198023 / 2147483648)) / (21 / 16)) * region_horner region_slide_mills ((y - (2889198023 / 2147483648)) / (21 / 16))) - region_dhorner region_slide_mills 0 ((y - (2889198023 / 2147483648)) / (21 / 16)) / (21 / 16) - 1 <= 0.
+Proof.
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 18, i_prec 100, i_bisect y).
+Qed.
+
+(* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
+Lemma region_slide_dL_above :
+  forall y, (70625735 / 2147483648) <= y <= (5707770311 / 2147483648) -> 0 <= region_phi y + region_slide_dL y.
+Proof.
+  intros y Hy. unfold region_slide_dL. assert (H := region_slide_mills_residual y Hy). assert (H0 := region_phi_bounds y). nra.
+Qed.
+
+(* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
+Lemma region_slide_anchor :
+  (98290120768851847663 / 25000000000000000000000) <= RInt region_phi (5707770311 / 2147483648) (22887639495 / 2147483648).
+Proof.
+  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+Qed.
+
+(* claim region_probability: L(b) <= int_b^B phi. *)
+Lemma region_slide_L_at_b :
+  region_slide_L (5707770311 / 2147483648) <= RInt region_phi (5707770311 / 2147483648) (22887639495 / 2147483648).
+Proof.
+  apply Rle_trans with (98290120768851847663 / 25000000000000000000000); [ | exact region_slide_anchor].
+  unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
+Qed.
+
+(* claim region_probability: Phibar - L is nonincreasing on [a, b] and >= 0 at b. *)
+Lemma region_slide_L_below_phibar :
+  forall y, (70625735 / 2147483648) <= y <= (5707770311 / 2147483648) -> region_slide_L y <= region_slide_phibar y.
+Proof.
+  unfold region_slide_phibar. apply (region_slide_below_tail region_slide_L region_slide_dL (70625735 / 2147483648) (5707770311 / 2147483648) (22887639495 / 2147483648)).
+  - exact region_slide_L_derive.
+  - intros y. unfold region_slide_dL. apply region_slide_form_continuous. lra.
+  - exact region_slide_dL_above.
+  - exact region_slide_L_at_b.
+Qed.
+
+(* claim region_probability: L >= 0 on [a, b]. *)
+Lemma region_slide_L_nonnegative :
+  forall y, (70625735 / 2147483648) <= y <= (5707770311 / 2147483648) -> 0 <= region_slide_L y.
+Proof.
+  intros y Hy. unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 60, i_bisect y).
+Qed.
+
+(* claim region_probability: the integral of the closed-form lower bound over the window. *)
+Lemma region_slide_closed_integral :
+  (15835143375485126055 * powerRZ 10 (-33)%Z) <= RInt (fun x => 7 * region_slide_L (- x) ^ 6 * region_phi x * region_slide_L (x + (2889198023 / 1073741824)) ^ 7) (- (2889198023 / 2147483648) - (21 / 16)) (- (2889198023 / 2147483648) + (21 / 16)).
+Proof.
+  unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
+Qed.
+
+(* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
+Lemma region_slide_survival_lower :
+  (15835143375485126055 * powerRZ 10 (-33)%Z) <= region_slide_survival.
+Proof.
+  apply Rle_trans with (RInt (fun x => 7 * region_slide_L (- x) ^ 6 * region_phi x * region_slide_L (x + (2889198023 / 1073741824)) ^ 7) (- (2889198023 / 2147483648) - (21 / 16)) (- (2889198023 / 2147483648) + (21 / 16))); [exact region_slide_closed_integral | ].
+  unfold region_slide_survival. apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _.
+    apply region_slide_integrand_continuous. intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). exists (region_slide_dL y). apply region_slide_L_derive.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _.
+    apply region_slide_integrand_continuous. intros y. apply region_slide_tail_continuous.
+  - intros x Hx. assert (H1 : (70625735 / 2147483648) <= - x <= (5707770311 / 2147483648)) by lra. assert (H2 : (70625735 / 2147483648) <= x + (2889198023 / 1073741824) <= (5707770311 / 2147483648)) by lra.
+    assert (L1 := region_slide_L_nonnegative _ H1). assert (L2 := region_slide_L_nonnegative _ H2).
+    assert (P1 := region_slide_L_below_phibar _ H1). assert (P2 := region_slide_L_below_phibar _ H2).
+    assert (Hphi := region_phi_bounds x).
+    assert (E1 : region_slide_L (- x) ^ 6 <= region_slide_phibar (- x) ^ 6) by (apply pow_incr; lra).
+    assert (E2 : region_slide_L (x + (2889198023 / 1073741824)) ^ 7 <= region_slide_phibar (x + (2889198023 / 1073741824)) ^ 7) by (apply pow_incr; lra).
+    assert (F1 : 0 <= region_slide_L (- x) ^ 6) by (apply pow_le; lra).
+    assert (F2 : 0 <= region_slide_L (x + (2889198023 / 1073741824)) ^ 7) by (apply pow_le; lra).
+    apply Rmult_le_compat; [ | lra | | exact E2].
+    + apply Rmult_le_pos; [apply Rmult_le_pos; [lra | exact F1] | lra].
+    + apply Rmult_le_compat_r; [lra | ]. apply Rmult_le_compat_l; [lra | exact E1].
+Qed.
+
+(* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
+Lemma region_slide_spread :
+  (68872046870949274997967 / 1000000000000000000000000) <= 2 * RInt region_phi 0 (177 / 2048).
+Proof.
+  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+Qed.
+
+(* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
+Lemma region_slide_gamma_tail :
+  (20557124303623352587 * powerRZ 10 (-29)%Z) <= RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15.
+Proof.
+  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+Qed.
+
+(* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
+Lemma region_slide_admissible :
+  (7 - 1) / exp 1 < 1 ^ 2 * (105 / 128) * (2889198023 / 1073741824).
+Proof.
+  interval with (i_prec 100).
+Qed.
+
+(* claim region_probability: the central binomial coefficient, computed (the division is exact). *)
+Lemma region_central_binomial_value :
+  region_central_binomial = 3432 /\ Z.modulo (region_zfact 14) (region_zfact 7 * region_zfact 7) = 0%Z.
+Proof.
+  unfold region_central_binomial. split; [f_equal | ]; vm_compute; reflexivity.
+Qed.
+
+(* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
+Lemma region_slide_bound_lower :
+  (3432 / (3432 - 1) * (15835143375485126055 * powerRZ 10 (-33)%Z) * (68872046870949274997967 / 1000000000000000000000000) ^ 6 * (20557124303623352587 * powerRZ 10 (-29)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (177 / 2048)) ^ 6 * RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
+  assert (HT := region_slide_gamma_tail).
+  assert (P0 : 0 <= (68872046870949274997967 / 1000000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (20557124303623352587 * powerRZ 10 (-29)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (15835143375485126055 * powerRZ 10 (-33)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 3432 / (3432 - 1)) by interval with (i_prec 100).
+  assert (HEn : (68872046870949274997967 / 1000000000000000000000000) ^ 6 <= (2 * RInt region_phi 0 (177 / 2048)) ^ 6) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (68872046870949274997967 / 1000000000000000000000000) ^ 6) by (apply pow_le; lra).
+  apply Rmult_le_compat; [ | lra | | exact HT].
+  - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
+  - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
+    apply Rmult_le_compat_l; [exact P3 | exact HS].
+Qed.
+
+(* claim region_probability: the claim states lo > 0. *)
+Lemma region_probability_lo_positive :
+  0 < (288008366339408505751597389228612217422259491 / 1000000000000000000000000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_probability_log10_lo_pair :
+  2 * (1 / 100000000000000000000000000000000000) <= Rabs (- (763514872406517118178194159146958673 / 25000000000000000000000000000000000)) /\ 0 < 288008366339408505751597389228612217422259491 /\ (- (763514872406517118178194159146958673 / 25000000000000000000000000000000000)) <= (ln 288008366339408505751597389228612217422259491 / ln 10 - ln 1 / ln 10 + (-75)) /\ (ln 288008366339408505751597389228612217422259491 / ln 10 - ln 1 / ln 10 + (-75)) < ((- (763514872406517118178194159146958673 / 25000000000000000000000000000000000)) + (1 / 100000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_probability: docs/mathematics.md, 'Region probability of the sliding theorem': P(R_slide | active) >= P(S > t) P(m > sigma g) / (C(2p, p) - 1), sigma = 1, g = (105 / 128), t = (2889198023 / 1073741824) (the ordering identity; given one active gate x = sigma S, and S > t, m > sigma g give x m > (p-1)/e by region_slide_admissible; the independence of w from (u, v)), P(S > t) >= C(2p, p) region_slide_survival (its definition's comment), P(m > sigma g) >= erf(r/(2 sqrt 2))^n Phibar(z) (the gamma-minimum bound, delta = (295 / 2048)), erf(r/(2 sqrt 2)) = 2 G(r/2), Phibar(z) >= int_z^B2 phi; lo lowered by a relative 4 s, s = 1/1000000000000000, and rounded down to 16 significant digits. WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma region_probability_lo_16_digits :
+  ln 2880083663394073 - 46 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (177 / 2048)) ^ 6 * RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15).
+Proof.
+  apply Rle_trans with (ln (3432 / (3432 - 1) * (15835143375485126055 * powerRZ 10 (-33)%Z) * (68872046870949274997967 / 1000000000000000000000000) ^ 6 * (20557124303623352587 * powerRZ 10 (-29)%Z))); [interval with (i_prec 200) | ].
+  apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
+Qed.
+
+(* claim region_probability: docs/mathematics.md, 'Region probability of the sliding theorem': P(R_slide | active) >= P(S > t) P(m > sigma g) / (C(2p, p) - 1), sigma = 1, g = (105 / 128), t = (2889198023 / 1073741824) (the ordering identity; given one active gate x = sigma S, and S > t, m > sigma g give x m > (p-1)/e by region_slide_admissible; the independence of w from (u, v)), P(S > t) >= C(2p, p) region_slide_survival (its definition's comment), P(m > sigma g) >= erf(r/(2 sqrt 2))^n Phibar(z) (the gamma-minimum bound, delta = (295 / 2048)), erf(r/(2 sqrt 2)) = 2 G(r/2), Phibar(z) >= int_z^B2 phi; log10_lo lowered by 4 s/ln 10 and rounded down to 18 significant digits. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma region_probability_log10_lo_18_digits :
+  (- (61081189792521373 / 2000000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (177 / 2048)) ^ 6 * RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15) / ln 10.
+Proof.
+  apply Rle_trans with (ln (3432 / (3432 - 1) * (15835143375485126055 * powerRZ 10 (-33)%Z) * (68872046870949274997967 / 1000000000000000000000000) ^ 6 * (20557124303623352587 * powerRZ 10 (-29)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
+Qed.
