@@ -68,11 +68,14 @@ def compile_texts(folder, texts: dict, timeout: float = 180) -> dict:
 
 
 #: Honest lemmas whose proofs are slow (one ``integral`` of about 27 s: smooth's J to 15 digits; the dead region's
-#: Mills residual, Lo >= 0, integral, tail and C(2p, p), about 25 s together, certify.coq.region). A forgery test
+#: Mills residual, Lo >= 0, integral, tail and C(2p, p), about 25 s together, certify.coq.region; the slide region's
+#: residual, anchor, L >= 0, window integral and gamma integrals, about 12 s, certify.coq.region_slide). A forgery test
 #: may admit them (:func:`with_admitted`): the library compilation (tests/test_coq_library.py) proves them, and a
 #: forgery's verdict must come from the forged claim's own lemma, which uses their statements only.
 SLOW_HONEST_LEMMAS = ("smooth_J_enclosure", "region_mills_residual", "region_Lo_nonnegative", "region_bound_integral",
-                      "region_tail_factor", "region_central_binomial_value")
+                      "region_tail_factor", "region_central_binomial_value", "region_slide_mills_residual",
+                      "region_slide_anchor", "region_slide_L_nonnegative", "region_slide_closed_integral",
+                      "region_slide_spread", "region_slide_gamma_tail")
 
 
 def _lemma_block(text: str, name: str) -> str | None:

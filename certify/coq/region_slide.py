@@ -30,7 +30,7 @@ finite integrals of phi, never 1/2 - G (docs/coq.md, 'The slide region in Coq').
   (p - 1)/e < sigma^2 g t (``interval``): U_slide(sigma g, sigma t) is one of the sets R_slide unites.
 
 The kernel's P(S > t) is a 65-point lower Riemann-Stieltjes sum; the window's integral exceeds it by a factor
-1.2 (p = 5) to 18 (p = 101), which absorbs every rounding of this route (the closed-form integral is proved
+1.25 (p = 5) to 18 (p = 101), which absorbs every rounding of this route (the closed-form integral is proved
 only above the geometric middle of the two), so lo' is lo lowered only by the statement's rounding
 (:data:`MANTISSA_SLACK`). A lo forged past the exact right-hand side is refused by coqc.
 """
