@@ -38,7 +38,7 @@ def _sci(pair) -> mpmath.mpf:
 
 
 def _tail(y, B):
-    """int_y^B phi by erfc differences (no cancellation for y > 0)."""
+    """int_y^B phi by erfc differences (erfc(B/sqrt 2) < 10^-20 relatively: B is b + 8)."""
     return (mpmath.erfc(y / mpmath.sqrt(2)) - mpmath.erfc(B / mpmath.sqrt(2))) / 2
 
 
@@ -184,23 +184,29 @@ def test_the_statements_transcribe_the_paper_formula(p):
     p, the arguments -x and x + t, B = t/2 + W + 8, r/2 = n delta / (2 (n - 1)), z = sqrt(p n) (g + delta),
     C/(C - 1), and (A.14) with the certificate's sigma. A forged lo cannot catch an overstated right-hand side
     (coqc refuses anything above what it proves); this test can."""
+    from certify.kernel.region_slide import slide_region_claim_bound
+
     document = parse_certificate(LIBRARY[p].read_bytes())
-    proof = slide_region_proof(p, ONE)
+    sigma = fmpq(Fraction(document["parameters"]["sigma"]).numerator, Fraction(document["parameters"]["sigma"]).denominator)
+    kernel = slide_region_claim_bound(p, sigma)  # t = X/sigma, g, delta: the kernel's, not the exporter's copies
+    t_q, g_q, delta_q = kernel.X / sigma, kernel.gamma_star / sigma, kernel.delta
+    proof = slide_region_proof(p, sigma)
+    assert (proof.t, proof.g, proof.delta_g) == (t_q, g_q, delta_q)
     text = coq_file(document).text
-    n, t, W, m = p - 1, _coq(proof.t), _coq(proof.W), _coq(proof.t / 2)
-    B = _coq(proof.t / 2 + proof.W + 8)
+    n, t, W, m = p - 1, _coq(t_q), _coq(proof.W), _coq(t_q / 2)
+    B = _coq(t_q / 2 + proof.W + 8)
     assert (f"Definition region_slide_phibar : R -> R := fun y => RInt region_phi y {B}.") in text
     assert (f"Definition region_slide_survival : R := RInt (fun x => {p} * region_slide_phibar (- x) ^ {n} * "
             f"region_phi x * region_slide_phibar (x + {t}) ^ {p}) (- {m} - {W}) (- {m} + {W}).") in text
-    r_half = _coq(fmpq(n) * proof.delta_g / (2 * (n - 1)))
-    z = f"(sqrt ({p} * {n}) * ({_coq(proof.g)} + {_coq(proof.delta_g)}))"
-    B2 = _coq(fmpq(int(mpmath.floor(mpmath.sqrt(p * n) * (_mp(proof.g) + _mp(proof.delta_g)))) + 9))
+    r_half = _coq(fmpq(n) * delta_q / (2 * (n - 1)))
+    z = f"(sqrt ({p} * {n}) * ({_coq(g_q)} + {_coq(delta_q)}))"
+    B2 = _coq(fmpq(int(mpmath.floor(mpmath.sqrt(p * n) * (_mp(g_q) + _mp(delta_q)))) + 9))
     rhs = (f"(region_central_binomial / (region_central_binomial - 1) * region_slide_survival * "
            f"(2 * RInt region_phi 0 {r_half}) ^ {n} * RInt region_phi {z} {B2})")
     lo_lemma = next(line for line in text.splitlines() if line.strip().startswith("ln ") and "<= ln (region_central" in line)
     assert lo_lemma.rstrip(".").endswith(f"<= ln {rhs}")
     assert f"<= ln {rhs} / ln 10." in text
-    assert f"({p} - 1) / exp 1 < 1 ^ 2 * {_coq(proof.g)} * {t}." in text
+    assert f"({p} - 1) / exp 1 < {_coq(sigma)} ^ 2 * {_coq(g_q)} * {t}." in text
     assert "Definition region_phi : R -> R := fun x => exp (- x ^ 2 / 2) / sqrt (2 * PI)." in text
     assert f"Definition region_central_binomial : R := IZR (Z.div (region_zfact {2 * p}) (region_zfact {p} * region_zfact {p}))." in text
 
@@ -225,7 +231,7 @@ def test_another_sigma_gives_a_route_that_reaches_the_claim():
 
 
 def test_a_window_that_cannot_be_placed_lists_the_claim_as_not_exported(monkeypatch):
-    """When t/2 - 1/4 leaves no window (here: the route's window width forced to 0), the claim is listed as not
+    """When the window width WINDOW_WIDTH/sqrt(p) rounds down to no step of 1/64 (here: forced to 0), the claim is listed as not
     exported with the reason, never half-stated."""
     import certify.coq.region_slide as module
 

@@ -51,7 +51,8 @@ from .terms import number, real
 CLAIM = "region_probability"
 DPS = 40
 #: The relative slack by which lo is lowered before it is stated (its digits follow from it): the route's
-#: own losses (the integrals' rounding, about 10^-15) are absorbed by the window's margin over the kernel's
+#: own losses (the integrals' rounding, about 10^-15, and L's relative loss below Phibar_B, about (2p - 1) d <= 10^-7)
+#: are absorbed by the window's margin over the kernel's
 #: lower sum (at least WINDOW_MARGIN, checked by :class:`SlideRegionProof`), so this is only the statement's
 #: rounding.
 MANTISSA_SLACK = fmpq(1, 10**15)
@@ -144,7 +145,7 @@ class SlideRegionProof:
                                  for q in c]
             c = [_mp(q) for q in self.coefficients]
             worst = max(y * P(y, c) - dP(y, c) - 1 for y in grid)
-            if not worst < 0:  # interval proves it on [a, b]; on the grid it must hold with room
+            if not worst < 0:  # interval proves it on [a, b]; it must at least hold on the grid
                 raise ValueError("the shrunk Mills polynomial's residual is not negative on the grid")
             L = lambda y: _phi(y) * P(y, c)  # noqa: E731
             anchor = _phibar(b) - _phibar(_mp(self.B))  # erfc: no quadrature error (an exact tail difference)
@@ -302,7 +303,7 @@ def slide_region_lemmas(document: dict) -> list:
                         f"serves: the lemmas below prove what it must satisfy)"),
         Definition(PHIBAR, f"fun y => RInt {PHI} y {B}", type="R -> R",
                    note="int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below "
-                        "has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-15"),
+                        "has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20"),
         Definition(L_, f"fun y => {PHI} y * {Q}", type="R -> R", note="L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P"),
         Definition(DL, f"fun y => {PHI} y * (- y * {Q} + region_dhorner {MILLS} 0 {s} / {W})", type="R -> R",
                    note="its derivative"),

@@ -401,7 +401,7 @@ Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat 
 (* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 6: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_slide_mills : list R := cons (- (25855113792196910391059463 / 10000000000000000000000000000)) (cons (38121290629880481344836973 / 500000000000000000000000000000) (cons (- (22324087602491228906962859 / 10000000000000000000000000000000)) (cons (64913852736274343082463537 / 1000000000000000000000000000000000) (cons (- (9387275294734439497325213 / 5000000000000000000000000000000000)) (cons (53861109302965749498604147 / 1000000000000000000000000000000000000) (nil)))))).
 
-(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-15 *)
+(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (2650174731 / 134217728).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)

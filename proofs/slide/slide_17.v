@@ -400,7 +400,7 @@ Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat 
 (* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 11: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_slide_mills : list R := cons (- (78744641188405946007151707 / 1000000000000000000000000000)) (cons (4570484723880846094277809 / 250000000000000000000000000) (cons (- (1253920748140676339097853 / 312500000000000000000000000)) (cons (83830108511922275404648599 / 100000000000000000000000000000) (cons (- (523756167661513660777923 / 3125000000000000000000000000)) (cons (32205424168936245301985863 / 1000000000000000000000000000000) (cons (- (29839275638292682090359801 / 5000000000000000000000000000000)) (cons (10666308850459383260685019 / 10000000000000000000000000000000) (cons (- (18541684475431966277390909 / 100000000000000000000000000000000)) (cons (16991461589263175888883151 / 500000000000000000000000000000000) (cons (- (13911434199050153413432891 / 2500000000000000000000000000000000)) (nil))))))))))).
 
-(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-15 *)
+(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (25120410379 / 2147483648).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)

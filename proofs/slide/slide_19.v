@@ -401,7 +401,7 @@ Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat 
 (* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 11: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_slide_mills : list R := cons (- (1289060089289879029110581 / 20000000000000000000000000)) (cons (13304930395544544032685403 / 1000000000000000000000000000) (cons (- (26096075848740055336013383 / 10000000000000000000000000000)) (cons (48917119202381456773309169 / 100000000000000000000000000000) (cons (- (88037160692903093137251553 / 1000000000000000000000000000000)) (cons (15269282136029569292811007 / 1000000000000000000000000000000) (cons (- (25599412793757120454775803 / 10000000000000000000000000000000)) (cons (1037890754425398574103419 / 2500000000000000000000000000000) (cons (- (32766157466097353552875109 / 500000000000000000000000000000000)) (cons (215383604817762894017723 / 20000000000000000000000000000000) (cons (- (200925743190989842141979 / 125000000000000000000000000000000)) (nil))))))))))).
 
-(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-15 *)
+(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (25595361623 / 2147483648).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)

@@ -402,7 +402,7 @@ Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat 
 (* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 10: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_slide_mills : list R := cons (- (9012902567084961521871713 / 200000000000000000000000000)) (cons (75179082319739332445970857 / 10000000000000000000000000000) (cons (- (12015570655070956370238551 / 10000000000000000000000000000)) (cons (18476768212008794536403593 / 100000000000000000000000000000) (cons (- (27431360929992312476599591 / 1000000000000000000000000000000)) (cons (616122739143987793033877 / 156250000000000000000000000000) (cons (- (54968789625134205376611777 / 100000000000000000000000000000000)) (cons (74595457630059373749839499 / 1000000000000000000000000000000000) (cons (- (1290387336837793247494931 / 125000000000000000000000000000000)) (cons (13292588600035169869587723 / 10000000000000000000000000000000000) (nil)))))))))).
 
-(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-15 *)
+(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (13271497561 / 1073741824).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)

@@ -402,7 +402,7 @@ Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat 
 (* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 9: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_slide_mills : list R := cons (- (917321371772522034227411 / 31250000000000000000000000)) (cons (18989445798355218474023581 / 5000000000000000000000000000) (cons (- (47495061539360832824584011 / 100000000000000000000000000000)) (cons (14392873737072687742616363 / 250000000000000000000000000000) (cons (- (33900887730230230930183277 / 5000000000000000000000000000000)) (cons (77712254240370840911604793 / 100000000000000000000000000000000) (cons (- (108615930009900171208939 / 1250000000000000000000000000000)) (cons (762600963228048650609011 / 78125000000000000000000000000000) (cons (- (1301690541122557793981087 / 1250000000000000000000000000000000)) (nil))))))))).
 
-(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-15 *)
+(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (13965572075 / 1073741824).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)

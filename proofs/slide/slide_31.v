@@ -402,7 +402,7 @@ Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat 
 (* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 9: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_slide_mills : list R := cons (- (26089786396319560406637243 / 1000000000000000000000000000)) (cons (31574652244972920155314121 / 10000000000000000000000000000) (cons (- (18511205000406607659085567 / 50000000000000000000000000000)) (cons (42161563582590992566997001 / 1000000000000000000000000000000) (cons (- (182540711004606815182517 / 39062500000000000000000000000)) (cons (25243955002520448811478899 / 50000000000000000000000000000000) (cons (- (53281665420482196801849347 / 1000000000000000000000000000000000)) (cons (56393762406113320310018963 / 10000000000000000000000000000000000) (cons (- (1138458754545932591767859 / 2000000000000000000000000000000000)) (nil))))))))).
 
-(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-15 *)
+(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (14201834183 / 1073741824).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)

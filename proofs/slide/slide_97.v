@@ -401,7 +401,7 @@ Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat 
 (* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 6: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_slide_mills : list R := cons (- (13737595150390102006558097 / 5000000000000000000000000000)) (cons (41732226006968212869016497 / 500000000000000000000000000000) (cons (- (2516554649372346415750737 / 1000000000000000000000000000000)) (cons (3012902592511496653184597 / 40000000000000000000000000000000) (cons (- (896687912430751820960087 / 400000000000000000000000000000000)) (cons (66147583855368633745146197 / 1000000000000000000000000000000000000) (nil)))))).
 
-(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-15 *)
+(* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (10413321903 / 536870912).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
