@@ -292,10 +292,22 @@ def _generic_lemmas(p: int) -> list:
     ]
 
 
-def _coefficient_list(proof: RegionProof) -> str:
-    """The coefficients d_k of P beyond c0 as a Coq list (cons cells: no list notation is imported)."""
-    terms = [real(c) for c in proof.coefficients[1:]]
+def coefficient_list(coefficients) -> str:
+    """Exact rationals as a Coq list (cons cells: no list notation is imported)."""
+    terms = [real(c) for c in coefficients]
     return "".join(f"cons {term} (" for term in terms) + "nil" + ")" * len(terms)
+
+
+def binomial_items(p: int) -> list:
+    """The Definition of C(2p, p) = (2p)! / (p!)^2 in Coq's integers and the lemma computing it (vm_compute)."""
+    return [
+        Definition(BINOMIAL, f"IZR (Z.div ({ZFACT} {2 * p}) ({ZFACT} {p} * {ZFACT} {p}))",
+                   note="C(2p, p) = (2p)! / (p!)^2"),
+        Lemma(f"{BINOMIAL}_value", CLAIM,
+              f"{BINOMIAL} = {math.comb(2 * p, p)} /\\ Z.modulo ({ZFACT} {2 * p}) ({ZFACT} {p} * {ZFACT} {p}) = 0%Z",
+              f"unfold {BINOMIAL}. split; [f_equal | ]; vm_compute; reflexivity.",
+              "the central binomial coefficient, computed (the division is exact)"),
+    ]
 
 
 def _specific(document: dict, proof: RegionProof) -> list:
@@ -313,7 +325,7 @@ def _specific(document: dict, proof: RegionProof) -> list:
     unfold = f"unfold {LO}, {PHI}, {MILLS}. cbn [{HORNER}]."
     paper_lo = "Lo = 1/2 - phi (P + delta) - eps x <= G on [0, A], P a polynomial close to the Mills ratio M = Phibar/phi"
     return [
-        Definition(MILLS, _coefficient_list(proof), type="list R",
+        Definition(MILLS, coefficient_list(proof.coefficients[1:]), type="list R",
                    note=f"P(x) = c0 + sum_k d_k x^(k+1), degree {degree}: Chebyshev interpolation of the Mills ratio "
                         f"on [0, A], its coefficients rounded to 30 digits (any polynomial serves: the lemmas below "
                         f"prove what it must satisfy)"),
@@ -369,12 +381,7 @@ def _specific(document: dict, proof: RegionProof) -> list:
               f"assert (H0 := {LO}_nonnegative {A} ltac:(lra)). assert (HG := {LO}_below_G {A} ltac:(lra)).\n"
               f"  assert (Hh := region_G_at_A_below_half). unfold {G} in *. nra.",
               "0 <= Lo(A) <= G(A) <= 1/2"),
-        Definition(BINOMIAL, f"IZR (Z.div ({ZFACT} {2 * p}) ({ZFACT} {p} * {ZFACT} {p}))",
-                   note="C(2p, p) = (2p)! / (p!)^2"),
-        Lemma(f"{BINOMIAL}_value", CLAIM,
-              f"{BINOMIAL} = {proof.binomial} /\\ Z.modulo ({ZFACT} {2 * p}) ({ZFACT} {p} * {ZFACT} {p}) = 0%Z",
-              f"unfold {BINOMIAL}. split; [f_equal | ]; vm_compute; reflexivity.",
-              "the central binomial coefficient, computed (the division is exact)"),
+        *binomial_items(p),
         Definition(SPACING, f"{scale} * (RInt {K} 0 {A} + 4 * {PHI} {A} * (1 - 4 * {G} {A} ^ 2) ^ {p - 1})",
                    note="an upper bound of E[S]: E[S] = 2 C(2p, p) 4^-p (int_0^A K + int_A^inf K) (the law of the middle "
                         "spacing S of 2p normals), and int_A^inf K <= 4 phi(A) (1 - 4 G(A)^2)^(p-1) (K <= 4 Phibar "

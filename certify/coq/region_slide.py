@@ -44,7 +44,8 @@ from flint import fmpq
 
 from .gaussian import lowered_lo, lowered_log10
 from .lemma import Definition, Lemma
-from .region import BINOMIAL, G, PHI, ZFACT, _generic_lemmas, _mp, _phi, _rounded as _decimal
+from .region import (BINOMIAL, G, PHI, ZFACT, _generic_lemmas, _mp, _phi, _rounded as _decimal, binomial_items,
+                     coefficient_list)
 from .relations import landmark_lemmas, relation, twin_lemmas
 from .terms import number, real
 
@@ -262,11 +263,6 @@ def _generic() -> list:
     ]
 
 
-def _coefficient_list(coefficients) -> str:
-    terms = [real(c) for c in coefficients]
-    return "".join(f"cons {term} (" for term in terms) + "nil" + ")" * len(terms)
-
-
 def slide_region_lemmas(document: dict) -> list:
     """The lemmas of a slide certificate's ``region_probability`` claim (module docstring); ValueError when the
     claim is not the lower bound with a log10 twin they are written for, or the route cannot reach it."""
@@ -297,7 +293,7 @@ def slide_region_lemmas(document: dict) -> list:
              f"RInt {PHI} {z} {real(proof.B2)})")
     numbers = f"({C} / ({C} - 1) * {S_lo} * {E_lo} ^ {n} * {T_lo})"
     specific = [
-        Definition(MILLS, _coefficient_list(proof.coefficients[1:]), type="list R",
+        Definition(MILLS, coefficient_list(proof.coefficients[1:]), type="list R",
                    note=f"Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree {degree}: (1 - d) times a Chebyshev "
                         f"interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial "
                         f"serves: the lemmas below prove what it must satisfy)"),
@@ -366,12 +362,7 @@ def slide_region_lemmas(document: dict) -> list:
               "interval with (i_prec 100).",
               "(A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so "
               "U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide"),
-        Definition(BINOMIAL, f"IZR (Z.div ({ZFACT} {2 * p}) ({ZFACT} {p} * {ZFACT} {p}))",
-                   note="C(2p, p) = (2p)! / (p!)^2"),
-        Lemma(f"{BINOMIAL}_value", CLAIM,
-              f"{BINOMIAL} = {C} /\\ Z.modulo ({ZFACT} {2 * p}) ({ZFACT} {p} * {ZFACT} {p}) = 0%Z",
-              f"unfold {BINOMIAL}. split; [f_equal | ]; vm_compute; reflexivity.",
-              "the central binomial coefficient, computed (the division is exact)"),
+        *binomial_items(p),
         Lemma("region_slide_bound_lower", CLAIM, f"{numbers} <= {bound}",
               f"destruct {BINOMIAL}_value as [HC _]. rewrite HC.\n"
               "  assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).\n"
