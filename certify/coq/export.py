@@ -75,9 +75,9 @@ def radius_lemma(document: dict) -> Lemma:
                  "the box is the sup-norm ball of radius r > 0 around the base point: a nonempty open set")
 
 
-#: Why a region claim without its own exporter is not exported (docs/coq.md): the region_probability of dead
-#: (certify.coq.region), of slide (certify.coq.region_slide) and of the staircase (the box mass times its
-#: relabelled copies) have theirs.
+#: Why a region claim without its own exporter is not exported (docs/coq.md): the region_probability of dead and
+#: smooth (certify.coq.region; smooth through R_dead in R_smooth), of slide (certify.coq.region_slide) and of the
+#: staircase (the box mass times its relabelled copies) have theirs.
 REGION_NOT_EXPORTED = ("its bound is an expectation over the law of the middle spacing S of 2p normals: "
                        "integrals whose integrands contain the normal distribution function Phi, itself an "
                        "integral; CoqInterval has no erf, and integral takes no integral inside its integrand")

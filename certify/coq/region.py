@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -51,18 +52,34 @@ from .terms import number, rational_above, real
 CLAIM = "region_probability"
 #: the left end of the integrated piece: below it K <= 1 costs at most p x0^3 / 2 (4 G^2 <= x^2 / (pi / 2)).
 X0 = fmpq(1, 10**6)
-#: the tail beyond A is at most this fraction of the integral (A the least multiple of 1/8 that gives it)
-TAIL_FRACTION = 1e-15
-#: the Chebyshev degree of P grows until the polynomial residual is at most this (in absolute value, on a
-#: grid of 101 points; eta is then the maximum on 801 points times RESIDUAL_MARGIN)
-RESIDUAL_TARGET = 1e-19
+@dataclass(frozen=True)
+class RouteAccuracy:
+    """How close to the Jensen value the route's proved numbers come, and the CoqInterval options that prove them.
+
+    ``tail_fraction``: the tail beyond A is at most this fraction of the integral (A the least multiple of 1/8 that
+    gives it). ``residual_target``: the Chebyshev degree of P grows until the polynomial residual is at most this (in
+    absolute value, on a grid of 101 points; eta is then the maximum on 801 points times :data:`RESIDUAL_MARGIN`).
+    ``integral_gap``: the relative gap between the integral's upper bound and its value (and of Phb below Phibar).
+    """
+
+    tail_fraction: float
+    residual_target: float
+    integral_gap: mpmath.mpf
+    integral_tactic: str
+    phibar_tactic: str
+
+
+#: dead's own claim: lo is the Jensen value, so the route must reach it to about 15 digits (docs/coq.md, 'Digits')
+FULL = RouteAccuracy(1e-15, 1e-19, mpmath.mpf("2e-15"), "integral with (i_prec 70, i_degree 12, i_fuel 200)",
+                     "integral with (i_prec 90, i_degree 12, i_fuel 100)")
+#: smooth's claim through the inclusion R_dead in R_smooth: its lo lies a relative 10^-3 or more below the Jensen
+#: value at the library's parameters (checked by :func:`smooth_region_lemmas`), so a route losing 10^-6 serves and
+#: costs half the coqc time (measured at p = 101: 21 s against 37 s for the whole dead file)
+COARSE = RouteAccuracy(1e-9, 1e-9, mpmath.mpf("1e-6"), "integral with (i_prec 40, i_degree 6, i_fuel 100)",
+                       "integral with (i_prec 50, i_degree 6, i_fuel 100)")
 #: eta is this many times the residual's measured maximum: a margin interval needs fewer bisections for
 #: (the residual's size fixes the digits; measured: 100 halves the Taylor proof's time at p = 5)
 RESIDUAL_MARGIN = 100
-#: the relative gap between the integral's upper bound and its value (and of Phb below Phibar)
-INTEGRAL_GAP = mpmath.mpf("2e-15")
-INTEGRAL_TACTIC = "integral with (i_prec 70, i_degree 12, i_fuel 200)"
-PHIBAR_TACTIC = "integral with (i_prec 90, i_degree 12, i_fuel 100)"
 #: G(A) <= 1/2 has a margin Phibar(A) >= 10^-4 (A <= 29/8): a coarse integral suffices
 HALF_TACTIC = "integral with (i_prec 40, i_degree 6, i_fuel 40)"
 DPS = 50
@@ -104,13 +121,13 @@ class RegionProof:
     """The numbers of the proof at prime p, chosen with floats and mpmath (Coq proves every inequality
     between them; a poor choice makes coqc fail, never a false lemma)."""
 
-    def __init__(self, p: int):
-        self.p = p
+    def __init__(self, p: int, accuracy: RouteAccuracy = FULL):
+        self.p, self.accuracy = p, accuracy
         with mpmath.workdps(DPS):
             k = lambda x: 1 - mpmath.erf(x / mpmath.sqrt(2)) ** 2  # noqa: E731 (4 Phi (1 - Phi))
             whole = mpmath.quad(lambda x: k(x) ** p, [0, 1, mpmath.inf])
             eighths = 1
-            while 4 * _phi(mpmath.mpf(eighths) / 8) * k(mpmath.mpf(eighths) / 8) ** (p - 1) > TAIL_FRACTION * whole:
+            while 4 * _phi(mpmath.mpf(eighths) / 8) * k(mpmath.mpf(eighths) / 8) ** (p - 1) > accuracy.tail_fraction * whole:
                 eighths += 1
             self.A = fmpq(eighths, 8)
             A = _mp(self.A)
@@ -122,7 +139,7 @@ class RegionProof:
                 P = lambda x: mpmath.polyval(c[::-1], x)  # noqa: E731
                 dP = lambda x: mpmath.polyval([j * c[j] for j in range(len(c) - 1, 0, -1)], x)  # noqa: E731
                 delta = _rounded(max(mpmath.sqrt(mpmath.pi / 2) - c[0], 0) + mpmath.mpf(10) ** -24, 3, up=True)
-                if max(abs(x * (P(x) + _mp(delta)) - dP(x) - 1) for x in coarse) <= RESIDUAL_TARGET:
+                if max(abs(x * (P(x) + _mp(delta)) - dP(x) - 1) for x in coarse) <= accuracy.residual_target:
                     # eta below comes from the finer grid, with a margin: interval proves the bound on [0, A]
                     residual = max(abs(x * (P(x) + _mp(delta)) - dP(x) - 1) for x in fine)
                     break
@@ -134,7 +151,7 @@ class RegionProof:
             Lo = lambda x: mpmath.mpf(1) / 2 - _phi(x) * (P(x) + _mp(delta)) - _mp(self.eps) * x  # noqa: E731
             x0 = _mp(X0)
             body = mpmath.quad(lambda x: (1 - 4 * Lo(x) ** 2) ** p, [x0, min(A, 1), A] if A > 1 else [x0, A])
-            self.integral_hi = _rounded(body * (1 + INTEGRAL_GAP), 20, up=True)
+            self.integral_hi = _rounded(body * (1 + accuracy.integral_gap), 20, up=True)
             tail = 4 * _phi(A) * (1 - 4 * Lo(A) ** 2) ** (p - 1)
             self.tail_hi = _rounded(tail * (1 + mpmath.mpf(10) ** -6) + mpmath.mpf(10) ** -40, 6, up=True)
             self.binomial = math.comb(2 * p, p)
@@ -142,7 +159,7 @@ class RegionProof:
                 x0 + _mp(self.integral_hi) + _mp(self.tail_hi))
             self.spacing_hi = _rounded(spacing, 25, up=True)
             z = mpmath.sqrt(mpmath.mpf(p) / (2 * (p - 1))) * _mp(self.spacing_hi)
-            self.phibar_lo = _rounded((mpmath.erfc(z / mpmath.sqrt(2)) / 2) * (1 - INTEGRAL_GAP), 25, up=False)
+            self.phibar_lo = _rounded((mpmath.erfc(z / mpmath.sqrt(2)) / 2) * (1 - accuracy.integral_gap), 25, up=False)
 
     def slack(self, spacing_lower: arb) -> fmpq:
         """s >= ln(Phibar(c_p E[S]) / (C - 1)) - ln(Phb / (C - 1)), E[S] >= ``spacing_lower`` (an Arb
@@ -305,7 +322,8 @@ def binomial_items(p: int) -> list:
                    note="C(2p, p) = (2p)! / (p!)^2"),
         Lemma(f"{BINOMIAL}_value", CLAIM,
               f"{BINOMIAL} = {math.comb(2 * p, p)} /\\ Z.modulo ({ZFACT} {2 * p}) ({ZFACT} {p} * {ZFACT} {p}) = 0%Z",
-              f"unfold {BINOMIAL}. split; [f_equal | ]; vm_compute; reflexivity.",
+              # apply f_equal, then vm_compute on the integer goal alone: `[f_equal | ]; vm_compute` took 20 times as long
+              f"unfold {BINOMIAL}. split; [apply f_equal; vm_compute; reflexivity | vm_compute; reflexivity].",
               "the central binomial coefficient, computed (the division is exact)"),
     ]
 
@@ -353,7 +371,7 @@ def _specific(document: dict, proof: RegionProof) -> list:
               f"intros x Hx. {unfold} interval with (i_prec 80, i_bisect x, i_depth 30).",
               "Lo >= 0 on [x0, A], so Lo^2 <= G^2 there"),
         Lemma("region_bound_integral", CLAIM, f"RInt {integrand} {x0} {A} <= {I}",
-              f"{unfold} {INTEGRAL_TACTIC}.", "the integral of the closed-form bound of K over [x0, A]"),
+              f"{unfold} {proof.accuracy.integral_tactic}.", "the integral of the closed-form bound of K over [x0, A]"),
         Lemma("region_K_integral", CLAIM, f"RInt {K} 0 {A} <= {x0} + {I}",
               f"rewrite <- (RInt_Chasles {K} 0 {x0} {A}) by apply {K}_ex_RInt.\n"
               f"  change (plus (RInt {K} 0 {x0}) (RInt {K} {x0} {A})) with (RInt {K} 0 {x0} + RInt {K} {x0} {A}).\n"
@@ -401,7 +419,7 @@ def _specific(document: dict, proof: RegionProof) -> list:
               "the bound of E[S] above is at most U: the integral over [0, A] (region_K_integral) and the tail "
               "(region_tail_factor, region_tail_base)"),
         Lemma("region_phibar_lower", CLAIM, f"{real(proof.phibar_lo)} <= 1 / 2 - RInt {PHI} 0 {z}",
-              f"unfold {PHI}. {PHIBAR_TACTIC}.", "Phibar(c_p U) = 1/2 - G(c_p U) >= Phb"),
+              f"unfold {PHI}. {proof.accuracy.phibar_tactic}.", "Phibar(c_p U) = 1/2 - G(c_p U) >= Phb"),
         Lemma("region_phibar_at_spacing_bound", CLAIM, f"{real(proof.phibar_lo)} <= 1 / 2 - RInt {PHI} 0 {z_bound}",
               f"assert (H := region_phibar_lower). assert (HU := region_spacing_bound_upper).\n"
               f"  assert (Hc : 0 <= sqrt ({p} / (2 * ({p} - 1)))) by apply sqrt_pos.\n"
@@ -411,9 +429,10 @@ def _specific(document: dict, proof: RegionProof) -> list:
 
 
 @functools.lru_cache(maxsize=None)
-def region_proof(p: int) -> RegionProof:
-    """The proof's numbers at p, computed once per process (about a second of mpmath; they depend on p only)."""
-    return RegionProof(p)
+def region_proof(p: int, accuracy: RouteAccuracy = FULL) -> RegionProof:
+    """The proof's numbers at p, computed once per process (about a second of mpmath; they depend on p and the
+    accuracy only)."""
+    return RegionProof(p, accuracy)
 
 
 def dead_region_lemmas(document: dict) -> list:
@@ -421,20 +440,76 @@ def dead_region_lemmas(document: dict) -> list:
     the claim is not the lower bound with a log10 twin they are written for."""
     from ..kernel.region import expected_spacing_upper
 
-    rel = relation(document, CLAIM)
-    if rel.keys() != ("lo", "log10_lo"):
-        raise ValueError("region_probability: not a lower bound with a log10 twin")
+    _require_twin(document)
     p = int(document["p"])
     proof = region_proof(p)
-    slack = proof.slack(expected_spacing_upper(p, 128).lower())
-    node = document["claims"][CLAIM]
-    Phb = real(proof.phibar_lo)
-    z = f"(sqrt ({p} / (2 * ({p} - 1))) * {SPACING})"
-    bound = f"((1 / 2 - RInt {PHI} 0 {z}) / ({BINOMIAL} - 1))"
     paper = ("docs/mathematics.md, 'Region probability of the dead theorem': P(R_dead | active) = "
              "E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen "
              f"for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = {SPACING} >= E[S] (its definition's "
              "comment) and Phibar decreasing")
+    slack = proof.slack(expected_spacing_upper(p, 128).lower())
+    return _route_lemmas(document, proof, slack, paper, ("lo lowered by a relative 4 s (s what this route loses "
+                                                         "against the Jensen value)", "log10_lo lowered by 4 s/ln 10"))
+
+
+#: smooth's lo is lowered only by the statement's rounding (its margin below the route's number is checked)
+SMOOTH_SLACK = fmpq(1, 10**15)
+#: smooth's route must exceed the kernel's own bound of R_smooth by at least this relative margin (room for the
+#: rounding of the statement)
+SMOOTH_MARGIN = mpmath.mpf("1e-9")
+
+
+def smooth_region_lemmas(document: dict) -> list:
+    """The lemmas of a smooth certificate's ``region_probability`` claim: R_dead is contained in R_smooth (J(s) <=
+    s^2/2 for every s > 0: (A.61) up to eps, J(eps) + (s^2 - eps^2)/2 beyond; docs/mathematics.md, 'Region
+    probability of the dead theorem', (k)), so the dead route at :data:`COARSE` accuracy bounds P(R_smooth | active)
+    from below.
+
+    ValueError (the claim is then listed as not exported) when the claim is not a lower bound with a log10 twin, or
+    when the kernel's bound of R_smooth, recomputed here from the certificate's parameters (never its lo), is not
+    below the route's number by :data:`SMOOTH_MARGIN`: sigma/eps so large that the dead-zone relaxation adds
+    measurable mass beyond R_dead. An honest certificate then never meets a lemma coqc refuses; a forged lo does.
+    """
+    from ..kernel.balls import upper_endpoint
+    from ..kernel.region import REGION_PRECISION, smooth_region_claim_log_lower
+    from ..kernel.smooth import dead_zone_integral
+
+    _require_twin(document)
+    p = int(document["p"])
+    parameters = document["parameters"]
+    sigma = number(parameters["sigma"], "parameters.sigma")
+    eps = number(parameters["eps_smooth"], "parameters.eps_smooth")
+    proof = region_proof(p, COARSE)
+    _, j_eps = dead_zone_integral(eps, eps, REGION_PRECISION)
+    kernel_log = smooth_region_claim_log_lower(p, sigma, eps, upper_endpoint(j_eps))
+    with mpmath.workdps(DPS):
+        route_log = mpmath.log(_mp(proof.phibar_lo) / (proof.binomial - 1))
+        if not _mp(kernel_log.mid().str(40, radius=False)) < route_log + mpmath.log(1 - SMOOTH_MARGIN):
+            raise ValueError("the kernel's bound of R_smooth is not below the dead region's Jensen bound that this "
+                             "route proves (the dead-zone relaxation adds mass beyond R_dead at these sigma, eps)")
+    paper = ("docs/mathematics.md, 'Region probability of the dead theorem', (k): R_dead is contained in R_smooth, as "
+             f"J(s) <= s^2/2 for every s > 0 ((A.61) for s <= eps = {real(eps)}, J(eps) + (s^2 - eps^2)/2 beyond), so "
+             "P(R_smooth | active) >= P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / "
+             f"(C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), "
+             f"E = {SPACING} >= E[S] (its definition's comment) and Phibar decreasing")
+    return _route_lemmas(document, proof, SMOOTH_SLACK, paper, (
+        f"lo lowered by a relative 4 s, s = {SMOOTH_SLACK} (the statement's rounding only: the kernel's bound lies "
+        f"below the route's number by more than {mpmath.nstr(SMOOTH_MARGIN, 1)})", "log10_lo lowered by 4 s/ln 10"))
+
+
+def _require_twin(document: dict) -> None:
+    if relation(document, CLAIM).keys() != ("lo", "log10_lo"):
+        raise ValueError("region_probability: not a lower bound with a log10 twin")
+
+
+def _route_lemmas(document: dict, proof: RegionProof, slack: fmpq, paper: str, lowered: tuple[str, str]) -> list:
+    """The route's lemmas at ``proof`` and the two claim lemmas: lo and log10_lo, lowered by the relative ``slack``
+    and rounded down, below (1/2 - G(c_p E)) / (C(2p, p) - 1)."""
+    p = proof.p
+    node = document["claims"][CLAIM]
+    Phb = real(proof.phibar_lo)
+    z = f"(sqrt ({p} / (2 * ({p} - 1))) * {SPACING})"
+    bound = f"((1 / 2 - RInt {PHI} 0 {z}) / ({BINOMIAL} - 1))"
     (mantissa, exponent), digits = lowered_lo(node["lo"], slack, f"{CLAIM}.lo")
     written = f"{mantissa} / 10 ^ {exponent}"
     log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{CLAIM}.log10_lo"), slack)
@@ -445,16 +520,14 @@ def dead_region_lemmas(document: dict) -> list:
               f"apply Rle_trans with ({Phb} / ({BINOMIAL} - 1)).\n"
               f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
               f"  - {divide}.",
-              f"{paper}; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded "
-              f"down to {digits} significant digits", digits),
+              f"{paper}; {lowered[0]} and rounded down to {digits} significant digits", digits),
         Lemma(f"{CLAIM}_log10_lo_{log10_digits}_digits", CLAIM, f"{real(log10_end)} <= ln {bound} / ln 10",
               f"apply Rle_trans with (ln ({Phb} / ({BINOMIAL} - 1)) / ln 10).\n"
               f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
               f"  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.\n"
               f"    + destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval.\n"
               f"    + {divide}.",
-              f"{paper}; log10_lo lowered by 4 s/ln 10 and rounded down to {log10_digits} significant digits",
-              log10_digits),
+              f"{paper}; {lowered[1]} and rounded down to {log10_digits} significant digits", log10_digits),
     ]
     return (_generic_lemmas(p) + _specific(document, proof) + landmark_lemmas(document, CLAIM, "lo")
             + twin_lemmas(document, CLAIM) + lemmas)

@@ -35,7 +35,8 @@ Box quantities (certify.kernel.smooth.smooth_box_bounds): smax = epsilon + 2r, g
 gmax = (p-1)(A+2r)/p, g_* = sqrt(gmin^2 - J), Mmax = min(J/(2 g_*), gmax - g_*),
 ||w_inf - w_0||_1 <= 2 Mmax, purity gap: certify.coq.family.terminal_purity_gap_term with c_u = B.
 Only smax < eps_smooth is written (the library's case: smax = 1.494, eps = 2); otherwise the claims
-computed from J are listed as not exported. The claim ``gaussian_probability`` is certify.coq.gaussian's.
+computed from J are listed as not exported. The claim ``gaussian_probability`` is certify.coq.gaussian's;
+``region_probability`` is certify.coq.region's dead route through R_dead in R_smooth (``smooth_region_lemmas``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from .family import radius as radius_term
 from .family import enclosed_atom_proof, terminal_purity_gap_term
 from .export import SHARED_CLAIMS
 from .lemma import Definition, Lemma, NotExported
+from .region import smooth_region_lemmas
 from .relations import landmark_lemmas, relation, stated
 from .terms import ident, number, real, rmin, round_down, round_up
 from .terms import weakened_end as _weakened
@@ -549,6 +551,11 @@ def smooth_obligations(document: dict) -> list:
             items.append(NotExported(claim, reason))
         elif claim in DEPENDS_ON_J and claim != "dead_zone_integral":
             items += _j_claim(document, t, claim, enclosure)
+        elif claim == "region_probability":
+            try:
+                items += smooth_region_lemmas(document)
+            except ValueError as error:  # the route cannot reach the kernel's bound: listed, not half-exported
+                items.append(NotExported(claim, str(error)))
         elif claim not in DEPENDS_ON_J and claim not in SHARED_CLAIMS:
             items.append(NotExported(claim, "not a claim of theorem smooth known to this exporter"))
     return items

@@ -730,7 +730,7 @@ Qed.
 Lemma region_central_binomial_value :
   region_central_binomial = 8233430727600 /\ Z.modulo (region_zfact 46) (region_zfact 23 * region_zfact 23) = 0%Z.
 Proof.
-  unfold region_central_binomial. split; [f_equal | ]; vm_compute; reflexivity.
+  unfold region_central_binomial. split; [apply f_equal; vm_compute; reflexivity | vm_compute; reflexivity].
 Qed.
 
 (* claim region_probability: the bound of E[S] above is at most U: the integral over [0, A] (region_K_integral) and the tail (region_tail_factor, region_tail_base). *)

@@ -427,6 +427,45 @@ Proof.
   pose proof purity_gap_box_lo_13_digits. lra.
 Qed.
 
+(* phi, the standard normal density *)
+Definition region_phi : R -> R := fun x => exp (- x ^ 2 / 2) / sqrt (2 * PI).
+
+(* G(x) = int_0^x phi, so Phi(x) = 1/2 + G(x) and Phibar(x) = 1/2 - G(x) (the total mass of phi is 1) *)
+Definition region_G : R -> R := fun x => RInt region_phi 0 x.
+
+(* K = (4 Phi (1 - Phi))^p, even in x: E[S] = 2 C(2p, p) 4^-p int_0^inf K *)
+Definition region_K : R -> R := fun x => (1 - 4 * region_G x ^ 2) ^ 17.
+
+(* sum over k of d_k y^(n+k+1): a polynomial given by its coefficients *)
+Fixpoint region_prim (d : list R) (n : nat) (y : R) : R := match d with nil => 0 | cons a d' => a * y ^ S n + region_prim d' (S n) y end.
+
+(* its derivative in y (region_prim_derive) *)
+Fixpoint region_dprim (d : list R) (n : nat) (y : R) : R := match d with nil => 0 | cons a d' => a * INR (S n) * y ^ n + region_dprim d' (S n) y end.
+
+(* the same polynomial in Horner form, which interval evaluates faster: region_prim d 0 y = y region_horner d y *)
+Fixpoint region_horner (d : list R) (y : R) : R := match d with nil => 0 | cons a d' => a + y * region_horner d' y end.
+
+(* its derivative in Horner form: region_dprim d n y = y^n region_dhorner d n y *)
+Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil => 0 | cons a d' => a * INR (S n) + y * region_dhorner d' (S n) y end.
+
+(* n! in Coq's binary integers *)
+Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
+
+(* P(x) = c0 + sum_k d_k x^(k+1), degree 12: Chebyshev interpolation of the Mills ratio on [0, A], its coefficients rounded to 30 digits (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_mills_coefficients : list R := cons (- (9999999990568354494270890594113 / 10000000000000000000000000000000)) (cons (783321291529433758841870592587 / 1250000000000000000000000000000) (cons (- (416666009402018050851026601143 / 1250000000000000000000000000000)) (cons (313320377343000109351879260539 / 2000000000000000000000000000000) (cons (- (6664769907111795498974897302341 / 100000000000000000000000000000000)) (cons (1302676556379181295339820627813 / 50000000000000000000000000000000) (cons (- (4703348878822789200499284316203 / 500000000000000000000000000000000)) (cons (3096235655220989470372883862833 / 1000000000000000000000000000000000) (cons (- (8879721203388949237014972230657 / 10000000000000000000000000000000000)) (cons (1013740185283753906056573171187 / 5000000000000000000000000000000000) (cons (- (25273800735132437071839346527 / 800000000000000000000000000000000)) (cons (1218083964826511998810243834763 / 500000000000000000000000000000000000) (nil)))))))))))).
+
+(* Lo = 1/2 - phi (P + delta) - eps x <= G on [0, A], P a polynomial close to the Mills ratio M = Phibar/phi *)
+Definition region_Lo : R -> R := fun x => 1 / 2 - region_phi x * ((78332133581957491233582966761 / 62500000000000000000000000000) + x * region_horner region_mills_coefficients x + (4181 / 1000000000000000)) - (1179 / 25000000000) * x.
+
+(* its derivative *)
+Definition region_dLo : R -> R := fun x => region_phi x * (x * ((78332133581957491233582966761 / 62500000000000000000000000000) + x * region_horner region_mills_coefficients x + (4181 / 1000000000000000)) - region_dhorner region_mills_coefficients 0 x) - (1179 / 25000000000).
+
+(* C(2p, p) = (2p)! / (p!)^2 *)
+Definition region_central_binomial : R := IZR (Z.div (region_zfact 34) (region_zfact 17 * region_zfact 17)).
+
+(* an upper bound of E[S]: E[S] = 2 C(2p, p) 4^-p (int_0^A K + int_A^inf K) (the law of the middle spacing S of 2p normals), and int_A^inf K <= 4 phi(A) (1 - 4 G(A)^2)^(p-1) (K <= 4 Phibar (1 - 4 G(A)^2)^(p-1) on [A, inf), int_A^inf Phibar <= phi(A)): paper-level, not formalised *)
+Definition region_spacing_bound : R := (2 * region_central_binomial / 4 ^ 17) * (RInt region_K 0 (3 / 2) + 4 * region_phi (3 / 2) * (1 - 4 * region_G (3 / 2) ^ 2) ^ 16).
+
 (* claim single_active_gate: the margin is positive: the box has exactly one active gate. *)
 Lemma single_active_gate_lo_positive :
   0 < (3 / 500).
@@ -633,4 +672,343 @@ Proof.
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* Not exported (claims this file does not prove): region_probability: its bound is an expectation over the law of the middle spacing S of 2p normals: integrals whose integrands contain the normal distribution function Phi, itself an integral; CoqInterval has no erf, and integral takes no integral inside its integrand *)
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_prim_derive :
+  forall d n y, is_derive (region_prim d n) y (region_dprim d n y).
+Proof.
+  induction d as [| a d IH]; intros n y; simpl.
+  - apply (is_derive_const (K := R_AbsRing) (V := R_NormedModule)).
+  - apply (is_derive_plus (fun y => a * y ^ S n) (region_prim d (S n))).
+    + auto_derive. * exact I. * rewrite Rmult_1_l, Rmult_assoc. reflexivity.
+    + apply IH.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_prim_horner :
+  forall d n y, region_prim d n y = y ^ S n * region_horner d y.
+Proof.
+  induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_dprim_horner :
+  forall d n y, region_dprim d n y = y ^ n * region_dhorner d n y.
+Proof.
+  induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_dprim_ex_derive :
+  forall d n y, ex_derive (region_dprim d n) y.
+Proof.
+  induction d as [| a d IH]; intros n y; simpl.
+  - apply (ex_derive_const (K := R_AbsRing) (V := R_NormedModule)).
+  - apply (ex_derive_plus (fun y => a * INR (S n) * y ^ n) (region_dprim d (S n))).
+    + auto_derive. exact I.
+    + apply IH.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_phi_continuous :
+  forall x, continuous region_phi x.
+Proof.
+  intros x. apply continuity_pt_filterlim. apply derivable_continuous_pt. unfold region_phi, Rdiv. reg.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_phi_ex_RInt :
+  forall a b, ex_RInt region_phi a b.
+Proof.
+  intros a b. apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros z _. apply region_phi_continuous.
+Qed.
+
+(* claim region_probability: the fundamental theorem of calculus: G' = phi. *)
+Lemma region_G_derive :
+  forall x, is_derive region_G x (region_phi x).
+Proof.
+  intros x. apply (is_derive_RInt region_phi region_G 0 x).
+  - apply filter_forall. intros b. apply (RInt_correct (V := R_CompleteNormedModule)). apply region_phi_ex_RInt.
+  - apply region_phi_continuous.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_K_ex_RInt :
+  forall a b, ex_RInt region_K a b.
+Proof.
+  intros a b. apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros z _.
+  apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_K. auto_derive.
+  exists (region_phi z). apply region_G_derive.
+Qed.
+
+(* claim region_probability: 0 < phi <= phi(0) = 1/sqrt(2 pi) < 1/2. *)
+Lemma region_phi_bounds :
+  forall x, 0 < region_phi x <= 1 / 2.
+Proof.
+  intros x. assert (Hs : 2 <= sqrt (2 * PI)) by interval.
+  assert (He : exp (- x ^ 2 / 2) <= 1).
+  { rewrite <- exp_0. destruct (Req_dec x 0) as [-> | Hx].
+    - right. f_equal. field.
+    - left. apply exp_increasing. assert (0 < x * x) by (apply Rsqr_pos_lt; exact Hx). nra. }
+  unfold region_phi. split.
+  - apply Rdiv_lt_0_compat; [apply exp_pos | lra].
+  - unfold Rdiv. apply Rle_trans with (1 * / sqrt (2 * PI)).
+    + apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact He].
+    + interval.
+Qed.
+
+(* claim region_probability: G is nondecreasing (phi > 0), so Phibar = 1/2 - G is nonincreasing. *)
+Lemma region_G_monotone :
+  forall a b, a <= b -> RInt region_phi 0 a <= RInt region_phi 0 b.
+Proof.
+  intros a b Hab. rewrite <- (RInt_Chasles region_phi 0 a b) by apply region_phi_ex_RInt.
+  change (plus (RInt region_phi 0 a) (RInt region_phi a b)) with (RInt region_phi 0 a + RInt region_phi a b).
+  assert (0 <= RInt region_phi a b); [ | lra].
+  apply RInt_ge_0; [exact Hab | apply region_phi_ex_RInt | intros x _; apply Rlt_le, region_phi_bounds].
+Qed.
+
+(* claim region_probability: an odd power is increasing on the reals. *)
+Lemma region_odd_pow_le :
+  forall n x y, Nat.Odd n -> x <= y -> x ^ n <= y ^ n.
+Proof.
+  intros n x y [m ->] Hxy.
+  assert (E : forall z, z ^ (2 * m + 1) = z * (z ^ 2) ^ m) by (intros z; rewrite pow_add, pow_mult; ring).
+  rewrite !E.
+  assert (Hx2 : 0 <= (x ^ 2) ^ m) by (apply pow_le; nra).
+  assert (Hy2 : 0 <= (y ^ 2) ^ m) by (apply pow_le; nra).
+  destruct (Rle_dec 0 x) as [Hx | Hx].
+  - assert ((x ^ 2) ^ m <= (y ^ 2) ^ m) by (apply pow_incr; nra). nra.
+  - destruct (Rle_dec 0 y) as [Hy | Hy].
+    + nra.
+    + assert ((y ^ 2) ^ m <= (x ^ 2) ^ m) by (apply pow_incr; nra). nra.
+Qed.
+
+(* claim region_probability: 1 - 4 G^2 <= 1 and p = 17 is odd. *)
+Lemma region_K_at_most_one :
+  forall x, region_K x <= 1.
+Proof.
+  intros x. unfold region_K. rewrite <- (pow1 17). apply region_odd_pow_le.
+  - exists 8%nat. reflexivity.
+  - nra.
+Qed.
+
+(* claim region_probability: (1/2 - phi (P + delta) - eps x)' = phi (x (P + delta) - P') - eps, as phi' = -x phi. *)
+Lemma region_lower_form_derive :
+  forall d c0 dl e (x : R), is_derive (fun x => 1 / 2 - region_phi x * (c0 + x * region_horner d x + dl) - e * x) x (region_phi x * (x * (c0 + x * region_horner d x + dl) - region_dhorner d 0 x) - e).
+Proof.
+  intros d c0 dl e x.
+  apply (is_derive_ext (fun x => 1 / 2 - region_phi x * (c0 + region_prim d 0 x + dl) - e * x)).
+  { intros t. rewrite region_prim_horner, pow_1. reflexivity. }
+  replace (x * region_horner d x) with (region_prim d 0 x) by (rewrite region_prim_horner; ring).
+  replace (region_dhorner d 0 x) with (region_dprim d 0 x) by (rewrite region_dprim_horner; ring).
+  unfold region_phi. auto_derive.
+  - repeat split; try exact I. exists (region_dprim d 0 x). apply region_prim_derive.
+  - replace (Derive (fun x : R => region_prim d 0 x) x) with (region_dprim d 0 x).
+    + replace (- (x * (x * 1)) * / 2) with (- x ^ 2 / 2) by (unfold Rdiv; ring).
+      field. apply Rgt_not_eq, sqrt_lt_R0. generalize PI_RGT_0. lra.
+    + symmetry. apply is_derive_unique. apply region_prim_derive.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_lower_form_continuous :
+  forall d c0 dl e (x : R), continuous (fun x => region_phi x * (x * (c0 + x * region_horner d x + dl) - region_dhorner d 0 x) - e) x.
+Proof.
+  intros d c0 dl e x.
+  apply (continuous_ext (fun x => region_phi x * (x * (c0 + region_prim d 0 x + dl) - region_dprim d 0 x) - e)).
+  { intros t. rewrite region_prim_horner, region_dprim_horner, pow_1, pow_O, Rmult_1_l. reflexivity. }
+  apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_phi.
+  auto_derive. repeat split; try exact I.
+  - exists (region_dprim d 0 x). apply region_prim_derive.
+  - apply region_dprim_ex_derive.
+Qed.
+
+(* claim region_probability: phi (q - 1) <= phi eta <= eta/2 = e, as 0 < phi <= 1/2. *)
+Lemma region_residual_le :
+  forall x q eta e, q - 1 <= eta -> 0 <= eta -> e = eta / 2 -> region_phi x * q - e <= region_phi x.
+Proof.
+  intros x q eta e Hq Heta He. generalize (region_phi_bounds x). intros [H0 H1]. nra.
+Qed.
+
+(* claim region_probability: G - L is nondecreasing on [0, A] (its derivative phi - l >= 0) and >= 0 at 0: G(0) = 0 >= L(0). *)
+Lemma region_G_lower :
+  forall (l L : R -> R) A, L 0 <= 0 -> (forall t, is_derive L t (l t)) -> (forall t, continuous l t) -> (forall t, 0 <= t <= A -> l t <= region_phi t) -> forall x, 0 <= x <= A -> L x <= region_G x.
+Proof.
+  intros l L A H0 HL Hl Hphi x Hx.
+  assert (HI : is_RInt l 0 x (minus (L x) (L 0))).
+  { apply (is_RInt_derive L l). - intros t _. apply HL. - intros t _. apply Hl. }
+  assert (Hle : RInt l 0 x <= RInt region_phi 0 x).
+  { apply RInt_le. - lra. - exists (minus (L x) (L 0)). exact HI. - apply region_phi_ex_RInt.
+    - intros t Ht. apply Hphi. lra. }
+  rewrite (is_RInt_unique _ _ _ _ HI) in Hle.
+  change (minus (L x) (L 0)) with (L x - L 0) in Hle. unfold region_G. lra.
+Qed.
+
+(* claim region_probability: Lo' = dLo. *)
+Lemma region_Lo_derive :
+  forall x : R, is_derive region_Lo x (region_dLo x).
+Proof.
+  intros x. apply region_lower_form_derive.
+Qed.
+
+(* claim region_probability: P(0) + delta >= M(0) = sqrt(pi/2), so Lo(0) <= 0 = G(0). *)
+Lemma region_Lo_at_0 :
+  region_Lo 0 <= 0.
+Proof.
+  unfold region_Lo, region_phi, region_mills_coefficients. cbn [region_horner]. interval with (i_prec 120).
+Qed.
+
+(* claim region_probability: the residual of M' = x M - 1 for P + delta is at most eta on [0, A]. *)
+Lemma region_mills_residual :
+  forall x, 0 <= x <= (3 / 2) -> x * ((78332133581957491233582966761 / 62500000000000000000000000000) + x * region_horner region_mills_coefficients x + (4181 / 1000000000000000)) - region_dhorner region_mills_coefficients 0 x - 1 <= (1179 / 12500000000).
+Proof.
+  intros x Hx. unfold region_mills_coefficients. cbn [region_horner region_dhorner INR]. interval with (i_taylor x, i_degree 13, i_prec 120, i_bisect x).
+Qed.
+
+(* claim region_probability: Lo' <= phi on [0, A]. *)
+Lemma region_dLo_below_phi :
+  forall x, 0 <= x <= (3 / 2) -> region_dLo x <= region_phi x.
+Proof.
+  intros x Hx. unfold region_dLo. apply (region_residual_le x _ (1179 / 12500000000)); [apply region_mills_residual, Hx | lra | lra].
+Qed.
+
+(* claim region_probability: G - Lo is nondecreasing on [0, A] and >= 0 at 0. *)
+Lemma region_Lo_below_G :
+  forall x, 0 <= x <= (3 / 2) -> region_Lo x <= region_G x.
+Proof.
+  intros x Hx. apply (region_G_lower region_dLo region_Lo (3 / 2)).
+  - exact region_Lo_at_0.
+  - exact region_Lo_derive.
+  - intros t. apply region_lower_form_continuous.
+  - exact region_dLo_below_phi.
+  - exact Hx.
+Qed.
+
+(* claim region_probability: Lo >= 0 on [x0, A], so Lo^2 <= G^2 there. *)
+Lemma region_Lo_nonnegative :
+  forall x, (1 / 1000000) <= x <= (3 / 2) -> 0 <= region_Lo x.
+Proof.
+  intros x Hx. unfold region_Lo, region_phi, region_mills_coefficients. cbn [region_horner]. interval with (i_prec 80, i_bisect x, i_depth 30).
+Qed.
+
+(* claim region_probability: the integral of the closed-form bound of K over [x0, A]. *)
+Lemma region_bound_integral :
+  RInt (fun x => (1 - 4 * region_Lo x ^ 2) ^ 17) (1 / 1000000) (3 / 2) <= (269667900219210089231 / 1000000000000000000000).
+Proof.
+  unfold region_Lo, region_phi, region_mills_coefficients. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 100).
+Qed.
+
+(* claim region_probability: K <= 1 on [0, x0]; on [x0, A], 0 <= Lo <= G and p odd give K <= (1 - 4 Lo^2)^p. *)
+Lemma region_K_integral :
+  RInt region_K 0 (3 / 2) <= (1 / 1000000) + (269667900219210089231 / 1000000000000000000000).
+Proof.
+  rewrite <- (RInt_Chasles region_K 0 (1 / 1000000) (3 / 2)) by apply region_K_ex_RInt.
+  change (plus (RInt region_K 0 (1 / 1000000)) (RInt region_K (1 / 1000000) (3 / 2))) with (RInt region_K 0 (1 / 1000000) + RInt region_K (1 / 1000000) (3 / 2)).
+  assert (H1 : RInt region_K 0 (1 / 1000000) <= (1 / 1000000)).
+  { apply Rle_trans with (RInt (fun _ => 1) 0 (1 / 1000000)).
+    - apply RInt_le; [lra | apply region_K_ex_RInt | apply ex_RInt_const | intros x _; apply region_K_at_most_one].
+    - rewrite RInt_const. change (scal ((1 / 1000000) - 0) 1) with (((1 / 1000000) - 0) * 1). lra. }
+  assert (H2 : RInt region_K (1 / 1000000) (3 / 2) <= RInt (fun x => (1 - 4 * region_Lo x ^ 2) ^ 17) (1 / 1000000) (3 / 2)).
+  { apply RInt_le; [lra | apply region_K_ex_RInt | | ].
+    - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros z _.
+      apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). auto_derive. exists (region_dLo z). apply region_Lo_derive.
+    - intros x Hx. unfold region_K. apply region_odd_pow_le; [exists 8%nat; reflexivity | ].
+      assert (H0 := region_Lo_nonnegative x ltac:(lra)). assert (HG := region_Lo_below_G x ltac:(lra)). nra. }
+  generalize region_bound_integral. lra.
+Qed.
+
+(* claim region_probability: the tail: int_A^inf K <= 4 phi(A) (1 - 4 G(A)^2)^(p-1) <= 4 phi(A) (1 - 4 Lo(A)^2)^(p-1) (K <= 4 Phibar (1 - 4 G(A)^2)^(p-1) on [A, inf), int_A^inf Phibar <= phi(A), 0 <= 1 - 4 G^2 and Lo(A) <= G(A): region_tail_base). *)
+Lemma region_tail_factor :
+  4 * region_phi (3 / 2) * (1 - 4 * region_Lo (3 / 2) ^ 2) ^ 16 <= (579483 / 5000000000000000).
+Proof.
+  unfold region_Lo, region_phi, region_mills_coefficients. cbn [region_horner]. interval with (i_prec 100).
+Qed.
+
+(* claim region_probability: G(A) < 1/2 (its margin is Phibar(A) > 0), so 1 - 4 G(A)^2 >= 0. *)
+Lemma region_G_at_A_below_half :
+  RInt region_phi 0 (3 / 2) <= 1 / 2.
+Proof.
+  unfold region_phi. integral with (i_prec 40, i_degree 6, i_fuel 40).
+Qed.
+
+(* claim region_probability: 0 <= Lo(A) <= G(A) <= 1/2. *)
+Lemma region_tail_base :
+  0 <= 1 - 4 * region_G (3 / 2) ^ 2 <= 1 - 4 * region_Lo (3 / 2) ^ 2.
+Proof.
+  assert (H0 := region_Lo_nonnegative (3 / 2) ltac:(lra)). assert (HG := region_Lo_below_G (3 / 2) ltac:(lra)).
+  assert (Hh := region_G_at_A_below_half). unfold region_G in *. nra.
+Qed.
+
+(* claim region_probability: the central binomial coefficient, computed (the division is exact). *)
+Lemma region_central_binomial_value :
+  region_central_binomial = 2333606220 /\ Z.modulo (region_zfact 34) (region_zfact 17 * region_zfact 17) = 0%Z.
+Proof.
+  unfold region_central_binomial. split; [apply f_equal; vm_compute; reflexivity | vm_compute; reflexivity].
+Qed.
+
+(* claim region_probability: the bound of E[S] above is at most U: the integral over [0, A] (region_K_integral) and the tail (region_tail_factor, region_tail_base). *)
+Lemma region_spacing_bound_upper :
+  region_spacing_bound <= (36630140568744685404996191 / 500000000000000000000000000).
+Proof.
+  unfold region_spacing_bound. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (H := region_K_integral). assert (HT := region_tail_factor).
+  destruct region_tail_base as [Hb0 Hb1].
+  assert (Hp : (1 - 4 * region_G (3 / 2) ^ 2) ^ 16 <= (1 - 4 * region_Lo (3 / 2) ^ 2) ^ 16) by (apply pow_incr; lra).
+  assert (Hphi := region_phi_bounds (3 / 2)).
+  assert (Ht : 4 * region_phi (3 / 2) * (1 - 4 * region_G (3 / 2) ^ 2) ^ 16 <= (579483 / 5000000000000000)).
+  { apply Rle_trans with (4 * region_phi (3 / 2) * (1 - 4 * region_Lo (3 / 2) ^ 2) ^ 16); [ | exact HT].
+    apply Rmult_le_compat_l; [lra | exact Hp]. }
+  interval_intro (2 * 2333606220 / 4 ^ 17) as Hs.
+  apply Rle_trans with (2 * 2333606220 / 4 ^ 17 * ((1 / 1000000) + (269667900219210089231 / 1000000000000000000000) + (579483 / 5000000000000000))).
+  - apply Rmult_le_compat_l; lra.
+  - interval with (i_prec 200).
+Qed.
+
+(* claim region_probability: Phibar(c_p U) = 1/2 - G(c_p U) >= Phb. *)
+Lemma region_phibar_lower :
+  (47870726050428274137200163 / 100000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * (36630140568744685404996191 / 500000000000000000000000000)).
+Proof.
+  unfold region_phi. integral with (i_prec 50, i_degree 6, i_fuel 100).
+Qed.
+
+(* claim region_probability: Phibar is decreasing (region_G_monotone): Phibar(c_p E) >= Phibar(c_p U) >= Phb for E <= U. *)
+Lemma region_phibar_at_spacing_bound :
+  (47870726050428274137200163 / 100000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound).
+Proof.
+  assert (H := region_phibar_lower). assert (HU := region_spacing_bound_upper).
+  assert (Hc : 0 <= sqrt (17 / (2 * (17 - 1)))) by apply sqrt_pos.
+  assert (Hm := region_G_monotone (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound) (sqrt (17 / (2 * (17 - 1))) * (36630140568744685404996191 / 500000000000000000000000000)) ltac:(apply Rmult_le_compat_l; assumption)).
+  lra.
+Qed.
+
+(* claim region_probability: the claim states lo > 0. *)
+Lemma region_probability_lo_positive :
+  0 < (204504178600029560165937199756163848371806141 / 1000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_probability_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (4844648906849359741104944231488514283 / 500000000000000000000000000000000000)) /\ 0 < 204504178600029560165937199756163848371806141 /\ (- (4844648906849359741104944231488514283 / 500000000000000000000000000000000000)) <= (ln 204504178600029560165937199756163848371806141 / ln 10 - ln 1 / ln 10 + (-54)) /\ (ln 204504178600029560165937199756163848371806141 / ln 10 - ln 1 / ln 10 + (-54)) < ((- (4844648906849359741104944231488514283 / 500000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (k): R_dead is contained in R_smooth, as J(s) <= s^2/2 for every s > 0 ((A.61) for s <= eps = 2, J(eps) + (s^2 - eps^2)/2 beyond), so P(R_smooth | active) >= P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s, s = 1/1000000000000000 (the statement's rounding only: the kernel's bound lies below the route's number by more than 1.0e-9) and rounded down to 16 significant digits. WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma region_probability_lo_16_digits :
+  2045041786000287 / 10 ^ 25 <= ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((47870726050428274137200163 / 100000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (k): R_dead is contained in R_smooth, as J(s) <= s^2/2 for every s > 0 ((A.61) for s <= eps = 2, J(eps) + (s^2 - eps^2)/2 beyond), so P(R_smooth | active) >= P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 17 significant digits. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma region_probability_log10_lo_17_digits :
+  (- (96892978136987213 / 10000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((47870726050428274137200163 / 100000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.

@@ -1,0 +1,145 @@
+"""certify.coq.region.smooth_region_lemmas: the Coq lemmas of a smooth certificate's ``region_probability`` claim,
+through R_dead in R_smooth and the dead route at COARSE accuracy (docs/coq.md, 'The smooth region in Coq').
+
+The library files compile (tests/test_coq_library.py). Here: the paper-level inclusion's inequality J(s) <= s^2/2
+checked on both sides of eps against mpmath's own quadrature of sigma_eps/sigma_eps' (A.66); the route's number
+between the certificate's lo and the exact right-hand side the lemmas state (mpmath's erf, erfc and quad at 40
+digits); the digits at every library prime; the claim listed as not exported when sigma/eps makes the kernel's
+bound exceed the route's; and a forged lo or log10_lo (past the exact right-hand side by 10^-10) refused by coqc in
+its own lemma.
+"""
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import fmpq
+
+from certify.certificate import parse_certificate
+from certify.coq.export import coq_file
+from certify.coq.terms import real
+from certify.coq.region import COARSE, SMOOTH_MARGIN, region_proof, smooth_region_lemmas
+from certify.kernel.exact import canonical_text
+from conftest import ROOT
+from coqtext import compile_texts, failing_lemma, with_admitted
+
+LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "smooth").glob("smooth-*.json")}
+
+
+def _mp(q) -> mpmath.mpf:
+    q = Fraction(int(q.p), int(q.q)) if isinstance(q, fmpq) else Fraction(q)
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _region_only(p: int) -> dict:
+    document = parse_certificate(LIBRARY[p].read_bytes())
+    document["claims"] = {"region_probability": document["claims"]["region_probability"]}
+    return document
+
+
+def _right_hand_side(p: int) -> mpmath.mpf:
+    """(1/2 - G(c_p E)) / (C(2p, p) - 1) with E the Definition region_spacing_bound at the route's A:
+    2 C(2p, p) 4^-p (int_0^A (1 - erf(x/sqrt 2)^2)^p dx + 4 phi(A) (1 - erf(A/sqrt 2)^2)^(p-1)), by mpmath."""
+    A = _mp(region_proof(p, COARSE).A)
+    C = mpmath.binomial(2 * p, p)
+    K = lambda x: (1 - mpmath.erf(x / mpmath.sqrt(2)) ** 2) ** p  # noqa: E731
+    E = 2 * C / mpmath.mpf(4) ** p * (mpmath.quad(K, [0, min(A, 1), A])
+                                       + 4 * mpmath.npdf(A) * (1 - mpmath.erf(A / mpmath.sqrt(2)) ** 2) ** (p - 1))
+    z = mpmath.sqrt(mpmath.mpf(p) / (2 * (p - 1))) * E
+    return mpmath.erfc(z / mpmath.sqrt(2)) / 2 / (C - 1)
+
+
+@pytest.mark.parametrize("eps", [mpmath.mpf(2), mpmath.mpf(1) / 2])
+def test_J_is_at_most_half_s_squared_on_both_sides_of_eps(eps):
+    """The inclusion's inequality J(s) = int_0^s sigma_eps/sigma_eps' <= s^2/2 ((A.61) for s <= eps, J(eps) +
+    (s^2 - eps^2)/2 beyond), with sigma_eps(z) = z psi(z/eps) (A.1) and its derivative by mpmath.diff, J by
+    mpmath.quad at 30 digits: an independent route to the paper-level step."""
+    with mpmath.workdps(30):
+        f = lambda t: mpmath.exp(-1 / t) if t > 0 else mpmath.mpf(0)  # noqa: E731
+        psi = lambda t: f(t) / (f(t) + f(1 - t))  # noqa: E731
+        sigma = lambda z: z * psi(z / eps) if z < eps else z  # noqa: E731
+        ratio = lambda s: sigma(s) / mpmath.diff(sigma, s)  # noqa: E731
+        for fraction in ("0.05", "0.3", "0.7", "1", "1.5", "3"):
+            s = eps * mpmath.mpf(fraction)
+            pieces = [0, s] if s <= eps else [0, eps, s]
+            J = mpmath.quad(ratio, pieces)
+            assert 0 < J < s**2 / 2
+
+
+@pytest.mark.parametrize("p", sorted(LIBRARY))
+def test_the_route_lies_between_the_certificate_and_the_exact_right_hand_side(p):
+    """lo (the kernel's bound of R_smooth) < Phb / (C - 1) (the route's proved number) < the exact right-hand side,
+    with the margin SMOOTH_MARGIN the exporter requires below, at every library prime; the claim lemmas keep 16
+    and at least 17 significant digits."""
+    document = _region_only(p)
+    proof = region_proof(p, COARSE)
+    with mpmath.workdps(40):
+        lo = _mp(Fraction(document["claims"]["region_probability"]["lo"]))
+        proved = _mp(proof.phibar_lo) / (proof.binomial - 1)
+        assert lo * (1 + SMOOTH_MARGIN) < proved < _right_hand_side(p)
+        assert proved / _right_hand_side(p) > 1 - mpmath.mpf(10) ** -5  # the coarse route loses about 10^-6
+    names = [item.name for item in smooth_region_lemmas(document) if item.name.startswith("region_probability_")]
+    assert "region_probability_lo_16_digits" in names
+    assert any(name.startswith("region_probability_log10_lo_") and name.endswith("_digits")
+               and int(name.split("_")[-2]) >= 17 for name in names)
+
+
+def test_the_lemma_names_the_inclusion_and_states_real_quantities():
+    lemmas = {item.name: item for item in smooth_region_lemmas(_region_only(13)) if hasattr(item, "statement")}
+    lo = lemmas["region_probability_lo_16_digits"]
+    assert "region_spacing_bound" in lo.statement and "RInt region_phi 0" in lo.statement
+    assert "R_dead is contained in R_smooth" in lo.paper and "(A.61)" in lo.paper
+    assert real(region_proof(13, COARSE).phibar_lo) not in lo.statement
+
+
+def test_a_large_sigma_over_eps_lists_the_claim_as_not_exported():
+    """At eps = 1/2, sigma = 1, p = 5 the kernel's bound of R_smooth (log -6.3768) exceeds the dead region's Jensen
+    bound (log -6.3856): the route cannot reach it, so the claim is listed with the reason, never half-stated."""
+    document = _region_only(5)
+    document["parameters"]["eps_smooth"] = "0.5"
+    with pytest.raises(ValueError, match="Jensen bound"):
+        smooth_region_lemmas(document)
+    items = coq_file(document).not_exported
+    assert [item.claim for item in items] == ["region_probability"] and "Jensen bound" in items[0].reason
+
+
+def _decimal_above(x: Fraction, places: int) -> Fraction:
+    scale = 10**places
+    return Fraction(-((-x * scale) // 1), scale)
+
+
+@pytest.fixture(scope="module")
+def forged(tmp_path_factory):
+    """{field: (text, CompileResult)}: the library certificate of p = 5 with only region_probability, the field
+    moved past the exact right-hand side by a relative 10^-10 (lo; its log10 twin kept consistent) or by 10^-10
+    (log10_lo), compiled with the honest lemmas admitted."""
+    from certify.kernel.exact import parse_exact
+    from certify.kernel.log10 import log10_enclosure, log10_lower_twin
+
+    folder = tmp_path_factory.mktemp("coq_region_smooth")
+    honest = coq_file(_region_only(5)).text
+    with mpmath.workdps(40):
+        truth = _right_hand_side(5)
+        truth_q = Fraction(mpmath.nstr(truth, 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+        log10_q = Fraction(mpmath.nstr(mpmath.log10(truth), 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+    texts = {}
+    for field in ("lo", "log10_lo"):
+        document = _region_only(5)
+        node = dict(document["claims"]["region_probability"])
+        if field == "lo":
+            node["lo"] = canonical_text(_decimal_above(truth_q * (1 + Fraction(1, 10**10)), 60))
+            lo = parse_exact(node["lo"])
+            node["log10_lo"] = canonical_text(log10_lower_twin(lo, log10_enclosure(lo, 200), 200))
+        else:
+            node["log10_lo"] = canonical_text(_decimal_above(log10_q + Fraction(1, 10**10), 30))
+        document["claims"] = {"region_probability": node}
+        texts[field] = with_admitted(coq_file(document).text, honest)
+    results = compile_texts(folder, texts, timeout=300)
+    return {field: (texts[field], results[field]) for field in texts}
+
+
+@pytest.mark.parametrize("field", ["lo", "log10_lo"])
+def test_a_forged_end_is_refused_in_its_lemma(forged, field):
+    text, result = forged[field]
+    assert not result.ok, f"coqc accepted a forged region_probability.{field}"
+    assert failing_lemma(text, result.message).startswith(f"region_probability_{field}_"), result.message
