@@ -68,7 +68,7 @@ def compile_texts(folder, texts: dict, timeout: float = 180) -> dict:
 
 
 #: Honest lemmas whose proofs are slow (one ``integral`` of about 27 s: smooth's J to 15 digits; the dead region's
-#: Mills residual, Lo >= 0, integral, tail and C(2p, p), about 25 s together, certify.coq.region; the slide region's
+#: Mills residual, Lo >= 0, integral, tail and C(2p, p), about 20 s together, certify.coq.region; the slide region's
 #: residual, anchor, L >= 0, window integral and gamma integrals, about 12 s, certify.coq.region_slide). A forgery test
 #: may admit them (:func:`with_admitted`): the library compilation (tests/test_coq_library.py) proves them, and a
 #: forgery's verdict must come from the forged claim's own lemma, which uses their statements only.
@@ -108,4 +108,17 @@ def with_admitted(text: str, honest: str, names=SLOW_HONEST_LEMMAS) -> str:
         assert block in _committed_blocks(name), f"{name} is not a committed library file's: not admitted"
         statement = block.split("\nProof.\n")[0]
         text = text.replace(block, statement + "\nProof.\nAdmitted.\n")
+    return text
+
+
+def with_forged_twin_admitted(text: str, names) -> str:
+    """``text`` with the proof of each lemma of ``names`` replaced by ``Admitted``, no questions asked: for a forgery
+    test that moves one field of a claim (log10_lo) and must see coqc refuse that field's own lemma, not the twin
+    lemma tying it to the other field (log10_lo <= log10 lo), which the forgery breaks first. Admitting can only
+    let more of a file compile: the test still needs a refusal, in a lemma it did not admit."""
+    for name in names:
+        block = _lemma_block(text, name)
+        assert block is not None, f"{name} is not in the file"
+        head = block[:block.index("Proof.")]
+        text = text.replace(block, head + "Admitted.\n")
     return text

@@ -6,9 +6,10 @@ checked on both sides of eps against mpmath's own quadrature of sigma_eps/sigma_
 between the certificate's lo and the exact right-hand side the lemmas state (mpmath's erf, erfc and quad at 40
 digits); the digits at every library prime; the claim listed as not exported when sigma/eps makes the kernel's
 bound exceed the route's; and a forged lo or log10_lo (past the exact right-hand side by 10^-10) refused by coqc in
-its own lemma.
+its own claim lemma (for log10_lo, the twin lemma that ties it to the honest lo admitted so that coqc reaches it).
 """
 
+import re
 from fractions import Fraction
 
 import mpmath
@@ -19,9 +20,11 @@ from certify.certificate import parse_certificate
 from certify.coq.export import coq_file
 from certify.coq.terms import real
 from certify.coq.region import COARSE, SMOOTH_MARGIN, region_proof, smooth_region_lemmas
-from certify.kernel.exact import canonical_text
+from certify.coq.lemma import Lemma
+from certify.coq.terms import number
+from certify.kernel.exact import canonical_text, parse_exact
 from conftest import ROOT
-from coqtext import compile_texts, failing_lemma, with_admitted
+from coqtext import compile_texts, failing_lemma, with_admitted, with_forged_twin_admitted
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "smooth").glob("smooth-*.json")}
 
@@ -69,8 +72,8 @@ def test_J_is_at_most_half_s_squared_on_both_sides_of_eps(eps):
 @pytest.mark.parametrize("p", sorted(LIBRARY))
 def test_the_route_lies_between_the_certificate_and_the_exact_right_hand_side(p):
     """lo (the kernel's bound of R_smooth) < Phb / (C - 1) (the route's proved number) < the exact right-hand side,
-    with the margin SMOOTH_MARGIN the exporter requires below, at every library prime; the claim lemmas keep 16
-    and at least 17 significant digits."""
+    with the margin SMOOTH_MARGIN the exporter requires below, at every library prime; the claim lemmas state lo
+    and log10_lo in full (the certificate's own numbers)."""
     document = _region_only(p)
     proof = region_proof(p, COARSE)
     with mpmath.workdps(40):
@@ -78,15 +81,18 @@ def test_the_route_lies_between_the_certificate_and_the_exact_right_hand_side(p)
         proved = _mp(proof.phibar_lo) / (proof.binomial - 1)
         assert lo * (1 + SMOOTH_MARGIN) < proved < _right_hand_side(p)
         assert proved / _right_hand_side(p) > 1 - mpmath.mpf(10) ** -5  # the coarse route loses about 10^-6
-    names = [item.name for item in smooth_region_lemmas(document) if item.name.startswith("region_probability_")]
-    assert "region_probability_lo_16_digits" in names
-    assert any(name.startswith("region_probability_log10_lo_") and name.endswith("_digits")
-               and int(name.split("_")[-2]) >= 17 for name in names)
+    lemmas = {item.name: item for item in smooth_region_lemmas(document) if isinstance(item, Lemma)}
+    node = document["claims"]["region_probability"]
+    lo, log10 = lemmas["region_probability_lo"], lemmas["region_probability_log10_lo"]
+    assert lo.digits is None and log10.digits is None
+    value = parse_exact(node["lo"])
+    assert lo.statement.startswith(f"{value.numerator} / 10 ^ {-value.exp10} <= ")
+    assert log10.statement.startswith(f"{real(number(node['log10_lo']))} <= ln ")
 
 
 def test_the_lemma_names_the_inclusion_and_states_real_quantities():
     lemmas = {item.name: item for item in smooth_region_lemmas(_region_only(13)) if hasattr(item, "statement")}
-    lo = lemmas["region_probability_lo_16_digits"]
+    lo = lemmas["region_probability_lo"]
     assert "region_spacing_bound" in lo.statement and "RInt region_phi 0" in lo.statement
     assert "R_dead is contained in R_smooth" in lo.paper and "(A.61)" in lo.paper
     assert real(region_proof(13, COARSE).phibar_lo) not in lo.statement
@@ -134,6 +140,8 @@ def forged(tmp_path_factory):
             node["log10_lo"] = canonical_text(_decimal_above(log10_q + Fraction(1, 10**10), 30))
         document["claims"] = {"region_probability": node}
         texts[field] = with_admitted(coq_file(document).text, honest)
+        if field == "log10_lo":  # the forged log10_lo breaks its twin lemma with the honest lo first
+            texts[field] = with_forged_twin_admitted(texts[field], ["region_probability_log10_lo_pair"])
     results = compile_texts(folder, texts, timeout=300)
     return {field: (texts[field], results[field]) for field in texts}
 
@@ -142,4 +150,5 @@ def forged(tmp_path_factory):
 def test_a_forged_end_is_refused_in_its_lemma(forged, field):
     text, result = forged[field]
     assert not result.ok, f"coqc accepted a forged region_probability.{field}"
-    assert failing_lemma(text, result.message).startswith(f"region_probability_{field}_"), result.message
+    assert re.fullmatch(rf"region_probability_{field}(_\d+_digits)?", failing_lemma(text, result.message) or ""), \
+        result.message

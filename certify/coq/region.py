@@ -1,4 +1,5 @@
-"""Coq lemmas of the dead certificate's ``region_probability`` claim (Theorem A.2's whole region R_dead).
+"""Coq lemmas of the dead certificate's ``region_probability`` claim (Theorem A.2's whole region R_dead), and of the
+smooth certificate's through R_dead in R_smooth (:func:`smooth_region_lemmas`, at the end).
 
 The claim: P(theta(0) in R_dead | initially active) >= lo = 10^log10_lo. The kernel's bound
 (certify.kernel.region, docs/mathematics.md 'Region probability of the dead theorem') is
@@ -28,9 +29,11 @@ enters them is proved here (docs/coq.md, 'The dead region in Coq'):
   lo' <= (1/2 - G(c_p E)) / (C(2p, p) - 1), with C(2p, p) computed in Coq's integers (``vm_compute``).
   The claim lemmas state only real quantities: U and Phb, the exporter's, stay inside the proof.
 
-lo' and log10_lo' are the certificate's lo and log10_lo lowered by the relative slack s this route
+For dead, lo' and log10_lo' are the certificate's lo and log10_lo lowered by the relative slack s this route
 loses (certify.coq.gaussian's rule: digits fixed by s, never by the certificate's own numbers), so a lo
 forged past the truth by more than 4 s plus one unit of its last stated digit (under 14 s) is refused by coqc.
+For smooth, whose lo lies measurably below the route's number, the lemmas state the certificate's own lo and
+log10_lo in full.
 """
 
 from __future__ import annotations
@@ -47,11 +50,14 @@ from ..kernel.balls import working_precision
 from .gaussian import lowered_lo, lowered_log10
 from .lemma import Definition, Lemma
 from .relations import landmark_lemmas, relation, twin_lemmas
-from .terms import number, rational_above, real
+from .terms import exact_number, number, rational_above, real
 
 CLAIM = "region_probability"
+
 #: the left end of the integrated piece: below it K <= 1 costs at most p x0^3 / 2 (4 G^2 <= x^2 / (pi / 2)).
 X0 = fmpq(1, 10**6)
+
+
 @dataclass(frozen=True)
 class RouteAccuracy:
     """How close to the Jensen value the route's proved numbers come, and the CoqInterval options that prove them.
@@ -72,9 +78,10 @@ class RouteAccuracy:
 #: dead's own claim: lo is the Jensen value, so the route must reach it to about 15 digits (docs/coq.md, 'Digits')
 FULL = RouteAccuracy(1e-15, 1e-19, mpmath.mpf("2e-15"), "integral with (i_prec 70, i_degree 12, i_fuel 200)",
                      "integral with (i_prec 90, i_degree 12, i_fuel 100)")
-#: smooth's claim through the inclusion R_dead in R_smooth: its lo lies a relative 10^-3 or more below the Jensen
-#: value at the library's parameters (checked by :func:`smooth_region_lemmas`), so a route losing 10^-6 serves and
-#: costs half the coqc time (measured at p = 101: 21 s against 37 s for the whole dead file)
+#: smooth's claim through the inclusion R_dead in R_smooth: its lo lies a relative 0.19-0.39% below the Jensen value
+#: at the library's parameters (:func:`smooth_region_lemmas` requires at least :data:`SMOOTH_MARGIN` below the
+#: route's number), so a route losing 10^-6 serves and costs less coqc time (measured at p = 101: the whole dead
+#: file takes 21 s at this accuracy against 37 s at FULL)
 COARSE = RouteAccuracy(1e-9, 1e-9, mpmath.mpf("1e-6"), "integral with (i_prec 40, i_degree 6, i_fuel 100)",
                        "integral with (i_prec 50, i_degree 6, i_fuel 100)")
 #: eta is this many times the residual's measured maximum: a margin interval needs fewer bisections for
@@ -452,10 +459,8 @@ def dead_region_lemmas(document: dict) -> list:
                                                          "against the Jensen value)", "log10_lo lowered by 4 s/ln 10"))
 
 
-#: smooth's lo is lowered only by the statement's rounding (its margin below the route's number is checked)
-SMOOTH_SLACK = fmpq(1, 10**15)
-#: smooth's route must exceed the kernel's own bound of R_smooth by at least this relative margin (room for the
-#: rounding of the statement)
+#: smooth's route must exceed the kernel's own bound of R_smooth by at least this relative margin, so that the claim
+#: lemmas can state the certificate's lo and log10_lo in full
 SMOOTH_MARGIN = mpmath.mpf("1e-9")
 
 
@@ -468,7 +473,9 @@ def smooth_region_lemmas(document: dict) -> list:
     ValueError (the claim is then listed as not exported) when the claim is not a lower bound with a log10 twin, or
     when the kernel's bound of R_smooth, recomputed here from the certificate's parameters (never its lo), is not
     below the route's number by :data:`SMOOTH_MARGIN`: sigma/eps so large that the dead-zone relaxation adds
-    measurable mass beyond R_dead. An honest certificate then never meets a lemma coqc refuses; a forged lo does.
+    measurable mass beyond R_dead. The claim lemmas state the certificate's lo and log10_lo in full; an honest one
+    lies below the route's number, and a lo (or log10_lo) above it meets a lemma coqc refuses. The route's own
+    lemmas (its COARSE integrals) are compiled at the 11 library primes (tests/test_coq_library.py).
     """
     from ..kernel.balls import upper_endpoint
     from ..kernel.region import REGION_PRECISION, smooth_region_claim_log_lower
@@ -492,9 +499,7 @@ def smooth_region_lemmas(document: dict) -> list:
              "P(R_smooth | active) >= P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / "
              f"(C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), "
              f"E = {SPACING} >= E[S] (its definition's comment) and Phibar decreasing")
-    return _route_lemmas(document, proof, SMOOTH_SLACK, paper, (
-        f"lo lowered by a relative 4 s, s = {SMOOTH_SLACK} (the statement's rounding only: the kernel's bound lies "
-        f"below the route's number by more than {mpmath.nstr(SMOOTH_MARGIN, 1)})", "log10_lo lowered by 4 s/ln 10"))
+    return _route_lemmas(document, proof, None, paper, None)
 
 
 def _require_twin(document: dict) -> None:
@@ -502,32 +507,48 @@ def _require_twin(document: dict) -> None:
         raise ValueError("region_probability: not a lower bound with a log10 twin")
 
 
-def _route_lemmas(document: dict, proof: RegionProof, slack: fmpq, paper: str, lowered: tuple[str, str]) -> list:
-    """The route's lemmas at ``proof`` and the two claim lemmas: lo and log10_lo, lowered by the relative ``slack``
-    and rounded down, below (1/2 - G(c_p E)) / (C(2p, p) - 1)."""
+def _route_lemmas(document: dict, proof: RegionProof, slack: fmpq | None, paper: str,
+                  lowered: tuple[str, str] | None) -> list:
+    """The route's lemmas at ``proof`` and the two claim lemmas, lo and log10_lo below (1/2 - G(c_p E)) / (C(2p, p) -
+    1): lowered by the relative ``slack`` and rounded down (``lowered`` says how, in the comments), or, when
+    ``slack`` is None, the certificate's own numbers in full."""
     p = proof.p
     node = document["claims"][CLAIM]
     Phb = real(proof.phibar_lo)
     z = f"(sqrt ({p} / (2 * ({p} - 1))) * {SPACING})"
     bound = f"((1 / 2 - RInt {PHI} 0 {z}) / ({BINOMIAL} - 1))"
-    (mantissa, exponent), digits = lowered_lo(node["lo"], slack, f"{CLAIM}.lo")
-    written = f"{mantissa} / 10 ^ {exponent}"
-    log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{CLAIM}.log10_lo"), slack)
+    if slack is None:
+        value = exact_number(node["lo"], f"{CLAIM}.lo")
+        if value.denominator != 1 or value.numerator <= 0:
+            raise ValueError(f"{CLAIM}.lo is not a positive decimal")
+        written = f"{value.numerator} / 10 ^ {-value.exp10}" if value.exp10 < 0 else f"{value.numerator} * 10 ^ {value.exp10}"
+        log10_end, digits, log10_digits = number(node["log10_lo"], f"{CLAIM}.log10_lo"), None, None
+        names = (f"{CLAIM}_lo", f"{CLAIM}_log10_lo")
+        texts = tuple(f"{field} as the certificate states it (the kernel's bound, recomputed from the parameters, lies "
+                      f"a relative {mpmath.nstr(SMOOTH_MARGIN, 1)} or more below the route's number)"
+                      for field in ("lo", "log10_lo"))
+    else:
+        (mantissa, exponent), digits = lowered_lo(node["lo"], slack, f"{CLAIM}.lo")
+        written = f"{mantissa} / 10 ^ {exponent}"
+        log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{CLAIM}.log10_lo"), slack)
+        names = (f"{CLAIM}_lo_{digits}_digits", f"{CLAIM}_log10_lo_{log10_digits}_digits")
+        texts = (f"{lowered[0]} and rounded down to {digits} significant digits",
+                 f"{lowered[1]} and rounded down to {log10_digits} significant digits")
     divide = (f"destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
               f"apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound]")
     lemmas = [
-        Lemma(f"{CLAIM}_lo_{digits}_digits", CLAIM, f"{written} <= {bound}",
+        Lemma(names[0], CLAIM, f"{written} <= {bound}",
               f"apply Rle_trans with ({Phb} / ({BINOMIAL} - 1)).\n"
               f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
               f"  - {divide}.",
-              f"{paper}; {lowered[0]} and rounded down to {digits} significant digits", digits),
-        Lemma(f"{CLAIM}_log10_lo_{log10_digits}_digits", CLAIM, f"{real(log10_end)} <= ln {bound} / ln 10",
+              f"{paper}; {texts[0]}", digits),
+        Lemma(names[1], CLAIM, f"{real(log10_end)} <= ln {bound} / ln 10",
               f"apply Rle_trans with (ln ({Phb} / ({BINOMIAL} - 1)) / ln 10).\n"
               f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
               f"  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.\n"
               f"    + destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval.\n"
               f"    + {divide}.",
-              f"{paper}; {lowered[1]} and rounded down to {log10_digits} significant digits", log10_digits),
+              f"{paper}; {texts[1]}", log10_digits),
     ]
     return (_generic_lemmas(p) + _specific(document, proof) + landmark_lemmas(document, CLAIM, "lo")
             + twin_lemmas(document, CLAIM) + lemmas)

@@ -48,6 +48,7 @@ from flint import acb, arb, ctx, fmpq
 from .family import FAMILY_BASE_POINT, base_point_lemmas, fourier_fraction_lemmas, single_active_gate_lemmas
 from .family import radius as radius_term
 from .family import enclosed_atom_proof, terminal_purity_gap_term
+from ..errors import CertifyError
 from .export import SHARED_CLAIMS
 from .lemma import Definition, Lemma, NotExported
 from .region import smooth_region_lemmas
@@ -554,8 +555,8 @@ def smooth_obligations(document: dict) -> list:
         elif claim == "region_probability":
             try:
                 items += smooth_region_lemmas(document)
-            except ValueError as error:  # the route cannot reach the kernel's bound: listed, not half-exported
-                items.append(NotExported(claim, str(error)))
+            except (ValueError, CertifyError) as error:  # the route cannot reach the kernel's bound, or the kernel
+                items.append(NotExported(claim, str(error)))  # refuses the parameters: listed, not half-exported
         elif claim not in DEPENDS_ON_J and claim not in SHARED_CLAIMS:
             items.append(NotExported(claim, "not a claim of theorem smooth known to this exporter"))
     return items

@@ -993,18 +993,18 @@ Proof.
   split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
 Qed.
 
-(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (k): R_dead is contained in R_smooth, as J(s) <= s^2/2 for every s > 0 ((A.61) for s <= eps = 2, J(eps) + (s^2 - eps^2)/2 beyond), so P(R_smooth | active) >= P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s, s = 1/1000000000000000 (the statement's rounding only: the kernel's bound lies below the route's number by more than 1.0e-9) and rounded down to 16 significant digits. WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
-Lemma region_probability_lo_16_digits :
-  2045041786000287 / 10 ^ 25 <= ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (k): R_dead is contained in R_smooth, as J(s) <= s^2/2 for every s > 0 ((A.61) for s <= eps = 2, J(eps) + (s^2 - eps^2)/2 beyond), so P(R_smooth | active) >= P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo as the certificate states it (the kernel's bound, recomputed from the parameters, lies a relative 1.0e-9 or more below the route's number). *)
+Lemma region_probability_lo :
+  204504178600029560165937199756163848371806141 / 10 ^ 54 <= ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
 Proof.
   apply Rle_trans with ((47870726050428274137200163 / 100000000000000000000000000) / (region_central_binomial - 1)).
   - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
   - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (k): R_dead is contained in R_smooth, as J(s) <= s^2/2 for every s > 0 ((A.61) for s <= eps = 2, J(eps) + (s^2 - eps^2)/2 beyond), so P(R_smooth | active) >= P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 17 significant digits. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
-Lemma region_probability_log10_lo_17_digits :
-  (- (96892978136987213 / 10000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (k): R_dead is contained in R_smooth, as J(s) <= s^2/2 for every s > 0 ((A.61) for s <= eps = 2, J(eps) + (s^2 - eps^2)/2 beyond), so P(R_smooth | active) >= P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo as the certificate states it (the kernel's bound, recomputed from the parameters, lies a relative 1.0e-9 or more below the route's number). *)
+Lemma region_probability_log10_lo :
+  (- (4844648906849359741104944231488514283 / 500000000000000000000000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
 Proof.
   apply Rle_trans with (ln ((47870726050428274137200163 / 100000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
   - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
