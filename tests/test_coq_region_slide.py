@@ -18,7 +18,7 @@ from flint import fmpq
 from certify.certificate import parse_certificate
 from certify.coq.export import coq_file
 from certify.coq.lemma import Lemma, NotExported
-from certify.coq.region_slide import (MANTISSA_SLACK, WINDOW_MARGIN, SlideRegionProof, slide_region_lemmas,
+from certify.coq.region_slide import (END_GAP, MANTISSA_SLACK, WINDOW_MARGIN, SlideRegionProof, slide_region_lemmas,
                                       slide_region_proof)
 from certify.kernel.exact import canonical_text
 from conftest import ROOT
@@ -59,7 +59,7 @@ def _lower(proof: SlideRegionProof):
 @pytest.mark.parametrize("p", CHECKED)
 def test_L_is_below_the_tail_integral_and_close_to_it(p):
     """L <= int_y^B phi on 300 points of [a, b] (what region_slide_L_below_phibar proves) and within a relative
-    10^-7 of it (the route's accuracy); the residual y Q - Q' - 1 is <= 0 on 2000 points (what interval proves
+    10^-4 of it (the route's accuracy: RESIDUAL_TARGET 10^-6, Q shrunk by ten times the residual); the residual y Q - Q' - 1 is <= 0 on 2000 points (what interval proves
     on the interval, for negative y too); B = b + 8, and the window's arguments -x and x + t stay in [a, b]."""
     proof = slide_region_proof(p, ONE)
     Q, dQ = _lower(proof)
@@ -70,21 +70,21 @@ def test_L_is_below_the_tail_integral_and_close_to_it(p):
         for y in mpmath.linspace(a, b, 300):
             L, tail = mpmath.npdf(y) * Q(y), _tail(y, B)
             assert 0 <= L <= tail
-            assert tail - L <= mpmath.mpf(10) ** -7 * tail
+            assert tail - L <= mpmath.mpf(10) ** -4 * tail
         for y in mpmath.linspace(a, b, 2000):
             assert y * Q(y) - dQ(y) - 1 <= 0
 
 
 @pytest.mark.parametrize("p", CHECKED)
 def test_the_integral_ends_sit_on_their_sides(p):
-    """anchor_lo <= int_b^B phi, spread_lo <= erf(r / (2 sqrt 2)), tail_lo <= int_z^B2 phi, each within 10^-13;
+    """anchor_lo <= int_b^B phi, spread_lo <= erf(r / (2 sqrt 2)), tail_lo <= int_z^B2 phi, each within 2 END_GAP;
     survival_lo <= the window's integral of the closed form (mpmath quad) and above WINDOW_MARGIN times the
     kernel's lower sum of P(S > t) / C(2p, p)."""
     from certify.kernel.region_slide import spacing_survival_log_lower
 
     proof = slide_region_proof(p, ONE)
     Q, _ = _lower(proof)
-    close = mpmath.mpf(10) ** -13
+    close = 2 * END_GAP
     with mpmath.workdps(60):
         anchor = _tail(_mp(proof.b), _mp(proof.B))
         assert anchor * (1 - close) <= _mp(proof.anchor_lo) <= anchor

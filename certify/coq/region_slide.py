@@ -52,24 +52,31 @@ from .terms import number, real
 CLAIM = "region_probability"
 DPS = 40
 #: The relative slack by which lo is lowered before it is stated (its digits follow from it): the route's
-#: own losses (the integrals' rounding, about 10^-15, and L's relative loss below Phibar_B, about (2p - 1) d <= 10^-7)
-#: are absorbed by the window's margin over the kernel's
+#: own losses (the ends' gap END_GAP, p of them at most, and L's relative loss below Phibar_B, about (2p - 1) 10^-5,
+#: already inside the closed form's integral) are absorbed by the window's margin over the kernel's
 #: lower sum (at least WINDOW_MARGIN, checked by :class:`SlideRegionProof`), so this is only the statement's
 #: rounding.
 MANTISSA_SLACK = fmpq(1, 10**15)
 #: The closed form's integral over the window must exceed the kernel's bound of P(S > t) / C(2p, p) by at least
 #: this factor (the exporter refuses otherwise): room between the two for the lower end that ``integral`` proves
-#: (their geometric middle) and the gamma part's rounding (about 10^-14).
+#: (their geometric middle) and the gamma part's rounding (at most p END_GAP).
 WINDOW_MARGIN = mpmath.mpf("1.01")
-#: The Chebyshev degree of P grows until its residual y P - P' - 1 is at most this on 801 points of [a, b].
-RESIDUAL_TARGET = mpmath.mpf("1e-10")
+#: The Chebyshev degree of P grows until its residual y P - P' - 1 is at most this on 801 points of [a, b]. L is then
+#: within a relative 10^-4 of Phibar_B, which the window's margin absorbs many times over (at least 1.12: the
+#: closed form's integral is proved only above the geometric middle of it and the kernel's lower sum); a lower
+#: degree makes the residual proof and the window's integral 2-4 times faster (measured: the region lemmas alone
+#: at p = 101 took 30 s with 10^-10, and take 8 s)
+RESIDUAL_TARGET = mpmath.mpf("1e-6")
+#: The relative gap below the anchor, 2 G(r/2) and the gamma tail at which their lower ends are chosen: the window's
+#: margin absorbs their product's loss (at most p times this), and a coarse ``integral`` proves them
+END_GAP = mpmath.mpf("1e-9")
 #: Q = (1 - d) P with d this many times the residual's maximum on 801 points: Q's residual r - d (1 + r) < 0.
 RESIDUAL_MARGIN = 10
 WINDOW_STEP = fmpq(1, 64)
 #: The window is [t/2 - W, t/2 + W] with W <= WINDOW_WIDTH / sqrt(p) (the integrand is a peak of width ~1/sqrt(p))
 WINDOW_WIDTH = 3.5
 SURVIVAL_TACTIC = "integral with (i_prec 40, i_degree 1, i_fuel 2000)"
-GAMMA_TACTIC = "integral with (i_prec 90, i_degree 12, i_fuel 200)"
+GAMMA_TACTIC = "integral with (i_prec 60, i_degree 8, i_fuel 100)"
 HALF_TACTIC = "integral with (i_prec 60, i_degree 10, i_fuel 100)"
 
 MILLS, L_, DL = "region_slide_mills", "region_slide_L", "region_slide_dL"
@@ -150,18 +157,18 @@ class SlideRegionProof:
                 raise ValueError("the shrunk Mills polynomial's residual is not negative on the grid")
             L = lambda y: _phi(y) * P(y, c)  # noqa: E731
             anchor = _phibar(b) - _phibar(_mp(self.B))  # erfc: no quadrature error (an exact tail difference)
-            self.anchor_lo = _decimal(anchor * (1 - mpmath.mpf(10) ** -14), 20, up=False)
+            self.anchor_lo = _decimal(anchor * (1 - END_GAP), 20, up=False)
             x_lo, x_hi = -m - W, -m + W
             t = _mp(self.t)
             closed = mpmath.quad(lambda x: p * L(-x) ** (p - 1) * _phi(x) * L(x + t) ** p, [x_lo, -m, x_hi])
             r_half = self.n * _mp(self.delta_g) / (2 * (self.n - 1))
             self.r_half = fmpq(self.n) * self.delta_g / (2 * (self.n - 1))
             spread = mpmath.erf(r_half / mpmath.sqrt(2))
-            self.spread_lo = _decimal(spread * (1 - mpmath.mpf(10) ** -17), 22, up=False)
+            self.spread_lo = _decimal(spread * (1 - END_GAP), 22, up=False)
             z = mpmath.sqrt(p * self.n) * (_mp(self.g) + _mp(self.delta_g))
             self.B2 = fmpq(int(mpmath.floor(z)) + 9)
             tail = _phibar(z) - _phibar(_mp(self.B2))
-            self.tail_lo = _scientific(tail * (1 - mpmath.mpf(10) ** -15))
+            self.tail_lo = _scientific(tail * (1 - END_GAP))
             # the route must reach the kernel's bound with room to spare (its S is a lower sum)
             from ..kernel.region_slide import spacing_survival_log_lower
             kernel_s = mpmath.exp(mpmath.mpf(spacing_survival_log_lower(p, self.t, 128).str(30, radius=False))

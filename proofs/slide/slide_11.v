@@ -398,17 +398,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 14: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (8269997913548193363547271 / 50000000000000000000000000)) (cons (58927942159431660567590929 / 1000000000000000000000000000) (cons (- (9718464503284022717271683 / 500000000000000000000000000)) (cons (46923606687079678881791 / 7812500000000000000000000) (cons (- (17538578845463549769254913 / 10000000000000000000000000000)) (cons (24357579936701710548899519 / 50000000000000000000000000000) (cons (- (12937618970407460888939877 / 100000000000000000000000000000)) (cons (32991182291883309599598597 / 1000000000000000000000000000000) (cons (- (81103193090740694926683679 / 10000000000000000000000000000000)) (cons (19252862710173717070019391 / 10000000000000000000000000000000) (cons (- (43661369647293477523610041 / 100000000000000000000000000000000)) (cons (48803618940639335305343113 / 500000000000000000000000000000000) (cons (- (25296497971098027948816697 / 1000000000000000000000000000000000)) (cons (10618083640117249717311729 / 2000000000000000000000000000000000) (nil)))))))))))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 9: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (16539907405596870999307777 / 100000000000000000000000000)) (cons (29463706526453461526741861 / 500000000000000000000000000) (cons (- (9718388110315494439334333 / 500000000000000000000000000)) (cons (60078903041665970697397121 / 10000000000000000000000000000) (cons (- (1754236536437678576419357 / 1000000000000000000000000000)) (cons (48244258972601149841913591 / 100000000000000000000000000000) (cons (- (6415091660849809825603777 / 50000000000000000000000000000)) (cons (1911487829375538192984581 / 50000000000000000000000000000) (cons (- (5815356734394679110966903 / 625000000000000000000000000000)) (nil))))))))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (47416618991 / 4294967296).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((21122315486136342977522111 / 50000000000000000000000000) + ((y - (8560586735 / 4294967296)) / (67 / 64)) * region_horner region_slide_mills ((y - (8560586735 / 4294967296)) / (67 / 64))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((42244405314480385072311777 / 100000000000000000000000000) + ((y - (8560586735 / 4294967296)) / (67 / 64)) * region_horner region_slide_mills ((y - (8560586735 / 4294967296)) / (67 / 64))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((21122315486136342977522111 / 50000000000000000000000000) + ((y - (8560586735 / 4294967296)) / (67 / 64)) * region_horner region_slide_mills ((y - (8560586735 / 4294967296)) / (67 / 64))) + region_dhorner region_slide_mills 0 ((y - (8560586735 / 4294967296)) / (67 / 64)) / (67 / 64)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((42244405314480385072311777 / 100000000000000000000000000) + ((y - (8560586735 / 4294967296)) / (67 / 64)) * region_horner region_slide_mills ((y - (8560586735 / 4294967296)) / (67 / 64))) + region_dhorner region_slide_mills 0 ((y - (8560586735 / 4294967296)) / (67 / 64)) / (67 / 64)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 11 * region_slide_phibar (- x) ^ 10 * region_phi x * region_slide_phibar (x + (8560586735 / 2147483648)) ^ 11) (- (8560586735 / 4294967296) - (67 / 64)) (- (8560586735 / 4294967296) + (67 / 64)).
@@ -721,11 +721,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (7 / 39062500000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (669 / 125000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (4064292847 / 4294967296) <= y <= (13056880623 / 4294967296) -> y * ((21122315486136342977522111 / 50000000000000000000000000) + ((y - (8560586735 / 4294967296)) / (67 / 64)) * region_horner region_slide_mills ((y - (8560586735 / 4294967296)) / (67 / 64))) - region_dhorner region_slide_mills 0 ((y - (8560586735 / 4294967296)) / (67 / 64)) / (67 / 64) - 1 <= 0.
+  forall y, (4064292847 / 4294967296) <= y <= (13056880623 / 4294967296) -> y * ((42244405314480385072311777 / 100000000000000000000000000) + ((y - (8560586735 / 4294967296)) / (67 / 64)) * region_horner region_slide_mills ((y - (8560586735 / 4294967296)) / (67 / 64))) - region_dhorner region_slide_mills 0 ((y - (8560586735 / 4294967296)) / (67 / 64)) / (67 / 64) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 16, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 11, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -737,16 +737,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (59136305612780353893 / 50000000000000000000000) <= RInt region_phi (13056880623 / 4294967296) (47416618991 / 4294967296).
+  (118272611107289279287 / 100000000000000000000000) <= RInt region_phi (13056880623 / 4294967296) (47416618991 / 4294967296).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (13056880623 / 4294967296) <= RInt region_phi (13056880623 / 4294967296) (47416618991 / 4294967296).
 Proof.
-  apply Rle_trans with (59136305612780353893 / 50000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (118272611107289279287 / 100000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -770,14 +770,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (10667989075297577455 * powerRZ 10 (-54)%Z) <= RInt (fun x => 11 * region_slide_L (- x) ^ 10 * region_phi x * region_slide_L (x + (8560586735 / 2147483648)) ^ 11) (- (8560586735 / 4294967296) - (67 / 64)) (- (8560586735 / 4294967296) + (67 / 64)).
+  (10667389728355958417 * powerRZ 10 (-54)%Z) <= RInt (fun x => 11 * region_slide_L (- x) ^ 10 * region_phi x * region_slide_L (x + (8560586735 / 2147483648)) ^ 11) (- (8560586735 / 4294967296) - (67 / 64)) (- (8560586735 / 4294967296) + (67 / 64)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (10667989075297577455 * powerRZ 10 (-54)%Z) <= region_slide_survival.
+  (10667389728355958417 * powerRZ 10 (-54)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 11 * region_slide_L (- x) ^ 10 * region_phi x * region_slide_L (x + (8560586735 / 2147483648)) ^ 11) (- (8560586735 / 4294967296) - (67 / 64)) (- (8560586735 / 4294967296) + (67 / 64))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -800,16 +800,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (19715067112987964717793 / 500000000000000000000000) <= 2 * RInt region_phi 0 (405 / 8192).
+  (39430134186545795603911 / 1000000000000000000000000) <= 2 * RInt region_phi 0 (405 / 8192).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (13065244512392154647 * powerRZ 10 (-45)%Z) <= RInt region_phi (sqrt (11 * 10) * ((945 / 1024) + (729 / 8192))) 19.
+  (13065244499326923200 * powerRZ 10 (-45)%Z) <= RInt region_phi (sqrt (11 * 10) * ((945 / 1024) + (729 / 8192))) 19.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -828,15 +828,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (705432 / (705432 - 1) * (10667989075297577455 * powerRZ 10 (-54)%Z) * (19715067112987964717793 / 500000000000000000000000) ^ 10 * (13065244512392154647 * powerRZ 10 (-45)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (405 / 8192)) ^ 10 * RInt region_phi (sqrt (11 * 10) * ((945 / 1024) + (729 / 8192))) 19).
+  (705432 / (705432 - 1) * (10667389728355958417 * powerRZ 10 (-54)%Z) * (39430134186545795603911 / 1000000000000000000000000) ^ 10 * (13065244499326923200 * powerRZ 10 (-45)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (405 / 8192)) ^ 10 * RInt region_phi (sqrt (11 * 10) * ((945 / 1024) + (729 / 8192))) 19).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (19715067112987964717793 / 500000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (13065244512392154647 * powerRZ 10 (-45)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (10667989075297577455 * powerRZ 10 (-54)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 705432 / (705432 - 1)) by interval with (i_prec 100).
-  assert (HEn : (19715067112987964717793 / 500000000000000000000000) ^ 10 <= (2 * RInt region_phi 0 (405 / 8192)) ^ 10) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (19715067112987964717793 / 500000000000000000000000) ^ 10) by (apply pow_le; lra).
+  assert (P0 : 0 <= (39430134186545795603911 / 1000000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (13065244499326923200 * powerRZ 10 (-45)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (10667389728355958417 * powerRZ 10 (-54)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 705432 / (705432 - 1)) by interval with (i_prec 100).
+  assert (HEn : (39430134186545795603911 / 1000000000000000000000000) ^ 10 <= (2 * RInt region_phi 0 (405 / 8192)) ^ 10) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (39430134186545795603911 / 1000000000000000000000000) ^ 10) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -861,7 +861,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 8861336626193556 - 91 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (405 / 8192)) ^ 10 * RInt region_phi (sqrt (11 * 10) * ((945 / 1024) + (729 / 8192))) 19).
 Proof.
-  apply Rle_trans with (ln (705432 / (705432 - 1) * (10667989075297577455 * powerRZ 10 (-54)%Z) * (19715067112987964717793 / 500000000000000000000000) ^ 10 * (13065244512392154647 * powerRZ 10 (-45)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (705432 / (705432 - 1) * (10667389728355958417 * powerRZ 10 (-54)%Z) * (39430134186545795603911 / 1000000000000000000000000) ^ 10 * (13065244499326923200 * powerRZ 10 (-45)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -869,6 +869,6 @@ Qed.
 Lemma region_probability_log10_lo_18_digits :
   (- (375262503825328797 / 5000000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (405 / 8192)) ^ 10 * RInt region_phi (sqrt (11 * 10) * ((945 / 1024) + (729 / 8192))) 19) / ln 10.
 Proof.
-  apply Rle_trans with (ln (705432 / (705432 - 1) * (10667989075297577455 * powerRZ 10 (-54)%Z) * (19715067112987964717793 / 500000000000000000000000) ^ 10 * (13065244512392154647 * powerRZ 10 (-45)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (705432 / (705432 - 1) * (10667389728355958417 * powerRZ 10 (-54)%Z) * (39430134186545795603911 / 1000000000000000000000000) ^ 10 * (13065244499326923200 * powerRZ 10 (-45)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.

@@ -398,17 +398,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 13: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (12582658672717642315504209 / 100000000000000000000000000)) (cons (38398630670359094946336297 / 1000000000000000000000000000) (cons (- (10937714256875522253091337 / 1000000000000000000000000000)) (cons (29366855210084237824424051 / 10000000000000000000000000000) (cons (- (74865337030216187269916531 / 100000000000000000000000000000)) (cons (9112205982435662508830037 / 50000000000000000000000000000) (cons (- (42554241344148794405748749 / 1000000000000000000000000000000)) (cons (2990252341279362975694433 / 312500000000000000000000000000) (cons (- (20773151108255471592709503 / 10000000000000000000000000000000)) (cons (10829376099903489206222583 / 25000000000000000000000000000000) (cons (- (88431884598653442423732247 / 1000000000000000000000000000000000)) (cons (10039527196930679366189323 / 500000000000000000000000000000000) (cons (- (19275357534074435161053137 / 5000000000000000000000000000000000)) (nil))))))))))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 8: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (6291264822492442335406511 / 50000000000000000000000000)) (cons (9599561164934621226366387 / 250000000000000000000000000) (cons (- (10938678777431306453707169 / 1000000000000000000000000000)) (cons (14684404023083553369402761 / 5000000000000000000000000000) (cons (- (74482840166057463869923741 / 100000000000000000000000000000)) (cons (4536114164256877164544221 / 25000000000000000000000000000) (cons (- (5942830640342461458685901 / 125000000000000000000000000000)) (cons (132638951555156996013753 / 12500000000000000000000000000) (nil)))))))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (24183015447 / 2147483648).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((37957411776436367017267217 / 100000000000000000000000000) + ((y - (4922771479 / 2147483648)) / (31 / 32)) * region_horner region_slide_mills ((y - (4922771479 / 2147483648)) / (31 / 32))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((18978523412130036694774923 / 50000000000000000000000000) + ((y - (4922771479 / 2147483648)) / (31 / 32)) * region_horner region_slide_mills ((y - (4922771479 / 2147483648)) / (31 / 32))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((37957411776436367017267217 / 100000000000000000000000000) + ((y - (4922771479 / 2147483648)) / (31 / 32)) * region_horner region_slide_mills ((y - (4922771479 / 2147483648)) / (31 / 32))) + region_dhorner region_slide_mills 0 ((y - (4922771479 / 2147483648)) / (31 / 32)) / (31 / 32)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((18978523412130036694774923 / 50000000000000000000000000) + ((y - (4922771479 / 2147483648)) / (31 / 32)) * region_horner region_slide_mills ((y - (4922771479 / 2147483648)) / (31 / 32))) + region_dhorner region_slide_mills 0 ((y - (4922771479 / 2147483648)) / (31 / 32)) / (31 / 32)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 13 * region_slide_phibar (- x) ^ 12 * region_phi x * region_slide_phibar (x + (4922771479 / 1073741824)) ^ 13) (- (4922771479 / 2147483648) - (31 / 32)) (- (4922771479 / 2147483648) + (31 / 32)).
@@ -721,11 +721,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (2199 / 10000000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (1923 / 200000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (2842396695 / 2147483648) <= y <= (7003146263 / 2147483648) -> y * ((37957411776436367017267217 / 100000000000000000000000000) + ((y - (4922771479 / 2147483648)) / (31 / 32)) * region_horner region_slide_mills ((y - (4922771479 / 2147483648)) / (31 / 32))) - region_dhorner region_slide_mills 0 ((y - (4922771479 / 2147483648)) / (31 / 32)) / (31 / 32) - 1 <= 0.
+  forall y, (2842396695 / 2147483648) <= y <= (7003146263 / 2147483648) -> y * ((18978523412130036694774923 / 50000000000000000000000000) + ((y - (4922771479 / 2147483648)) / (31 / 32)) * region_horner region_slide_mills ((y - (4922771479 / 2147483648)) / (31 / 32))) - region_dhorner region_slide_mills 0 ((y - (4922771479 / 2147483648)) / (31 / 32)) / (31 / 32) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 15, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 10, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -737,16 +737,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (69364500603467450889 / 125000000000000000000000) <= RInt region_phi (7003146263 / 2147483648) (24183015447 / 2147483648).
+  (138729001068207287861 / 250000000000000000000000) <= RInt region_phi (7003146263 / 2147483648) (24183015447 / 2147483648).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (7003146263 / 2147483648) <= RInt region_phi (7003146263 / 2147483648) (24183015447 / 2147483648).
 Proof.
-  apply Rle_trans with (69364500603467450889 / 125000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (138729001068207287861 / 250000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -770,14 +770,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (11925119316349664614 * powerRZ 10 (-69)%Z) <= RInt (fun x => 13 * region_slide_L (- x) ^ 12 * region_phi x * region_slide_L (x + (4922771479 / 1073741824)) ^ 13) (- (4922771479 / 2147483648) - (31 / 32)) (- (4922771479 / 2147483648) + (31 / 32)).
+  (11923686202162296320 * powerRZ 10 (-69)%Z) <= RInt (fun x => 13 * region_slide_L (- x) ^ 12 * region_phi x * region_slide_L (x + (4922771479 / 1073741824)) ^ 13) (- (4922771479 / 2147483648) - (31 / 32)) (- (4922771479 / 2147483648) + (31 / 32)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (11925119316349664614 * powerRZ 10 (-69)%Z) <= region_slide_survival.
+  (11923686202162296320 * powerRZ 10 (-69)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 13 * region_slide_L (- x) ^ 12 * region_phi x * region_slide_L (x + (4922771479 / 1073741824)) ^ 13) (- (4922771479 / 2147483648) - (31 / 32)) (- (4922771479 / 2147483648) + (31 / 32))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -800,16 +800,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (32079571951188739986499 / 1000000000000000000000000) <= 2 * RInt region_phi 0 (453 / 11264).
+  (16039785959554584178053 / 500000000000000000000000) <= 2 * RInt region_phi 0 (453 / 11264).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (12153411926229263499 * powerRZ 10 (-57)%Z) <= RInt region_phi (sqrt (13 * 12) * ((493 / 512) + (151 / 2048))) 21.
+  (12153411914075863727 * powerRZ 10 (-57)%Z) <= RInt region_phi (sqrt (13 * 12) * ((493 / 512) + (151 / 2048))) 21.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -828,15 +828,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (10400600 / (10400600 - 1) * (11925119316349664614 * powerRZ 10 (-69)%Z) * (32079571951188739986499 / 1000000000000000000000000) ^ 12 * (12153411926229263499 * powerRZ 10 (-57)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (453 / 11264)) ^ 12 * RInt region_phi (sqrt (13 * 12) * ((493 / 512) + (151 / 2048))) 21).
+  (10400600 / (10400600 - 1) * (11923686202162296320 * powerRZ 10 (-69)%Z) * (16039785959554584178053 / 500000000000000000000000) ^ 12 * (12153411914075863727 * powerRZ 10 (-57)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (453 / 11264)) ^ 12 * RInt region_phi (sqrt (13 * 12) * ((493 / 512) + (151 / 2048))) 21).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (32079571951188739986499 / 1000000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (12153411926229263499 * powerRZ 10 (-57)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (11925119316349664614 * powerRZ 10 (-69)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 10400600 / (10400600 - 1)) by interval with (i_prec 100).
-  assert (HEn : (32079571951188739986499 / 1000000000000000000000000) ^ 12 <= (2 * RInt region_phi 0 (453 / 11264)) ^ 12) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (32079571951188739986499 / 1000000000000000000000000) ^ 12) by (apply pow_le; lra).
+  assert (P0 : 0 <= (16039785959554584178053 / 500000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (12153411914075863727 * powerRZ 10 (-57)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (11923686202162296320 * powerRZ 10 (-69)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 10400600 / (10400600 - 1)) by interval with (i_prec 100).
+  assert (HEn : (16039785959554584178053 / 500000000000000000000000) ^ 12 <= (2 * RInt region_phi 0 (453 / 11264)) ^ 12) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (16039785959554584178053 / 500000000000000000000000) ^ 12) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -861,7 +861,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 1100475594860783 - 121 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (453 / 11264)) ^ 12 * RInt region_phi (sqrt (13 * 12) * ((493 / 512) + (151 / 2048))) 21).
 Proof.
-  apply Rle_trans with (ln (10400600 / (10400600 - 1) * (11925119316349664614 * powerRZ 10 (-69)%Z) * (32079571951188739986499 / 1000000000000000000000000) ^ 12 * (12153411926229263499 * powerRZ 10 (-57)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (10400600 / (10400600 - 1) * (11923686202162296320 * powerRZ 10 (-69)%Z) * (16039785959554584178053 / 500000000000000000000000) ^ 12 * (12153411914075863727 * powerRZ 10 (-57)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -869,6 +869,6 @@ Qed.
 Lemma region_probability_log10_lo_18_digits :
   (- (105958419584309923 / 1000000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (453 / 11264)) ^ 12 * RInt region_phi (sqrt (13 * 12) * ((493 / 512) + (151 / 2048))) 21) / ln 10.
 Proof.
-  apply Rle_trans with (ln (10400600 / (10400600 - 1) * (11925119316349664614 * powerRZ 10 (-69)%Z) * (32079571951188739986499 / 1000000000000000000000000) ^ 12 * (12153411926229263499 * powerRZ 10 (-57)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (10400600 / (10400600 - 1) * (11923686202162296320 * powerRZ 10 (-69)%Z) * (16039785959554584178053 / 500000000000000000000000) ^ 12 * (12153411914075863727 * powerRZ 10 (-57)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.

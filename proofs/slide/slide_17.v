@@ -397,17 +397,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 11: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (78744641188405946007151707 / 1000000000000000000000000000)) (cons (4570484723880846094277809 / 250000000000000000000000000) (cons (- (1253920748140676339097853 / 312500000000000000000000000)) (cons (83830108511922275404648599 / 100000000000000000000000000000) (cons (- (523756167661513660777923 / 3125000000000000000000000000)) (cons (32205424168936245301985863 / 1000000000000000000000000000000) (cons (- (29839275638292682090359801 / 5000000000000000000000000000000)) (cons (10666308850459383260685019 / 10000000000000000000000000000000) (cons (- (18541684475431966277390909 / 100000000000000000000000000000000)) (cons (16991461589263175888883151 / 500000000000000000000000000000000) (cons (- (13911434199050153413432891 / 2500000000000000000000000000000000)) (nil))))))))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 7: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (39371990511930137473741651 / 500000000000000000000000000)) (cons (4570517342031508695398677 / 250000000000000000000000000) (cons (- (8025123851635990817045249 / 2000000000000000000000000000)) (cons (8368843316962489725827903 / 10000000000000000000000000000) (cons (- (16735628197771160310234777 / 100000000000000000000000000000)) (cons (8607962724767109804633773 / 250000000000000000000000000000) (cons (- (63539382366929547136544439 / 10000000000000000000000000000000)) (nil))))))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (25120410379 / 2147483648).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((15885070691988194639065451 / 50000000000000000000000000) + ((y - (6128601867 / 2147483648)) / (27 / 32)) * region_horner region_slide_mills ((y - (6128601867 / 2147483648)) / (27 / 32))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((15884937384262608582177559 / 50000000000000000000000000) + ((y - (6128601867 / 2147483648)) / (27 / 32)) * region_horner region_slide_mills ((y - (6128601867 / 2147483648)) / (27 / 32))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((15885070691988194639065451 / 50000000000000000000000000) + ((y - (6128601867 / 2147483648)) / (27 / 32)) * region_horner region_slide_mills ((y - (6128601867 / 2147483648)) / (27 / 32))) + region_dhorner region_slide_mills 0 ((y - (6128601867 / 2147483648)) / (27 / 32)) / (27 / 32)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((15884937384262608582177559 / 50000000000000000000000000) + ((y - (6128601867 / 2147483648)) / (27 / 32)) * region_horner region_slide_mills ((y - (6128601867 / 2147483648)) / (27 / 32))) + region_dhorner region_slide_mills 0 ((y - (6128601867 / 2147483648)) / (27 / 32)) / (27 / 32)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 17 * region_slide_phibar (- x) ^ 16 * region_phi x * region_slide_phibar (x + (6128601867 / 1073741824)) ^ 17) (- (6128601867 / 2147483648) - (27 / 32)) (- (6128601867 / 2147483648) + (27 / 32)).
@@ -716,11 +716,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (8883 / 10000000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (1673 / 200000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (4316662539 / 2147483648) <= y <= (7940541195 / 2147483648) -> y * ((15885070691988194639065451 / 50000000000000000000000000) + ((y - (6128601867 / 2147483648)) / (27 / 32)) * region_horner region_slide_mills ((y - (6128601867 / 2147483648)) / (27 / 32))) - region_dhorner region_slide_mills 0 ((y - (6128601867 / 2147483648)) / (27 / 32)) / (27 / 32) - 1 <= 0.
+  forall y, (4316662539 / 2147483648) <= y <= (7940541195 / 2147483648) -> y * ((15884937384262608582177559 / 50000000000000000000000000) + ((y - (6128601867 / 2147483648)) / (27 / 32)) * region_horner region_slide_mills ((y - (6128601867 / 2147483648)) / (27 / 32))) - region_dhorner region_slide_mills 0 ((y - (6128601867 / 2147483648)) / (27 / 32)) / (27 / 32) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 13, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 9, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -732,16 +732,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (54411307924961858063 / 500000000000000000000000) <= RInt region_phi (7940541195 / 2147483648) (25120410379 / 2147483648).
+  (54411307870551094251 / 500000000000000000000000) <= RInt region_phi (7940541195 / 2147483648) (25120410379 / 2147483648).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (7940541195 / 2147483648) <= RInt region_phi (7940541195 / 2147483648) (25120410379 / 2147483648).
 Proof.
-  apply Rle_trans with (54411307924961858063 / 500000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (54411307870551094251 / 500000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -765,14 +765,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (39201986263819302858 * powerRZ 10 (-109)%Z) <= RInt (fun x => 17 * region_slide_L (- x) ^ 16 * region_phi x * region_slide_L (x + (6128601867 / 1073741824)) ^ 17) (- (6128601867 / 2147483648) - (27 / 32)) (- (6128601867 / 2147483648) + (27 / 32)).
+  (39196572118265903349 * powerRZ 10 (-109)%Z) <= RInt (fun x => 17 * region_slide_L (- x) ^ 16 * region_phi x * region_slide_L (x + (6128601867 / 1073741824)) ^ 17) (- (6128601867 / 2147483648) - (27 / 32)) (- (6128601867 / 2147483648) + (27 / 32)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (39201986263819302858 * powerRZ 10 (-109)%Z) <= region_slide_survival.
+  (39196572118265903349 * powerRZ 10 (-109)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 17 * region_slide_L (- x) ^ 16 * region_phi x * region_slide_L (x + (6128601867 / 1073741824)) ^ 17) (- (6128601867 / 2147483648) - (27 / 32)) (- (6128601867 / 2147483648) + (27 / 32))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -795,16 +795,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (4596550619091074614507 / 200000000000000000000000) <= 2 * RInt region_phi 0 (59 / 2048).
+  (22982753072472620206907 / 1000000000000000000000000) <= 2 * RInt region_phi 0 (59 / 2048).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (60388853482478173455 * powerRZ 10 (-91)%Z) <= RInt region_phi (sqrt (17 * 16) * ((33 / 32) + (885 / 16384))) 26.
+  (60388853422089380362 * powerRZ 10 (-91)%Z) <= RInt region_phi (sqrt (17 * 16) * ((33 / 32) + (885 / 16384))) 26.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -823,15 +823,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (2333606220 / (2333606220 - 1) * (39201986263819302858 * powerRZ 10 (-109)%Z) * (4596550619091074614507 / 200000000000000000000000) ^ 16 * (60388853482478173455 * powerRZ 10 (-91)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (59 / 2048)) ^ 16 * RInt region_phi (sqrt (17 * 16) * ((33 / 32) + (885 / 16384))) 26).
+  (2333606220 / (2333606220 - 1) * (39196572118265903349 * powerRZ 10 (-109)%Z) * (22982753072472620206907 / 1000000000000000000000000) ^ 16 * (60388853422089380362 * powerRZ 10 (-91)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (59 / 2048)) ^ 16 * RInt region_phi (sqrt (17 * 16) * ((33 / 32) + (885 / 16384))) 26).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (4596550619091074614507 / 200000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (60388853482478173455 * powerRZ 10 (-91)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (39201986263819302858 * powerRZ 10 (-109)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 2333606220 / (2333606220 - 1)) by interval with (i_prec 100).
-  assert (HEn : (4596550619091074614507 / 200000000000000000000000) ^ 16 <= (2 * RInt region_phi 0 (59 / 2048)) ^ 16) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (4596550619091074614507 / 200000000000000000000000) ^ 16) by (apply pow_le; lra).
+  assert (P0 : 0 <= (22982753072472620206907 / 1000000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (60388853422089380362 * powerRZ 10 (-91)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (39196572118265903349 * powerRZ 10 (-109)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 2333606220 / (2333606220 - 1)) by interval with (i_prec 100).
+  assert (HEn : (22982753072472620206907 / 1000000000000000000000000) ^ 16 <= (2 * RInt region_phi 0 (59 / 2048)) ^ 16) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (22982753072472620206907 / 1000000000000000000000000) ^ 16) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -856,7 +856,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 9951429413831961 - 203 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (59 / 2048)) ^ 16 * RInt region_phi (sqrt (17 * 16) * ((33 / 32) + (885 / 16384))) 26).
 Proof.
-  apply Rle_trans with (ln (2333606220 / (2333606220 - 1) * (39201986263819302858 * powerRZ 10 (-109)%Z) * (4596550619091074614507 / 200000000000000000000000) ^ 16 * (60388853482478173455 * powerRZ 10 (-91)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (2333606220 / (2333606220 - 1) * (39196572118265903349 * powerRZ 10 (-109)%Z) * (22982753072472620206907 / 1000000000000000000000000) ^ 16 * (60388853422089380362 * powerRZ 10 (-91)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -864,6 +864,6 @@ Qed.
 Lemma region_probability_log10_lo_18_digits :
   (- (187002114533128361 / 1000000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (59 / 2048)) ^ 16 * RInt region_phi (sqrt (17 * 16) * ((33 / 32) + (885 / 16384))) 26) / ln 10.
 Proof.
-  apply Rle_trans with (ln (2333606220 / (2333606220 - 1) * (39201986263819302858 * powerRZ 10 (-109)%Z) * (4596550619091074614507 / 200000000000000000000000) ^ 16 * (60388853482478173455 * powerRZ 10 (-91)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (2333606220 / (2333606220 - 1) * (39196572118265903349 * powerRZ 10 (-109)%Z) * (22982753072472620206907 / 1000000000000000000000000) ^ 16 * (60388853422089380362 * powerRZ 10 (-91)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.

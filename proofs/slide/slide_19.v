@@ -398,17 +398,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 11: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (1289060089289879029110581 / 20000000000000000000000000)) (cons (13304930395544544032685403 / 1000000000000000000000000000) (cons (- (26096075848740055336013383 / 10000000000000000000000000000)) (cons (48917119202381456773309169 / 100000000000000000000000000000) (cons (- (88037160692903093137251553 / 1000000000000000000000000000000)) (cons (15269282136029569292811007 / 1000000000000000000000000000000) (cons (- (25599412793757120454775803 / 10000000000000000000000000000000)) (cons (1037890754425398574103419 / 2500000000000000000000000000000) (cons (- (32766157466097353552875109 / 500000000000000000000000000000000)) (cons (215383604817762894017723 / 20000000000000000000000000000000) (cons (- (200925743190989842141979 / 125000000000000000000000000000000)) (nil))))))))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 7: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (4028299239513800915582851 / 62500000000000000000000000)) (cons (13304994877443029902291759 / 1000000000000000000000000000) (cons (- (26096160097939161702049739 / 10000000000000000000000000000)) (cons (48862637684415920686337003 / 100000000000000000000000000000) (cons (- (2198783340691708742407483 / 25000000000000000000000000000)) (cons (3225831177880827613751051 / 200000000000000000000000000000) (cons (- (2695417235954099015356293 / 1000000000000000000000000000000)) (nil))))))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (25595361623 / 2147483648).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((14720515583964659665569969 / 50000000000000000000000000) + ((y - (6704216407 / 2147483648)) / (51 / 64)) * region_horner region_slide_mills ((y - (6704216407 / 2147483648)) / (51 / 64))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((14720466059084588477428553 / 50000000000000000000000000) + ((y - (6704216407 / 2147483648)) / (51 / 64)) * region_horner region_slide_mills ((y - (6704216407 / 2147483648)) / (51 / 64))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((14720515583964659665569969 / 50000000000000000000000000) + ((y - (6704216407 / 2147483648)) / (51 / 64)) * region_horner region_slide_mills ((y - (6704216407 / 2147483648)) / (51 / 64))) + region_dhorner region_slide_mills 0 ((y - (6704216407 / 2147483648)) / (51 / 64)) / (51 / 64)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((14720466059084588477428553 / 50000000000000000000000000) + ((y - (6704216407 / 2147483648)) / (51 / 64)) * region_horner region_slide_mills ((y - (6704216407 / 2147483648)) / (51 / 64))) + region_dhorner region_slide_mills 0 ((y - (6704216407 / 2147483648)) / (51 / 64)) / (51 / 64)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 19 * region_slide_phibar (- x) ^ 18 * region_phi x * region_slide_phibar (x + (6704216407 / 1073741824)) ^ 19) (- (6704216407 / 2147483648) - (51 / 64)) (- (6704216407 / 2147483648) + (51 / 64)).
@@ -717,11 +717,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (611 / 2500000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (3353 / 1000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (4992940375 / 2147483648) <= y <= (8415492439 / 2147483648) -> y * ((14720515583964659665569969 / 50000000000000000000000000) + ((y - (6704216407 / 2147483648)) / (51 / 64)) * region_horner region_slide_mills ((y - (6704216407 / 2147483648)) / (51 / 64))) - region_dhorner region_slide_mills 0 ((y - (6704216407 / 2147483648)) / (51 / 64)) / (51 / 64) - 1 <= 0.
+  forall y, (4992940375 / 2147483648) <= y <= (8415492439 / 2147483648) -> y * ((14720466059084588477428553 / 50000000000000000000000000) + ((y - (6704216407 / 2147483648)) / (51 / 64)) * region_horner region_slide_mills ((y - (6704216407 / 2147483648)) / (51 / 64))) - region_dhorner region_slide_mills 0 ((y - (6704216407 / 2147483648)) / (51 / 64)) / (51 / 64) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 13, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 9, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -733,16 +733,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (445011730237908815973 / 10000000000000000000000000) <= RInt region_phi (8415492439 / 2147483648) (25595361623 / 2147483648).
+  (111252932448225383963 / 2500000000000000000000000) <= RInt region_phi (8415492439 / 2147483648) (25595361623 / 2147483648).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (8415492439 / 2147483648) <= RInt region_phi (8415492439 / 2147483648) (25595361623 / 2147483648).
 Proof.
-  apply Rle_trans with (445011730237908815973 / 10000000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (111252932448225383963 / 2500000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -766,14 +766,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (30617677517002534892 * powerRZ 10 (-134)%Z) <= RInt (fun x => 19 * region_slide_L (- x) ^ 18 * region_phi x * region_slide_L (x + (6704216407 / 1073741824)) ^ 19) (- (6704216407 / 2147483648) - (51 / 64)) (- (6704216407 / 2147483648) + (51 / 64)).
+  (30615776898936601488 * powerRZ 10 (-134)%Z) <= RInt (fun x => 19 * region_slide_L (- x) ^ 18 * region_phi x * region_slide_L (x + (6704216407 / 1073741824)) ^ 19) (- (6704216407 / 2147483648) - (51 / 64)) (- (6704216407 / 2147483648) + (51 / 64)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (30617677517002534892 * powerRZ 10 (-134)%Z) <= region_slide_survival.
+  (30615776898936601488 * powerRZ 10 (-134)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 19 * region_slide_L (- x) ^ 18 * region_phi x * region_slide_L (x + (6704216407 / 1073741824)) ^ 19) (- (6704216407 / 2147483648) - (51 / 64)) (- (6704216407 / 2147483648) + (51 / 64))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -796,16 +796,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (10002301193577054907003 / 500000000000000000000000) <= 2 * RInt region_phi 0 (873 / 34816).
+  (10002301183574753813449 / 500000000000000000000000) <= 2 * RInt region_phi 0 (873 / 34816).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (13535432652231113947 * powerRZ 10 (-112)%Z) <= RInt region_phi (sqrt (19 * 18) * ((543 / 512) + (97 / 2048))) 29.
+  (13535432638695694830 * powerRZ 10 (-112)%Z) <= RInt region_phi (sqrt (19 * 18) * ((543 / 512) + (97 / 2048))) 29.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -824,15 +824,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (35345263800 / (35345263800 - 1) * (30617677517002534892 * powerRZ 10 (-134)%Z) * (10002301193577054907003 / 500000000000000000000000) ^ 18 * (13535432652231113947 * powerRZ 10 (-112)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (873 / 34816)) ^ 18 * RInt region_phi (sqrt (19 * 18) * ((543 / 512) + (97 / 2048))) 29).
+  (35345263800 / (35345263800 - 1) * (30615776898936601488 * powerRZ 10 (-134)%Z) * (10002301183574753813449 / 500000000000000000000000) ^ 18 * (13535432638695694830 * powerRZ 10 (-112)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (873 / 34816)) ^ 18 * RInt region_phi (sqrt (19 * 18) * ((543 / 512) + (97 / 2048))) 29).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (10002301193577054907003 / 500000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (13535432652231113947 * powerRZ 10 (-112)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (30617677517002534892 * powerRZ 10 (-134)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 35345263800 / (35345263800 - 1)) by interval with (i_prec 100).
-  assert (HEn : (10002301193577054907003 / 500000000000000000000000) ^ 18 <= (2 * RInt region_phi 0 (873 / 34816)) ^ 18) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (10002301193577054907003 / 500000000000000000000000) ^ 18) by (apply pow_le; lra).
+  assert (P0 : 0 <= (10002301183574753813449 / 500000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (13535432638695694830 * powerRZ 10 (-112)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (30615776898936601488 * powerRZ 10 (-134)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 35345263800 / (35345263800 - 1)) by interval with (i_prec 100).
+  assert (HEn : (10002301183574753813449 / 500000000000000000000000) ^ 18 <= (2 * RInt region_phi 0 (873 / 34816)) ^ 18) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (10002301183574753813449 / 500000000000000000000000) ^ 18) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -857,7 +857,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 7118828597346104 - 254 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (873 / 34816)) ^ 18 * RInt region_phi (sqrt (19 * 18) * ((543 / 512) + (97 / 2048))) 29).
 Proof.
-  apply Rle_trans with (ln (35345263800 / (35345263800 - 1) * (30617677517002534892 * powerRZ 10 (-134)%Z) * (10002301193577054907003 / 500000000000000000000000) ^ 18 * (13535432652231113947 * powerRZ 10 (-112)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (35345263800 / (35345263800 - 1) * (30615776898936601488 * powerRZ 10 (-134)%Z) * (10002301183574753813449 / 500000000000000000000000) ^ 18 * (13535432638695694830 * powerRZ 10 (-112)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -865,6 +865,6 @@ Qed.
 Lemma region_probability_log10_lo_18_digits :
   (- (238147591463605057 / 1000000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (873 / 34816)) ^ 18 * RInt region_phi (sqrt (19 * 18) * ((543 / 512) + (97 / 2048))) 29) / ln 10.
 Proof.
-  apply Rle_trans with (ln (35345263800 / (35345263800 - 1) * (30617677517002534892 * powerRZ 10 (-134)%Z) * (10002301193577054907003 / 500000000000000000000000) ^ 18 * (13535432652231113947 * powerRZ 10 (-112)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (35345263800 / (35345263800 - 1) * (30615776898936601488 * powerRZ 10 (-134)%Z) * (10002301183574753813449 / 500000000000000000000000) ^ 18 * (13535432638695694830 * powerRZ 10 (-112)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.

@@ -399,17 +399,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 10: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (9012902567084961521871713 / 200000000000000000000000000)) (cons (75179082319739332445970857 / 10000000000000000000000000000) (cons (- (12015570655070956370238551 / 10000000000000000000000000000)) (cons (18476768212008794536403593 / 100000000000000000000000000000) (cons (- (27431360929992312476599591 / 1000000000000000000000000000000)) (cons (616122739143987793033877 / 156250000000000000000000000000) (cons (- (54968789625134205376611777 / 100000000000000000000000000000000)) (cons (74595457630059373749839499 / 1000000000000000000000000000000000) (cons (- (1290387336837793247494931 / 125000000000000000000000000000000)) (cons (13292588600035169869587723 / 10000000000000000000000000000000000) (nil)))))))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 6: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (4506424534602661941933809 / 100000000000000000000000000)) (cons (75178616616997838889050319 / 10000000000000000000000000000) (cons (- (3002631564040755631635649 / 2500000000000000000000000000)) (cons (4617479253362457644372017 / 25000000000000000000000000000) (cons (- (7103922173047881734042499 / 250000000000000000000000000000)) (cons (5095756898447065988109717 / 1250000000000000000000000000000) (nil)))))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (13271497561 / 1073741824).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((3217610340579616187395429 / 12500000000000000000000000) + ((y - (3909811033 / 1073741824)) / (23 / 32)) * region_horner region_slide_mills ((y - (3909811033 / 1073741824)) / (23 / 32))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((25740694464042259316476173 / 100000000000000000000000000) + ((y - (3909811033 / 1073741824)) / (23 / 32)) * region_horner region_slide_mills ((y - (3909811033 / 1073741824)) / (23 / 32))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((3217610340579616187395429 / 12500000000000000000000000) + ((y - (3909811033 / 1073741824)) / (23 / 32)) * region_horner region_slide_mills ((y - (3909811033 / 1073741824)) / (23 / 32))) + region_dhorner region_slide_mills 0 ((y - (3909811033 / 1073741824)) / (23 / 32)) / (23 / 32)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((25740694464042259316476173 / 100000000000000000000000000) + ((y - (3909811033 / 1073741824)) / (23 / 32)) * region_horner region_slide_mills ((y - (3909811033 / 1073741824)) / (23 / 32))) + region_dhorner region_slide_mills 0 ((y - (3909811033 / 1073741824)) / (23 / 32)) / (23 / 32)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 23 * region_slide_phibar (- x) ^ 22 * region_phi x * region_slide_phibar (x + (3909811033 / 536870912)) ^ 23) (- (3909811033 / 1073741824) - (23 / 32)) (- (3909811033 / 1073741824) + (23 / 32)).
@@ -718,11 +718,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (1597 / 5000000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (3657 / 500000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (3138059097 / 1073741824) <= y <= (4681562969 / 1073741824) -> y * ((3217610340579616187395429 / 12500000000000000000000000) + ((y - (3909811033 / 1073741824)) / (23 / 32)) * region_horner region_slide_mills ((y - (3909811033 / 1073741824)) / (23 / 32))) - region_dhorner region_slide_mills 0 ((y - (3909811033 / 1073741824)) / (23 / 32)) / (23 / 32) - 1 <= 0.
+  forall y, (3138059097 / 1073741824) <= y <= (4681562969 / 1073741824) -> y * ((25740694464042259316476173 / 100000000000000000000000000) + ((y - (3909811033 / 1073741824)) / (23 / 32)) * region_horner region_slide_mills ((y - (3909811033 / 1073741824)) / (23 / 32))) - region_dhorner region_slide_mills 0 ((y - (3909811033 / 1073741824)) / (23 / 32)) / (23 / 32) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 12, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 8, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -734,16 +734,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (32508883754745612373 / 5000000000000000000000000) <= RInt region_phi (4681562969 / 1073741824) (13271497561 / 1073741824).
+  (325088837222370537071 / 50000000000000000000000000) <= RInt region_phi (4681562969 / 1073741824) (13271497561 / 1073741824).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (4681562969 / 1073741824) <= RInt region_phi (4681562969 / 1073741824) (13271497561 / 1073741824).
 Proof.
-  apply Rle_trans with (32508883754745612373 / 5000000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (325088837222370537071 / 50000000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -767,14 +767,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (24291621360745974554 * powerRZ 10 (-196)%Z) <= RInt (fun x => 23 * region_slide_L (- x) ^ 22 * region_phi x * region_slide_L (x + (3909811033 / 536870912)) ^ 23) (- (3909811033 / 1073741824) - (23 / 32)) (- (3909811033 / 1073741824) + (23 / 32)).
+  (24287624231198882922 * powerRZ 10 (-196)%Z) <= RInt (fun x => 23 * region_slide_L (- x) ^ 22 * region_phi x * region_slide_L (x + (3909811033 / 536870912)) ^ 23) (- (3909811033 / 1073741824) - (23 / 32)) (- (3909811033 / 1073741824) + (23 / 32)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (24291621360745974554 * powerRZ 10 (-196)%Z) <= region_slide_survival.
+  (24287624231198882922 * powerRZ 10 (-196)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 23 * region_slide_L (- x) ^ 22 * region_phi x * region_slide_L (x + (3909811033 / 536870912)) ^ 23) (- (3909811033 / 1073741824) - (23 / 32)) (- (3909811033 / 1073741824) + (23 / 32))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -797,16 +797,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (15763539234683144427681 / 1000000000000000000000000) <= 2 * RInt region_phi 0 (1133 / 57344).
+  (15763539218919605350633 / 1000000000000000000000000) <= 2 * RInt region_phi 0 (1133 / 57344).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (13082661292188616991 * powerRZ 10 (-166)%Z) <= RInt region_phi (sqrt (23 * 22) * ((569 / 512) + (309 / 8192))) 34.
+  (13082661279105968781 * powerRZ 10 (-166)%Z) <= RInt region_phi (sqrt (23 * 22) * ((569 / 512) + (309 / 8192))) 34.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -825,15 +825,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (8233430727600 / (8233430727600 - 1) * (24291621360745974554 * powerRZ 10 (-196)%Z) * (15763539234683144427681 / 1000000000000000000000000) ^ 22 * (13082661292188616991 * powerRZ 10 (-166)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (1133 / 57344)) ^ 22 * RInt region_phi (sqrt (23 * 22) * ((569 / 512) + (309 / 8192))) 34).
+  (8233430727600 / (8233430727600 - 1) * (24287624231198882922 * powerRZ 10 (-196)%Z) * (15763539218919605350633 / 1000000000000000000000000) ^ 22 * (13082661279105968781 * powerRZ 10 (-166)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (1133 / 57344)) ^ 22 * RInt region_phi (sqrt (23 * 22) * ((569 / 512) + (309 / 8192))) 34).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (15763539234683144427681 / 1000000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (13082661292188616991 * powerRZ 10 (-166)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (24291621360745974554 * powerRZ 10 (-196)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 8233430727600 / (8233430727600 - 1)) by interval with (i_prec 100).
-  assert (HEn : (15763539234683144427681 / 1000000000000000000000000) ^ 22 <= (2 * RInt region_phi 0 (1133 / 57344)) ^ 22) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (15763539234683144427681 / 1000000000000000000000000) ^ 22) by (apply pow_le; lra).
+  assert (P0 : 0 <= (15763539218919605350633 / 1000000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (13082661279105968781 * powerRZ 10 (-166)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (24287624231198882922 * powerRZ 10 (-196)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 8233430727600 / (8233430727600 - 1)) by interval with (i_prec 100).
+  assert (HEn : (15763539218919605350633 / 1000000000000000000000000) ^ 22 <= (2 * RInt region_phi 0 (1133 / 57344)) ^ 22) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (15763539218919605350633 / 1000000000000000000000000) ^ 22) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -858,7 +858,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 409002760404175 - 378 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (1133 / 57344)) ^ 22 * RInt region_phi (sqrt (23 * 22) * ((569 / 512) + (309 / 8192))) 34).
 Proof.
-  apply Rle_trans with (ln (8233430727600 / (8233430727600 - 1) * (24291621360745974554 * powerRZ 10 (-196)%Z) * (15763539234683144427681 / 1000000000000000000000000) ^ 22 * (13082661292188616991 * powerRZ 10 (-166)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (8233430727600 / (8233430727600 - 1) * (24287624231198882922 * powerRZ 10 (-196)%Z) * (15763539218919605350633 / 1000000000000000000000000) ^ 22 * (13082661279105968781 * powerRZ 10 (-166)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -866,6 +866,6 @@ Qed.
 Lemma region_probability_log10_lo_19_digits :
   (- (363388273760882009 / 1000000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (1133 / 57344)) ^ 22 * RInt region_phi (sqrt (23 * 22) * ((569 / 512) + (309 / 8192))) 34) / ln 10.
 Proof.
-  apply Rle_trans with (ln (8233430727600 / (8233430727600 - 1) * (24291621360745974554 * powerRZ 10 (-196)%Z) * (15763539234683144427681 / 1000000000000000000000000) ^ 22 * (13082661292188616991 * powerRZ 10 (-166)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (8233430727600 / (8233430727600 - 1) * (24287624231198882922 * powerRZ 10 (-196)%Z) * (15763539218919605350633 / 1000000000000000000000000) ^ 22 * (13082661279105968781 * powerRZ 10 (-166)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.

@@ -399,17 +399,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 9: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (917321371772522034227411 / 31250000000000000000000000)) (cons (18989445798355218474023581 / 5000000000000000000000000000) (cons (- (47495061539360832824584011 / 100000000000000000000000000000)) (cons (14392873737072687742616363 / 250000000000000000000000000000) (cons (- (33900887730230230930183277 / 5000000000000000000000000000000)) (cons (77712254240370840911604793 / 100000000000000000000000000000000) (cons (- (108615930009900171208939 / 1250000000000000000000000000000)) (cons (762600963228048650609011 / 78125000000000000000000000000000) (cons (- (1301690541122557793981087 / 1250000000000000000000000000000000)) (nil))))))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 6: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (29354256888809159116111217 / 1000000000000000000000000000)) (cons (37978854792875907158861277 / 10000000000000000000000000000) (cons (- (47487250985857116150254257 / 100000000000000000000000000000)) (cons (3597680009115369432593173 / 62500000000000000000000000000) (cons (- (69345089586723038178934367 / 10000000000000000000000000000000)) (cons (79420379311254601597167677 / 100000000000000000000000000000000) (nil)))))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (13965572075 / 1073741824).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((21855620028182091001140261 / 100000000000000000000000000) + ((y - (4687771627 / 1073741824)) / (41 / 64)) * region_horner region_slide_mills ((y - (4687771627 / 1073741824)) / (41 / 64))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((4371118539011380193479909 / 20000000000000000000000000) + ((y - (4687771627 / 1073741824)) / (41 / 64)) * region_horner region_slide_mills ((y - (4687771627 / 1073741824)) / (41 / 64))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((21855620028182091001140261 / 100000000000000000000000000) + ((y - (4687771627 / 1073741824)) / (41 / 64)) * region_horner region_slide_mills ((y - (4687771627 / 1073741824)) / (41 / 64))) + region_dhorner region_slide_mills 0 ((y - (4687771627 / 1073741824)) / (41 / 64)) / (41 / 64)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((4371118539011380193479909 / 20000000000000000000000000) + ((y - (4687771627 / 1073741824)) / (41 / 64)) * region_horner region_slide_mills ((y - (4687771627 / 1073741824)) / (41 / 64))) + region_dhorner region_slide_mills 0 ((y - (4687771627 / 1073741824)) / (41 / 64)) / (41 / 64)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 29 * region_slide_phibar (- x) ^ 28 * region_phi x * region_slide_phibar (x + (4687771627 / 536870912)) ^ 29) (- (4687771627 / 1073741824) - (41 / 64)) (- (4687771627 / 1073741824) + (41 / 64)).
@@ -718,11 +718,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (3787 / 10000000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (1251 / 1000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (3999905771 / 1073741824) <= y <= (5375637483 / 1073741824) -> y * ((21855620028182091001140261 / 100000000000000000000000000) + ((y - (4687771627 / 1073741824)) / (41 / 64)) * region_horner region_slide_mills ((y - (4687771627 / 1073741824)) / (41 / 64))) - region_dhorner region_slide_mills 0 ((y - (4687771627 / 1073741824)) / (41 / 64)) / (41 / 64) - 1 <= 0.
+  forall y, (3999905771 / 1073741824) <= y <= (5375637483 / 1073741824) -> y * ((4371118539011380193479909 / 20000000000000000000000000) + ((y - (4687771627 / 1073741824)) / (41 / 64)) * region_horner region_slide_mills ((y - (4687771627 / 1073741824)) / (41 / 64))) - region_dhorner region_slide_mills 0 ((y - (4687771627 / 1073741824)) / (41 / 64)) / (41 / 64) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 11, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 8, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -734,16 +734,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (277211617521777675607 / 1000000000000000000000000000) <= RInt region_phi (5375637483 / 1073741824) (13965572075 / 1073741824).
+  (138605808622284415101 / 500000000000000000000000000) <= RInt region_phi (5375637483 / 1073741824) (13965572075 / 1073741824).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (5375637483 / 1073741824) <= RInt region_phi (5375637483 / 1073741824) (13965572075 / 1073741824).
 Proof.
-  apply Rle_trans with (277211617521777675607 / 1000000000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (138605808622284415101 / 500000000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -767,14 +767,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (67449691059175274166 * powerRZ 10 (-320)%Z) <= RInt (fun x => 29 * region_slide_L (- x) ^ 28 * region_phi x * region_slide_L (x + (4687771627 / 536870912)) ^ 29) (- (4687771627 / 1073741824) - (41 / 64)) (- (4687771627 / 1073741824) + (41 / 64)).
+  (67447286982607198598 * powerRZ 10 (-320)%Z) <= RInt (fun x => 29 * region_slide_L (- x) ^ 28 * region_phi x * region_slide_L (x + (4687771627 / 536870912)) ^ 29) (- (4687771627 / 1073741824) - (41 / 64)) (- (4687771627 / 1073741824) + (41 / 64)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (67449691059175274166 * powerRZ 10 (-320)%Z) <= region_slide_survival.
+  (67447286982607198598 * powerRZ 10 (-320)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 29 * region_slide_L (- x) ^ 28 * region_phi x * region_slide_L (x + (4687771627 / 536870912)) ^ 29) (- (4687771627 / 1073741824) - (41 / 64)) (- (4687771627 / 1073741824) + (41 / 64))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -797,16 +797,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (11791945509425811628173 / 1000000000000000000000000) <= 2 * RInt region_phi 0 (3269 / 221184).
+  (5895972748816933118333 / 500000000000000000000000) <= 2 * RInt region_phi 0 (3269 / 221184).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (47826748147178986632 * powerRZ 10 (-279)%Z) <= RInt region_phi (sqrt (29 * 28) * ((151 / 128) + (467 / 16384))) 43.
+  (47826748099352286312 * powerRZ 10 (-279)%Z) <= RInt region_phi (sqrt (29 * 28) * ((151 / 128) + (467 / 16384))) 43.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -825,15 +825,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (30067266499541040 / (30067266499541040 - 1) * (67449691059175274166 * powerRZ 10 (-320)%Z) * (11791945509425811628173 / 1000000000000000000000000) ^ 28 * (47826748147178986632 * powerRZ 10 (-279)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (3269 / 221184)) ^ 28 * RInt region_phi (sqrt (29 * 28) * ((151 / 128) + (467 / 16384))) 43).
+  (30067266499541040 / (30067266499541040 - 1) * (67447286982607198598 * powerRZ 10 (-320)%Z) * (5895972748816933118333 / 500000000000000000000000) ^ 28 * (47826748099352286312 * powerRZ 10 (-279)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (3269 / 221184)) ^ 28 * RInt region_phi (sqrt (29 * 28) * ((151 / 128) + (467 / 16384))) 43).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (11791945509425811628173 / 1000000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (47826748147178986632 * powerRZ 10 (-279)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (67449691059175274166 * powerRZ 10 (-320)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 30067266499541040 / (30067266499541040 - 1)) by interval with (i_prec 100).
-  assert (HEn : (11791945509425811628173 / 1000000000000000000000000) ^ 28 <= (2 * RInt region_phi 0 (3269 / 221184)) ^ 28) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (11791945509425811628173 / 1000000000000000000000000) ^ 28) by (apply pow_le; lra).
+  assert (P0 : 0 <= (5895972748816933118333 / 500000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (47826748099352286312 * powerRZ 10 (-279)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (67447286982607198598 * powerRZ 10 (-320)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 30067266499541040 / (30067266499541040 - 1)) by interval with (i_prec 100).
+  assert (HEn : (5895972748816933118333 / 500000000000000000000000) ^ 28 <= (2 * RInt region_phi 0 (3269 / 221184)) ^ 28) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (5895972748816933118333 / 500000000000000000000000) ^ 28) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -858,7 +858,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 1579771291310771 - 629 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (3269 / 221184)) ^ 28 * RInt region_phi (sqrt (29 * 28) * ((151 / 128) + (467 / 16384))) 43).
 Proof.
-  apply Rle_trans with (ln (30067266499541040 / (30067266499541040 - 1) * (67449691059175274166 * powerRZ 10 (-320)%Z) * (11791945509425811628173 / 1000000000000000000000000) ^ 28 * (47826748147178986632 * powerRZ 10 (-279)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (30067266499541040 / (30067266499541040 - 1) * (67447286982607198598 * powerRZ 10 (-320)%Z) * (5895972748816933118333 / 500000000000000000000000) ^ 28 * (47826748099352286312 * powerRZ 10 (-279)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -866,6 +866,6 @@ Qed.
 Lemma region_probability_log10_lo_19_digits :
   (- (153450351445684067 / 250000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (3269 / 221184)) ^ 28 * RInt region_phi (sqrt (29 * 28) * ((151 / 128) + (467 / 16384))) 43) / ln 10.
 Proof.
-  apply Rle_trans with (ln (30067266499541040 / (30067266499541040 - 1) * (67449691059175274166 * powerRZ 10 (-320)%Z) * (11791945509425811628173 / 1000000000000000000000000) ^ 28 * (47826748147178986632 * powerRZ 10 (-279)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (30067266499541040 / (30067266499541040 - 1) * (67447286982607198598 * powerRZ 10 (-320)%Z) * (5895972748816933118333 / 500000000000000000000000) ^ 28 * (47826748099352286312 * powerRZ 10 (-279)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.

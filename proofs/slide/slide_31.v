@@ -399,17 +399,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 9: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (26089786396319560406637243 / 1000000000000000000000000000)) (cons (31574652244972920155314121 / 10000000000000000000000000000) (cons (- (18511205000406607659085567 / 50000000000000000000000000000)) (cons (42161563582590992566997001 / 1000000000000000000000000000000) (cons (- (182540711004606815182517 / 39062500000000000000000000000)) (cons (25243955002520448811478899 / 50000000000000000000000000000000) (cons (- (53281665420482196801849347 / 1000000000000000000000000000000000)) (cons (56393762406113320310018963 / 10000000000000000000000000000000000) (cons (- (1138458754545932591767859 / 2000000000000000000000000000000000)) (nil))))))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 6: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (13044885987540026391388407 / 500000000000000000000000000)) (cons (6314926756824873649201127 / 2000000000000000000000000000) (cons (- (144600148599614604691947 / 390625000000000000000000000)) (cons (42156595361768379219095691 / 1000000000000000000000000000000) (cons (- (47675264993625798481336509 / 10000000000000000000000000000000)) (cons (1286868996543432044697923 / 2500000000000000000000000000000) (nil)))))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (14201834183 / 1073741824).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((20824919679325860146176361 / 100000000000000000000000000) + ((y - (4940810951 / 1073741824)) / (5 / 8)) * region_horner region_slide_mills ((y - (4940810951 / 1073741824)) / (5 / 8))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((2082490342963003123590991 / 10000000000000000000000000) + ((y - (4940810951 / 1073741824)) / (5 / 8)) * region_horner region_slide_mills ((y - (4940810951 / 1073741824)) / (5 / 8))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((20824919679325860146176361 / 100000000000000000000000000) + ((y - (4940810951 / 1073741824)) / (5 / 8)) * region_horner region_slide_mills ((y - (4940810951 / 1073741824)) / (5 / 8))) + region_dhorner region_slide_mills 0 ((y - (4940810951 / 1073741824)) / (5 / 8)) / (5 / 8)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((2082490342963003123590991 / 10000000000000000000000000) + ((y - (4940810951 / 1073741824)) / (5 / 8)) * region_horner region_slide_mills ((y - (4940810951 / 1073741824)) / (5 / 8))) + region_dhorner region_slide_mills 0 ((y - (4940810951 / 1073741824)) / (5 / 8)) / (5 / 8)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 31 * region_slide_phibar (- x) ^ 30 * region_phi x * region_slide_phibar (x + (4940810951 / 536870912)) ^ 31) (- (4940810951 / 1073741824) - (5 / 8)) (- (4940810951 / 1073741824) + (5 / 8)).
@@ -718,11 +718,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (1 / 5000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (1561 / 2000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (4269722311 / 1073741824) <= y <= (5611899591 / 1073741824) -> y * ((20824919679325860146176361 / 100000000000000000000000000) + ((y - (4940810951 / 1073741824)) / (5 / 8)) * region_horner region_slide_mills ((y - (4940810951 / 1073741824)) / (5 / 8))) - region_dhorner region_slide_mills 0 ((y - (4940810951 / 1073741824)) / (5 / 8)) / (5 / 8) - 1 <= 0.
+  forall y, (4269722311 / 1073741824) <= y <= (5611899591 / 1073741824) -> y * ((2082490342963003123590991 / 10000000000000000000000000) + ((y - (4940810951 / 1073741824)) / (5 / 8)) * region_horner region_slide_mills ((y - (4940810951 / 1073741824)) / (5 / 8))) - region_dhorner region_slide_mills 0 ((y - (4940810951 / 1073741824)) / (5 / 8)) / (5 / 8) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 11, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 8, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -734,16 +734,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (17275930160456717427 / 200000000000000000000000000) <= RInt region_phi (5611899591 / 1073741824) (14201834183 / 1073741824).
+  (215949126789762000323 / 2500000000000000000000000000) <= RInt region_phi (5611899591 / 1073741824) (14201834183 / 1073741824).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (5611899591 / 1073741824) <= RInt region_phi (5611899591 / 1073741824) (14201834183 / 1073741824).
 Proof.
-  apply Rle_trans with (17275930160456717427 / 200000000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (215949126789762000323 / 2500000000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -767,14 +767,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (19706280548799653429 * powerRZ 10 (-370)%Z) <= RInt (fun x => 31 * region_slide_L (- x) ^ 30 * region_phi x * region_slide_L (x + (4940810951 / 536870912)) ^ 31) (- (4940810951 / 1073741824) - (5 / 8)) (- (4940810951 / 1073741824) + (5 / 8)).
+  (19705811556451737921 * powerRZ 10 (-370)%Z) <= RInt (fun x => 31 * region_slide_L (- x) ^ 30 * region_phi x * region_slide_L (x + (4940810951 / 536870912)) ^ 31) (- (4940810951 / 1073741824) - (5 / 8)) (- (4940810951 / 1073741824) + (5 / 8)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (19706280548799653429 * powerRZ 10 (-370)%Z) <= region_slide_survival.
+  (19705811556451737921 * powerRZ 10 (-370)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 31 * region_slide_L (- x) ^ 30 * region_phi x * region_slide_L (x + (4940810951 / 536870912)) ^ 31) (- (4940810951 / 1073741824) - (5 / 8)) (- (4940810951 / 1073741824) + (5 / 8))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -797,16 +797,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (5421796012168941139171 / 500000000000000000000000) <= 2 * RInt region_phi 0 (12915 / 950272).
+  (271089800337357259061 / 25000000000000000000000) <= 2 * RInt region_phi 0 (12915 / 950272).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (54547244124242304258 * powerRZ 10 (-325)%Z) <= RInt region_phi (sqrt (31 * 30) * ((307 / 256) + (861 / 32768))) 46.
+  (54547244069695114681 * powerRZ 10 (-325)%Z) <= RInt region_phi (sqrt (31 * 30) * ((307 / 256) + (861 / 32768))) 46.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -825,15 +825,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (465428353255261088 / (465428353255261088 - 1) * (19706280548799653429 * powerRZ 10 (-370)%Z) * (5421796012168941139171 / 500000000000000000000000) ^ 30 * (54547244124242304258 * powerRZ 10 (-325)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (12915 / 950272)) ^ 30 * RInt region_phi (sqrt (31 * 30) * ((307 / 256) + (861 / 32768))) 46).
+  (465428353255261088 / (465428353255261088 - 1) * (19705811556451737921 * powerRZ 10 (-370)%Z) * (271089800337357259061 / 25000000000000000000000) ^ 30 * (54547244069695114681 * powerRZ 10 (-325)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (12915 / 950272)) ^ 30 * RInt region_phi (sqrt (31 * 30) * ((307 / 256) + (861 / 32768))) 46).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (5421796012168941139171 / 500000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (54547244124242304258 * powerRZ 10 (-325)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (19706280548799653429 * powerRZ 10 (-370)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 465428353255261088 / (465428353255261088 - 1)) by interval with (i_prec 100).
-  assert (HEn : (5421796012168941139171 / 500000000000000000000000) ^ 30 <= (2 * RInt region_phi 0 (12915 / 950272)) ^ 30) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (5421796012168941139171 / 500000000000000000000000) ^ 30) by (apply pow_le; lra).
+  assert (P0 : 0 <= (271089800337357259061 / 25000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (54547244069695114681 * powerRZ 10 (-325)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (19705811556451737921 * powerRZ 10 (-370)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 465428353255261088 / (465428353255261088 - 1)) by interval with (i_prec 100).
+  assert (HEn : (271089800337357259061 / 25000000000000000000000) ^ 30 <= (2 * RInt region_phi 0 (12915 / 950272)) ^ 30) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (271089800337357259061 / 25000000000000000000000) ^ 30) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -858,7 +858,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 5604334988738668 - 731 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (12915 / 950272)) ^ 30 * RInt region_phi (sqrt (31 * 30) * ((307 / 256) + (861 / 32768))) 46).
 Proof.
-  apply Rle_trans with (ln (465428353255261088 / (465428353255261088 - 1) * (19706280548799653429 * powerRZ 10 (-370)%Z) * (5421796012168941139171 / 500000000000000000000000) ^ 30 * (54547244124242304258 * powerRZ 10 (-325)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (465428353255261088 / (465428353255261088 - 1) * (19705811556451737921 * powerRZ 10 (-370)%Z) * (271089800337357259061 / 25000000000000000000000) ^ 30 * (54547244069695114681 * powerRZ 10 (-325)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -866,6 +866,6 @@ Qed.
 Lemma region_probability_log10_lo_19_digits :
   (- (715251475913462529 / 1000000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (12915 / 950272)) ^ 30 * RInt region_phi (sqrt (31 * 30) * ((307 / 256) + (861 / 32768))) 46) / ln 10.
 Proof.
-  apply Rle_trans with (ln (465428353255261088 / (465428353255261088 - 1) * (19706280548799653429 * powerRZ 10 (-370)%Z) * (5421796012168941139171 / 500000000000000000000000) ^ 30 * (54547244124242304258 * powerRZ 10 (-325)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (465428353255261088 / (465428353255261088 - 1) * (19705811556451737921 * powerRZ 10 (-370)%Z) * (271089800337357259061 / 25000000000000000000000) ^ 30 * (54547244069695114681 * powerRZ 10 (-325)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.

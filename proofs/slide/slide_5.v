@@ -397,17 +397,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 19: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (10908697868526461180863761 / 20000000000000000000000000)) (cons (19356439599833904372550129 / 50000000000000000000000000) (cons (- (24529935728727886989291951 / 100000000000000000000000000)) (cons (2838308347705956651715289 / 20000000000000000000000000) (cons (- (76097992372215740512413491 / 1000000000000000000000000000)) (cons (955710206142488751215109 / 25000000000000000000000000) (cons (- (18136952029762228189500427 / 1000000000000000000000000000)) (cons (81775836175369609659753713 / 10000000000000000000000000000) (cons (- (7043421610722639692959161 / 2000000000000000000000000000)) (cons (1818474140467071817344413 / 1250000000000000000000000000) (cons (- (57821515026191233833674001 / 100000000000000000000000000000)) (cons (11064585120387890777754497 / 50000000000000000000000000000) (cons (- (4108713216252295438741423 / 50000000000000000000000000000)) (cons (15156827649383092987142987 / 500000000000000000000000000000) (cons (- (10563561168585433458853987 / 1000000000000000000000000000000)) (cons (3706304839256951598776031 / 1250000000000000000000000000000) (cons (- (5008181652702756135014971 / 5000000000000000000000000000000)) (cons (6206621809334789927930511 / 10000000000000000000000000000000) (cons (- (19215754223357920020895913 / 100000000000000000000000000000000)) (nil))))))))))))))))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 14: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (10908675409271142507971209 / 20000000000000000000000000)) (cons (38712798944204081083944523 / 100000000000000000000000000) (cons (- (6132457560216782907519033 / 25000000000000000000000000)) (cons (14191494112264867450161781 / 100000000000000000000000000) (cons (- (38051829727338144251836317 / 500000000000000000000000000)) (cons (38230260864626134536481797 / 1000000000000000000000000000) (cons (- (18109522064960518711892791 / 1000000000000000000000000000)) (cons (10210615693250323310702671 / 1250000000000000000000000000) (cons (- (17936217711953252677906441 / 5000000000000000000000000000)) (cons (922766566880826535444399 / 625000000000000000000000000) (cons (- (12390206157954100706503467 / 25000000000000000000000000000)) (cons (242734670912253280508273 / 1250000000000000000000000000) (cons (- (6654549231233467829098283 / 50000000000000000000000000000)) (cons (46669309195647611733071789 / 1000000000000000000000000000000) (nil)))))))))))))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (45300561743 / 4294967296).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((6609288251806079632396239 / 10000000000000000000000000) + ((y - (4229936975 / 4294967296)) / (25 / 16)) * region_horner region_slide_mills ((y - (4229936975 / 4294967296)) / (25 / 16))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((66092744674974184842523017 / 100000000000000000000000000) + ((y - (4229936975 / 4294967296)) / (25 / 16)) * region_horner region_slide_mills ((y - (4229936975 / 4294967296)) / (25 / 16))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((6609288251806079632396239 / 10000000000000000000000000) + ((y - (4229936975 / 4294967296)) / (25 / 16)) * region_horner region_slide_mills ((y - (4229936975 / 4294967296)) / (25 / 16))) + region_dhorner region_slide_mills 0 ((y - (4229936975 / 4294967296)) / (25 / 16)) / (25 / 16)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((66092744674974184842523017 / 100000000000000000000000000) + ((y - (4229936975 / 4294967296)) / (25 / 16)) * region_horner region_slide_mills ((y - (4229936975 / 4294967296)) / (25 / 16))) + region_dhorner region_slide_mills 0 ((y - (4229936975 / 4294967296)) / (25 / 16)) / (25 / 16)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 5 * region_slide_phibar (- x) ^ 4 * region_phi x * region_slide_phibar (x + (4229936975 / 2147483648)) ^ 5) (- (4229936975 / 4294967296) - (25 / 16)) (- (4229936975 / 4294967296) + (25 / 16)).
@@ -720,11 +720,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (4033 / 10000000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (1043 / 500000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (- (2480949425 / 4294967296)) <= y <= (10940823375 / 4294967296) -> y * ((6609288251806079632396239 / 10000000000000000000000000) + ((y - (4229936975 / 4294967296)) / (25 / 16)) * region_horner region_slide_mills ((y - (4229936975 / 4294967296)) / (25 / 16))) - region_dhorner region_slide_mills 0 ((y - (4229936975 / 4294967296)) / (25 / 16)) / (25 / 16) - 1 <= 0.
+  forall y, (- (2480949425 / 4294967296)) <= y <= (10940823375 / 4294967296) -> y * ((66092744674974184842523017 / 100000000000000000000000000) + ((y - (4229936975 / 4294967296)) / (25 / 16)) * region_horner region_slide_mills ((y - (4229936975 / 4294967296)) / (25 / 16))) - region_dhorner region_slide_mills 0 ((y - (4229936975 / 4294967296)) / (25 / 16)) / (25 / 16) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 21, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 16, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -736,16 +736,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (542708613269391991397 / 100000000000000000000000) <= RInt region_phi (10940823375 / 4294967296) (45300561743 / 4294967296).
+  (271354306363344402607 / 50000000000000000000000) <= RInt region_phi (10940823375 / 4294967296) (45300561743 / 4294967296).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (10940823375 / 4294967296) <= RInt region_phi (10940823375 / 4294967296) (45300561743 / 4294967296).
 Proof.
-  apply Rle_trans with (542708613269391991397 / 100000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (271354306363344402607 / 50000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -769,14 +769,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (77242859127854634197 * powerRZ 10 (-27)%Z) <= RInt (fun x => 5 * region_slide_L (- x) ^ 4 * region_phi x * region_slide_L (x + (4229936975 / 2147483648)) ^ 5) (- (4229936975 / 4294967296) - (25 / 16)) (- (4229936975 / 4294967296) + (25 / 16)).
+  (77242134191246063061 * powerRZ 10 (-27)%Z) <= RInt (fun x => 5 * region_slide_L (- x) ^ 4 * region_phi x * region_slide_L (x + (4229936975 / 2147483648)) ^ 5) (- (4229936975 / 4294967296) - (25 / 16)) (- (4229936975 / 4294967296) + (25 / 16)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (77242859127854634197 * powerRZ 10 (-27)%Z) <= region_slide_survival.
+  (77242134191246063061 * powerRZ 10 (-27)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 5 * region_slide_L (- x) ^ 4 * region_phi x * region_slide_L (x + (4229936975 / 2147483648)) ^ 5) (- (4229936975 / 4294967296) - (25 / 16)) (- (4229936975 / 4294967296) + (25 / 16))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -799,16 +799,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (2647894337166948322511 / 25000000000000000000000) <= 2 * RInt region_phi 0 (409 / 3072).
+  (2647894334519054011823 / 25000000000000000000000) <= 2 * RInt region_phi 0 (409 / 3072).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (11472573449307455442 * powerRZ 10 (-24)%Z) <= RInt region_phi (sqrt (5 * 4) * ((765 / 1024) + (409 / 2048))) 13.
+  (11472573437834893465 * powerRZ 10 (-24)%Z) <= RInt region_phi (sqrt (5 * 4) * ((765 / 1024) + (409 / 2048))) 13.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -827,15 +827,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (252 / (252 - 1) * (77242859127854634197 * powerRZ 10 (-27)%Z) * (2647894337166948322511 / 25000000000000000000000) ^ 4 * (11472573449307455442 * powerRZ 10 (-24)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (409 / 3072)) ^ 4 * RInt region_phi (sqrt (5 * 4) * ((765 / 1024) + (409 / 2048))) 13).
+  (252 / (252 - 1) * (77242134191246063061 * powerRZ 10 (-27)%Z) * (2647894334519054011823 / 25000000000000000000000) ^ 4 * (11472573437834893465 * powerRZ 10 (-24)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (409 / 3072)) ^ 4 * RInt region_phi (sqrt (5 * 4) * ((765 / 1024) + (409 / 2048))) 13).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (2647894337166948322511 / 25000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (11472573449307455442 * powerRZ 10 (-24)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (77242859127854634197 * powerRZ 10 (-27)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 252 / (252 - 1)) by interval with (i_prec 100).
-  assert (HEn : (2647894337166948322511 / 25000000000000000000000) ^ 4 <= (2 * RInt region_phi 0 (409 / 3072)) ^ 4) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (2647894337166948322511 / 25000000000000000000000) ^ 4) by (apply pow_le; lra).
+  assert (P0 : 0 <= (2647894334519054011823 / 25000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (11472573437834893465 * powerRZ 10 (-24)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (77242134191246063061 * powerRZ 10 (-27)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 252 / (252 - 1)) by interval with (i_prec 100).
+  assert (HEn : (2647894334519054011823 / 25000000000000000000000) ^ 4 <= (2 * RInt region_phi 0 (409 / 3072)) ^ 4) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (2647894334519054011823 / 25000000000000000000000) ^ 4) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -860,7 +860,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 9971396099057636 - 32 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (409 / 3072)) ^ 4 * RInt region_phi (sqrt (5 * 4) * ((765 / 1024) + (409 / 2048))) 13).
 Proof.
-  apply Rle_trans with (ln (252 / (252 - 1) * (77242859127854634197 * powerRZ 10 (-27)%Z) * (2647894337166948322511 / 25000000000000000000000) ^ 4 * (11472573449307455442 * powerRZ 10 (-24)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (252 / (252 - 1) * (77242134191246063061 * powerRZ 10 (-27)%Z) * (2647894334519054011823 / 25000000000000000000000) ^ 4 * (11472573437834893465 * powerRZ 10 (-24)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -868,6 +868,6 @@ Qed.
 Lemma region_probability_log10_lo_17_digits :
   (- (8000622015845701 / 500000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (409 / 3072)) ^ 4 * RInt region_phi (sqrt (5 * 4) * ((765 / 1024) + (409 / 2048))) 13) / ln 10.
 Proof.
-  apply Rle_trans with (ln (252 / (252 - 1) * (77242859127854634197 * powerRZ 10 (-27)%Z) * (2647894337166948322511 / 25000000000000000000000) ^ 4 * (11472573449307455442 * powerRZ 10 (-24)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (252 / (252 - 1) * (77242134191246063061 * powerRZ 10 (-27)%Z) * (2647894334519054011823 / 25000000000000000000000) ^ 4 * (11472573437834893465 * powerRZ 10 (-24)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.

@@ -398,17 +398,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 16: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (8398644269361592513598293 / 25000000000000000000000000)) (cons (17973119819524103141818881 / 100000000000000000000000000) (cons (- (87115300418440688174199479 / 1000000000000000000000000000)) (cons (9736563628719999018540987 / 250000000000000000000000000) (cons (- (16259514250847417422314677 / 1000000000000000000000000000)) (cons (63965998981183712843084307 / 10000000000000000000000000000) (cons (- (23877813590011768560719739 / 10000000000000000000000000000)) (cons (10629435230057665889243553 / 12500000000000000000000000000) (cons (- (3626428251152551550033109 / 12500000000000000000000000000)) (cons (11902923862448485033986437 / 125000000000000000000000000000) (cons (- (236716919768867406497869 / 7812500000000000000000000000)) (cons (5795080392523717841235223 / 625000000000000000000000000000) (cons (- (6477216740506480997556803 / 2500000000000000000000000000000)) (cons (75163671694358177783733453 / 100000000000000000000000000000000) (cons (- (30344103590659291323679203 / 100000000000000000000000000000000)) (cons (408796251067107129549591 / 5000000000000000000000000000000) (nil)))))))))))))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 11: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (16797136168688590020690871 / 50000000000000000000000000)) (cons (17972998967301252458877663 / 100000000000000000000000000) (cons (- (2722332298458093750459187 / 31250000000000000000000000)) (cons (38941019958373890668352709 / 1000000000000000000000000000) (cons (- (5080606723419168240313 / 312500000000000000000000)) (cons (32085564240736887649098123 / 5000000000000000000000000000) (cons (- (23937622970990224950221909 / 10000000000000000000000000000)) (cons (20290065441540361581882363 / 25000000000000000000000000000) (cons (- (27882616973860283749491057 / 100000000000000000000000000000)) (cons (6398076323368792876390109 / 50000000000000000000000000000) (cons (- (2486182557393468390678533 / 62500000000000000000000000000)) (nil))))))))))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (22887639495 / 2147483648).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((1382577922974105502331341 / 2500000000000000000000000) + ((y - (2889198023 / 2147483648)) / (21 / 16)) * region_horner region_slide_mills ((y - (2889198023 / 2147483648)) / (21 / 16))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((55302614954118328994341233 / 100000000000000000000000000) + ((y - (2889198023 / 2147483648)) / (21 / 16)) * region_horner region_slide_mills ((y - (2889198023 / 2147483648)) / (21 / 16))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((1382577922974105502331341 / 2500000000000000000000000) + ((y - (2889198023 / 2147483648)) / (21 / 16)) * region_horner region_slide_mills ((y - (2889198023 / 2147483648)) / (21 / 16))) + region_dhorner region_slide_mills 0 ((y - (2889198023 / 2147483648)) / (21 / 16)) / (21 / 16)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((55302614954118328994341233 / 100000000000000000000000000) + ((y - (2889198023 / 2147483648)) / (21 / 16)) * region_horner region_slide_mills ((y - (2889198023 / 2147483648)) / (21 / 16))) + region_dhorner region_slide_mills 0 ((y - (2889198023 / 2147483648)) / (21 / 16)) / (21 / 16)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 7 * region_slide_phibar (- x) ^ 6 * region_phi x * region_slide_phibar (x + (2889198023 / 1073741824)) ^ 7) (- (2889198023 / 2147483648) - (21 / 16)) (- (2889198023 / 2147483648) + (21 / 16)).
@@ -721,11 +721,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (973 / 1000000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (9067 / 1000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (70625735 / 2147483648) <= y <= (5707770311 / 2147483648) -> y * ((1382577922974105502331341 / 2500000000000000000000000) + ((y - (2889198023 / 2147483648)) / (21 / 16)) * region_horner region_slide_mills ((y - (2889198023 / 2147483648)) / (21 / 16))) - region_dhorner region_slide_mills 0 ((y - (2889198023 / 2147483648)) / (21 / 16)) / (21 / 16) - 1 <= 0.
+  forall y, (70625735 / 2147483648) <= y <= (5707770311 / 2147483648) -> y * ((55302614954118328994341233 / 100000000000000000000000000) + ((y - (2889198023 / 2147483648)) / (21 / 16)) * region_horner region_slide_mills ((y - (2889198023 / 2147483648)) / (21 / 16))) - region_dhorner region_slide_mills 0 ((y - (2889198023 / 2147483648)) / (21 / 16)) / (21 / 16) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 18, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 13, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -737,16 +737,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (98290120768851847663 / 25000000000000000000000) <= RInt region_phi (5707770311 / 2147483648) (22887639495 / 2147483648).
+  (196580241341125419591 / 50000000000000000000000) <= RInt region_phi (5707770311 / 2147483648) (22887639495 / 2147483648).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (5707770311 / 2147483648) <= RInt region_phi (5707770311 / 2147483648) (22887639495 / 2147483648).
 Proof.
-  apply Rle_trans with (98290120768851847663 / 25000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (196580241341125419591 / 50000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -770,14 +770,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (15835143375485126055 * powerRZ 10 (-33)%Z) <= RInt (fun x => 7 * region_slide_L (- x) ^ 6 * region_phi x * region_slide_L (x + (2889198023 / 1073741824)) ^ 7) (- (2889198023 / 2147483648) - (21 / 16)) (- (2889198023 / 2147483648) + (21 / 16)).
+  (15834210208915414244 * powerRZ 10 (-33)%Z) <= RInt (fun x => 7 * region_slide_L (- x) ^ 6 * region_phi x * region_slide_L (x + (2889198023 / 1073741824)) ^ 7) (- (2889198023 / 2147483648) - (21 / 16)) (- (2889198023 / 2147483648) + (21 / 16)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (15835143375485126055 * powerRZ 10 (-33)%Z) <= region_slide_survival.
+  (15834210208915414244 * powerRZ 10 (-33)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 7 * region_slide_L (- x) ^ 6 * region_phi x * region_slide_L (x + (2889198023 / 1073741824)) ^ 7) (- (2889198023 / 2147483648) - (21 / 16)) (- (2889198023 / 2147483648) + (21 / 16))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -800,16 +800,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (68872046870949274997967 / 1000000000000000000000000) <= 2 * RInt region_phi 0 (177 / 2048).
+  (34436023401038614407869 / 500000000000000000000000) <= 2 * RInt region_phi 0 (177 / 2048).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (20557124303623352587 * powerRZ 10 (-29)%Z) <= RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15.
+  (20557124283066248841 * powerRZ 10 (-29)%Z) <= RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -828,15 +828,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (3432 / (3432 - 1) * (15835143375485126055 * powerRZ 10 (-33)%Z) * (68872046870949274997967 / 1000000000000000000000000) ^ 6 * (20557124303623352587 * powerRZ 10 (-29)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (177 / 2048)) ^ 6 * RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15).
+  (3432 / (3432 - 1) * (15834210208915414244 * powerRZ 10 (-33)%Z) * (34436023401038614407869 / 500000000000000000000000) ^ 6 * (20557124283066248841 * powerRZ 10 (-29)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (177 / 2048)) ^ 6 * RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (68872046870949274997967 / 1000000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (20557124303623352587 * powerRZ 10 (-29)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (15835143375485126055 * powerRZ 10 (-33)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 3432 / (3432 - 1)) by interval with (i_prec 100).
-  assert (HEn : (68872046870949274997967 / 1000000000000000000000000) ^ 6 <= (2 * RInt region_phi 0 (177 / 2048)) ^ 6) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (68872046870949274997967 / 1000000000000000000000000) ^ 6) by (apply pow_le; lra).
+  assert (P0 : 0 <= (34436023401038614407869 / 500000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (20557124283066248841 * powerRZ 10 (-29)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (15834210208915414244 * powerRZ 10 (-33)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 3432 / (3432 - 1)) by interval with (i_prec 100).
+  assert (HEn : (34436023401038614407869 / 500000000000000000000000) ^ 6 <= (2 * RInt region_phi 0 (177 / 2048)) ^ 6) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (34436023401038614407869 / 500000000000000000000000) ^ 6) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -861,7 +861,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 2880083663394073 - 46 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (177 / 2048)) ^ 6 * RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15).
 Proof.
-  apply Rle_trans with (ln (3432 / (3432 - 1) * (15835143375485126055 * powerRZ 10 (-33)%Z) * (68872046870949274997967 / 1000000000000000000000000) ^ 6 * (20557124303623352587 * powerRZ 10 (-29)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (3432 / (3432 - 1) * (15834210208915414244 * powerRZ 10 (-33)%Z) * (34436023401038614407869 / 500000000000000000000000) ^ 6 * (20557124283066248841 * powerRZ 10 (-29)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -869,6 +869,6 @@ Qed.
 Lemma region_probability_log10_lo_18_digits :
   (- (61081189792521373 / 2000000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (177 / 2048)) ^ 6 * RInt region_phi (sqrt (7 * 6) * ((105 / 128) + (295 / 2048))) 15) / ln 10.
 Proof.
-  apply Rle_trans with (ln (3432 / (3432 - 1) * (15835143375485126055 * powerRZ 10 (-33)%Z) * (68872046870949274997967 / 1000000000000000000000000) ^ 6 * (20557124303623352587 * powerRZ 10 (-29)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (3432 / (3432 - 1) * (15834210208915414244 * powerRZ 10 (-33)%Z) * (34436023401038614407869 / 500000000000000000000000) ^ 6 * (20557124283066248841 * powerRZ 10 (-29)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.

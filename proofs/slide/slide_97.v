@@ -398,17 +398,17 @@ Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil =
 (* n! in Coq's binary integers *)
 Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
 
-(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 6: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
-Definition region_slide_mills : list R := cons (- (13737595150390102006558097 / 5000000000000000000000000000)) (cons (41732226006968212869016497 / 500000000000000000000000000000) (cons (- (2516554649372346415750737 / 1000000000000000000000000000000)) (cons (3012902592511496653184597 / 40000000000000000000000000000000) (cons (- (896687912430751820960087 / 400000000000000000000000000000000)) (cons (66147583855368633745146197 / 1000000000000000000000000000000000000) (nil)))))).
+(* Q(y) = c0 + s sum_k d_k s^k, s = (y - t/2)/W, degree 4: (1 - d) times a Chebyshev interpolant of the Mills ratio on [a, b] = [t/2 - W, t/2 + W], rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_slide_mills : list R := cons (- (5495035996824430774790249 / 2000000000000000000000000000)) (cons (41732210641822343955802757 / 500000000000000000000000000000) (cons (- (1259678187090905334737053 / 500000000000000000000000000000)) (cons (75405236674497937562511033 / 1000000000000000000000000000000000) (nil)))).
 
 (* int_y^B phi, B = b + 8, which is at most Phibar(y) = 1 - Phi(y) (phi > 0): the bound below has Phibar replaced by it (paper-level), within a relative Phibar(B)/Phibar(b) < 10^-20 *)
 Definition region_slide_phibar : R -> R := fun y => RInt region_phi y (10413321903 / 536870912).
 
 (* L = phi Q <= int_y^B phi on [a, b], Q = (1 - d) P *)
-Definition region_slide_L : R -> R := fun y => region_phi y * ((89753505337640112161665329 / 1000000000000000000000000000) + ((y - (5933805231 / 536870912)) / (11 / 32)) * region_horner region_slide_mills ((y - (5933805231 / 536870912)) / (11 / 32))).
+Definition region_slide_L : R -> R := fun y => region_phi y * ((89753494517661175619992713 / 1000000000000000000000000000) + ((y - (5933805231 / 536870912)) / (11 / 32)) * region_horner region_slide_mills ((y - (5933805231 / 536870912)) / (11 / 32))).
 
 (* its derivative *)
-Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((89753505337640112161665329 / 1000000000000000000000000000) + ((y - (5933805231 / 536870912)) / (11 / 32)) * region_horner region_slide_mills ((y - (5933805231 / 536870912)) / (11 / 32))) + region_dhorner region_slide_mills 0 ((y - (5933805231 / 536870912)) / (11 / 32)) / (11 / 32)).
+Definition region_slide_dL : R -> R := fun y => region_phi y * (- y * ((89753494517661175619992713 / 1000000000000000000000000000) + ((y - (5933805231 / 536870912)) / (11 / 32)) * region_horner region_slide_mills ((y - (5933805231 / 536870912)) / (11 / 32))) + region_dhorner region_slide_mills 0 ((y - (5933805231 / 536870912)) / (11 / 32)) / (11 / 32)).
 
 (* S = int over the window [-t/2 - W, -t/2 + W] of p Phibar(-x)^(p-1) phi(x) Phibar(x + t)^p: P(S > t) = C(2p, p) int_R p Phi^(p-1) phi Phibar(x + t)^p dx >= C(2p, p) S (X_(p) = x and the p values above x + t; Phi(x) = Phibar(-x); a nonnegative integrand truncated): paper-level *)
 Definition region_slide_survival : R := RInt (fun x => 97 * region_slide_phibar (- x) ^ 96 * region_phi x * region_slide_phibar (x + (5933805231 / 268435456)) ^ 97) (- (5933805231 / 536870912) - (11 / 32)) (- (5933805231 / 536870912) + (11 / 32)).
@@ -717,11 +717,11 @@ Proof.
   intros y. unfold region_slide_L, region_slide_dL. apply region_slide_form_derive. lra.
 Qed.
 
-(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (299 / 6250000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
+(* claim region_probability: the residual of M' = y M - 1 for Q = (1 - d) P is <= 0 on [a, b] (d = (603 / 5000000000), ten times the largest residual r of P on 801 points: r - d (1 + r) < 0). *)
 Lemma region_slide_mills_residual :
-  forall y, (5749255855 / 536870912) <= y <= (6118354607 / 536870912) -> y * ((89753505337640112161665329 / 1000000000000000000000000000) + ((y - (5933805231 / 536870912)) / (11 / 32)) * region_horner region_slide_mills ((y - (5933805231 / 536870912)) / (11 / 32))) - region_dhorner region_slide_mills 0 ((y - (5933805231 / 536870912)) / (11 / 32)) / (11 / 32) - 1 <= 0.
+  forall y, (5749255855 / 536870912) <= y <= (6118354607 / 536870912) -> y * ((89753494517661175619992713 / 1000000000000000000000000000) + ((y - (5933805231 / 536870912)) / (11 / 32)) * region_horner region_slide_mills ((y - (5933805231 / 536870912)) / (11 / 32))) - region_dhorner region_slide_mills 0 ((y - (5933805231 / 536870912)) / (11 / 32)) / (11 / 32) - 1 <= 0.
 Proof.
-  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 8, i_prec 100, i_bisect y).
+  intros y Hy. unfold region_slide_mills. cbn [region_horner region_dhorner INR]. interval with (i_taylor y, i_degree 6, i_prec 100, i_bisect y).
 Qed.
 
 (* claim region_probability: phi + L' = -phi (y Q - Q' - 1) >= 0 on [a, b]. *)
@@ -733,16 +733,16 @@ Qed.
 
 (* claim region_probability: int_b^(b+8) phi, which Phibar(b) exceeds. *)
 Lemma region_slide_anchor :
-  (109037808195367871443 / 50000000000000000000000000000000000000000000000000) <= RInt region_phi (6118354607 / 536870912) (10413321903 / 536870912).
+  (218075616172662307251 / 100000000000000000000000000000000000000000000000000) <= RInt region_phi (6118354607 / 536870912) (10413321903 / 536870912).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: L(b) <= int_b^B phi. *)
 Lemma region_slide_L_at_b :
   region_slide_L (6118354607 / 536870912) <= RInt region_phi (6118354607 / 536870912) (10413321903 / 536870912).
 Proof.
-  apply Rle_trans with (109037808195367871443 / 50000000000000000000000000000000000000000000000000); [ | exact region_slide_anchor].
+  apply Rle_trans with (218075616172662307251 / 100000000000000000000000000000000000000000000000000); [ | exact region_slide_anchor].
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. interval with (i_prec 100).
 Qed.
 
@@ -766,14 +766,14 @@ Qed.
 
 (* claim region_probability: the integral of the closed-form lower bound over the window. *)
 Lemma region_slide_closed_integral :
-  (98272612614059115203 * powerRZ 10 (-5445)%Z) <= RInt (fun x => 97 * region_slide_L (- x) ^ 96 * region_phi x * region_slide_L (x + (5933805231 / 268435456)) ^ 97) (- (5933805231 / 536870912) - (11 / 32)) (- (5933805231 / 536870912) + (11 / 32)).
+  (98271469389222511909 * powerRZ 10 (-5445)%Z) <= RInt (fun x => 97 * region_slide_L (- x) ^ 96 * region_phi x * region_slide_L (x + (5933805231 / 268435456)) ^ 97) (- (5933805231 / 536870912) - (11 / 32)) (- (5933805231 / 536870912) + (11 / 32)).
 Proof.
   unfold region_slide_L, region_phi, region_slide_mills. cbn [region_horner]. integral with (i_prec 40, i_degree 1, i_fuel 2000).
 Qed.
 
 (* claim region_probability: 0 <= L <= Phibar at -x and x + t, both in [a, b] on the window. *)
 Lemma region_slide_survival_lower :
-  (98272612614059115203 * powerRZ 10 (-5445)%Z) <= region_slide_survival.
+  (98271469389222511909 * powerRZ 10 (-5445)%Z) <= region_slide_survival.
 Proof.
   apply Rle_trans with (RInt (fun x => 97 * region_slide_L (- x) ^ 96 * region_phi x * region_slide_L (x + (5933805231 / 268435456)) ^ 97) (- (5933805231 / 536870912) - (11 / 32)) (- (5933805231 / 536870912) + (11 / 32))); [exact region_slide_closed_integral | ].
   unfold region_slide_survival. apply RInt_le; [lra | | | ].
@@ -796,16 +796,16 @@ Qed.
 
 (* claim region_probability: 2 G(r/2) = erf(r / (2 sqrt 2)) = P(|N(0,1)| <= r/2), r = n delta / (n - 1). *)
 Lemma region_slide_spread :
-  (25897574806575254110939 / 10000000000000000000000000) <= 2 * RInt region_phi 0 (1263 / 389120).
+  (1294878739033883978167 / 500000000000000000000000) <= 2 * RInt region_phi 0 (1263 / 389120).
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: int_z^B2 phi, B2 = floor(z) + 9, which Phibar(z) exceeds (phi > 0): paper-level. *)
 Lemma region_slide_gamma_tail :
-  (29086869947931937868 * powerRZ 10 (-5225)%Z) <= RInt region_phi (sqrt (97 * 96) * ((409 / 256) + (421 / 65536))) 163.
+  (29086869918845097007 * powerRZ 10 (-5225)%Z) <= RInt region_phi (sqrt (97 * 96) * ((409 / 256) + (421 / 65536))) 163.
 Proof.
-  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 200).
+  unfold region_phi. integral with (i_prec 60, i_degree 8, i_fuel 100).
 Qed.
 
 (* claim region_probability: (A.14) at the region's own constants gamma_* = sigma g and X = sigma t: X gamma_* > (p-1)/e, so U_slide(sigma g, sigma t) of (A.15)-(A.17), relabelled, lies in R_slide. *)
@@ -824,15 +824,15 @@ Qed.
 
 (* claim region_probability: each factor of the bound is at least its proved lower end (all of them >= 0). *)
 Lemma region_slide_bound_lower :
-  (1436477076900698392827654028972389210647869585188175999800 / (1436477076900698392827654028972389210647869585188175999800 - 1) * (98272612614059115203 * powerRZ 10 (-5445)%Z) * (25897574806575254110939 / 10000000000000000000000000) ^ 96 * (29086869947931937868 * powerRZ 10 (-5225)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (1263 / 389120)) ^ 96 * RInt region_phi (sqrt (97 * 96) * ((409 / 256) + (421 / 65536))) 163).
+  (1436477076900698392827654028972389210647869585188175999800 / (1436477076900698392827654028972389210647869585188175999800 - 1) * (98271469389222511909 * powerRZ 10 (-5445)%Z) * (1294878739033883978167 / 500000000000000000000000) ^ 96 * (29086869918845097007 * powerRZ 10 (-5225)%Z)) <= (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (1263 / 389120)) ^ 96 * RInt region_phi (sqrt (97 * 96) * ((409 / 256) + (421 / 65536))) 163).
 Proof.
   destruct region_central_binomial_value as [HC _]. rewrite HC.
   assert (HS := region_slide_survival_lower). assert (HE := region_slide_spread).
   assert (HT := region_slide_gamma_tail).
-  assert (P0 : 0 <= (25897574806575254110939 / 10000000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (29086869947931937868 * powerRZ 10 (-5225)%Z)) by interval with (i_prec 100).
-  assert (P2 : 0 <= (98272612614059115203 * powerRZ 10 (-5445)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 1436477076900698392827654028972389210647869585188175999800 / (1436477076900698392827654028972389210647869585188175999800 - 1)) by interval with (i_prec 100).
-  assert (HEn : (25897574806575254110939 / 10000000000000000000000000) ^ 96 <= (2 * RInt region_phi 0 (1263 / 389120)) ^ 96) by (apply pow_incr; lra).
-  assert (P4 : 0 <= (25897574806575254110939 / 10000000000000000000000000) ^ 96) by (apply pow_le; lra).
+  assert (P0 : 0 <= (1294878739033883978167 / 500000000000000000000000)) by interval with (i_prec 100). assert (P1 : 0 <= (29086869918845097007 * powerRZ 10 (-5225)%Z)) by interval with (i_prec 100).
+  assert (P2 : 0 <= (98271469389222511909 * powerRZ 10 (-5445)%Z)) by interval with (i_prec 100). assert (P3 : 0 <= 1436477076900698392827654028972389210647869585188175999800 / (1436477076900698392827654028972389210647869585188175999800 - 1)) by interval with (i_prec 100).
+  assert (HEn : (1294878739033883978167 / 500000000000000000000000) ^ 96 <= (2 * RInt region_phi 0 (1263 / 389120)) ^ 96) by (apply pow_incr; lra).
+  assert (P4 : 0 <= (1294878739033883978167 / 500000000000000000000000) ^ 96) by (apply pow_le; lra).
   apply Rmult_le_compat; [ | lra | | exact HT].
   - apply Rmult_le_pos; [apply Rmult_le_pos; lra | exact P4].
   - apply Rmult_le_compat; [apply Rmult_le_pos; lra | exact P4 | | exact HEn].
@@ -857,7 +857,7 @@ Qed.
 Lemma region_probability_lo_16_digits :
   ln 3258893536093642 - 10895 * ln 10 <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (1263 / 389120)) ^ 96 * RInt region_phi (sqrt (97 * 96) * ((409 / 256) + (421 / 65536))) 163).
 Proof.
-  apply Rle_trans with (ln (1436477076900698392827654028972389210647869585188175999800 / (1436477076900698392827654028972389210647869585188175999800 - 1) * (98272612614059115203 * powerRZ 10 (-5445)%Z) * (25897574806575254110939 / 10000000000000000000000000) ^ 96 * (29086869947931937868 * powerRZ 10 (-5225)%Z))); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (1436477076900698392827654028972389210647869585188175999800 / (1436477076900698392827654028972389210647869585188175999800 - 1) * (98271469389222511909 * powerRZ 10 (-5445)%Z) * (1294878739033883978167 / 500000000000000000000000) ^ 96 * (29086869918845097007 * powerRZ 10 (-5225)%Z))); [interval with (i_prec 200) | ].
   apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
 
@@ -865,6 +865,6 @@ Qed.
 Lemma region_probability_log10_lo_20_digits :
   (- (10879486929827151393 / 1000000000000000)) <= ln (region_central_binomial / (region_central_binomial - 1) * region_slide_survival * (2 * RInt region_phi 0 (1263 / 389120)) ^ 96 * RInt region_phi (sqrt (97 * 96) * ((409 / 256) + (421 / 65536))) 163) / ln 10.
 Proof.
-  apply Rle_trans with (ln (1436477076900698392827654028972389210647869585188175999800 / (1436477076900698392827654028972389210647869585188175999800 - 1) * (98272612614059115203 * powerRZ 10 (-5445)%Z) * (25897574806575254110939 / 10000000000000000000000000) ^ 96 * (29086869947931937868 * powerRZ 10 (-5225)%Z)) / ln 10); [interval with (i_prec 200) | ].
+  apply Rle_trans with (ln (1436477076900698392827654028972389210647869585188175999800 / (1436477076900698392827654028972389210647869585188175999800 - 1) * (98271469389222511909 * powerRZ 10 (-5445)%Z) * (1294878739033883978167 / 500000000000000000000000) ^ 96 * (29086869918845097007 * powerRZ 10 (-5225)%Z)) / ln 10); [interval with (i_prec 200) | ].
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 100) | ]. apply ln_le; [interval with (i_prec 200) | exact region_slide_bound_lower].
 Qed.
