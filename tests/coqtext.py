@@ -122,3 +122,43 @@ def with_forged_twin_admitted(text: str, names) -> str:
         head = block[:block.index("Proof.")]
         text = text.replace(block, head + "Admitted.\n")
     return text
+
+
+def decimal_above(x, places: int):
+    """The decimal with ``places`` digits after the point just above the Fraction x (a certificate's spelling is
+    decimal)."""
+    from fractions import Fraction
+
+    scale = 10**places
+    return Fraction(-((-x * scale) // 1), scale)
+
+
+def compiled_region_forgeries(folder, document: dict, lo_above, log10_above) -> dict:
+    """{field: (text, CompileResult)}: ``document`` (a certificate whose claims are its region_probability only)
+    exported to Coq twice, each time with one field forged and compiled: ``lo`` set to the 60-place decimal above
+    ``lo_above``, its log10_lo replaced by the proved twin of the forged lo (so that the pair lemma holds and coqc
+    reaches the lo lemma); ``log10_lo`` set to the 30-place decimal above ``log10_above``, the twin lemma admitted
+    (:func:`with_forged_twin_admitted`: the forgery breaks it first). The slow honest lemmas are admitted against
+    the unforged document's file (:func:`with_admitted`). The caller chooses the two thresholds past the truth."""
+    import copy
+
+    from certify.coq.export import coq_file
+    from certify.kernel.exact import canonical_text, parse_exact
+    from certify.kernel.log10 import log10_enclosure, log10_lower_twin
+
+    honest = coq_file(document).text
+    texts = {}
+    for field in ("lo", "log10_lo"):
+        forged = copy.deepcopy(document)
+        node = forged["claims"]["region_probability"]
+        if field == "lo":
+            node["lo"] = canonical_text(decimal_above(lo_above, 60))
+            lo = parse_exact(node["lo"])
+            node["log10_lo"] = canonical_text(log10_lower_twin(lo, log10_enclosure(lo, 200), 200))
+        else:
+            node["log10_lo"] = canonical_text(decimal_above(log10_above, 30))
+        texts[field] = with_admitted(coq_file(forged).text, honest)
+        if field == "log10_lo":
+            texts[field] = with_forged_twin_admitted(texts[field], ["region_probability_log10_lo_pair"])
+    results = compile_texts(folder, texts, timeout=300)
+    return {field: (texts[field], results[field]) for field in texts}

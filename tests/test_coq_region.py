@@ -19,10 +19,9 @@ from certify.coq.export import coq_file
 from certify.coq.lemma import Lemma
 from certify.coq.region import X0, RegionProof, dead_region_lemmas, region_proof
 from certify.coq.terms import real
-from certify.kernel.exact import canonical_text
 from certify.kernel.region import expected_spacing_upper
 from conftest import ROOT
-from coqtext import compile_texts, failing_lemma, with_admitted, with_forged_twin_admitted
+from coqtext import compiled_region_forgeries, failing_lemma
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "dead").glob("dead-*.json")}
 CHECKED = (5, 13, 101)
@@ -155,50 +154,21 @@ def _kernel_bound_upper(p: int) -> tuple[Fraction, Fraction]:
         return tuple(Fraction(str(upper_endpoint(x))) for x in (log_bound.exp(), log_bound / arb(10).log()))
 
 
-def _decimal_above(x: Fraction, places: int = 30) -> Fraction:
-    """The decimal with ``places`` digits after the point just above x (a certificate's spelling is decimal)."""
-    scale = 10**places
-    return Fraction(-((-x * scale) // 1), scale)
-
-
-#: {forgery: new claim from the old and the kernel's unrounded bound}: each moved past the truth (the kernel's
-#: bound; the Coq route's bound lies below it) by a little more than what the lemma may lose: lo by a relative
-#: 10^-13 (the lemma's slack is 4 s plus one unit of 15 digits, under 3 10^-14), log10_lo by 10^-13 (its slack
-#: is 4 s / ln 10 plus one unit, under 2 10^-14).
-FORGERIES = {
-    "lo": lambda node, bound: dict(node, lo=canonical_text(_decimal_above(bound[0] * (1 + Fraction(1, 10**13)),
-                                                                          60))),
-    "log10_lo": lambda node, bound: dict(node, log10_lo=canonical_text(_decimal_above(bound[1] + Fraction(1, 10**13)))),
-}
-
-
 @pytest.fixture(scope="module")
 def forged(tmp_path_factory):
     """{field: (text, CompileResult)}: the library certificate of p = 5 with only region_probability, the field
-    forged, its twin kept consistent (a forged lo with a log10_lo that still pairs with it), compiled."""
-    from certify.kernel.exact import parse_exact
-    from certify.kernel.log10 import log10_enclosure, log10_lower_twin
-
-    folder = tmp_path_factory.mktemp("coq_region")
-    honest_document = parse_certificate(LIBRARY[5].read_bytes())
-    honest_document["claims"] = {"region_probability": honest_document["claims"]["region_probability"]}
-    honest = coq_file(honest_document).text
-    texts = {}
-    for field, change in FORGERIES.items():
-        document = parse_certificate(LIBRARY[5].read_bytes())
-        node = change(document["claims"]["region_probability"], _kernel_bound_upper(5))
-        if field == "lo":  # the twin of the forged lo, so that the pair lemma holds and the lo lemma is reached
-            lo = parse_exact(node["lo"])
-            node["log10_lo"] = canonical_text(log10_lower_twin(lo, log10_enclosure(lo, 200), 200))
-        document["claims"] = {"region_probability": node}
-        texts[field] = with_admitted(coq_file(document).text, honest)
-        if field == "log10_lo":  # the forged log10_lo breaks its twin lemma with the honest lo first
-            texts[field] = with_forged_twin_admitted(texts[field], ["region_probability_log10_lo_pair"])
-    results = compile_texts(folder, texts, timeout=300)
-    return {field: (texts[field], results[field]) for field in texts}
+    forged (coqtext.compiled_region_forgeries). Each is moved past the truth (the kernel's unrounded bound; the Coq
+    route's bound lies below it) by a little more than what the lemma may lose: lo by a relative 10^-13 (the
+    lemma's slack is 4 s plus one unit of 15 digits, under 3 10^-14), log10_lo by 10^-13 (its slack is 4 s / ln 10
+    plus one unit, under 2 10^-14)."""
+    document = parse_certificate(LIBRARY[5].read_bytes())
+    document["claims"] = {"region_probability": document["claims"]["region_probability"]}
+    lo_bound, log10_bound = _kernel_bound_upper(5)
+    return compiled_region_forgeries(tmp_path_factory.mktemp("coq_region"), document,
+                                     lo_bound * (1 + Fraction(1, 10**13)), log10_bound + Fraction(1, 10**13))
 
 
-@pytest.mark.parametrize("field", sorted(FORGERIES))
+@pytest.mark.parametrize("field", ["lo", "log10_lo"])
 def test_a_forged_end_is_refused_in_its_lemma(forged, field):
     text, result = forged[field]
     assert not result.ok, f"coqc accepted a forged region_probability.{field}"

@@ -20,9 +20,8 @@ from certify.coq.export import coq_file
 from certify.coq.lemma import Lemma, NotExported
 from certify.coq.region_slide import (END_GAP, MANTISSA_SLACK, WINDOW_MARGIN, SlideRegionProof, slide_region_lemmas,
                                       slide_region_proof)
-from certify.kernel.exact import canonical_text
 from conftest import ROOT
-from coqtext import compile_texts, failing_lemma, with_admitted, with_forged_twin_admitted
+from coqtext import compiled_region_forgeries, failing_lemma
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "slide").glob("slide-*.json")}
 CHECKED = (5, 13, 101)
@@ -250,43 +249,19 @@ def test_a_window_that_cannot_be_placed_lists_the_claim_as_not_exported(monkeypa
     assert isinstance(items[0], NotExported)
 
 
-def _decimal_above(x: Fraction, places: int) -> Fraction:
-    scale = 10**places
-    return Fraction(-((-x * scale) // 1), scale)
-
-
 @pytest.fixture(scope="module")
 def forged(tmp_path_factory):
     """{field: (text, CompileResult)}: the library certificate of p = 5 with only region_probability, the field
-    moved past the exact right-hand side of the lemmas by a relative 10^-10 (lo; its log10 twin kept
-    consistent) or by 10^-10 (log10_lo), compiled with the honest lemmas admitted."""
-    from certify.kernel.exact import parse_exact
-    from certify.kernel.log10 import log10_enclosure, log10_lower_twin
-
-    folder = tmp_path_factory.mktemp("coq_region_slide")
-    honest_document = parse_certificate(LIBRARY[5].read_bytes())
-    honest_document["claims"] = {"region_probability": honest_document["claims"]["region_probability"]}
-    honest = coq_file(honest_document).text
+    moved past the exact right-hand side of the lemmas by a relative 10^-10 (lo) or by 10^-10 (log10_lo)
+    (coqtext.compiled_region_forgeries)."""
+    document = parse_certificate(LIBRARY[5].read_bytes())
+    document["claims"] = {"region_probability": document["claims"]["region_probability"]}
     with mpmath.workdps(40):
         truth = _right_hand_side(slide_region_proof(5, ONE))
         truth_q = Fraction(mpmath.nstr(truth, 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf, strip_zeros=False))
         log10_q = Fraction(mpmath.nstr(mpmath.log10(truth), 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
-    texts = {}
-    for field in ("lo", "log10_lo"):
-        document = parse_certificate(LIBRARY[5].read_bytes())
-        node = dict(document["claims"]["region_probability"])
-        if field == "lo":
-            node["lo"] = canonical_text(_decimal_above(truth_q * (1 + Fraction(1, 10**10)), 60))
-            lo = parse_exact(node["lo"])
-            node["log10_lo"] = canonical_text(log10_lower_twin(lo, log10_enclosure(lo, 200), 200))
-        else:
-            node["log10_lo"] = canonical_text(_decimal_above(log10_q + Fraction(1, 10**10), 30))
-        document["claims"] = {"region_probability": node}
-        texts[field] = with_admitted(coq_file(document).text, honest)
-        if field == "log10_lo":  # the forged log10_lo breaks its twin lemma with the honest lo first
-            texts[field] = with_forged_twin_admitted(texts[field], ["region_probability_log10_lo_pair"])
-    results = compile_texts(folder, texts, timeout=300)
-    return {field: (texts[field], results[field]) for field in texts}
+    return compiled_region_forgeries(tmp_path_factory.mktemp("coq_region_slide"), document,
+                                     truth_q * (1 + Fraction(1, 10**10)), log10_q + Fraction(1, 10**10))
 
 
 @pytest.mark.parametrize("field", ["lo", "log10_lo"])

@@ -42,6 +42,7 @@ import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 import mpmath
 from flint import arb, fmpq
@@ -435,6 +436,13 @@ def _specific(document: dict, proof: RegionProof) -> list:
     ]
 
 
+#: The paper-level chain every claim lemma of this route rests on (docs/mathematics.md, 'Region probability of the
+#: dead theorem'); smooth's comments put the inclusion R_dead in R_smooth in front of it
+JENSEN_CHAIN = ("P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the "
+                "ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), "
+                f"E = {SPACING} >= E[S] (its definition's comment) and Phibar decreasing")
+
+
 @functools.lru_cache(maxsize=None)
 def region_proof(p: int, accuracy: RouteAccuracy = FULL) -> RegionProof:
     """The proof's numbers at p, computed once per process (about a second of mpmath; they depend on p and the
@@ -450,13 +458,11 @@ def dead_region_lemmas(document: dict) -> list:
     _require_twin(document)
     p = int(document["p"])
     proof = region_proof(p)
-    paper = ("docs/mathematics.md, 'Region probability of the dead theorem': P(R_dead | active) = "
-             "E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen "
-             f"for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = {SPACING} >= E[S] (its definition's "
-             "comment) and Phibar decreasing")
-    slack = proof.slack(expected_spacing_upper(p, 128).lower())
-    return _route_lemmas(document, proof, slack, paper, ("lo lowered by a relative 4 s (s what this route loses "
-                                                         "against the Jensen value)", "log10_lo lowered by 4 s/ln 10"))
+    paper = f"docs/mathematics.md, 'Region probability of the dead theorem': {JENSEN_CHAIN}"
+    lowering = Lowering(proof.slack(expected_spacing_upper(p, 128).lower()),
+                        "lo lowered by a relative 4 s (s what this route loses against the Jensen value)",
+                        "log10_lo lowered by 4 s/ln 10")
+    return _route_lemmas(document, proof, paper, lowering)
 
 
 #: smooth's route must exceed the kernel's own bound of R_smooth by at least this relative margin, so that the claim
@@ -496,10 +502,8 @@ def smooth_region_lemmas(document: dict) -> list:
                              "route proves (the dead-zone relaxation adds mass beyond R_dead at these sigma, eps)")
     paper = ("docs/mathematics.md, 'Region probability of the dead theorem', (k): R_dead is contained in R_smooth, as "
              f"J(s) <= s^2/2 for every s > 0 ((A.61) for s <= eps = {real(eps)}, J(eps) + (s^2 - eps^2)/2 beyond), so "
-             "P(R_smooth | active) >= P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / "
-             f"(C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), "
-             f"E = {SPACING} >= E[S] (its definition's comment) and Phibar decreasing")
-    return _route_lemmas(document, proof, None, paper, None)
+             f"P(R_smooth | active) >= {JENSEN_CHAIN}")
+    return _route_lemmas(document, proof, paper, None)
 
 
 def _require_twin(document: dict) -> None:
@@ -507,33 +511,40 @@ def _require_twin(document: dict) -> None:
         raise ValueError("region_probability: not a lower bound with a log10 twin")
 
 
-def _route_lemmas(document: dict, proof: RegionProof, slack: fmpq | None, paper: str,
-                  lowered: tuple[str, str] | None) -> list:
+class Lowering(NamedTuple):
+    """How a claim lemma weakens the certificate's lo and log10_lo: by the relative ``slack`` (then rounded down),
+    with the two phrases its comments say it in."""
+
+    slack: fmpq
+    lo_text: str
+    log10_text: str
+
+
+def _route_lemmas(document: dict, proof: RegionProof, paper: str, lowering: Lowering | None) -> list:
     """The route's lemmas at ``proof`` and the two claim lemmas, lo and log10_lo below (1/2 - G(c_p E)) / (C(2p, p) -
-    1): lowered by the relative ``slack`` and rounded down (``lowered`` says how, in the comments), or, when
-    ``slack`` is None, the certificate's own numbers in full."""
+    1): weakened as ``lowering`` says, or, when it is None, the certificate's own numbers in full."""
     p = proof.p
     node = document["claims"][CLAIM]
     Phb = real(proof.phibar_lo)
     z = f"(sqrt ({p} / (2 * ({p} - 1))) * {SPACING})"
     bound = f"((1 / 2 - RInt {PHI} 0 {z}) / ({BINOMIAL} - 1))"
-    if slack is None:
+    if lowering is None:
         value = exact_number(node["lo"], f"{CLAIM}.lo")
-        if value.denominator != 1 or value.numerator <= 0:
-            raise ValueError(f"{CLAIM}.lo is not a positive decimal")
-        written = f"{value.numerator} / 10 ^ {-value.exp10}" if value.exp10 < 0 else f"{value.numerator} * 10 ^ {value.exp10}"
+        if value.denominator != 1 or value.numerator <= 0 or value.exp10 >= 0:
+            raise ValueError(f"{CLAIM}.lo is not a decimal strictly between 0 and 1")
+        written = f"{value.numerator} / 10 ^ {-value.exp10}"
         log10_end, digits, log10_digits = number(node["log10_lo"], f"{CLAIM}.log10_lo"), None, None
         names = (f"{CLAIM}_lo", f"{CLAIM}_log10_lo")
         texts = tuple(f"{field} as the certificate states it (the kernel's bound, recomputed from the parameters, lies "
                       f"a relative {mpmath.nstr(SMOOTH_MARGIN, 1)} or more below the route's number)"
                       for field in ("lo", "log10_lo"))
     else:
-        (mantissa, exponent), digits = lowered_lo(node["lo"], slack, f"{CLAIM}.lo")
+        (mantissa, exponent), digits = lowered_lo(node["lo"], lowering.slack, f"{CLAIM}.lo")
         written = f"{mantissa} / 10 ^ {exponent}"
-        log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{CLAIM}.log10_lo"), slack)
+        log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{CLAIM}.log10_lo"), lowering.slack)
         names = (f"{CLAIM}_lo_{digits}_digits", f"{CLAIM}_log10_lo_{log10_digits}_digits")
-        texts = (f"{lowered[0]} and rounded down to {digits} significant digits",
-                 f"{lowered[1]} and rounded down to {log10_digits} significant digits")
+        texts = (f"{lowering.lo_text} and rounded down to {digits} significant digits",
+                 f"{lowering.log10_text} and rounded down to {log10_digits} significant digits")
     divide = (f"destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
               f"apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound]")
     lemmas = [
