@@ -107,11 +107,15 @@ def smooth_certificates():
 
 # --- the proof library's Coq compilation, in the background ------------------------------------------------
 #
-# Compiling the 66 library files is most of the suite's Coq time (about 9 minutes at two coqc at a time),
-# while the rest of the suite is mostly one-core Python. So when tests/test_coq_library.py is selected, its
-# compilations start as soon as the tests are collected, one coqc at a time beside the other tests, and its
-# tests run last (tests/test_coq_library.py, library_compiled, takes the results; it compiles the files
-# itself when nothing was started). The work and the verdicts are the same; only the schedule changes.
+# Compiling the 66 library files is most of the suite's Coq time (about 22 minutes of one core), while the rest
+# of the suite is mostly one-core Python. So when tests/test_coq_library.py is selected, its compilations start
+# as soon as the tests are collected, two coqc at a time under `nice` beside the other tests: the tests keep
+# their core, the library takes what is left, and both cores once the other tests are done. Its tests run last
+# (tests/test_coq_library.py, library_compiled, takes the results; it compiles the files itself when nothing was
+# started). The work and the verdicts are the same; only the schedule changes.
+
+#: The background coqc's niceness: low priority, so that the foreground tests are not slowed by it.
+LIBRARY_NICENESS = 10
 
 #: {(theorem, p): Future of its CompileResult}, filled by :func:`pytest_collection_modifyitems`.
 LIBRARY_COMPILATIONS: dict = {}
@@ -131,11 +135,11 @@ def pytest_collection_modifyitems(session, config, items):
     import test_coq_library  # the module collected above: its file list and probe rule
 
     folder = Path(tempfile.mkdtemp(prefix="certify_library_"))
-    pool = ThreadPoolExecutor(max_workers=1)
+    pool = ThreadPoolExecutor(max_workers=2)
     _BACKGROUND.extend([pool, folder])
     for key in test_coq_library.LIBRARY:  # the paths here (they build certificates), only coqc in the pool
         work = test_coq_library.library_compilation_input(key, folder)
-        LIBRARY_COMPILATIONS[key] = pool.submit(test_coq_library.compile_library_input, work)
+        LIBRARY_COMPILATIONS[key] = pool.submit(test_coq_library.compile_library_input, work, LIBRARY_NICENESS)
 
 
 def pytest_sessionfinish(session, exitstatus):

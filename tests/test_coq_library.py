@@ -66,11 +66,11 @@ def library_compilation_input(key, folder):
     return probe, 100000
 
 
-def compile_library_input(path_and_lines):
+def compile_library_input(path_and_lines, niceness: int = 0):
     """coqc's CompileResult on a (path, lines) of :func:`library_compilation_input` (a subprocess only: safe
-    in a thread)."""
+    in a thread), under ``nice -n niceness`` when it is positive (tests/conftest.py's background)."""
     path, lines = path_and_lines
-    return compile_file(path, timeout=600, lines=lines)
+    return compile_file(path, timeout=900, lines=lines, niceness=niceness)
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +117,23 @@ def test_the_axiom_probe_sees_an_added_axiom(tmp_path):
     probe.write_text(_probe_text("Axiom cheat : 1 = 2.\nLemma l : 1 = 2.\nProof. exact cheat. Qed.\n"))
     result = compile_file(probe, lines=1000)
     assert result.ok and printed_axioms(result.message) == {"cheat"}
+
+
+def test_a_niced_compilation_gives_the_same_verdicts_and_runs_under_nice(tmp_path, monkeypatch):
+    """compile_file's niceness (the library's background schedule, tests/conftest.py) changes nothing but the
+    priority: a true and a false lemma get their verdicts, and the command it runs is coqc behind ``nice -n``."""
+    import subprocess
+
+    good, bad = tmp_path / "good.v", tmp_path / "bad.v"
+    good.write_text("Lemma l : 1 = 1.\nProof. reflexivity. Qed.\n")
+    bad.write_text("Lemma l : 1 = 2.\nProof. reflexivity. Qed.\n")
+    assert compile_file(good, niceness=10).ok and not compile_file(bad, niceness=10).ok
+    commands, run = [], subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda command, **kw: commands.append(command) or run(command, **kw))
+    compile_file(good, niceness=10)
+    compile_file(good)
+    assert [command[1:3] for command in commands] == [["-n", "10"], ["-q", "good.v"]]
+    assert commands[0][0].endswith("nice") and commands[0][3].endswith("coqc")
 
 
 #: Where the axioms behind a lemma may come from: Coq's classical reals (Reals rests on these) and the
