@@ -123,13 +123,20 @@ def test_a_niced_compilation_gives_the_same_verdicts_and_runs_under_nice(tmp_pat
     """compile_file's niceness (the library's background schedule, tests/conftest.py) changes nothing but the
     priority: a true and a false lemma get their verdicts, and the command it runs is coqc behind ``nice -n``."""
     import subprocess
+    import threading
 
     good, bad = tmp_path / "good.v", tmp_path / "bad.v"
     good.write_text("Lemma l : 1 = 1.\nProof. reflexivity. Qed.\n")
     bad.write_text("Lemma l : 1 = 2.\nProof. reflexivity. Qed.\n")
     assert compile_file(good, niceness=10).ok and not compile_file(bad, niceness=10).ok
-    commands, run = [], subprocess.run
-    monkeypatch.setattr(subprocess, "run", lambda command, **kw: commands.append(command) or run(command, **kw))
+    commands, run, this_thread = [], subprocess.run, threading.get_ident()
+
+    def recorded(command, **kw):  # this thread's calls only: the library's background pool may be compiling
+        if threading.get_ident() == this_thread:
+            commands.append(command)
+        return run(command, **kw)
+
+    monkeypatch.setattr(subprocess, "run", recorded)
     compile_file(good, niceness=10)
     compile_file(good)
     assert [command[1:3] for command in commands] == [["-n", "10"], ["-q", "good.v"]]
