@@ -98,6 +98,15 @@ def test_the_lemma_names_the_inclusion_and_states_real_quantities():
     assert real(region_proof(13, COARSE).phibar_lo) not in lo.statement
 
 
+def test_a_forged_whole_number_lo_is_stated_as_it_is():
+    """A lo of 2 (no honest probability is) is written as the number it is, 2 * 10 ^ 0 <= ..., a false lemma coqc
+    refuses (the right-hand side is below 1), never dropped or rewritten."""
+    document = _region_only(13)
+    document["claims"]["region_probability"] = dict(document["claims"]["region_probability"], lo="2")
+    lemmas = {item.name: item for item in smooth_region_lemmas(document) if isinstance(item, Lemma)}
+    assert lemmas["region_probability_lo"].statement.startswith("2 * 10 ^ 0 <= ((1 / 2 - RInt region_phi 0 ")
+
+
 def test_a_large_sigma_over_eps_lists_the_claim_as_not_exported():
     """At eps = 1/2, sigma = 1, p = 5 the kernel's bound of R_smooth (log -6.3768) exceeds the dead region's Jensen
     bound (log -6.3856): the route cannot reach it, so the claim is listed with the reason, never half-stated."""

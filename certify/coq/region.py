@@ -530,9 +530,10 @@ def _route_lemmas(document: dict, proof: RegionProof, paper: str, lowering: Lowe
     bound = f"((1 / 2 - RInt {PHI} 0 {z}) / ({BINOMIAL} - 1))"
     if lowering is None:
         value = exact_number(node["lo"], f"{CLAIM}.lo")
-        if value.denominator != 1 or value.numerator <= 0 or value.exp10 >= 0:
-            raise ValueError(f"{CLAIM}.lo is not a decimal strictly between 0 and 1")
-        written = f"{value.numerator} / 10 ^ {-value.exp10}"
+        if value.denominator != 1 or value.numerator <= 0:
+            raise ValueError(f"{CLAIM}.lo is not a positive decimal")
+        # an honest lo is below 1/(C(2p, p) - 1), so exp10 < 0; a forged whole number is written too, and refused
+        written = f"{value.numerator} / 10 ^ {-value.exp10}" if value.exp10 < 0 else f"{value.numerator} * 10 ^ {value.exp10}"
         log10_end, digits, log10_digits = number(node["log10_lo"], f"{CLAIM}.log10_lo"), None, None
         names = (f"{CLAIM}_lo", f"{CLAIM}_log10_lo")
         texts = tuple(f"{field} as the certificate states it (the kernel's bound, recomputed from the parameters, lies "
