@@ -122,6 +122,7 @@ LIBRARY_COMPILATIONS: dict = {}
 _BACKGROUND: list = []
 
 
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection: start nothing for a library test not selected
 def pytest_collection_modifyitems(session, config, items):
     library = [item for item in items if Path(str(item.fspath)).name == "test_coq_library.py"]
     if not library:

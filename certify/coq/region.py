@@ -220,9 +220,9 @@ def _generic_lemmas(p: int) -> list:
               "    + auto_derive. * exact I. * rewrite Rmult_1_l, Rmult_assoc. reflexivity.\n"
               "    + apply IH.", paper),
         Lemma(f"{PRIM}_horner", CLAIM, f"forall d n y, {PRIM} d n y = y ^ S n * {HORNER} d y",
-              f"induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].", paper),
+              "induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].", paper),
         Lemma(f"{DPRIM}_horner", CLAIM, f"forall d n y, {DPRIM} d n y = y ^ n * {DHORNER} d n y",
-              f"induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].", paper),
+              "induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].", paper),
         Lemma(f"{DPRIM}_ex_derive", CLAIM, f"forall d n y, ex_derive ({DPRIM} d n) y",
               "induction d as [| a d IH]; intros n y; simpl.\n"
               "  - apply (ex_derive_const (K := R_AbsRing) (V := R_NormedModule)).\n"
