@@ -73,7 +73,7 @@ def compile_library_input(path_and_lines, niceness: int = 0):
     CoqInterval's ``integral`` runs on fuel, and the library files hold no ``Timeout``)."""
     path, lines = path_and_lines
     result = compile_file(path, timeout=900, lines=lines, niceness=niceness)
-    if niceness > 0 and not result.ok and result.message.startswith("coqc timed out"):
+    if niceness > 0 and result.timed_out:
         # a niced coqc can be starved by foreground work: its verdict is taken again at normal priority
         result = compile_file(path, timeout=900, lines=lines)
     return result
@@ -147,6 +147,19 @@ def test_a_niced_compilation_gives_the_same_verdicts_and_runs_under_nice(tmp_pat
     compile_file(good)
     assert [command[1:3] for command in commands] == [["-n", "10"], ["-q", "good.v"]]
     assert commands[0][0].endswith("nice") and commands[0][3].endswith("coqc")
+
+
+def test_a_compilation_stopped_at_its_timeout_says_so(tmp_path):
+    """compile_file marks a coqc stopped at the timeout (no verdict), which the library's background retries at
+    normal priority, apart from a refusal (a verdict)."""
+    good, bad = tmp_path / "good.v", tmp_path / "bad.v"
+    good.write_text("Lemma l : 1 = 1.\nProof. reflexivity. Qed.\n")
+    bad.write_text("Lemma l : 1 = 2.\nProof. reflexivity. Qed.\n")
+    stopped = compile_file(good, timeout=0.001)  # coqc cannot even start in a millisecond
+    assert stopped.timed_out and not stopped.ok
+    refused = compile_file(bad)
+    assert not refused.ok and not refused.timed_out
+    assert compile_file(good).timed_out is False
 
 
 #: Where the axioms behind a lemma may come from: Coq's classical reals (Reals rests on these) and the

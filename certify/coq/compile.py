@@ -12,12 +12,14 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class CompileResult:
-    """``ok``: coqc exited 0; ``seconds``: its wall-clock time; ``message``: the last lines of its output."""
+    """``ok``: coqc exited 0; ``seconds``: its wall-clock time; ``message``: the last lines of its output;
+    ``timed_out``: coqc was stopped at the timeout (then ``ok`` is False and the file has no verdict)."""
 
     path: Path
     ok: bool
     seconds: float
     message: str
+    timed_out: bool = False
 
 
 def coqc_path() -> str | None:
@@ -44,12 +46,14 @@ def compile_file(path, timeout: float = 600.0, lines: int = 12, niceness: int = 
         start = time.perf_counter()
         try:
             command = [coqc, "-q", copy.name]
-            if niceness > 0 and shutil.which("nice"):
-                command = [shutil.which("nice"), "-n", str(niceness)] + command
+            nice = shutil.which("nice") if niceness > 0 else None
+            if nice:
+                command = [nice, "-n", str(niceness)] + command
             done = subprocess.run(command, cwd=folder, capture_output=True, text=True,
                                   timeout=timeout, env={**os.environ, "LC_ALL": "C"})
         except subprocess.TimeoutExpired:
-            return CompileResult(path, False, time.perf_counter() - start, f"coqc timed out after {timeout:.0f} s")
+            return CompileResult(path, False, time.perf_counter() - start, f"coqc timed out after {timeout:.0f} s",
+                                 timed_out=True)
         seconds = time.perf_counter() - start
     output = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     return CompileResult(path, done.returncode == 0, seconds, "\n".join(output[-lines:]))
