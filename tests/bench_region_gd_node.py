@@ -72,7 +72,13 @@ Proof. unfold P, Q, phi. integral with (i_prec 40, i_degree 6, i_fuel 400). Qed.
 
 
 def main(argv: list[str]) -> int:
-    degrees = [int(a) for a in argv] or [8, 10, 12]
+    try:
+        degrees = [int(a) for a in argv] or [8, 10, 12]
+        if any(degree < 1 for degree in degrees):
+            raise ValueError
+    except ValueError:
+        print("bench_region_gd_node.py: each argument is a degree >= 1 (e.g. 10)", file=sys.stderr)
+        return 2
     print(f"{'degree':>6} {'eta':>10} {'least base':>11} {'coqc s':>7} ok")
     for degree in degrees:
         text, eta, least_base = node_file(degree)

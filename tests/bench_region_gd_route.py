@@ -27,6 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 import mpmath as mp  # noqa: E402
 
+from certify.errors import CertifyError  # noqa: E402
+from certify.kernel.primes import require_prime  # noqa: E402
 from certify.kernel.region import gd_region_log_probability_lower  # noqa: E402
 
 SPLIT = [-mp.inf, -3] + [mp.mpf(i) / 10 for i in range(-30, 31)] + [mp.inf]
@@ -71,7 +73,17 @@ def measure(p: int, n: int, power=1.5, umax=7) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    cases = [tuple(int(v) for v in arg.split(":")) for arg in argv] or [(5, 6), (5, 8), (13, 5), (31, 4), (101, 3)]
+    try:
+        cases = [(int(p), int(n)) for p, n in (arg.split(":") for arg in argv)] or \
+            [(5, 6), (5, 8), (13, 5), (31, 4), (101, 3)]
+        if any(n < 1 for _, n in cases):
+            raise ValueError
+        for p, _ in cases:
+            require_prime(p)
+    except (ValueError, CertifyError):
+        print("bench_region_gd_route.py: each argument is P:N, a prime P >= 5 and N >= 1 nodes (e.g. 5:6)",
+              file=sys.stderr)
+        return 2
     print(f"{'p':>4} {'n':>3}  {'route / kernel':>15} {'chords / exact':>15} {'bracket / chords':>17} {'kernel / exact':>15}")
     for p, n in cases:
         row = measure(p, n)
