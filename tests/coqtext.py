@@ -69,13 +69,16 @@ def compile_texts(folder, texts: dict, timeout: float = 180) -> dict:
 
 #: Honest lemmas whose proofs are slow (one ``integral`` of about 27 s: smooth's J to 15 digits; the dead region's
 #: Mills residual, Lo >= 0, integral, tail and C(2p, p), about 20 s together, certify.coq.region; the slide region's
-#: residual, anchor, L >= 0, window integral and gamma integrals, about 12 s, certify.coq.region_slide). A forgery test
+#: residual, anchor, L >= 0, window integral and gamma integrals, about 12 s, certify.coq.region_slide; the gd region's
+#: fit, bases, node integrals and weights, 10-20 s, certify.coq.region_gd). A forgery test
 #: may admit them (:func:`with_admitted`): the library compilation (tests/test_coq_library.py) proves them, and a
 #: forgery's verdict must come from the forged claim's own lemma, which uses their statements only.
 SLOW_HONEST_LEMMAS = ("smooth_J_enclosure", "region_mills_residual", "region_Lo_nonnegative", "region_bound_integral",
                       "region_tail_factor", "region_central_binomial_value", "region_slide_mills_residual",
                       "region_slide_anchor", "region_slide_L_nonnegative", "region_slide_closed_integral",
-                      "region_slide_spread", "region_slide_gamma_tail")
+                      "region_slide_spread", "region_slide_gamma_tail", "region_gd_fit_error", "region_gd_bases",
+                      *(f"region_gd_node_{j}_closed" for j in range(1, 11)),
+                      *(f"region_gd_weight_{j}_lower" for j in range(1, 11)))
 
 
 def _lemma_block(text: str, name: str) -> str | None:
@@ -162,3 +165,18 @@ def compiled_region_forgeries(folder, document: dict, lo_above, log10_above) -> 
             texts[field] = with_forged_twin_admitted(texts[field], ["region_probability_log10_lo_pair"])
     results = compile_texts(folder, texts, timeout=300)
     return {field: (texts[field], results[field]) for field in texts}
+
+
+def region_forgeries_past(folder, document: dict, truth) -> dict:
+    """:func:`compiled_region_forgeries` with lo moved a relative 10^-10 past ``truth`` (an mpmath number at 40 or
+    more digits: the exact right-hand side of the claim lemmas, computed by the caller's independent route) and
+    log10_lo 10^-10 past log10 of it: far beyond every rounding of the route (at most 10^-15 of the statement's), far
+    below the route's margin over the kernel's bound."""
+    from fractions import Fraction
+
+    import mpmath
+
+    with mpmath.workdps(40):
+        truth_q = Fraction(mpmath.nstr(truth, 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+        log10_q = Fraction(mpmath.nstr(mpmath.log10(truth), 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+    return compiled_region_forgeries(folder, document, truth_q * (1 + Fraction(1, 10**10)), log10_q + Fraction(1, 10**10))

@@ -96,16 +96,23 @@ def test_every_claim_but_the_gaussian_one_is_exported_in_full(p):
     document = library(p)
     items = gd_obligations(document)
     covered = {item.claim for item in items if isinstance(item, (Lemma, NotExported))} - {"base_point"}
-    assert covered == set(document["claims"]) - set(SHARED_CLAIMS)
+    assert covered == set(document["claims"]) - {"gaussian_probability"}  # region_probability: certify.coq.region_gd
     assert not [item for item in items if isinstance(item, NotExported)]
     assert all(item.digits is None for item in items if isinstance(item, Lemma))
 
 
 def test_coverage_of_other_step_sizes(gd_certificates):
-    for document in gd_certificates.values():
+    """Every claim but the box mass has lemmas at every step size, the region's too except at eta = 1000, where the
+    chord route's t = u/k runs past its domain (docs/coq.md, 'The gd region in Coq'): listed, with the reason."""
+    for (p, eta), document in gd_certificates.items():
         items = gd_obligations(document)
-        assert {item.claim for item in items if isinstance(item, Lemma)} - {"base_point"} == set(document["claims"]) - set(
-            SHARED_CLAIMS)
+        proved = {item.claim for item in items if isinstance(item, Lemma)} - {"base_point"}
+        listed = {item.claim: item.reason for item in items if isinstance(item, NotExported)}
+        if eta == (1000, 1):
+            assert proved == set(document["claims"]) - set(SHARED_CLAIMS)
+            assert list(listed) == ["region_probability"] and "eta too large" in listed["region_probability"]
+        else:
+            assert proved == set(document["claims"]) - {"gaussian_probability"} and not listed, (p, eta)
 
 
 def test_statements_carry_the_certificate_numbers():

@@ -21,7 +21,7 @@ from certify.coq.lemma import Lemma, NotExported
 from certify.coq.region_slide import (END_GAP, MANTISSA_SLACK, WINDOW_MARGIN, SlideRegionProof, slide_region_lemmas,
                                       slide_region_proof)
 from conftest import ROOT
-from coqtext import compiled_region_forgeries, failing_lemma
+from coqtext import failing_lemma, region_forgeries_past
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "slide").glob("slide-*.json")}
 CHECKED = (5, 13, 101)
@@ -253,15 +253,12 @@ def test_a_window_that_cannot_be_placed_lists_the_claim_as_not_exported(monkeypa
 def forged(tmp_path_factory):
     """{field: (text, CompileResult)}: the library certificate of p = 5 with only region_probability, the field
     moved past the exact right-hand side of the lemmas by a relative 10^-10 (lo) or by 10^-10 (log10_lo)
-    (coqtext.compiled_region_forgeries)."""
+    (coqtext.region_forgeries_past)."""
     document = parse_certificate(LIBRARY[5].read_bytes())
     document["claims"] = {"region_probability": document["claims"]["region_probability"]}
     with mpmath.workdps(40):
         truth = _right_hand_side(slide_region_proof(5, ONE))
-        truth_q = Fraction(mpmath.nstr(truth, 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf, strip_zeros=False))
-        log10_q = Fraction(mpmath.nstr(mpmath.log10(truth), 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
-    return compiled_region_forgeries(tmp_path_factory.mktemp("coq_region_slide"), document,
-                                     truth_q * (1 + Fraction(1, 10**10)), log10_q + Fraction(1, 10**10))
+    return region_forgeries_past(tmp_path_factory.mktemp("coq_region_slide"), document, truth)
 
 
 @pytest.mark.parametrize("field", ["lo", "log10_lo"])

@@ -24,7 +24,7 @@ from certify.coq.lemma import Lemma
 from certify.coq.terms import number
 from certify.kernel.exact import parse_exact
 from conftest import ROOT
-from coqtext import compiled_region_forgeries, failing_lemma
+from coqtext import failing_lemma, region_forgeries_past
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "smooth").glob("smooth-*.json")}
 
@@ -122,13 +122,10 @@ def test_a_large_sigma_over_eps_lists_the_claim_as_not_exported():
 def forged(tmp_path_factory):
     """{field: (text, CompileResult)}: the library certificate of p = 5 with only region_probability, the field
     moved past the exact right-hand side by a relative 10^-10 (lo) or by 10^-10 (log10_lo)
-    (coqtext.compiled_region_forgeries)."""
+    (coqtext.region_forgeries_past)."""
     with mpmath.workdps(40):
         truth = _right_hand_side(5)
-        truth_q = Fraction(mpmath.nstr(truth, 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
-        log10_q = Fraction(mpmath.nstr(mpmath.log10(truth), 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
-    return compiled_region_forgeries(tmp_path_factory.mktemp("coq_region_smooth"), _region_only(5),
-                                     truth_q * (1 + Fraction(1, 10**10)), log10_q + Fraction(1, 10**10))
+    return region_forgeries_past(tmp_path_factory.mktemp("coq_region_smooth"), _region_only(5), truth)
 
 
 @pytest.mark.parametrize("field", ["lo", "log10_lo"])

@@ -76,13 +76,14 @@ def radius_lemma(document: dict) -> Lemma:
 
 
 #: Why a region claim without its own exporter is not exported (docs/coq.md): the region_probability of dead and
-#: smooth (certify.coq.region; smooth through R_dead in R_smooth), of slide (certify.coq.region_slide) and of the
-#: staircase (the box mass times its relabelled copies) have theirs.
-REGION_NOT_EXPORTED = ("its bound is an expectation over the law of the middle spacing S of 2p normals: "
-                       "integrals whose integrands contain the normal distribution function Phi, itself an "
-                       "integral; CoqInterval has no erf, and integral takes no integral inside its integrand; "
-                       "the Mills-ratio bounds of Phi that prove the dead, slide and smooth region claims have no "
-                       "route to this bound yet (docs/coq.md, 'What is still missing')")
+#: smooth (certify.coq.region; smooth through R_dead in R_smooth), of slide (certify.coq.region_slide), of gd
+#: (certify.coq.region_gd) and of the staircase (the box mass times its relabelled copies) have theirs; dead's
+#: region_purity_probability has none yet.
+REGION_NOT_EXPORTED = ("its bound adds to the law of the middle spacing S of 2p normals the purity tube's "
+                       "chi-square, Beta and spacing-tail integrals, whose integrands contain the normal "
+                       "distribution function Phi, itself an integral (integral takes no integral inside its "
+                       "integrand); no route of Phi's bounds to this bound is built yet (docs/coq.md, 'What is "
+                       "still missing')")
 
 #: The region claims (every theorem's region_probability, dead's region_purity_probability), listed as not
 #: exported for the reason above (the purity bound adds incomplete beta and chi-square integrals).

@@ -21,6 +21,8 @@ Lemmas per claim:
                                 Definition; within 10^-37 of lo for the library)
   terminal_fourier_fraction     certify.coq.family.fourier_fraction_lemmas with the contrasts of theta_1
                                 from the base point
+  region_probability            lo and log10_lo in full below the chord route's bound of R_gd's probability
+                                (certify.coq.region_gd)
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from __future__ import annotations
 from .family import (BOX_TACTIC, FAMILY_BASE_POINT, base_point_lemmas, block_levels, fourier_fraction_lemmas,
                      radius, single_active_gate_lemmas, terminal_purity_gap_term)
 from .export import SHARED_CLAIMS
+from ..errors import CertifyError
 from .lemma import Definition, Lemma, NotExported
+from .region_gd import CLAIM as CLAIM_REGION, gd_region_lemmas
 from .relations import landmark_lemmas, stated
 from .terms import ident, number, real
 
@@ -179,6 +183,11 @@ def gd_obligations(document: dict) -> list[Lemma | Definition | NotExported]:
     for claim, build in builders.items():
         if claim in claims:
             items += build(document)
+    if CLAIM_REGION in claims:
+        try:
+            items += gd_region_lemmas(document)
+        except (ValueError, CertifyError) as error:  # the route cannot clear the kernel's bound, or the kernel
+            items.append(NotExported(CLAIM_REGION, str(error)))  # refuses the parameters: listed, not half-exported
     if "terminal_fourier_fraction" in claims:
         items += fourier_fraction_lemmas(
             document, "terminal_fourier_fraction", base_step_contrasts_squared(document),

@@ -183,6 +183,66 @@ Proof.
   unfold gd_terminal_purity_gap. interval with (i_prec 184).
 Qed.
 
+(* phi, the standard normal density *)
+Definition region_phi : R -> R := fun x => exp (- x ^ 2 / 2) / sqrt (2 * PI).
+
+(* G(x) = int_0^x phi, so Phi(x) = 1/2 + G(x) and Phibar(x) = 1/2 - G(x) (the total mass of phi is 1) *)
+Definition region_G : R -> R := fun x => RInt region_phi 0 x.
+
+(* sum over k of d_k y^(n+k+1): a polynomial given by its coefficients *)
+Fixpoint region_prim (d : list R) (n : nat) (y : R) : R := match d with nil => 0 | cons a d' => a * y ^ S n + region_prim d' (S n) y end.
+
+(* its derivative in y (region_prim_derive) *)
+Fixpoint region_dprim (d : list R) (n : nat) (y : R) : R := match d with nil => 0 | cons a d' => a * INR (S n) * y ^ n + region_dprim d' (S n) y end.
+
+(* the same polynomial in Horner form, which interval evaluates faster: region_prim d 0 y = y region_horner d y *)
+Fixpoint region_horner (d : list R) (y : R) : R := match d with nil => 0 | cons a d' => a + y * region_horner d' y end.
+
+(* its derivative in Horner form: region_dprim d n y = y^n region_dhorner d n y *)
+Fixpoint region_dhorner (d : list R) (n : nat) (y : R) : R := match d with nil => 0 | cons a d' => a * INR (S n) + y * region_dhorner d' (S n) y end.
+
+(* n! in Coq's binary integers *)
+Fixpoint region_zfact (n : nat) : Z := match n with O => 1%Z | S m => (Z.of_nat n * region_zfact m)%Z end.
+
+(* C(2p, p) = (2p)! / (p!)^2 *)
+Definition region_central_binomial : R := IZR (Z.div (region_zfact 26) (region_zfact 13 * region_zfact 13)).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 6, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_gd_fit : list R := cons (39894174910763774610598769 / 100000000000000000000000000) (cons 0 (cons (- (16621507249724742410993039 / 250000000000000000000000000)) (cons 0 (cons (9962964334796060977893751 / 1000000000000000000000000000) (cons 0 (cons (- (2939130731954553200041933 / 2500000000000000000000000000)) (cons 0 (cons (2172317442371883995235677 / 20000000000000000000000000000) (cons 0 (cons (- (14412795327049675895870057 / 2000000000000000000000000000000)) (cons 0 (cons (25275979788452159519255661 / 100000000000000000000000000000000) (nil))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_gd_half : list R := cons (39894174910763774610598769 / 100000000000000000000000000) (cons (- (16621507249724742410993039 / 250000000000000000000000000)) (cons (9962964334796060977893751 / 1000000000000000000000000000) (cons (- (2939130731954553200041933 / 2500000000000000000000000000)) (cons (2172317442371883995235677 / 20000000000000000000000000000) (cons (- (14412795327049675895870057 / 2000000000000000000000000000000)) (cons (25275979788452159519255661 / 100000000000000000000000000000000) (nil))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_gd_Q : R -> R := fun x => x * region_horner region_gd_half (x ^ 2).
+
+(* (2 Phi(x))^(p-1) phi(x) phi(x + t/2) (2 M(x))^(p-1), M = (Phibar(x) + Phibar(x + t))/2, with Phi = 1/2 + G and Phibar = 1/2 - G (the total mass of phi is 1: paper-level); the factor 4^(p-1) keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_gd_integrand : R -> R -> R := fun t x => (1 + 2 * region_G x) ^ 12 * region_phi x * region_phi (x + t / 2) * (1 - region_G x - region_G (x + t)) ^ 12.
+
+(* the same with G replaced by Q and each base lowered by 2 a eta *)
+Definition region_gd_closed_integrand : R -> R -> R := fun t x => (1 + 2 * region_gd_Q x - 2 * (2 * (3321 / 5000000000))) ^ 12 * region_phi x * region_phi (x + t / 2) * (1 - region_gd_Q x - region_gd_Q (x + t) - 2 * (2 * (3321 / 5000000000))) ^ 12.
+
+(* a lower bound of F_S(t) = P(S <= t) for 0 <= t <= min(a, sqrt 24): F_S(t) = C(2p, p) int_R p Phi^(p-1) phi (Phibar(x)^p - Phibar(x + t)^p) dx (X_(p) at x, one of the p values above it within t), Y^p - Z^p >= p ((Y + Z)/2)^(p-1) (Y - Z) (Hermite-Hadamard: y^(p-1) is convex), int_x^(x+t) phi >= t phi(x + t/2) (1 - t^2/24) (e^z >= 1 + z about the midpoint), and the integrand is >= 0 (truncated to [-a, a - t]): paper-level *)
+Definition region_gd_cdf_lower : R -> R := fun t => region_central_binomial * 13 ^ 2 / 4 ^ 12 * t * (1 - t ^ 2 / 24) * RInt (region_gd_integrand t) (- 2) (2 - t).
+
+(* w_1: phi times the hat function of node u_1 = (5 / 8) (rising from the node before, falling to the node after) *)
+Definition region_gd_weight_1 : R := RInt (fun u => region_phi u * ((u - 0) / ((5 / 8) - 0))) 0 (5 / 8) + RInt (fun u => region_phi u * (((113 / 64) - u) / ((113 / 64) - (5 / 8)))) (5 / 8) (113 / 64).
+
+(* w_2: phi times the hat function of node u_2 = (113 / 64) (rising from the node before, falling to the node after) *)
+Definition region_gd_weight_2 : R := RInt (fun u => region_phi u * ((u - (5 / 8)) / ((113 / 64) - (5 / 8)))) (5 / 8) (113 / 64) + RInt (fun u => region_phi u * (((13 / 4) - u) / ((13 / 4) - (113 / 64)))) (113 / 64) (13 / 4).
+
+(* w_3: phi times the hat function of node u_3 = (13 / 4) (rising from the node before, falling to the node after) *)
+Definition region_gd_weight_3 : R := RInt (fun u => region_phi u * ((u - (113 / 64)) / ((13 / 4) - (113 / 64)))) (113 / 64) (13 / 4) + RInt (fun u => region_phi u * ((5 - u) / (5 - (13 / 4)))) (13 / 4) 5.
+
+(* w_4: phi times the hat function of node u_4 = 5 (rising from the node before, falling to the node after) *)
+Definition region_gd_weight_4 : R := RInt (fun u => region_phi u * ((u - (13 / 4)) / (5 - (13 / 4)))) (13 / 4) 5 + RInt (fun u => region_phi u * ((7 - u) / (7 - 5))) 5 7.
+
+(* w_5: phi times the hat function of node u_5 = 7 (rising from the node before; the last node: the tail beyond it is dropped) *)
+Definition region_gd_weight_5 : R := RInt (fun u => region_phi u * ((u - 5) / (7 - 5))) 5 7.
+
+(* sum_j w_j F(t_j): a lower bound of E[Phibar(k S)] (the chain in the claim lemmas' comments) *)
+Definition region_gd_expectation_lower : R := region_gd_weight_1 * region_gd_cdf_lower (7106279015018659 / 1000000000000000000) + region_gd_weight_2 * region_gd_cdf_lower (2007523821742771 / 100000000000000000) + region_gd_weight_3 * region_gd_cdf_lower (3695265087809703 / 100000000000000000) + region_gd_weight_4 * region_gd_cdf_lower (5685023212014927 / 100000000000000000) + region_gd_weight_5 * region_gd_cdf_lower (3979516248410449 / 50000000000000000).
+
 (* claim terminal_fourier_fraction: Theorem A.4: from the base point the step moves only u(0), v(0) and w, and w by -eta (s0/p^2)(q - e_0) with all q_j (j != 0) equal, so theta_1 is two-level and F_zeta(theta_1) = 2/(p-1) for zeta != 0 ((1.5), section 2.1). *)
 Lemma terminal_fourier_fraction_value :
   forall s : R, 0 < s -> (s * (2 / 13) / (s * ((13 - 1) / 13))) = (1 / 6).
@@ -347,4 +407,412 @@ Proof.
   unfold Rdiv. apply Rmult_le_compat_r; [interval with (i_prec 128) | exact (proj2 gaussian_probability_box_mass_ln_lower)].
 Qed.
 
-(* Not exported (claims this file does not prove): region_probability: its bound is an expectation over the law of the middle spacing S of 2p normals: integrals whose integrands contain the normal distribution function Phi, itself an integral; CoqInterval has no erf, and integral takes no integral inside its integrand; the Mills-ratio bounds of Phi that prove the dead, slide and smooth region claims have no route to this bound yet (docs/coq.md, 'What is still missing') *)
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_prim_derive :
+  forall d n y, is_derive (region_prim d n) y (region_dprim d n y).
+Proof.
+  induction d as [| a d IH]; intros n y; simpl.
+  - apply (is_derive_const (K := R_AbsRing) (V := R_NormedModule)).
+  - apply (is_derive_plus (fun y => a * y ^ S n) (region_prim d (S n))).
+    + auto_derive. * exact I. * rewrite Rmult_1_l, Rmult_assoc. reflexivity.
+    + apply IH.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_prim_horner :
+  forall d n y, region_prim d n y = y ^ S n * region_horner d y.
+Proof.
+  induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_dprim_horner :
+  forall d n y, region_dprim d n y = y ^ n * region_dhorner d n y.
+Proof.
+  induction d as [| a d IH]; intros n y; simpl; [ring | rewrite IH; simpl; ring].
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_dprim_ex_derive :
+  forall d n y, ex_derive (region_dprim d n) y.
+Proof.
+  induction d as [| a d IH]; intros n y; simpl.
+  - apply (ex_derive_const (K := R_AbsRing) (V := R_NormedModule)).
+  - apply (ex_derive_plus (fun y => a * INR (S n) * y ^ n) (region_dprim d (S n))).
+    + auto_derive. exact I.
+    + apply IH.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_phi_continuous :
+  forall x, continuous region_phi x.
+Proof.
+  intros x. apply continuity_pt_filterlim. apply derivable_continuous_pt. unfold region_phi, Rdiv. reg.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_phi_ex_RInt :
+  forall a b, ex_RInt region_phi a b.
+Proof.
+  intros a b. apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros z _. apply region_phi_continuous.
+Qed.
+
+(* claim region_probability: the fundamental theorem of calculus: G' = phi. *)
+Lemma region_G_derive :
+  forall x, is_derive region_G x (region_phi x).
+Proof.
+  intros x. apply (is_derive_RInt region_phi region_G 0 x).
+  - apply filter_forall. intros b. apply (RInt_correct (V := R_CompleteNormedModule)). apply region_phi_ex_RInt.
+  - apply region_phi_continuous.
+Qed.
+
+(* claim region_probability: 0 < phi <= phi(0) = 1/sqrt(2 pi) < 1/2. *)
+Lemma region_phi_bounds :
+  forall x, 0 < region_phi x <= 1 / 2.
+Proof.
+  intros x. assert (Hs : 2 <= sqrt (2 * PI)) by interval.
+  assert (He : exp (- x ^ 2 / 2) <= 1).
+  { rewrite <- exp_0. destruct (Req_dec x 0) as [-> | Hx].
+    - right. f_equal. field.
+    - left. apply exp_increasing. assert (0 < x * x) by (apply Rsqr_pos_lt; exact Hx). nra. }
+  unfold region_phi. split.
+  - apply Rdiv_lt_0_compat; [apply exp_pos | lra].
+  - unfold Rdiv. apply Rle_trans with (1 * / sqrt (2 * PI)).
+    + apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact He].
+    + interval.
+Qed.
+
+(* claim region_probability: the central binomial coefficient, computed (the division is exact). *)
+Lemma region_central_binomial_value :
+  region_central_binomial = 10400600 /\ Z.modulo (region_zfact 26) (region_zfact 13 * region_zfact 13) = 0%Z.
+Proof.
+  unfold region_central_binomial. split; [apply f_equal; vm_compute; reflexivity | vm_compute; reflexivity].
+Qed.
+
+(* claim region_probability: the two forms of Q are one polynomial. *)
+Lemma region_gd_Q_prim :
+  forall x, region_gd_Q x = region_prim region_gd_fit 0 x.
+Proof.
+  intros x. unfold region_gd_Q, region_gd_half, region_gd_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_probability: Q' is the derivative of its coefficients. *)
+Lemma region_gd_Q_derive :
+  forall x, is_derive region_gd_Q x (region_dprim region_gd_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_gd_fit 0)); [intros y; symmetry; apply region_gd_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_gd_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_probability: |phi - Q'| <= eta on [-a, a]. *)
+Lemma region_gd_fit_error :
+  forall x, - 2 <= x <= 2 -> Rabs (region_phi x - region_dhorner region_gd_fit 0 x) <= (3321 / 5000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_gd_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_probability: |G - Q| <= |x| eta <= a eta on [-a, a] (region_gd_G_near, region_gd_fit_error). *)
+Lemma region_gd_Q_near :
+  forall x, - 2 <= x <= 2 -> Rabs (region_G x - region_gd_Q x) <= (2 * (3321 / 5000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (3321 / 5000000000)).
+  - apply (region_gd_G_near region_gd_Q (region_dprim region_gd_fit 0) (3321 / 5000000000) x).
+    + unfold region_gd_Q. ring.
+    + exact region_gd_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_gd_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a eta <= Phibar(a)/4). *)
+Lemma region_gd_bases :
+  forall x, - 2 <= x <= 2 -> 0 <= 1 / 2 + region_gd_Q x - (2 * (3321 / 5000000000)) /\ 0 <= 1 / 2 - region_gd_Q x - (2 * (3321 / 5000000000)).
+Proof.
+  intros x Hx. unfold region_gd_Q, region_gd_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_gd_integrand_continuous :
+  forall t x, continuous (region_gd_integrand t) x.
+Proof.
+  intros t x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_gd_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_probability: a fact of calculus used by the region bound below. *)
+Lemma region_gd_closed_integrand_continuous :
+  forall t x, continuous (region_gd_closed_integrand t) x.
+Proof.
+  intros t x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_gd_closed_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_gd_Q_derive.
+Qed.
+
+(* claim region_probability: 0 <= 1 + 2 Q - 2 a eta <= 2 Phi and 0 <= 1 - Q(x) - Q(x + t) - 2 a eta <= 2 M where x, x + t lie in [-a, a] (region_gd_Q_near, region_gd_bases), and p - 1 = 2 * 6 is even. *)
+Lemma region_gd_closed_integrand_below :
+  forall t x, 0 <= t -> - 2 <= x -> x + t <= 2 -> region_gd_closed_integrand t x <= region_gd_integrand t x.
+Proof.
+  intros t x Ht Hl Hr. unfold region_gd_closed_integrand, region_gd_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_gd_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_gd_Q_near (x + t) ltac:(lra))) as [N3 N4].
+  destruct (region_gd_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_gd_bases (x + t) ltac:(lra)) as [B3 B4].
+  assert (P1 := region_phi_bounds x). assert (P2 := region_phi_bounds (x + t / 2)).
+  assert (L1 : 0 <= 1 + 2 * region_gd_Q x - 2 * (2 * (3321 / 5000000000)) <= 1 + 2 * region_G x) by lra.
+  assert (L2 : 0 <= 1 - region_gd_Q x - region_gd_Q (x + t) - 2 * (2 * (3321 / 5000000000)) <= 1 - region_G x - region_G (x + t)) by lra.
+  assert (E1 := pow_incr _ _ 12 L1). assert (E2 := pow_incr _ _ 12 L2).
+  assert (F1 := pow_le _ 12 (proj1 L1)). assert (F2 := pow_le _ 12 (proj1 L2)).
+  destruct P1 as [P1 _]. destruct P2 as [P2 _].
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1] | apply Rlt_le, P2].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P2 | ]. apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_probability: the closed-form integrand is below the true one on [-a, a - t]. *)
+Lemma region_gd_closed_integrand_integral_below :
+  forall t l, 0 <= t <= 2 -> l <= RInt (region_gd_closed_integrand t) (- 2) (2 - t) -> l <= RInt (region_gd_integrand t) (- 2) (2 - t).
+Proof.
+  intros t l Ht Hl. apply Rle_trans with (1 := Hl). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_gd_closed_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_gd_integrand_continuous.
+  - intros x Hx. apply region_gd_closed_integrand_below; lra.
+Qed.
+
+(* claim region_probability: t_1 = (7106279015018659 / 1000000000000000000) <= u_1/k, k = p^2/(2 eta tau_p), u_1 = (5 / 8): F_S(t_1) <= F_S(u_1/k). *)
+Lemma region_gd_node_1_within :
+  0 <= (7106279015018659 / 1000000000000000000) /\ (7106279015018659 / 1000000000000000000) * 13 ^ 2 <= 2 * 1 * (5 / 8) * sqrt ((13 - 1) / 13).
+Proof.
+  split; [lra | interval with (i_prec 100)].
+Qed.
+
+(* claim region_probability: w_1 is at least the sum of its halves' lower ends. *)
+Lemma region_gd_weight_1_lower :
+  (113250098848442131241 / 1000000000000000000000) + (27533683262297942357 / 200000000000000000000) <= region_gd_weight_1.
+Proof.
+  unfold region_gd_weight_1.
+  assert (H0 : (113250098848442131241 / 1000000000000000000000) <= RInt (fun u => region_phi u * ((u - 0) / ((5 / 8) - 0))) 0 (5 / 8)) by (unfold region_phi; integral with (i_prec 60, i_degree 8, i_fuel 100)).
+  assert (H1 : (27533683262297942357 / 200000000000000000000) <= RInt (fun u => region_phi u * (((113 / 64) - u) / ((113 / 64) - (5 / 8)))) (5 / 8) (113 / 64)) by (unfold region_phi; integral with (i_prec 60, i_degree 8, i_fuel 100)).
+  lra.
+Qed.
+
+(* claim region_probability: the closed-form integral at t_1. *)
+Lemma region_gd_node_1_closed :
+  (927436204207136356517 / 10000000000000000000000) <= RInt (region_gd_closed_integrand (7106279015018659 / 1000000000000000000)) (- 2) (2 - (7106279015018659 / 1000000000000000000)).
+Proof.
+  unfold region_gd_closed_integrand, region_gd_Q, region_gd_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_probability: w_1 F(t_1) >= its proved lower end (both factors >= 0). *)
+Lemma region_gd_node_1_term :
+  (173254011273122461891 / 10000000000000000000000) <= region_gd_weight_1 * region_gd_cdf_lower (7106279015018659 / 1000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. unfold region_gd_cdf_lower. rewrite HC.
+  assert (HW := region_gd_weight_1_lower).
+  assert (HI := region_gd_closed_integrand_integral_below (7106279015018659 / 1000000000000000000) (927436204207136356517 / 10000000000000000000000) ltac:(lra) region_gd_node_1_closed).
+  apply Rle_trans with (((113250098848442131241 / 1000000000000000000000) + (27533683262297942357 / 200000000000000000000)) * (10400600 * 13 ^ 2 / 4 ^ 12 * (7106279015018659 / 1000000000000000000) * (1 - (7106279015018659 / 1000000000000000000) ^ 2 / 24) * (927436204207136356517 / 10000000000000000000000))); [interval with (i_prec 100) | ].
+  apply Rmult_le_compat; [interval | interval | exact HW | ].
+  apply Rmult_le_compat_l; [interval | exact HI].
+Qed.
+
+(* claim region_probability: t_2 = (2007523821742771 / 100000000000000000) <= u_2/k, k = p^2/(2 eta tau_p), u_2 = (113 / 64): F_S(t_2) <= F_S(u_2/k). *)
+Lemma region_gd_node_2_within :
+  0 <= (2007523821742771 / 100000000000000000) /\ (2007523821742771 / 100000000000000000) * 13 ^ 2 <= 2 * 1 * (113 / 64) * sqrt ((13 - 1) / 13).
+Proof.
+  split; [lra | interval with (i_prec 100)].
+Qed.
+
+(* claim region_probability: w_2 is at least the sum of its halves' lower ends. *)
+Lemma region_gd_weight_2_lower :
+  (179175442074565441007 / 2000000000000000000000) + (56703125232651751249 / 2000000000000000000000) <= region_gd_weight_2.
+Proof.
+  unfold region_gd_weight_2.
+  assert (H0 : (179175442074565441007 / 2000000000000000000000) <= RInt (fun u => region_phi u * ((u - (5 / 8)) / ((113 / 64) - (5 / 8)))) (5 / 8) (113 / 64)) by (unfold region_phi; integral with (i_prec 60, i_degree 8, i_fuel 100)).
+  assert (H1 : (56703125232651751249 / 2000000000000000000000) <= RInt (fun u => region_phi u * (((13 / 4) - u) / ((13 / 4) - (113 / 64)))) (113 / 64) (13 / 4)) by (unfold region_phi; integral with (i_prec 60, i_degree 8, i_fuel 100)).
+  lra.
+Qed.
+
+(* claim region_probability: the closed-form integral at t_2. *)
+Lemma region_gd_node_2_closed :
+  (871030751034495975299 / 10000000000000000000000) <= RInt (region_gd_closed_integrand (2007523821742771 / 100000000000000000)) (- 2) (2 - (2007523821742771 / 100000000000000000)).
+Proof.
+  unfold region_gd_closed_integrand, region_gd_Q, region_gd_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_probability: w_2 F(t_2) >= its proved lower end (both factors >= 0). *)
+Lemma region_gd_node_2_term :
+  (54014529719324346037 / 2500000000000000000000) <= region_gd_weight_2 * region_gd_cdf_lower (2007523821742771 / 100000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. unfold region_gd_cdf_lower. rewrite HC.
+  assert (HW := region_gd_weight_2_lower).
+  assert (HI := region_gd_closed_integrand_integral_below (2007523821742771 / 100000000000000000) (871030751034495975299 / 10000000000000000000000) ltac:(lra) region_gd_node_2_closed).
+  apply Rle_trans with (((179175442074565441007 / 2000000000000000000000) + (56703125232651751249 / 2000000000000000000000)) * (10400600 * 13 ^ 2 / 4 ^ 12 * (2007523821742771 / 100000000000000000) * (1 - (2007523821742771 / 100000000000000000) ^ 2 / 24) * (871030751034495975299 / 10000000000000000000000))); [interval with (i_prec 100) | ].
+  apply Rmult_le_compat; [interval | interval | exact HW | ].
+  apply Rmult_le_compat_l; [interval | exact HI].
+Qed.
+
+(* claim region_probability: t_3 = (3695265087809703 / 100000000000000000) <= u_3/k, k = p^2/(2 eta tau_p), u_3 = (13 / 4): F_S(t_3) <= F_S(u_3/k). *)
+Lemma region_gd_node_3_within :
+  0 <= (3695265087809703 / 100000000000000000) /\ (3695265087809703 / 100000000000000000) * 13 ^ 2 <= 2 * 1 * (13 / 4) * sqrt ((13 - 1) / 13).
+Proof.
+  split; [lra | interval with (i_prec 100)].
+Qed.
+
+(* claim region_probability: w_3 is at least the sum of its halves' lower ends. *)
+Lemma region_gd_weight_3_lower :
+  (490040188790147667373 / 50000000000000000000000) + (489217494544728651867 / 1000000000000000000000000) <= region_gd_weight_3.
+Proof.
+  unfold region_gd_weight_3.
+  assert (H0 : (490040188790147667373 / 50000000000000000000000) <= RInt (fun u => region_phi u * ((u - (113 / 64)) / ((13 / 4) - (113 / 64)))) (113 / 64) (13 / 4)) by (unfold region_phi; integral with (i_prec 60, i_degree 8, i_fuel 100)).
+  assert (H1 : (489217494544728651867 / 1000000000000000000000000) <= RInt (fun u => region_phi u * ((5 - u) / (5 - (13 / 4)))) (13 / 4) 5) by (unfold region_phi; integral with (i_prec 60, i_degree 8, i_fuel 100)).
+  lra.
+Qed.
+
+(* claim region_probability: the closed-form integral at t_3. *)
+Lemma region_gd_node_3_closed :
+  (802544923221916379189 / 10000000000000000000000) <= RInt (region_gd_closed_integrand (3695265087809703 / 100000000000000000)) (- 2) (2 - (3695265087809703 / 100000000000000000)).
+Proof.
+  unfold region_gd_closed_integrand, region_gd_Q, region_gd_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_probability: w_3 F(t_3) >= its proved lower end (both factors >= 0). *)
+Lemma region_gd_node_3_term :
+  (159845980527168891029 / 50000000000000000000000) <= region_gd_weight_3 * region_gd_cdf_lower (3695265087809703 / 100000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. unfold region_gd_cdf_lower. rewrite HC.
+  assert (HW := region_gd_weight_3_lower).
+  assert (HI := region_gd_closed_integrand_integral_below (3695265087809703 / 100000000000000000) (802544923221916379189 / 10000000000000000000000) ltac:(lra) region_gd_node_3_closed).
+  apply Rle_trans with (((490040188790147667373 / 50000000000000000000000) + (489217494544728651867 / 1000000000000000000000000)) * (10400600 * 13 ^ 2 / 4 ^ 12 * (3695265087809703 / 100000000000000000) * (1 - (3695265087809703 / 100000000000000000) ^ 2 / 24) * (802544923221916379189 / 10000000000000000000000))); [interval with (i_prec 100) | ].
+  apply Rmult_le_compat; [interval | interval | exact HW | ].
+  apply Rmult_le_compat_l; [interval | exact HI].
+Qed.
+
+(* claim region_probability: t_4 = (5685023212014927 / 100000000000000000) <= u_4/k, k = p^2/(2 eta tau_p), u_4 = 5: F_S(t_4) <= F_S(u_4/k). *)
+Lemma region_gd_node_4_within :
+  0 <= (5685023212014927 / 100000000000000000) /\ (5685023212014927 / 100000000000000000) * 13 ^ 2 <= 2 * 1 * 5 * sqrt ((13 - 1) / 13).
+Proof.
+  split; [lra | interval with (i_prec 100)].
+Qed.
+
+(* claim region_probability: w_4 is at least the sum of its halves' lower ends. *)
+Lemma region_gd_weight_4_lower :
+  (175041791394841612637 / 2000000000000000000000000) + (259920831966409586551 / 1000000000000000000000000000) <= region_gd_weight_4.
+Proof.
+  unfold region_gd_weight_4.
+  assert (H0 : (175041791394841612637 / 2000000000000000000000000) <= RInt (fun u => region_phi u * ((u - (13 / 4)) / (5 - (13 / 4)))) (13 / 4) 5) by (unfold region_phi; integral with (i_prec 60, i_degree 8, i_fuel 100)).
+  assert (H1 : (259920831966409586551 / 1000000000000000000000000000) <= RInt (fun u => region_phi u * ((7 - u) / (7 - 5))) 5 7) by (unfold region_phi; integral with (i_prec 60, i_degree 8, i_fuel 100)).
+  lra.
+Qed.
+
+(* claim region_probability: the closed-form integral at t_4. *)
+Lemma region_gd_node_4_closed :
+  (364224390922773536697 / 5000000000000000000000) <= RInt (region_gd_closed_integrand (5685023212014927 / 100000000000000000)) (- 2) (2 - (5685023212014927 / 100000000000000000)).
+Proof.
+  unfold region_gd_closed_integrand, region_gd_Q, region_gd_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_probability: w_4 F(t_4) >= its proved lower end (both factors >= 0). *)
+Lemma region_gd_node_4_term :
+  (47600071782148751573 / 1250000000000000000000000) <= region_gd_weight_4 * region_gd_cdf_lower (5685023212014927 / 100000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. unfold region_gd_cdf_lower. rewrite HC.
+  assert (HW := region_gd_weight_4_lower).
+  assert (HI := region_gd_closed_integrand_integral_below (5685023212014927 / 100000000000000000) (364224390922773536697 / 5000000000000000000000) ltac:(lra) region_gd_node_4_closed).
+  apply Rle_trans with (((175041791394841612637 / 2000000000000000000000000) + (259920831966409586551 / 1000000000000000000000000000)) * (10400600 * 13 ^ 2 / 4 ^ 12 * (5685023212014927 / 100000000000000000) * (1 - (5685023212014927 / 100000000000000000) ^ 2 / 24) * (364224390922773536697 / 5000000000000000000000))); [interval with (i_prec 100) | ].
+  apply Rmult_le_compat; [interval | interval | exact HW | ].
+  apply Rmult_le_compat_l; [interval | exact HI].
+Qed.
+
+(* claim region_probability: t_5 = (3979516248410449 / 50000000000000000) <= u_5/k, k = p^2/(2 eta tau_p), u_5 = 7: F_S(t_5) <= F_S(u_5/k). *)
+Lemma region_gd_node_5_within :
+  0 <= (3979516248410449 / 50000000000000000) /\ (3979516248410449 / 50000000000000000) * 13 ^ 2 <= 2 * 1 * 7 * sqrt ((13 - 1) / 13).
+Proof.
+  split; [lra | interval with (i_prec 100)].
+Qed.
+
+(* claim region_probability: w_5 is at least the sum of its halves' lower ends. *)
+Lemma region_gd_weight_5_lower :
+  (133647299067950736101 / 5000000000000000000000000000) <= region_gd_weight_5.
+Proof.
+  unfold region_gd_weight_5.
+  assert (H0 : (133647299067950736101 / 5000000000000000000000000000) <= RInt (fun u => region_phi u * ((u - 5) / (7 - 5))) 5 7) by (unfold region_phi; integral with (i_prec 60, i_degree 8, i_fuel 100)).
+  lra.
+Qed.
+
+(* claim region_probability: the closed-form integral at t_5. *)
+Lemma region_gd_node_5_closed :
+  (651835611390981043569 / 10000000000000000000000) <= RInt (region_gd_closed_integrand (3979516248410449 / 50000000000000000)) (- 2) (2 - (3979516248410449 / 50000000000000000)).
+Proof.
+  unfold region_gd_closed_integrand, region_gd_Q, region_gd_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_probability: w_5 F(t_5) >= its proved lower end (both factors >= 0). *)
+Lemma region_gd_node_5_term :
+  (145244301426998389407 / 10000000000000000000000000000) <= region_gd_weight_5 * region_gd_cdf_lower (3979516248410449 / 50000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. unfold region_gd_cdf_lower. rewrite HC.
+  assert (HW := region_gd_weight_5_lower).
+  assert (HI := region_gd_closed_integrand_integral_below (3979516248410449 / 50000000000000000) (651835611390981043569 / 10000000000000000000000) ltac:(lra) region_gd_node_5_closed).
+  apply Rle_trans with (((133647299067950736101 / 5000000000000000000000000000)) * (10400600 * 13 ^ 2 / 4 ^ 12 * (3979516248410449 / 50000000000000000) * (1 - (3979516248410449 / 50000000000000000) ^ 2 / 24) * (651835611390981043569 / 10000000000000000000000))); [interval with (i_prec 100) | ].
+  apply Rmult_le_compat; [interval | interval | exact HW | ].
+  apply Rmult_le_compat_l; [interval | exact HI].
+Qed.
+
+(* claim region_probability: the sum of the nodes' proved terms. *)
+Lemma region_gd_expectation_lower_bound :
+  (421662272074412241255773407 / 10000000000000000000000000000) <= region_gd_expectation_lower.
+Proof.
+  unfold region_gd_expectation_lower.
+  assert (H1 := region_gd_node_1_term).
+  assert (H2 := region_gd_node_2_term).
+  assert (H3 := region_gd_node_3_term).
+  assert (H4 := region_gd_node_4_term).
+  assert (H5 := region_gd_node_5_term).
+  lra.
+Qed.
+
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (j), and docs/coq.md, 'The gd region in Coq': P(R_gd | active) = E[Phibar(k S)] / (C(2p, p) - 1), k = p^2/(2 eta tau_p), eta = 1 (the ordering identity); E[Phibar(k S)] = int_0^inf phi(u) F_S(u/k) du >= sum_j w_j F_S(u_j/k) (F_S concave on [0, inf), F_S(0) = 0: chords at the 5 nodes u_j) >= sum_j w_j F_S(t_j) (region_gd_node_j_within, F_S nondecreasing) >= region_gd_expectation_lower (region_gd_cdf_lower's comment); lo as the certificate states it (the kernel's bound, recomputed from p and eta, lies a relative 0.001 or more below the route's number). *)
+Lemma region_probability_lo :
+  400332794031302623527820728169788918477727439 / 10 ^ 53 <= (region_gd_expectation_lower / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((421662272074412241255773407 / 10000000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_gd_expectation_lower_bound].
+Qed.
+
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (j), and docs/coq.md, 'The gd region in Coq': P(R_gd | active) = E[Phibar(k S)] / (C(2p, p) - 1), k = p^2/(2 eta tau_p), eta = 1 (the ordering identity); E[Phibar(k S)] = int_0^inf phi(u) F_S(u/k) du >= sum_j w_j F_S(u_j/k) (F_S concave on [0, inf), F_S(0) = 0: chords at the 5 nodes u_j) >= sum_j w_j F_S(t_j) (region_gd_node_j_within, F_S nondecreasing) >= region_gd_expectation_lower (region_gd_cdf_lower's comment); log10_lo as the certificate states it (the kernel's bound, recomputed from p and eta, lies a relative 0.001 or more below the route's number). *)
+Lemma region_probability_log10_lo :
+  (- (2099394708092336751055618028661940957 / 250000000000000000000000000000000000)) <= ln (region_gd_expectation_lower / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((421662272074412241255773407 / 10000000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_gd_expectation_lower_bound].
+Qed.
+
+(* claim region_probability: the claim states lo > 0. *)
+Lemma region_probability_lo_positive :
+  0 < (400332794031302623527820728169788918477727439 / 100000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_probability_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (2099394708092336751055618028661940957 / 250000000000000000000000000000000000)) /\ 0 < 400332794031302623527820728169788918477727439 /\ (- (2099394708092336751055618028661940957 / 250000000000000000000000000000000000)) <= (ln 400332794031302623527820728169788918477727439 / ln 10 - ln 1 / ln 10 + (-53)) /\ (ln 400332794031302623527820728169788918477727439 / ln 10 - ln 1 / ln 10 + (-53)) < ((- (2099394708092336751055618028661940957 / 250000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.

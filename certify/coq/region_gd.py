@@ -1,0 +1,431 @@
+"""Coq lemmas of the gd certificate's ``region_probability`` claim (Theorem A.4's whole region R_gd).
+
+The claim: P(theta(0) in R_gd | initially active) >= lo = 10^log10_lo. R_gd is the one-gate region with the steep
+threshold gamma_y > p^2 s/(2 eta) ((A.71)), and (certify.kernel.region, docs/mathematics.md 'Region probability of
+the dead theorem', (j))
+
+    P(R_gd | active) = E[Phibar(k S)] / (C(2p, p) - 1),   k = p^2/(2 eta tau_p),   tau_p = sqrt((p - 1)/p),
+
+S the middle spacing of 2p standard normals. Jensen is useless here (k E[S] is about 19 at p = 31), and the
+kernel's bound is a 64-bin lower Riemann-Stieltjes sum, 0.974-0.976 of the exact value. The route below
+(docs/coq.md, 'The gd region in Coq') comes within 1-2% of the exact value, above the kernel's bound, and
+every step Coq cannot take is a paper-level lemma stated in the comments:
+
+* **Chords.** E[Phibar(k S)] = P(Z > k S) = int_0^inf phi(u) F_S(u/k) du (Z ~ N(0, 1) independent of S), and
+  F_S is concave on [0, inf) with F_S(0) = 0 (docs/coq.md). So, at nodes 0 = u_0 < u_1 < ... < u_n,
+  E >= sum_j w_j F_S(u_j/k), w_j = int phi times the hat function of node j (the last one only rising; the
+  tail beyond u_n dropped), and F_S(u_j/k) >= F_S(t_j) for the rationals t_j <= u_j/k that Coq checks.
+* **The bracket.** F_S(t) = C(2p, p) int_R p Phi^(p-1) phi (Phibar(x)^p - Phibar(x + t)^p) dx, and by
+  Hermite-Hadamard (y^(p-1) convex, p - 1 even) and e^z >= 1 + z about the midpoint of [x, x + t],
+  F_S(t) >= C(2p, p) p^2 t (1 - t^2/24) int_(-a)^(a-t) Phi^(p-1)(x) phi(x) phi(x + t/2) M(x)^(p-1) dx,
+  M = (Phibar(x) + Phibar(x + t))/2, for 0 <= t <= min(a, sqrt 24) (the integrand is >= 0: truncation).
+  With Phi = 1/2 + G and Phibar = 1/2 - G (G(x) = int_0^x phi, the normal law's total mass), the file
+  defines this right-hand side as ``region_gd_cdf_lower t``.
+
+Every number is proved here: G has no closed form and ``integral`` takes no integral inside its integrand, so
+the file proves |G(x) - Q(x)| <= a eta on [-a, a] for an odd polynomial Q (Q' = E(x^2), E a Chebyshev fit of
+phi(sqrt y) on [0, a^2], chosen here): G - Q has derivative phi - Q', at most eta in absolute value there
+(``interval``), and vanishes at 0. Then the two bases 1 + 2 Q - 2 a eta and 1 - Q(x) - Q(x + t) - 2 a eta are at
+most 2 Phi and 2 M and at least 0 (``interval``), so the closed-form integrand is below the true one (p - 1 even;
+both are written with the factor 4^(p-1), which keeps them near 1 at the peak: ``integral`` errs absolutely), and
+one ``integral`` per node bounds its integral below; one ``integral`` per half-hat bounds w_j below.
+
+The route's number must exceed the kernel's bound by :data:`GD_MARGIN` (the exporter raises ValueError
+otherwise, adding nodes up to :data:`MAX_NODES` first): the claim lemmas then state the certificate's own lo
+and log10_lo in full, and a lo (or log10_lo) above the route's number meets a lemma coqc refuses.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import mpmath
+from flint import fmpq
+
+from .lemma import Definition, Lemma
+from .region import (BINOMIAL, G, HORNER, PHI, _generic_lemmas, _mp, _phi, _rounded, binomial_items,
+                     coefficient_list)
+from .relations import landmark_lemmas, relation, twin_lemmas
+from .terms import exact_number, number, real
+
+CLAIM = "region_probability"
+DPS = 30
+#: The route's proved number must exceed the kernel's bound (recomputed from p and eta, never read from lo) by this
+#: relative margin, so that the claim lemmas can state the certificate's lo and log10_lo in full
+GD_MARGIN = mpmath.mpf("1e-3")
+#: The nodes u_j = NODE_REACH (j/n)^NODE_POWER, rounded down to multiples of 1/64 (u_n = 7: Phibar(7) ~ 10^-12 is
+#: the tail the chords drop); the number n starts at :func:`first_node_count` and grows until the route clears the
+#: kernel's bound by GD_MARGIN (measured: 6 nodes reach 1.0036 times the kernel at p = 5, 3 reach 1.022 at p = 101)
+NODE_REACH, NODE_POWER, NODE_GRID = 7, 1.5, 64
+MAX_NODES = 10
+#: The relative gap below the closed-form integral of each node at which its lower end is chosen (``integral`` at
+#: INTEGRAL_TACTIC proves it), and below each half-hat weight (WEIGHT_TACTIC)
+INTEGRAL_GAP = mpmath.mpf("1e-3")
+WEIGHT_GAP = mpmath.mpf("1e-9")
+INTEGRAL_TACTIC = "integral with (i_prec 40, i_degree 6, i_fuel 400)"
+WEIGHT_TACTIC = "integral with (i_prec 60, i_degree 8, i_fuel 100)"
+#: The fit's degree (in y = x^2) grows until 4 (p - 1) a eta <= FIT_LOSS (each base then loses at most a relative
+#: 2 a eta against Phi, M >= 1/4 near the peak: the integrand about 4 (p - 1) a eta) and a eta <= Phibar(a)/4
+#: (the bases stay positive); eta is FIT_MARGIN times the error's maximum on 2001 points of [0, a]
+FIT_LOSS = mpmath.mpf("2e-4")
+FIT_MARGIN = mpmath.mpf("1.25")
+MAX_FIT_DEGREE = 20
+
+# Coq names (prefixed, so that they never meet the other exporters' names in one file)
+FIT, HALF, Q = "region_gd_fit", "region_gd_half", "region_gd_Q"
+TRUE_INTEGRAND, CLOSED = "region_gd_integrand", "region_gd_closed_integrand"
+CDF, EXPECTATION = "region_gd_cdf_lower", "region_gd_expectation_lower"
+
+
+def first_node_count(p: int) -> int:
+    """The number of chord nodes the route starts from at p (the chords lose most at small p, where F_S(u/k)
+    bends over [0, u_n])."""
+    return 6 if p <= 7 else 5 if p <= 13 else 4 if p <= 31 else 3
+
+
+def domain_end(p: int) -> fmpq:
+    """a: the x-integrals run over [-a, a - t]; the integrand is a peak of width about 1/sqrt(p) at -t/2, so a =
+    7/sqrt(p) rounded up to a quarter (at most 4) drops at most (4 Phi Phibar)^(p-1) at 7/sqrt(p) of it."""
+    return min(fmpq(4), fmpq(math.ceil(4 * 7 / math.sqrt(p)), 4))
+
+
+class GdRegionProof:
+    """The numbers of the proof for (p, eta), chosen with mpmath (Coq proves every inequality between them; a poor
+    choice makes coqc fail, never a false lemma). ValueError when the route cannot clear the kernel's bound by
+    :data:`GD_MARGIN` with :data:`MAX_NODES` nodes, or when a node's t falls outside [0, min(a, sqrt 24)]."""
+
+    def __init__(self, p: int, eta: fmpq, kernel_log: mpmath.mpf):
+        self.p, self.eta = p, eta
+        self.a = domain_end(p)
+        self.binomial = math.comb(2 * p, p)
+        with mpmath.workdps(DPS):
+            a = _mp(self.a)
+            self._fit(p, a)
+            kernel = mpmath.exp(kernel_log)
+            for n in range(first_node_count(p), MAX_NODES + 1):
+                self._nodes(n, a)
+                if self.route > kernel * (1 + GD_MARGIN):
+                    break
+            else:
+                raise ValueError(f"the chord route reaches {mpmath.nstr(self.route / kernel, 6)} of the kernel's "
+                                 f"bound with {MAX_NODES} nodes, under 1 + {GD_MARGIN}")
+            self.ratio = self.route / kernel
+
+    def _fit(self, p: int, a: mpmath.mpf) -> None:
+        grid = mpmath.linspace(0, a, 2001)
+        for degree in range(4, MAX_FIT_DEGREE + 1, 2):
+            fit = mpmath.chebyfit(lambda y: _phi(mpmath.sqrt(y)), [0, a ** 2], degree + 1)[::-1]
+            # Q(x) = sum_i q_i x^(2i+1), so Q'(x) = E(x^2) with E's coefficients (2i + 1) q_i
+            half = [_rounded(c / (2 * i + 1), 25, up=False) if c >= 0 else -_rounded(-c / (2 * i + 1), 25, up=False)
+                    for i, c in enumerate(fit)]
+            q = [_mp(v) for v in half]
+            worst = max(abs(_phi(x) - sum((2 * i + 1) * c * x ** (2 * i) for i, c in enumerate(q))) for x in grid)
+            eta = _rounded(FIT_MARGIN * worst + mpmath.mpf(10) ** -25, 3, up=True)
+            loss = a * _mp(eta)
+            if 4 * (p - 1) * loss <= FIT_LOSS and 4 * loss <= mpmath.ncdf(-a):
+                break
+        else:
+            raise ValueError(f"no fit of degree <= {MAX_FIT_DEGREE} meets the fit's loss target")
+        self.half, self.fit_eta, self.degree = half, eta, degree
+        self._half_mp = q
+        self.loss = self.a * eta  # a eta, exact
+
+    def Q(self, x):
+        y, value = x * x, mpmath.mpf(0)
+        for c in reversed(self._half_mp):
+            value = value * y + c
+        return x * value
+
+    def _nodes(self, n: int, a: mpmath.mpf) -> None:
+        p = self.p
+        k = mpmath.mpf(p) ** 2 / (2 * _mp(self.eta) * mpmath.sqrt(mpmath.mpf(p - 1) / p))
+        self.u = [fmpq(math.floor(NODE_GRID * NODE_REACH * (j / n) ** NODE_POWER), NODE_GRID) for j in range(n + 1)]
+        self.t = [fmpq(0)] + [_rounded(_mp(u) / k, 15, up=False) for u in self.u[1:]]
+        if not all(0 < t <= min(self.a, fmpq(24, 5)) for t in self.t[1:]):
+            raise ValueError("a node's t = u/k falls outside (0, min(a, 24/5)]: eta too large for this route")
+        e = _mp(self.loss)
+        self.integrals, self.weights, self.terms = [], [], []
+        for j in range(1, n + 1):
+            t = _mp(self.t[j])
+
+            def closed(x, t=t):
+                return ((1 + 2 * self.Q(x) - 2 * e) ** (p - 1) * _phi(x) * _phi(x + t / 2)
+                        * (1 - self.Q(x) - self.Q(x + t) - 2 * e) ** (p - 1))
+            value = mpmath.quad(closed, mpmath.linspace(-a, a - t, 17))
+            self.integrals.append(_rounded(value * (1 - INTEGRAL_GAP), 20, up=False))
+            halves = []
+            for left, right, rising in self.hats(j):
+                l, r = _mp(left), _mp(right)
+                shape = (lambda u: (u - l) / (r - l)) if rising else (lambda u: (r - u) / (r - l))
+                w = mpmath.quad(lambda u: _phi(u) * shape(u), [l, r])
+                halves.append(_rounded(w * (1 - WEIGHT_GAP), 20, up=False))
+            self.weights.append(halves)
+            tj = self.t[j]
+            term = sum(halves) * self.binomial * p * p / fmpq(4) ** (p - 1) * tj * (1 - tj * tj / 24) * self.integrals[-1]
+            self.terms.append(_rounded(_mp(term), 20, up=False))
+        self.total = sum(self.terms)
+        self.route = _mp(self.total) / (self.binomial - 1)
+
+    def hats(self, j: int) -> list[tuple[fmpq, fmpq, bool]]:
+        """The half-hats of node j: (left, right, rising) pieces; the last node has only its rising half."""
+        u = self.u
+        return [(u[j - 1], u[j], True)] + ([(u[j], u[j + 1], False)] if j + 1 < len(u) else [])
+
+
+@functools.lru_cache(maxsize=None)
+def gd_region_proof(p: int, eta: fmpq) -> GdRegionProof:
+    """The proof's numbers at (p, eta), computed once per process (a few seconds of mpmath)."""
+    from ..kernel.region import gd_region_claim_log_lower
+
+    return GdRegionProof(p, eta, _mp(fmpq(*_kernel_log_fraction(gd_region_claim_log_lower(p, eta)))))
+
+
+def _kernel_log_fraction(ball) -> tuple[int, int]:
+    """The exact point the kernel states (a multiple of 2^-REGION_LOG_BITS, radius 0) as (numerator, denominator)."""
+    from ..kernel.region import REGION_LOG_BITS
+
+    scale = 2 ** REGION_LOG_BITS
+    numerator = int((ball.mid() * scale).unique_fmpz())
+    return numerator, scale
+
+
+_SHARED = {PHI, G, "region_prim", "region_dprim", HORNER, "region_dhorner", "region_zfact",
+           "region_prim_derive", "region_prim_horner", "region_dprim_horner", "region_dprim_ex_derive",
+           f"{PHI}_continuous", f"{PHI}_ex_RInt", f"{G}_derive", f"{PHI}_bounds"}
+
+
+def _shared_lemmas(p: int) -> list:
+    """The calculus facts of certify.coq.region that this route uses too (phi, G, the polynomial forms)."""
+    return [item for item in _generic_lemmas(p) if item.name in _SHARED]
+
+
+def _integrand(p: int, base: str, mean: str) -> str:
+    """(base)^(p-1) phi(x) phi(x + t/2) (mean)^(p-1), a function of t and x."""
+    return f"fun t x => ({base}) ^ {p - 1} * {PHI} x * {PHI} (x + t / 2) * ({mean}) ^ {p - 1}"
+
+
+def _generic(proof: GdRegionProof) -> list:
+    """The lemmas of this route that need p, a and the fit but no node: |G - Q| <= a eta on [-a, a], the bases,
+    the closed-form integrand below the true one, and the integral of the one below the other's."""
+    p, a, eta = proof.p, real(proof.a), real(proof.fit_eta)
+    e = f"({a} * {eta})"
+    odd = (p - 1) // 2
+    calculus = "a fact of calculus used by the region bound below"
+    continuity = ("intros t x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). "
+                  f"unfold {{name}}, {PHI}. auto_derive. repeat split; try exact I; eexists; apply {{derive}}.")
+    return [
+        Definition(FIT, coefficient_list(_padded(proof.half)), type="list R",
+                   note="Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of "
+                        f"phi(sqrt y) on [0, a^2] of degree {proof.degree}, its coefficients rounded (any polynomial "
+                        "serves: the lemmas below prove what it must satisfy)"),
+        Definition(HALF, coefficient_list(proof.half), type="list R",
+                   note="the same Q as x H(x^2), H given by these coefficients (what interval evaluates)"),
+        Definition(Q, f"fun x => x * {HORNER} {HALF} (x ^ 2)", type="R -> R", note="Q, close to G on [-a, a]"),
+        Lemma(f"{Q}_prim", CLAIM, f"forall x, {Q} x = region_prim {FIT} 0 x",
+              f"intros x. unfold {Q}, {HALF}, {FIT}. rewrite region_prim_horner. cbn [{HORNER}]. ring.",
+              "the two forms of Q are one polynomial"),
+        Lemma(f"{Q}_derive", CLAIM, f"forall x, is_derive {Q} x (region_dprim {FIT} 0 x)",
+              f"intros x. apply (is_derive_ext (region_prim {FIT} 0)); [intros y; symmetry; apply {Q}_prim | ].\n"
+              "  apply region_prim_derive.", "Q' is the derivative of its coefficients"),
+        Lemma("region_gd_G_near", CLAIM,
+              "forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> "
+              f"(forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs ({PHI} y - f y) <= e) -> Rabs ({G} x - F x) <= Rabs x * e",
+              "intros F f e x H0 HF Hf Hb.\n"
+              "  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).\n"
+              "  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }\n"
+              f"  assert (HP : is_RInt {PHI} 0 x (RInt {PHI} 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); "
+              f"apply {PHI}_ex_RInt).\n"
+              f"  assert (HN := norm_RInt_le_const_abs (fun y => minus ({PHI} y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).\n"
+              f"  change (Rabs (RInt {PHI} 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.\n"
+              f"  rewrite H0, !Rminus_0_r in HN. unfold {G}. exact HN.",
+              "G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0"),
+        Lemma("region_gd_fit_error", CLAIM,
+              f"forall x, - {a} <= x <= {a} -> Rabs ({PHI} x - region_dhorner {FIT} 0 x) <= {eta}",
+              f"intros x Hx. unfold {PHI}, {FIT}. cbn [region_dhorner INR]. "
+              "interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).",
+              "|phi - Q'| <= eta on [-a, a]"),
+        Lemma(f"{Q}_near", CLAIM, f"forall x, - {a} <= x <= {a} -> Rabs ({G} x - {Q} x) <= {e}",
+              f"intros x Hx. apply Rle_trans with (Rabs x * {eta}).\n"
+              f"  - apply (region_gd_G_near {Q} (region_dprim {FIT} 0) {eta} x).\n"
+              f"    + unfold {Q}. ring.\n    + exact {Q}_derive.\n"
+              "    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). "
+              "apply region_dprim_ex_derive.\n"
+              "    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_gd_fit_error.\n"
+              "      destruct (Rle_dec 0 x).\n"
+              "      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.\n"
+              "      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.\n"
+              f"  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.",
+              "|G - Q| <= |x| eta <= a eta on [-a, a] (region_gd_G_near, region_gd_fit_error)"),
+        Lemma("region_gd_bases", CLAIM,
+              f"forall x, - {a} <= x <= {a} -> 0 <= 1 / 2 + {Q} x - {e} /\\ 0 <= 1 / 2 - {Q} x - {e}",
+              f"intros x Hx. unfold {Q}, {HALF}. cbn [{HORNER}]. "
+              "split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).",
+              "the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a eta <= Phibar(a)/4)"),
+        Definition(TRUE_INTEGRAND, _integrand(p, f"1 + 2 * {G} x", f"1 - {G} x - {G} (x + t)"),
+                   type="R -> R -> R",
+                   note="(2 Phi(x))^(p-1) phi(x) phi(x + t/2) (2 M(x))^(p-1), M = (Phibar(x) + Phibar(x + t))/2, with "
+                        "Phi = 1/2 + G and Phibar = 1/2 - G (the total mass of phi is 1: paper-level); the factor "
+                        "4^(p-1) keeps the integrand near 1 at its peak (integral errs absolutely)"),
+        Definition(CLOSED, _integrand(p, f"1 + 2 * {Q} x - 2 * {e}", f"1 - {Q} x - {Q} (x + t) - 2 * {e}"),
+                   type="R -> R -> R", note="the same with G replaced by Q and each base lowered by 2 a eta"),
+        Lemma(f"{TRUE_INTEGRAND}_continuous", CLAIM, f"forall t x, continuous ({TRUE_INTEGRAND} t) x",
+              continuity.format(name=TRUE_INTEGRAND, derive=f"{G}_derive"), calculus),
+        Lemma(f"{CLOSED}_continuous", CLAIM, f"forall t x, continuous ({CLOSED} t) x",
+              continuity.format(name=CLOSED, derive=f"{Q}_derive"), calculus),
+        Lemma(f"{CLOSED}_below", CLAIM,
+              f"forall t x, 0 <= t -> - {a} <= x -> x + t <= {a} -> {CLOSED} t x <= {TRUE_INTEGRAND} t x",
+              f"intros t x Ht Hl Hr. unfold {CLOSED}, {TRUE_INTEGRAND}.\n"
+              f"  destruct (proj1 (Rabs_le_between _ _) ({Q}_near x ltac:(lra))) as [N1 N2].\n"
+              f"  destruct (proj1 (Rabs_le_between _ _) ({Q}_near (x + t) ltac:(lra))) as [N3 N4].\n"
+              "  destruct (region_gd_bases x ltac:(lra)) as [B1 B2].\n"
+              "  destruct (region_gd_bases (x + t) ltac:(lra)) as [B3 B4].\n"
+              f"  assert (P1 := {PHI}_bounds x). assert (P2 := {PHI}_bounds (x + t / 2)).\n"
+              # the powers' bases are sums: lra would expand a hypothesis (sum)^(p-1), so the powers come after it
+              f"  assert (L1 : 0 <= 1 + 2 * {Q} x - 2 * {e} <= 1 + 2 * {G} x) by lra.\n"
+              f"  assert (L2 : 0 <= 1 - {Q} x - {Q} (x + t) - 2 * {e} <= 1 - {G} x - {G} (x + t)) by lra.\n"
+              f"  assert (E1 := pow_incr _ _ {p - 1} L1). assert (E2 := pow_incr _ _ {p - 1} L2).\n"
+              f"  assert (F1 := pow_le _ {p - 1} (proj1 L1)). assert (F2 := pow_le _ {p - 1} (proj1 L2)).\n"
+              "  destruct P1 as [P1 _]. destruct P2 as [P2 _].\n"
+              "  apply Rmult_le_compat; [ | exact F2 | | exact E2].\n"
+              "  - apply Rmult_le_pos; [apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1] | apply Rlt_le, P2].\n"
+              "  - apply Rmult_le_compat_r; [apply Rlt_le, P2 | ]. apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].",
+              f"0 <= 1 + 2 Q - 2 a eta <= 2 Phi and 0 <= 1 - Q(x) - Q(x + t) - 2 a eta <= 2 M where x, x + t lie in "
+              f"[-a, a] (region_gd_Q_near, region_gd_bases), and p - 1 = 2 * {odd} is even"),
+        Lemma(f"{CLOSED}_integral_below", CLAIM,
+              f"forall t l, 0 <= t <= {a} -> l <= RInt ({CLOSED} t) (- {a}) ({a} - t) -> "
+              f"l <= RInt ({TRUE_INTEGRAND} t) (- {a}) ({a} - t)",
+              "intros t l Ht Hl. apply Rle_trans with (1 := Hl). apply RInt_le; [lra | | | ].\n"
+              "  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. "
+              f"apply {CLOSED}_continuous.\n"
+              "  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. "
+              f"apply {TRUE_INTEGRAND}_continuous.\n"
+              f"  - intros x Hx. apply {CLOSED}_below; lra.",
+              "the closed-form integrand is below the true one on [-a, a - t]"),
+        Definition(CDF, f"fun t => {BINOMIAL} * {p} ^ 2 / 4 ^ {p - 1} * t * (1 - t ^ 2 / 24) * "
+                        f"RInt ({TRUE_INTEGRAND} t) (- {a}) ({a} - t)", type="R -> R",
+                   note="a lower bound of F_S(t) = P(S <= t) for 0 <= t <= min(a, sqrt 24): F_S(t) = C(2p, p) int_R p "
+                        "Phi^(p-1) phi (Phibar(x)^p - Phibar(x + t)^p) dx (X_(p) at x, one of the p values above it "
+                        "within t), Y^p - Z^p >= p ((Y + Z)/2)^(p-1) (Y - Z) (Hermite-Hadamard: y^(p-1) is convex), "
+                        "int_x^(x+t) phi >= t phi(x + t/2) (1 - t^2/24) (e^z >= 1 + z about the midpoint), and the "
+                        "integrand is >= 0 (truncated to [-a, a - t]): paper-level"),
+    ]
+
+
+def _padded(half: list) -> list:
+    """Q's coefficients d_k of x^(k+1), k = 0..2m: q_0, 0, q_1, 0, ..., q_m."""
+    out = []
+    for i, q in enumerate(half):
+        out += [q] if i == 0 else [fmpq(0), q]
+    return out
+
+
+def _weight(j: int, pieces) -> str:
+    """w_j as a Coq term: the integrals of phi times the half-hats of node j."""
+    terms = []
+    for left, right, rising in pieces:
+        l, r = real(left), real(right)
+        shape = f"(u - {l}) / ({r} - {l})" if rising else f"({r} - u) / ({r} - {l})"
+        terms.append(f"RInt (fun u => {PHI} u * ({shape})) {l} {r}")
+    return " + ".join(terms)
+
+
+def _nodes(proof: GdRegionProof) -> list:
+    """Per node j: t_j <= u_j/k, w_j's lower end, the closed-form integral's lower end, and the term w_j F(t_j)."""
+    p, a, eta = proof.p, real(proof.a), real(proof.eta)
+    items = []
+    for j in range(1, len(proof.u)):
+        t, u = real(proof.t[j]), real(proof.u[j])
+        pieces = proof.hats(j)
+        weight = f"region_gd_weight_{j}"
+        halves = proof.weights[j - 1]
+        weight_lo = " + ".join(real(w) for w in halves)
+        asserts = "".join(
+            f"  assert (H{i} : {real(w)} <= RInt (fun u => {PHI} u * ({shape})) {real(l)} {real(r)}) by "
+            f"(unfold {PHI}; {WEIGHT_TACTIC}).\n"
+            for i, (w, (l, r, rising)) in enumerate(zip(halves, pieces))
+            for shape in [f"(u - {real(l)}) / ({real(r)} - {real(l)})" if rising else
+                          f"({real(r)} - u) / ({real(r)} - {real(l)})"])
+        I, T = real(proof.integrals[j - 1]), real(proof.terms[j - 1])
+        items += [
+            Lemma(f"region_gd_node_{j}_within", CLAIM, f"0 <= {t} /\\ {t} * {p} ^ 2 <= 2 * {eta} * {u} * sqrt (({p} - 1) / {p})",
+                  "split; [lra | interval with (i_prec 100)].",
+                  f"t_{j} = {t} <= u_{j}/k, k = p^2/(2 eta tau_p), u_{j} = {u}: F_S(t_{j}) <= F_S(u_{j}/k)"),
+            Definition(weight, _weight(j, pieces),
+                       note=f"w_{j}: phi times the hat function of node u_{j} = {u} (rising from the node before"
+                            + (", falling to the node after)" if len(pieces) == 2 else "; the last node: the tail beyond it "
+                               "is dropped)")),
+            Lemma(f"{weight}_lower", CLAIM, f"{weight_lo} <= {weight}",
+                  f"unfold {weight}.\n{asserts}  lra.", f"w_{j} is at least the sum of its halves' lower ends"),
+            Lemma(f"region_gd_node_{j}_closed", CLAIM, f"{I} <= RInt ({CLOSED} {t}) (- {a}) ({a} - {t})",
+                  f"unfold {CLOSED}, {Q}, {HALF}, {PHI}. cbn [{HORNER}]. {INTEGRAL_TACTIC}.",
+                  f"the closed-form integral at t_{j}"),
+            Lemma(f"region_gd_node_{j}_term", CLAIM, f"{T} <= {weight} * {CDF} {t}",
+                  f"destruct {BINOMIAL}_value as [HC _]. unfold {CDF}. rewrite HC.\n"
+                  f"  assert (HW := {weight}_lower).\n"
+                  f"  assert (HI := {CLOSED}_integral_below {t} {I} ltac:(lra) region_gd_node_{j}_closed).\n"
+                  f"  apply Rle_trans with (({weight_lo}) * ({proof.binomial} * {p} ^ 2 / 4 ^ {p - 1} * {t} * (1 - {t} ^ 2 / 24) * {I})); "
+                  "[interval with (i_prec 100) | ].\n"
+                  "  apply Rmult_le_compat; [interval | interval | exact HW | ].\n"
+                  "  apply Rmult_le_compat_l; [interval | exact HI].",
+                  f"w_{j} F(t_{j}) >= its proved lower end (both factors >= 0)"),
+        ]
+    return items
+
+
+def _chain(proof: GdRegionProof) -> str:
+    """The paper-level chain every claim lemma of this route rests on (the comment above each)."""
+    n = len(proof.u) - 1
+    return ("docs/mathematics.md, 'Region probability of the dead theorem', (j), and docs/coq.md, 'The gd region in "
+            f"Coq': P(R_gd | active) = E[Phibar(k S)] / (C(2p, p) - 1), k = p^2/(2 eta tau_p), eta = {real(proof.eta)} "
+            "(the ordering identity); E[Phibar(k S)] = int_0^inf phi(u) F_S(u/k) du >= sum_j w_j F_S(u_j/k) (F_S "
+            f"concave on [0, inf), F_S(0) = 0: chords at the {n} nodes u_j) >= sum_j w_j F_S(t_j) (region_gd_node_j_"
+            f"within, F_S nondecreasing) >= {EXPECTATION} ({CDF}'s comment)")
+
+
+def gd_region_lemmas(document: dict) -> list:
+    """The lemmas of a gd certificate's ``region_probability`` claim (module docstring); ValueError when the claim is
+    not the lower bound with a log10 twin they are written for, or the route cannot clear the kernel's bound (the
+    claim is then listed as not exported)."""
+    if relation(document, CLAIM).keys() != ("lo", "log10_lo") or not {"lo", "log10_lo"} <= set(document["claims"][CLAIM]):
+        raise ValueError("region_probability: not a lower bound with its log10 twin")
+    p = int(document["p"])
+    eta = number(document["parameters"]["eta"], "parameters.eta")
+    if eta <= 0:
+        raise ValueError("parameters.eta is not positive")
+    proof = gd_region_proof(p, eta)
+    node = document["claims"][CLAIM]
+    n = len(proof.u) - 1
+    expectation = " + ".join(f"region_gd_weight_{j} * {CDF} {real(proof.t[j])}" for j in range(1, n + 1))
+    total = real(proof.total)
+    bound = f"({EXPECTATION} / ({BINOMIAL} - 1))"
+    value = exact_number(node["lo"], f"{CLAIM}.lo")
+    if value.denominator != 1 or value.numerator <= 0:
+        raise ValueError(f"{CLAIM}.lo is not a positive decimal")
+    # an honest lo is below 1/(C(2p, p) - 1), so exp10 < 0; a forged whole number is written too, and refused
+    written = f"{value.numerator} / 10 ^ {-value.exp10}" if value.exp10 < 0 else f"{value.numerator} * 10 ^ {value.exp10}"
+    log10_end = number(node["log10_lo"], f"{CLAIM}.log10_lo")
+    paper = _chain(proof)
+    full = (f"as the certificate states it (the kernel's bound, recomputed from p and eta, lies a relative "
+            f"{mpmath.nstr(GD_MARGIN, 1)} or more below the route's number)")
+    divide = (f"destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
+              f"apply Rmult_le_compat_r; [interval | exact {EXPECTATION}_bound]")
+    claims = [
+        Definition(EXPECTATION, expectation,
+                   note="sum_j w_j F(t_j): a lower bound of E[Phibar(k S)] (the chain in the claim lemmas' comments)"),
+        Lemma(f"{EXPECTATION}_bound", CLAIM, f"{total} <= {EXPECTATION}",
+              f"unfold {EXPECTATION}.\n" + "".join(f"  assert (H{j} := region_gd_node_{j}_term).\n" for j in range(1, n + 1))
+              + "  lra.", "the sum of the nodes' proved terms"),
+        Lemma(f"{CLAIM}_lo", CLAIM, f"{written} <= {bound}",
+              f"apply Rle_trans with ({total} / ({BINOMIAL} - 1)).\n"
+              f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
+              f"  - {divide}.", f"{paper}; lo {full}"),
+        Lemma(f"{CLAIM}_log10_lo", CLAIM, f"{real(log10_end)} <= ln {bound} / ln 10",
+              f"apply Rle_trans with (ln ({total} / ({BINOMIAL} - 1)) / ln 10).\n"
+              f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
+              f"  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.\n"
+              f"    + destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval.\n"
+              f"    + {divide}.", f"{paper}; log10_lo {full}"),
+    ]
+    return (_shared_lemmas(p) + binomial_items(p) + _generic(proof) + _nodes(proof) + claims + landmark_lemmas(document, CLAIM, "lo")
+            + twin_lemmas(document, CLAIM))
