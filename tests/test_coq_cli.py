@@ -11,6 +11,7 @@ import sys
 from conftest import ROOT, run_certify
 
 GD5 = ROOT / "proofs" / "gd" / "gd-5.json"
+SENSITIVITY5 = ROOT / "proofs" / "sensitivity" / "sensitivity-5.json"
 
 
 def _forged(tmp_path):
@@ -23,11 +24,12 @@ def _forged(tmp_path):
 
 
 def test_a_checked_certificate_is_written_and_compiled(tmp_path):
-    result = run_certify("coq", GD5, "--out", tmp_path / "coq", timeout=300)
+    # sensitivity: the library's quickest file to compile (about 7 s; gd's region lemmas make gd_5 about 27 s)
+    result = run_certify("coq", SENSITIVITY5, "--out", tmp_path / "coq", timeout=300)
     assert result.returncode == 0, result.stderr
-    written = tmp_path / "coq" / "gd_5_eta_1.v"
+    written = tmp_path / "coq" / "sensitivity_5.v"
     assert written.exists() and "coqc accepted it in" in result.stdout
-    assert sorted(p.name for p in (tmp_path / "coq").iterdir()) == ["gd_5_eta_1.v"]  # coqc's outputs stay away
+    assert sorted(p.name for p in (tmp_path / "coq").iterdir()) == ["sensitivity_5.v"]  # coqc's outputs stay away
 
 
 def test_a_rejected_certificate_is_refused_unless_no_check(tmp_path):

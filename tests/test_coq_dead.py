@@ -124,7 +124,7 @@ def test_no_escape_hatch_and_every_claim_named(p):
     assert not words.intersection(WORDS)
     for claim in library(p)["claims"]:
         if claim == "region_purity_probability":  # not exported yet: listed in the closing comment
-            assert f"{claim}: its bound is an expectation over the law of the middle spacing" in text
+            assert f"{claim}: its bound adds to the law of the middle spacing S of 2p normals the purity tube's" in text
             continue
         assert re.search(rf"^Lemma {claim}_\w+ :", code, flags=re.M), claim
 

@@ -26,6 +26,9 @@ from conftest import ROOT
 from coqtext import failing_lemma, region_forgeries_past
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "gd").glob("gd-*.json")}
+#: The x-integrals over the line, split every 1/4 on [-5, 5] so that mpmath's quadrature resolves the peak of width
+#: about 1/sqrt(p) (a quarter is 1.4 widths at p = 31)
+PIECES = [-mpmath.inf] + [mpmath.mpf(i) / 4 for i in range(-20, 21)] + [mpmath.inf]
 
 
 def _mp(q) -> mpmath.mpf:
@@ -40,9 +43,9 @@ def _region_only(p: int) -> dict:
 
 
 def _spacing_cdf(p: int, t) -> mpmath.mpf:
-    """F_S(t) = C(2p, p) int p Phi^(p-1) phi (Phibar(x)^p - Phibar(x + t)^p) dx (mpmath.ncdf, quad split at 0.1)."""
+    """F_S(t) = C(2p, p) int p Phi^(p-1) phi (Phibar(x)^p - Phibar(x + t)^p) dx (mpmath.ncdf and quad)."""
     C = mpmath.binomial(2 * p, p)
-    pieces = [-mpmath.inf] + [mpmath.mpf(i) / 10 for i in range(-40, 41)] + [mpmath.inf]
+    pieces = PIECES
     return C * p * mpmath.quad(lambda x: mpmath.ncdf(x) ** (p - 1) * mpmath.npdf(x)
                                * (mpmath.ncdf(-x) ** p - mpmath.ncdf(-x - t) ** p), pieces)
 
@@ -77,7 +80,7 @@ def test_the_spacing_density_decreases_so_its_cdf_is_concave(p):
     Phibar(x + t)^(p-1) dx is nonincreasing on t >= 0 (mpmath at 20 digits, t on a grid), so F_S is concave there."""
     with mpmath.workdps(20):
         c = mpmath.factorial(2 * p) / mpmath.factorial(p - 1) ** 2
-        pieces = [-mpmath.inf] + [mpmath.mpf(i) / 10 for i in range(-40, 41)] + [mpmath.inf]
+        pieces = PIECES
 
         def density(t):
             return c * mpmath.quad(lambda x: mpmath.ncdf(x) ** (p - 1) * mpmath.npdf(x) * mpmath.npdf(x + t)
@@ -93,7 +96,7 @@ def test_the_bracket_is_below_the_exact_spacing_cdf(p):
     proof = gd_region_proof(p, fmpq(1))
     with mpmath.workdps(20):
         C = mpmath.binomial(2 * p, p)
-        pieces = [-mpmath.inf] + [mpmath.mpf(i) / 10 for i in range(-40, 41)] + [mpmath.inf]
+        pieces = PIECES
         for t in (_mp(value) for value in proof.t[1:]):
             bracket = C * p * p * t * (1 - t ** 2 / 24) * mpmath.quad(
                 lambda x: mpmath.ncdf(x) ** (p - 1) * mpmath.npdf(x) * mpmath.npdf(x + t / 2)
@@ -107,11 +110,12 @@ def test_the_bracket_is_below_the_exact_spacing_cdf(p):
             assert bracket > exact * (1 - (10 + 2 * p ** 2) * t ** 2 / 24)
 
 
-@pytest.mark.parametrize("p", sorted(LIBRARY))
+@pytest.mark.parametrize("p", [5, 7, 13, 31, 101])  # the exporter requires the margin at every p (its ValueError)
 def test_the_route_lies_between_the_certificate_and_the_exact_right_hand_side(p):
     """lo (the kernel's bound) < sum of the proved terms / (C - 1) (the route's number) < the exact right-hand side,
-    with the margin GD_MARGIN the exporter requires, at every library prime; and the route loses under 0.2% against
-    that right-hand side (the fit, the integrals' gap 10^-3, the weights' roundings)."""
+    with the margin GD_MARGIN the exporter requires, at five library primes (the exporter refuses a route without it
+    at any p); and the route loses under 0.2% against that right-hand side (the fit's loss 4 (p - 1) a eta <= 2 10^-4,
+    the integrals' gap 10^-3, the weights' 10^-9 and the roundings to 20 digits)."""
     document = _region_only(p)
     proof = gd_region_proof(p, fmpq(1))
     with mpmath.workdps(30):
