@@ -85,7 +85,8 @@ def test_the_spacing_density_decreases_so_its_cdf_is_concave(p):
         def density(t):
             return c * mpmath.quad(lambda x: mpmath.ncdf(x) ** (p - 1) * mpmath.npdf(x) * mpmath.npdf(x + t)
                                    * mpmath.ncdf(-x - t) ** (p - 1), pieces)
-        values = [density(mpmath.mpf(i) / 8) for i in range(9)]
+        # the route's t lie in [0, 0.5] (0.08 at p = 13): the grid is finest there
+        values = [density(mpmath.mpf(t)) for t in (0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.5, 1)]
         assert all(later < earlier for earlier, later in zip(values, values[1:]))
 
 
@@ -169,6 +170,17 @@ def test_a_large_eta_lists_the_claim_as_not_exported():
     assert [item.claim for item in items] == ["region_probability"] and "eta too large" in items[0].reason
 
 
+def test_a_route_that_cannot_clear_the_kernel_says_so(monkeypatch):
+    """The other refusal: nodes added up to MAX_NODES without the route clearing the kernel's bound by GD_MARGIN (here
+    a margin of 50% and at most 4 nodes at p = 101, where the route reaches 1.022): ValueError with the ratio reached."""
+    import certify.coq.region_gd as route
+
+    monkeypatch.setattr(route, "GD_MARGIN", mpmath.mpf("0.5"))
+    monkeypatch.setattr(route, "MAX_NODES", 4)
+    with pytest.raises(ValueError, match=r"reaches 1\.02\d* of the kernel's bound with 4 nodes, under 1 \+ 0\.5$"):
+        route.GdRegionProof(101, fmpq(1), mpmath.log(mpmath.mpf("1.67203126522657950864550784130360614531750989e-62")))
+
+
 def test_a_claim_that_is_not_a_lower_bound_with_its_twin_is_refused():
     document = _region_only(13)
     del document["claims"]["region_probability"]["log10_lo"]
@@ -191,3 +203,33 @@ def test_a_forged_end_is_refused_in_its_lemma(forged, field):
     text, result = forged[field]
     assert not result.ok, f"coqc accepted a forged region_probability.{field}"
     assert re.fullmatch(rf"region_probability_{field}", failing_lemma(text, result.message) or ""), result.message
+
+
+def test_the_definitions_transcribe_the_paper_formulas():
+    """The Coq text of what the claim lemmas bound lo by, at p = 13 (a = 2, nodes u_j = 7 (j/5)^1.5 rounded down to
+    sixty-fourths: 5/8, 113/64, 13/4, 5, 7), written here from docs/coq.md 'The gd region in Coq', steps 3-4: the
+    integrand (2 Phi)^(p-1) phi(x) phi(x + t/2) (2 M)^(p-1) with Phi = 1/2 + G, 2 M = 1 - G(x) - G(x + t); F's factor
+    C(2p, p) p^2/4^(p-1) t (1 - t^2/24) over [-a, a - t]; the hats rising from the node before and falling to the node
+    after (the last only rising); the expectation sum_j w_j F(t_j). A forgery test cannot see a transcription that
+    makes the right-hand side larger; this one does."""
+    items = {item.name: item for item in gd_region_lemmas(_region_only(13)) if hasattr(item, "body")}
+    assert items["region_phi"].body == "fun x => exp (- x ^ 2 / 2) / sqrt (2 * PI)"
+    assert items["region_G"].body == "fun x => RInt region_phi 0 x"
+    assert items["region_gd_integrand"].body == (
+        "fun t x => (1 + 2 * region_G x) ^ 12 * region_phi x * region_phi (x + t / 2) * "
+        "(1 - region_G x - region_G (x + t)) ^ 12")
+    assert items["region_gd_cdf_lower"].body == (
+        "fun t => region_central_binomial * 13 ^ 2 / 4 ^ 12 * t * (1 - t ^ 2 / 24) * "
+        "RInt (region_gd_integrand t) (- 2) (2 - t)")
+    assert items["region_gd_weight_1"].body == (
+        "RInt (fun u => region_phi u * ((u - 0) / ((5 / 8) - 0))) 0 (5 / 8) + "
+        "RInt (fun u => region_phi u * (((113 / 64) - u) / ((113 / 64) - (5 / 8)))) (5 / 8) (113 / 64)")
+    assert items["region_gd_weight_4"].body == (
+        "RInt (fun u => region_phi u * ((u - (13 / 4)) / (5 - (13 / 4)))) (13 / 4) 5 + "
+        "RInt (fun u => region_phi u * ((7 - u) / (7 - 5))) 5 7")
+    assert items["region_gd_weight_5"].body == "RInt (fun u => region_phi u * ((u - 5) / (7 - 5))) 5 7"
+    proof = gd_region_proof(13, fmpq(1))
+    assert items["region_gd_expectation_lower"].body == " + ".join(
+        f"region_gd_weight_{j} * region_gd_cdf_lower {real(proof.t[j])}" for j in range(1, 6))
+    binomial = {item.name: item for item in gd_region_lemmas(_region_only(13))}["region_central_binomial_value"]
+    assert binomial.statement.startswith("region_central_binomial = 10400600 ")  # C(26, 13), written here

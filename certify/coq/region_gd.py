@@ -8,7 +8,7 @@ the dead theorem', (j))
 
 S the middle spacing of 2p standard normals. Jensen is useless here (k E[S] is about 19 at p = 31), and the
 kernel's bound is a 64-bin lower Riemann-Stieltjes sum, 0.974-0.976 of the exact value. The route below
-(docs/coq.md, 'The gd region in Coq') comes within 1-2% of the exact value, above the kernel's bound, and
+(docs/coq.md, 'The gd region in Coq') comes within 0.5-2% of the exact E[Phibar(k S)], 0.36-2.2% above the kernel's bound, and
 every step Coq cannot take is a paper-level lemma stated in the comments:
 
 * **Chords.** E[Phibar(k S)] = P(Z > k S) = int_0^inf phi(u) F_S(u/k) du (Z ~ N(0, 1) independent of S), and
@@ -16,18 +16,18 @@ every step Coq cannot take is a paper-level lemma stated in the comments:
   E >= sum_j w_j F_S(u_j/k), w_j = int phi times the hat function of node j (the last one only rising; the
   tail beyond u_n dropped), and F_S(u_j/k) >= F_S(t_j) for the rationals t_j <= u_j/k that Coq checks.
 * **The bracket.** F_S(t) = C(2p, p) int_R p Phi^(p-1) phi (Phibar(x)^p - Phibar(x + t)^p) dx, and by
-  Hermite-Hadamard (y^(p-1) convex, p - 1 even) and e^z >= 1 + z about the midpoint of [x, x + t],
+  Hermite-Hadamard (y^(p-1) convex on y >= 0) and e^z >= 1 + z about the midpoint of [x, x + t],
   F_S(t) >= C(2p, p) p^2 t (1 - t^2/24) int_(-a)^(a-t) Phi^(p-1)(x) phi(x) phi(x + t/2) M(x)^(p-1) dx,
   M = (Phibar(x) + Phibar(x + t))/2, for 0 <= t <= min(a, sqrt 24) (the integrand is >= 0: truncation).
-  With Phi = 1/2 + G and Phibar = 1/2 - G (G(x) = int_0^x phi, the normal law's total mass), the file
+  With G(x) = int_0^x phi, Phi = 1/2 + G and Phibar = 1/2 - G (phi's total mass is 1), the file
   defines this right-hand side as ``region_gd_cdf_lower t``.
 
 Every number is proved here: G has no closed form and ``integral`` takes no integral inside its integrand, so
-the file proves |G(x) - Q(x)| <= a eta on [-a, a] for an odd polynomial Q (Q' = E(x^2), E a Chebyshev fit of
-phi(sqrt y) on [0, a^2], chosen here): G - Q has derivative phi - Q', at most eta in absolute value there
-(``interval``), and vanishes at 0. Then the two bases 1 + 2 Q - 2 a eta and 1 - Q(x) - Q(x + t) - 2 a eta are at
-most 2 Phi and 2 M and at least 0 (``interval``), so the closed-form integrand is below the true one (p - 1 even;
-both are written with the factor 4^(p-1), which keeps them near 1 at the peak: ``integral`` errs absolutely), and
+the file proves |G(x) - Q(x)| <= a epsilon on [-a, a] for an odd polynomial Q (Q' = E(x^2), E a Chebyshev fit of
+phi(sqrt y) on [0, a^2], chosen here): G - Q has derivative phi - Q', at most epsilon (the fit's error) in absolute value there
+(``interval``), and vanishes at 0. Then the two bases 1 + 2 Q - 2 a epsilon and 1 - Q(x) - Q(x + t) - 2 a epsilon are
+at most 2 Phi and 2 M and at least 0 (``interval``), so the closed-form integrand is below the true one (both are
+written with the factor 4^(p-1), which keeps them near 1 at the peak: ``integral`` errs absolutely), and
 one ``integral`` per node bounds its integral below; one ``integral`` per half-hat bounds w_j below.
 
 The route's number must exceed the kernel's bound by :data:`GD_MARGIN` (the exporter raises ValueError
@@ -54,10 +54,10 @@ DPS = 30
 #: The route's proved number must exceed the kernel's bound (recomputed from p and eta, never read from lo) by this
 #: relative margin, so that the claim lemmas can state the certificate's lo and log10_lo in full
 GD_MARGIN = mpmath.mpf("1e-3")
-#: The nodes u_j = NODE_REACH (j/n)^NODE_POWER, rounded down to multiples of 1/64 (u_n = 7: Phibar(7) ~ 10^-12 is
+#: The nodes u_j = NODE_REACH (j/n)^1.5, rounded down to multiples of 1/64 (u_n = 7: Phibar(7) ~ 10^-12 is
 #: the tail the chords drop); the number n starts at :func:`first_node_count` and grows until the route clears the
 #: kernel's bound by GD_MARGIN (measured: 6 nodes reach 1.0036 times the kernel at p = 5, 3 reach 1.022 at p = 101)
-NODE_REACH, NODE_POWER, NODE_GRID = 7, 1.5, 64
+NODE_REACH, NODE_GRID = 7, 64
 MAX_NODES = 10
 #: The relative gap below the closed-form integral of each node at which its lower end is chosen (``integral`` at
 #: INTEGRAL_TACTIC proves it), and below each half-hat weight (WEIGHT_TACTIC)
@@ -65,9 +65,10 @@ INTEGRAL_GAP = mpmath.mpf("1e-3")
 WEIGHT_GAP = mpmath.mpf("1e-9")
 INTEGRAL_TACTIC = "integral with (i_prec 40, i_degree 6, i_fuel 400)"
 WEIGHT_TACTIC = "integral with (i_prec 60, i_degree 8, i_fuel 100)"
-#: The fit's degree (in y = x^2) grows until 4 (p - 1) a eta <= FIT_LOSS (each base then loses at most a relative
-#: 2 a eta against Phi, M >= 1/4 near the peak: the integrand about 4 (p - 1) a eta) and a eta <= Phibar(a)/4
-#: (the bases stay positive); eta is FIT_MARGIN times the error's maximum on 2001 points of [0, a]
+#: The fit's degree (in y = x^2) grows until 4 (p - 1) a epsilon <= FIT_LOSS and a epsilon <= Phibar(a)/4 (the bases
+#: stay positive), epsilon the fit's error |phi - Q'| (FIT_MARGIN times its maximum on 2001 points of [0, a]): each
+#: base, about 1 at the peak, loses at most 4 a epsilon (2 |G - Q| and the 2 a epsilon it is lowered by), so the
+#: integrand at most 8 (p - 1) a epsilon <= 4 10^-4 relatively
 FIT_LOSS = mpmath.mpf("2e-4")
 FIT_MARGIN = mpmath.mpf("1.25")
 MAX_FIT_DEGREE = 20
@@ -109,7 +110,7 @@ class GdRegionProof:
                     break
             else:
                 raise ValueError(f"the chord route reaches {mpmath.nstr(self.route / kernel, 6)} of the kernel's "
-                                 f"bound with {MAX_NODES} nodes, under 1 + {GD_MARGIN}")
+                                 f"bound with {MAX_NODES} nodes, under 1 + {mpmath.nstr(GD_MARGIN, 3)}")
             self.ratio = self.route / kernel
 
     def _fit(self, p: int, a: mpmath.mpf) -> None:
@@ -121,15 +122,15 @@ class GdRegionProof:
                     for i, c in enumerate(fit)]
             q = [_mp(v) for v in half]
             worst = max(abs(_phi(x) - sum((2 * i + 1) * c * x ** (2 * i) for i, c in enumerate(q))) for x in grid)
-            eta = _rounded(FIT_MARGIN * worst + mpmath.mpf(10) ** -25, 3, up=True)
-            loss = a * _mp(eta)
+            error = _rounded(FIT_MARGIN * worst + mpmath.mpf(10) ** -25, 3, up=True)
+            loss = a * _mp(error)
             if 4 * (p - 1) * loss <= FIT_LOSS and 4 * loss <= mpmath.ncdf(-a):
                 break
         else:
             raise ValueError(f"no fit of degree <= {MAX_FIT_DEGREE} meets the fit's loss target")
-        self.half, self.fit_eta, self.degree = half, eta, degree
+        self.half, self.fit_error, self.degree = half, error, degree
         self._half_mp = q
-        self.loss = self.a * eta  # a eta, exact
+        self.loss = self.a * error  # a epsilon, exact
 
     def Q(self, x):
         y, value = x * x, mpmath.mpf(0)
@@ -140,7 +141,10 @@ class GdRegionProof:
     def _nodes(self, n: int, a: mpmath.mpf) -> None:
         p = self.p
         k = mpmath.mpf(p) ** 2 / (2 * _mp(self.eta) * mpmath.sqrt(mpmath.mpf(p - 1) / p))
-        self.u = [fmpq(math.floor(NODE_GRID * NODE_REACH * (j / n) ** NODE_POWER), NODE_GRID) for j in range(n + 1)]
+        # floor(64 * 7 (j/n)^1.5) = isqrt(floor(448^2 j^3 / n^3)), in integers: a float power could land a hair below
+        # a whole number (at j/n = 1/4 it is exactly 56) and change the file's bytes on another libm
+        scale = NODE_GRID * NODE_REACH
+        self.u = [fmpq(math.isqrt(scale * scale * j ** 3 // n ** 3), NODE_GRID) for j in range(n + 1)]
         self.t = [fmpq(0)] + [_rounded(_mp(u) / k, 15, up=False) for u in self.u[1:]]
         if not all(0 < t <= min(self.a, fmpq(24, 5)) for t in self.t[1:]):
             raise ValueError("a node's t = u/k falls outside (0, min(a, 24/5)]: eta too large for this route")
@@ -206,11 +210,10 @@ def _integrand(p: int, base: str, mean: str) -> str:
 
 
 def _generic(proof: GdRegionProof) -> list:
-    """The lemmas of this route that need p, a and the fit but no node: |G - Q| <= a eta on [-a, a], the bases,
+    """The lemmas of this route that need p, a and the fit but no node: |G - Q| <= a epsilon on [-a, a], the bases,
     the closed-form integrand below the true one, and the integral of the one below the other's."""
-    p, a, eta = proof.p, real(proof.a), real(proof.fit_eta)
-    e = f"({a} * {eta})"
-    odd = (p - 1) // 2
+    p, a, error = proof.p, real(proof.a), real(proof.fit_error)
+    e = f"({a} * {error})"
     calculus = "a fact of calculus used by the region bound below"
     continuity = ("intros t x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). "
                   f"unfold {{name}}, {PHI}. auto_derive. repeat split; try exact I; eexists; apply {{derive}}.")
@@ -241,13 +244,13 @@ def _generic(proof: GdRegionProof) -> list:
               f"  rewrite H0, !Rminus_0_r in HN. unfold {G}. exact HN.",
               "G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0"),
         Lemma("region_gd_fit_error", CLAIM,
-              f"forall x, - {a} <= x <= {a} -> Rabs ({PHI} x - region_dhorner {FIT} 0 x) <= {eta}",
+              f"forall x, - {a} <= x <= {a} -> Rabs ({PHI} x - region_dhorner {FIT} 0 x) <= {error}",
               f"intros x Hx. unfold {PHI}, {FIT}. cbn [region_dhorner INR]. "
               "interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).",
-              "|phi - Q'| <= eta on [-a, a]"),
+              "|phi - Q'| <= epsilon on [-a, a] (the fit's error)"),
         Lemma(f"{Q}_near", CLAIM, f"forall x, - {a} <= x <= {a} -> Rabs ({G} x - {Q} x) <= {e}",
-              f"intros x Hx. apply Rle_trans with (Rabs x * {eta}).\n"
-              f"  - apply (region_gd_G_near {Q} (region_dprim {FIT} 0) {eta} x).\n"
+              f"intros x Hx. apply Rle_trans with (Rabs x * {error}).\n"
+              f"  - apply (region_gd_G_near {Q} (region_dprim {FIT} 0) {error} x).\n"
               f"    + unfold {Q}. ring.\n    + exact {Q}_derive.\n"
               "    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). "
               "apply region_dprim_ex_derive.\n"
@@ -256,19 +259,19 @@ def _generic(proof: GdRegionProof) -> list:
               "      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.\n"
               "      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.\n"
               f"  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.",
-              "|G - Q| <= |x| eta <= a eta on [-a, a] (region_gd_G_near, region_gd_fit_error)"),
+              "|G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_gd_G_near, region_gd_fit_error)"),
         Lemma("region_gd_bases", CLAIM,
               f"forall x, - {a} <= x <= {a} -> 0 <= 1 / 2 + {Q} x - {e} /\\ 0 <= 1 / 2 - {Q} x - {e}",
               f"intros x Hx. unfold {Q}, {HALF}. cbn [{HORNER}]. "
               "split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).",
-              "the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a eta <= Phibar(a)/4)"),
+              "the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4)"),
         Definition(TRUE_INTEGRAND, _integrand(p, f"1 + 2 * {G} x", f"1 - {G} x - {G} (x + t)"),
                    type="R -> R -> R",
                    note="(2 Phi(x))^(p-1) phi(x) phi(x + t/2) (2 M(x))^(p-1), M = (Phibar(x) + Phibar(x + t))/2, with "
                         "Phi = 1/2 + G and Phibar = 1/2 - G (the total mass of phi is 1: paper-level); the factor "
                         "4^(p-1) keeps the integrand near 1 at its peak (integral errs absolutely)"),
         Definition(CLOSED, _integrand(p, f"1 + 2 * {Q} x - 2 * {e}", f"1 - {Q} x - {Q} (x + t) - 2 * {e}"),
-                   type="R -> R -> R", note="the same with G replaced by Q and each base lowered by 2 a eta"),
+                   type="R -> R -> R", note="the same with G replaced by Q and each base lowered by 2 a epsilon"),
         Lemma(f"{TRUE_INTEGRAND}_continuous", CLAIM, f"forall t x, continuous ({TRUE_INTEGRAND} t) x",
               continuity.format(name=TRUE_INTEGRAND, derive=f"{G}_derive"), calculus),
         Lemma(f"{CLOSED}_continuous", CLAIM, f"forall t x, continuous ({CLOSED} t) x",
@@ -290,8 +293,8 @@ def _generic(proof: GdRegionProof) -> list:
               "  apply Rmult_le_compat; [ | exact F2 | | exact E2].\n"
               "  - apply Rmult_le_pos; [apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1] | apply Rlt_le, P2].\n"
               "  - apply Rmult_le_compat_r; [apply Rlt_le, P2 | ]. apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].",
-              f"0 <= 1 + 2 Q - 2 a eta <= 2 Phi and 0 <= 1 - Q(x) - Q(x + t) - 2 a eta <= 2 M where x, x + t lie in "
-              f"[-a, a] (region_gd_Q_near, region_gd_bases), and p - 1 = 2 * {odd} is even"),
+              "0 <= 1 + 2 Q - 2 a epsilon <= 2 Phi and 0 <= 1 - Q(x) - Q(x + t) - 2 a epsilon <= 2 M where x, x + t lie in "
+              "[-a, a] (region_gd_Q_near, region_gd_bases): a power is nondecreasing on [0, inf)"),
         Lemma(f"{CLOSED}_integral_below", CLAIM,
               f"forall t l, 0 <= t <= {a} -> l <= RInt ({CLOSED} t) (- {a}) ({a} - t) -> "
               f"l <= RInt ({TRUE_INTEGRAND} t) (- {a}) ({a} - t)",
@@ -406,8 +409,8 @@ def gd_region_lemmas(document: dict) -> list:
     written = f"{value.numerator} / 10 ^ {-value.exp10}" if value.exp10 < 0 else f"{value.numerator} * 10 ^ {value.exp10}"
     log10_end = number(node["log10_lo"], f"{CLAIM}.log10_lo")
     paper = _chain(proof)
-    full = (f"as the certificate states it (the kernel's bound, recomputed from p and eta, lies a relative "
-            f"{mpmath.nstr(GD_MARGIN, 1)} or more below the route's number)")
+    full = ("as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and eta, "
+            f"by a relative {mpmath.nstr(GD_MARGIN, 1)} or more)")
     divide = (f"destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
               f"apply Rmult_le_compat_r; [interval | exact {EXPECTATION}_bound]")
     claims = [

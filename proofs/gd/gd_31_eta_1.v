@@ -220,7 +220,7 @@ Definition region_gd_Q : R -> R := fun x => x * region_horner region_gd_half (x 
 (* (2 Phi(x))^(p-1) phi(x) phi(x + t/2) (2 M(x))^(p-1), M = (Phibar(x) + Phibar(x + t))/2, with Phi = 1/2 + G and Phibar = 1/2 - G (the total mass of phi is 1: paper-level); the factor 4^(p-1) keeps the integrand near 1 at its peak (integral errs absolutely) *)
 Definition region_gd_integrand : R -> R -> R := fun t x => (1 + 2 * region_G x) ^ 30 * region_phi x * region_phi (x + t / 2) * (1 - region_G x - region_G (x + t)) ^ 30.
 
-(* the same with G replaced by Q and each base lowered by 2 a eta *)
+(* the same with G replaced by Q and each base lowered by 2 a epsilon *)
 Definition region_gd_closed_integrand : R -> R -> R := fun t x => (1 + 2 * region_gd_Q x - 2 * ((3 / 2) * (1701 / 100000000000))) ^ 30 * region_phi x * region_phi (x + t / 2) * (1 - region_gd_Q x - region_gd_Q (x + t) - 2 * ((3 / 2) * (1701 / 100000000000))) ^ 30.
 
 (* a lower bound of F_S(t) = P(S <= t) for 0 <= t <= min(a, sqrt 24): F_S(t) = C(2p, p) int_R p Phi^(p-1) phi (Phibar(x)^p - Phibar(x + t)^p) dx (X_(p) at x, one of the p values above it within t), Y^p - Z^p >= p ((Y + Z)/2)^(p-1) (Y - Z) (Hermite-Hadamard: y^(p-1) is convex), int_x^(x+t) phi >= t phi(x + t/2) (1 - t^2/24) (e^z >= 1 + z about the midpoint), and the integrand is >= 0 (truncated to [-a, a - t]): paper-level *)
@@ -515,14 +515,14 @@ Proof.
   rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
 Qed.
 
-(* claim region_probability: |phi - Q'| <= eta on [-a, a]. *)
+(* claim region_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
 Lemma region_gd_fit_error :
   forall x, - (3 / 2) <= x <= (3 / 2) -> Rabs (region_phi x - region_dhorner region_gd_fit 0 x) <= (1701 / 100000000000).
 Proof.
   intros x Hx. unfold region_phi, region_gd_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
 Qed.
 
-(* claim region_probability: |G - Q| <= |x| eta <= a eta on [-a, a] (region_gd_G_near, region_gd_fit_error). *)
+(* claim region_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_gd_G_near, region_gd_fit_error). *)
 Lemma region_gd_Q_near :
   forall x, - (3 / 2) <= x <= (3 / 2) -> Rabs (region_G x - region_gd_Q x) <= ((3 / 2) * (1701 / 100000000000)).
 Proof.
@@ -538,7 +538,7 @@ Proof.
   - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
 Qed.
 
-(* claim region_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a eta <= Phibar(a)/4). *)
+(* claim region_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
 Lemma region_gd_bases :
   forall x, - (3 / 2) <= x <= (3 / 2) -> 0 <= 1 / 2 + region_gd_Q x - ((3 / 2) * (1701 / 100000000000)) /\ 0 <= 1 / 2 - region_gd_Q x - ((3 / 2) * (1701 / 100000000000)).
 Proof.
@@ -559,7 +559,7 @@ Proof.
   intros t x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_gd_closed_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_gd_Q_derive.
 Qed.
 
-(* claim region_probability: 0 <= 1 + 2 Q - 2 a eta <= 2 Phi and 0 <= 1 - Q(x) - Q(x + t) - 2 a eta <= 2 M where x, x + t lie in [-a, a] (region_gd_Q_near, region_gd_bases), and p - 1 = 2 * 15 is even. *)
+(* claim region_probability: 0 <= 1 + 2 Q - 2 a epsilon <= 2 Phi and 0 <= 1 - Q(x) - Q(x + t) - 2 a epsilon <= 2 M where x, x + t lie in [-a, a] (region_gd_Q_near, region_gd_bases): a power is nondecreasing on [0, inf). *)
 Lemma region_gd_closed_integrand_below :
   forall t x, 0 <= t -> - (3 / 2) <= x -> x + t <= (3 / 2) -> region_gd_closed_integrand t x <= region_gd_integrand t x.
 Proof.
@@ -744,7 +744,7 @@ Proof.
   lra.
 Qed.
 
-(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (j), and docs/coq.md, 'The gd region in Coq': P(R_gd | active) = E[Phibar(k S)] / (C(2p, p) - 1), k = p^2/(2 eta tau_p), eta = 1 (the ordering identity); E[Phibar(k S)] = int_0^inf phi(u) F_S(u/k) du >= sum_j w_j F_S(u_j/k) (F_S concave on [0, inf), F_S(0) = 0: chords at the 4 nodes u_j) >= sum_j w_j F_S(t_j) (region_gd_node_j_within, F_S nondecreasing) >= region_gd_expectation_lower (region_gd_cdf_lower's comment); lo as the certificate states it (the kernel's bound, recomputed from p and eta, lies a relative 0.001 or more below the route's number). *)
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (j), and docs/coq.md, 'The gd region in Coq': P(R_gd | active) = E[Phibar(k S)] / (C(2p, p) - 1), k = p^2/(2 eta tau_p), eta = 1 (the ordering identity); E[Phibar(k S)] = int_0^inf phi(u) F_S(u/k) du >= sum_j w_j F_S(u_j/k) (F_S concave on [0, inf), F_S(0) = 0: chords at the 4 nodes u_j) >= sum_j w_j F_S(t_j) (region_gd_node_j_within, F_S nondecreasing) >= region_gd_expectation_lower (region_gd_cdf_lower's comment); lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and eta, by a relative 0.001 or more). *)
 Lemma region_probability_lo :
   405188274888592797596812982039123006385137287 / 10 ^ 64 <= (region_gd_expectation_lower / (region_central_binomial - 1)).
 Proof.
@@ -753,7 +753,7 @@ Proof.
   - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_gd_expectation_lower_bound].
 Qed.
 
-(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (j), and docs/coq.md, 'The gd region in Coq': P(R_gd | active) = E[Phibar(k S)] / (C(2p, p) - 1), k = p^2/(2 eta tau_p), eta = 1 (the ordering identity); E[Phibar(k S)] = int_0^inf phi(u) F_S(u/k) du >= sum_j w_j F_S(u_j/k) (F_S concave on [0, inf), F_S(0) = 0: chords at the 4 nodes u_j) >= sum_j w_j F_S(t_j) (region_gd_node_j_within, F_S nondecreasing) >= region_gd_expectation_lower (region_gd_cdf_lower's comment); log10_lo as the certificate states it (the kernel's bound, recomputed from p and eta, lies a relative 0.001 or more below the route's number). *)
+(* claim region_probability: docs/mathematics.md, 'Region probability of the dead theorem', (j), and docs/coq.md, 'The gd region in Coq': P(R_gd | active) = E[Phibar(k S)] / (C(2p, p) - 1), k = p^2/(2 eta tau_p), eta = 1 (the ordering identity); E[Phibar(k S)] = int_0^inf phi(u) F_S(u/k) du >= sum_j w_j F_S(u_j/k) (F_S concave on [0, inf), F_S(0) = 0: chords at the 4 nodes u_j) >= sum_j w_j F_S(t_j) (region_gd_node_j_within, F_S nondecreasing) >= region_gd_expectation_lower (region_gd_cdf_lower's comment); log10_lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and eta, by a relative 0.001 or more). *)
 Lemma region_probability_log10_lo :
   (- (38784686261000908478613973064973881 / 2000000000000000000000000000000000)) <= ln (region_gd_expectation_lower / (region_central_binomial - 1)) / ln 10.
 Proof.
