@@ -507,8 +507,54 @@ def smooth_region_lemmas(document: dict) -> list:
 
 
 def _require_twin(document: dict) -> None:
-    if relation(document, CLAIM).keys() != ("lo", "log10_lo"):
-        raise ValueError("region_probability: not a lower bound with a log10 twin")
+    """ValueError unless the claim is a lower bound with its log10 twin, both fields present: what every region route's
+    claim lemmas are written for (the claim is then listed as not exported)."""
+    if relation(document, CLAIM).keys() != ("lo", "log10_lo") or not {"lo", "log10_lo"} <= set(document["claims"][CLAIM]):
+        raise ValueError("region_probability: not a lower bound with its log10 twin")
+
+
+#: The calculus facts of :func:`_generic_lemmas` (phi, G, the polynomial forms and their derivatives) that the slide
+#: and gd routes use too
+SHARED_CALCULUS = frozenset({
+    PHI, G, PRIM, DPRIM, HORNER, DHORNER, ZFACT, f"{PRIM}_derive", f"{PRIM}_horner", f"{DPRIM}_horner",
+    f"{DPRIM}_ex_derive", f"{PHI}_continuous", f"{PHI}_ex_RInt", f"{G}_derive", f"{PHI}_bounds"})
+
+
+def shared_calculus_lemmas(p: int) -> list:
+    """The items of :data:`SHARED_CALCULUS`, in :func:`_generic_lemmas`' order."""
+    return [item for item in _generic_lemmas(p) if item.name in SHARED_CALCULUS]
+
+
+def stated_lo(node: dict) -> str:
+    """The claim's lo as a Coq term (ValueError unless it is a positive decimal): an honest lo lies below
+    1/(C(2p, p) - 1), so its exponent is negative; a forged whole number is written too, and refused."""
+    value = exact_number(node["lo"], f"{CLAIM}.lo")
+    if value.denominator != 1 or value.numerator <= 0:
+        raise ValueError(f"{CLAIM}.lo is not a positive decimal")
+    return f"{value.numerator} / 10 ^ {-value.exp10}" if value.exp10 < 0 else f"{value.numerator} * 10 ^ {value.exp10}"
+
+
+def claim_lemmas(names: tuple[str, str], ends: tuple[str, str], bound: str, proved: str, proof_of_bound: str,
+                 comments: tuple[str, str], digits: tuple) -> list:
+    """The two claim lemmas of a region route: ``ends`` (lo, log10_lo as Coq terms) <= ``bound`` = N / (C(2p, p) - 1)
+    and its log10, through the route's proved number ``proved`` <= N (the lemma ``proof_of_bound``): lo <=
+    proved / (C - 1) by ``interval``, then the division by C - 1 > 0 keeps the order."""
+    divide = (f"destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
+              f"apply Rmult_le_compat_r; [interval | exact {proof_of_bound}]")
+    return [
+        Lemma(names[0], CLAIM, f"{ends[0]} <= {bound}",
+              f"apply Rle_trans with ({proved} / ({BINOMIAL} - 1)).\n"
+              f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
+              f"  - {divide}.",
+              comments[0], digits[0]),
+        Lemma(names[1], CLAIM, f"{ends[1]} <= ln {bound} / ln 10",
+              f"apply Rle_trans with (ln ({proved} / ({BINOMIAL} - 1)) / ln 10).\n"
+              f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
+              f"  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.\n"
+              f"    + destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval.\n"
+              f"    + {divide}.",
+              comments[1], digits[1]),
+    ]
 
 
 class Lowering(NamedTuple):
@@ -529,12 +575,7 @@ def _route_lemmas(document: dict, proof: RegionProof, paper: str, lowering: Lowe
     z = f"(sqrt ({p} / (2 * ({p} - 1))) * {SPACING})"
     bound = f"((1 / 2 - RInt {PHI} 0 {z}) / ({BINOMIAL} - 1))"
     if lowering is None:
-        value = exact_number(node["lo"], f"{CLAIM}.lo")
-        if value.denominator != 1 or value.numerator <= 0:
-            raise ValueError(f"{CLAIM}.lo is not a positive decimal")
-        # an honest lo is below 1/(C(2p, p) - 1), so exp10 < 0; a forged whole number is written too, and refused
-        written = f"{value.numerator} / 10 ^ {-value.exp10}" if value.exp10 < 0 else f"{value.numerator} * 10 ^ {value.exp10}"
-        log10_end, digits, log10_digits = number(node["log10_lo"], f"{CLAIM}.log10_lo"), None, None
+        written, log10_end, digits, log10_digits = stated_lo(node), number(node["log10_lo"], f"{CLAIM}.log10_lo"), None, None
         names = (f"{CLAIM}_lo", f"{CLAIM}_log10_lo")
         texts = tuple(f"{field} as the certificate states it (the kernel's bound, recomputed from the parameters, lies "
                       f"a relative {mpmath.nstr(SMOOTH_MARGIN, 1)} or more below the route's number)"
@@ -546,21 +587,7 @@ def _route_lemmas(document: dict, proof: RegionProof, paper: str, lowering: Lowe
         names = (f"{CLAIM}_lo_{digits}_digits", f"{CLAIM}_log10_lo_{log10_digits}_digits")
         texts = (f"{lowering.lo_text} and rounded down to {digits} significant digits",
                  f"{lowering.log10_text} and rounded down to {log10_digits} significant digits")
-    divide = (f"destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
-              f"apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound]")
-    lemmas = [
-        Lemma(names[0], CLAIM, f"{written} <= {bound}",
-              f"apply Rle_trans with ({Phb} / ({BINOMIAL} - 1)).\n"
-              f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
-              f"  - {divide}.",
-              f"{paper}; {texts[0]}", digits),
-        Lemma(names[1], CLAIM, f"{real(log10_end)} <= ln {bound} / ln 10",
-              f"apply Rle_trans with (ln ({Phb} / ({BINOMIAL} - 1)) / ln 10).\n"
-              f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
-              f"  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.\n"
-              f"    + destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval.\n"
-              f"    + {divide}.",
-              f"{paper}; {texts[1]}", log10_digits),
-    ]
+    lemmas = claim_lemmas(names, (written, real(log10_end)), bound, Phb, "region_phibar_at_spacing_bound",
+                          tuple(f"{paper}; {text}" for text in texts), (digits, log10_digits))
     return (_generic_lemmas(p) + _specific(document, proof) + landmark_lemmas(document, CLAIM, "lo")
             + twin_lemmas(document, CLAIM) + lemmas)

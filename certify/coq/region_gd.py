@@ -44,10 +44,10 @@ import mpmath
 from flint import fmpq
 
 from .lemma import Definition, Lemma
-from .region import (BINOMIAL, G, HORNER, PHI, _generic_lemmas, _mp, _phi, _rounded, binomial_items,
-                     coefficient_list)
-from .relations import landmark_lemmas, relation, twin_lemmas
-from .terms import exact_number, number, real
+from .region import (BINOMIAL, G, HORNER, PHI, _mp, _phi, _require_twin, _rounded, binomial_items, claim_lemmas,
+                     coefficient_list, shared_calculus_lemmas, stated_lo)
+from .relations import landmark_lemmas, twin_lemmas
+from .terms import number, real
 
 CLAIM = "region_probability"
 DPS = 30
@@ -182,26 +182,7 @@ def gd_region_proof(p: int, eta: fmpq) -> GdRegionProof:
     """The proof's numbers at (p, eta), computed once per process (a few seconds of mpmath)."""
     from ..kernel.region import gd_region_claim_log_lower
 
-    return GdRegionProof(p, eta, _mp(fmpq(*_kernel_log_fraction(gd_region_claim_log_lower(p, eta)))))
-
-
-def _kernel_log_fraction(ball) -> tuple[int, int]:
-    """The exact point the kernel states (a multiple of 2^-REGION_LOG_BITS, radius 0) as (numerator, denominator)."""
-    from ..kernel.region import REGION_LOG_BITS
-
-    scale = 2 ** REGION_LOG_BITS
-    numerator = int((ball.mid() * scale).unique_fmpz())
-    return numerator, scale
-
-
-_SHARED = {PHI, G, "region_prim", "region_dprim", HORNER, "region_dhorner", "region_zfact",
-           "region_prim_derive", "region_prim_horner", "region_dprim_horner", "region_dprim_ex_derive",
-           f"{PHI}_continuous", f"{PHI}_ex_RInt", f"{G}_derive", f"{PHI}_bounds"}
-
-
-def _shared_lemmas(p: int) -> list:
-    """The calculus facts of certify.coq.region that this route uses too (phi, G, the polynomial forms)."""
-    return [item for item in _generic_lemmas(p) if item.name in _SHARED]
+    return GdRegionProof(p, eta, _mp(gd_region_claim_log_lower(p, eta).mid().fmpq()))
 
 
 def _integrand(p: int, base: str, mean: str) -> str:
@@ -323,14 +304,17 @@ def _padded(half: list) -> list:
     return out
 
 
-def _weight(j: int, pieces) -> str:
+def _half_hat(left: fmpq, right: fmpq, rising: bool) -> str:
+    """int_left^right phi(u) times the hat's half on [left, right] (rising to 1 at ``right``, or falling from 1 at
+    ``left``), as a Coq term."""
+    l, r = real(left), real(right)
+    shape = f"(u - {l}) / ({r} - {l})" if rising else f"({r} - u) / ({r} - {l})"
+    return f"RInt (fun u => {PHI} u * ({shape})) {l} {r}"
+
+
+def _weight(pieces) -> str:
     """w_j as a Coq term: the integrals of phi times the half-hats of node j."""
-    terms = []
-    for left, right, rising in pieces:
-        l, r = real(left), real(right)
-        shape = f"(u - {l}) / ({r} - {l})" if rising else f"({r} - u) / ({r} - {l})"
-        terms.append(f"RInt (fun u => {PHI} u * ({shape})) {l} {r}")
-    return " + ".join(terms)
+    return " + ".join(_half_hat(*piece) for piece in pieces)
 
 
 def _nodes(proof: GdRegionProof) -> list:
@@ -343,18 +327,14 @@ def _nodes(proof: GdRegionProof) -> list:
         weight = f"region_gd_weight_{j}"
         halves = proof.weights[j - 1]
         weight_lo = " + ".join(real(w) for w in halves)
-        asserts = "".join(
-            f"  assert (H{i} : {real(w)} <= RInt (fun u => {PHI} u * ({shape})) {real(l)} {real(r)}) by "
-            f"(unfold {PHI}; {WEIGHT_TACTIC}).\n"
-            for i, (w, (l, r, rising)) in enumerate(zip(halves, pieces))
-            for shape in [f"(u - {real(l)}) / ({real(r)} - {real(l)})" if rising else
-                          f"({real(r)} - u) / ({real(r)} - {real(l)})"])
+        asserts = "".join(f"  assert (H{i} : {real(w)} <= {_half_hat(*piece)}) by (unfold {PHI}; {WEIGHT_TACTIC}).\n"
+                          for i, (w, piece) in enumerate(zip(halves, pieces)))
         I, T = real(proof.integrals[j - 1]), real(proof.terms[j - 1])
         items += [
             Lemma(f"region_gd_node_{j}_within", CLAIM, f"0 <= {t} /\\ {t} * {p} ^ 2 <= 2 * {eta} * {u} * sqrt (({p} - 1) / {p})",
                   "split; [lra | interval with (i_prec 100)].",
                   f"t_{j} = {t} <= u_{j}/k, k = p^2/(2 eta tau_p), u_{j} = {u}: F_S(t_{j}) <= F_S(u_{j}/k)"),
-            Definition(weight, _weight(j, pieces),
+            Definition(weight, _weight(pieces),
                        note=f"w_{j}: phi times the hat function of node u_{j} = {u} (rising from the node before"
                             + (", falling to the node after)" if len(pieces) == 2 else "; the last node: the tail beyond it "
                                "is dropped)")),
@@ -390,8 +370,7 @@ def gd_region_lemmas(document: dict) -> list:
     """The lemmas of a gd certificate's ``region_probability`` claim (module docstring); ValueError when the claim is
     not the lower bound with a log10 twin they are written for, or the route cannot clear the kernel's bound (the
     claim is then listed as not exported)."""
-    if relation(document, CLAIM).keys() != ("lo", "log10_lo") or not {"lo", "log10_lo"} <= set(document["claims"][CLAIM]):
-        raise ValueError("region_probability: not a lower bound with its log10 twin")
+    _require_twin(document)
     p = int(document["p"])
     eta = number(document["parameters"]["eta"], "parameters.eta")
     if eta <= 0:
@@ -402,33 +381,18 @@ def gd_region_lemmas(document: dict) -> list:
     expectation = " + ".join(f"region_gd_weight_{j} * {CDF} {real(proof.t[j])}" for j in range(1, n + 1))
     total = real(proof.total)
     bound = f"({EXPECTATION} / ({BINOMIAL} - 1))"
-    value = exact_number(node["lo"], f"{CLAIM}.lo")
-    if value.denominator != 1 or value.numerator <= 0:
-        raise ValueError(f"{CLAIM}.lo is not a positive decimal")
-    # an honest lo is below 1/(C(2p, p) - 1), so exp10 < 0; a forged whole number is written too, and refused
-    written = f"{value.numerator} / 10 ^ {-value.exp10}" if value.exp10 < 0 else f"{value.numerator} * 10 ^ {value.exp10}"
     log10_end = number(node["log10_lo"], f"{CLAIM}.log10_lo")
     paper = _chain(proof)
     full = ("as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and eta, "
             f"by a relative {mpmath.nstr(GD_MARGIN, 1)} or more)")
-    divide = (f"destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
-              f"apply Rmult_le_compat_r; [interval | exact {EXPECTATION}_bound]")
     claims = [
         Definition(EXPECTATION, expectation,
                    note="sum_j w_j F(t_j): a lower bound of E[Phibar(k S)] (the chain in the claim lemmas' comments)"),
         Lemma(f"{EXPECTATION}_bound", CLAIM, f"{total} <= {EXPECTATION}",
               f"unfold {EXPECTATION}.\n" + "".join(f"  assert (H{j} := region_gd_node_{j}_term).\n" for j in range(1, n + 1))
               + "  lra.", "the sum of the nodes' proved terms"),
-        Lemma(f"{CLAIM}_lo", CLAIM, f"{written} <= {bound}",
-              f"apply Rle_trans with ({total} / ({BINOMIAL} - 1)).\n"
-              f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
-              f"  - {divide}.", f"{paper}; lo {full}"),
-        Lemma(f"{CLAIM}_log10_lo", CLAIM, f"{real(log10_end)} <= ln {bound} / ln 10",
-              f"apply Rle_trans with (ln ({total} / ({BINOMIAL} - 1)) / ln 10).\n"
-              f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
-              f"  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.\n"
-              f"    + destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval.\n"
-              f"    + {divide}.", f"{paper}; log10_lo {full}"),
     ]
-    return (_shared_lemmas(p) + binomial_items(p) + _generic(proof) + _nodes(proof) + claims + landmark_lemmas(document, CLAIM, "lo")
+    claims += claim_lemmas((f"{CLAIM}_lo", f"{CLAIM}_log10_lo"), (stated_lo(node), real(log10_end)), bound, total,
+                           f"{EXPECTATION}_bound", (f"{paper}; lo {full}", f"{paper}; log10_lo {full}"), (None, None))
+    return (shared_calculus_lemmas(p) + binomial_items(p) + _generic(proof) + _nodes(proof) + claims + landmark_lemmas(document, CLAIM, "lo")
             + twin_lemmas(document, CLAIM))

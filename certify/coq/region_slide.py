@@ -44,9 +44,9 @@ from flint import fmpq
 
 from .gaussian import lowered_lo, lowered_log10
 from .lemma import Definition, Lemma
-from .region import (BINOMIAL, G, PHI, ZFACT, _generic_lemmas, _mp, _phi, _rounded as _decimal, binomial_items,
-                     coefficient_list)
-from .relations import landmark_lemmas, relation, twin_lemmas
+from .region import (BINOMIAL, G, PHI, _mp, _phi, _require_twin, _rounded as _decimal, binomial_items, coefficient_list,
+                     shared_calculus_lemmas)
+from .relations import landmark_lemmas, twin_lemmas
 from .terms import number, real
 
 CLAIM = "region_probability"
@@ -187,18 +187,12 @@ def slide_region_proof(p: int, sigma: fmpq) -> SlideRegionProof:
     return SlideRegionProof(p, sigma)
 
 
-_SHARED = {PHI, G, "region_prim", "region_dprim", "region_horner", "region_dhorner", ZFACT,
-           "region_prim_derive", "region_prim_horner", "region_dprim_horner", "region_dprim_ex_derive",
-           f"{PHI}_continuous", f"{PHI}_ex_RInt", f"{G}_derive", f"{PHI}_bounds"}
-
-
 def _shared_lemmas(p: int) -> list:
-    """The calculus facts of certify.coq.region that this route uses too (phi, G, the polynomial forms)."""
+    """certify.coq.region's shared calculus facts; G's note says what G is here (this route never uses 1/2 - G: Coq
+    has no proof of phi's total mass)."""
     from dataclasses import replace
 
-    items = [item for item in _generic_lemmas(p) if item.name in _SHARED]
-    # this route never uses 1/2 - G (Coq has no proof of phi's total mass): G's note says what it is here
-    return [replace(item, note="G(x) = int_0^x phi") if item.name == G else item for item in items]
+    return [replace(item, note="G(x) = int_0^x phi") if item.name == G else item for item in shared_calculus_lemmas(p)]
 
 
 def _generic() -> list:
@@ -273,10 +267,8 @@ def _generic() -> list:
 def slide_region_lemmas(document: dict) -> list:
     """The lemmas of a slide certificate's ``region_probability`` claim (module docstring); ValueError when the
     claim is not the lower bound with a log10 twin they are written for, or the route cannot reach it."""
-    rel = relation(document, CLAIM)
+    _require_twin(document)
     node = document["claims"][CLAIM]
-    if rel.keys() != ("lo", "log10_lo") or not {"lo", "log10_lo"} <= set(node):
-        raise ValueError("region_probability: not a lower bound with its log10 twin")
     p = int(document["p"])
     sigma = number(document["parameters"]["sigma"], "parameters.sigma")
     proof = slide_region_proof(p, sigma)
