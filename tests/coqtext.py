@@ -2,6 +2,9 @@
 
 import re
 
+from certify.certificate import parse_certificate
+from certify.coq.region_gd import MAX_NODES
+
 ESCAPE_HATCHES = ("Admitted", "admit", "Axiom", "Axioms", "Parameter", "Parameters", "Hypothesis", "Hypotheses",
                   "Conjecture", "Variable", "Variables", "Context", "Abort")
 
@@ -77,8 +80,15 @@ SLOW_HONEST_LEMMAS = ("smooth_J_enclosure", "region_mills_residual", "region_Lo_
                       "region_tail_factor", "region_central_binomial_value", "region_slide_mills_residual",
                       "region_slide_anchor", "region_slide_L_nonnegative", "region_slide_closed_integral",
                       "region_slide_spread", "region_slide_gamma_tail", "region_gd_fit_error", "region_gd_bases",
-                      *(f"region_gd_node_{j}_closed" for j in range(1, 11)),
-                      *(f"region_gd_weight_{j}_lower" for j in range(1, 11)))
+                      *(f"region_gd_node_{j}_closed" for j in range(1, MAX_NODES + 1)),
+                      *(f"region_gd_weight_{j}_lower" for j in range(1, MAX_NODES + 1)))
+
+
+def region_only(path) -> dict:
+    """The certificate at ``path`` with only its region_probability claim (what a region route's tests export)."""
+    document = parse_certificate(path.read_bytes())
+    document["claims"] = {"region_probability": document["claims"]["region_probability"]}
+    return document
 
 
 def _lemma_block(text: str, name: str) -> str | None:

@@ -21,7 +21,7 @@ from certify.coq.lemma import Lemma, NotExported
 from certify.coq.region_slide import (END_GAP, MANTISSA_SLACK, WINDOW_MARGIN, SlideRegionProof, slide_region_lemmas,
                                       slide_region_proof)
 from conftest import ROOT
-from coqtext import failing_lemma, region_forgeries_past
+from coqtext import failing_lemma, region_forgeries_past, region_only
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "slide").glob("slide-*.json")}
 CHECKED = (5, 13, 101)
@@ -254,8 +254,7 @@ def forged(tmp_path_factory):
     """{field: (text, CompileResult)}: the library certificate of p = 5 with only region_probability, the field
     moved past the exact right-hand side of the lemmas by a relative 10^-10 (lo) or by 10^-10 (log10_lo)
     (coqtext.region_forgeries_past)."""
-    document = parse_certificate(LIBRARY[5].read_bytes())
-    document["claims"] = {"region_probability": document["claims"]["region_probability"]}
+    document = region_only(LIBRARY[5])
     with mpmath.workdps(40):
         truth = _right_hand_side(slide_region_proof(5, ONE))
     return region_forgeries_past(tmp_path_factory.mktemp("coq_region_slide"), document, truth)

@@ -16,7 +16,6 @@ import mpmath
 import pytest
 from flint import fmpq
 
-from certify.certificate import parse_certificate
 from certify.coq.export import coq_file
 from certify.coq.terms import real
 from certify.coq.region import COARSE, SMOOTH_MARGIN, region_proof, smooth_region_lemmas
@@ -24,7 +23,7 @@ from certify.coq.lemma import Lemma
 from certify.coq.terms import number
 from certify.kernel.exact import parse_exact
 from conftest import ROOT
-from coqtext import failing_lemma, region_forgeries_past
+from coqtext import failing_lemma, region_forgeries_past, region_only
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "smooth").glob("smooth-*.json")}
 
@@ -35,9 +34,7 @@ def _mp(q) -> mpmath.mpf:
 
 
 def _region_only(p: int) -> dict:
-    document = parse_certificate(LIBRARY[p].read_bytes())
-    document["claims"] = {"region_probability": document["claims"]["region_probability"]}
-    return document
+    return region_only(LIBRARY[p])
 
 
 def _right_hand_side(p: int) -> mpmath.mpf:
