@@ -55,7 +55,11 @@ __all__ = [
 DEFAULT_PURITY_MARGIN = fmpq(1, 100)
 
 #: Ratios lambda > 1 tried for the cut gamma_y >= lambda S / sqrt 2 (None: no cut, the whole R_dead, d <= S).
-_GAMMA_RATIOS = (None, fmpq(9, 8), fmpq(5, 4), fmpq(3, 2), fmpq(2), fmpq(3))
+GAMMA_RATIOS = (None, fmpq(9, 8), fmpq(5, 4), fmpq(3, 2), fmpq(2), fmpq(3))
+#: The tube's grid in Z is z_i = m_i E[Z]_hi for these exact m_i: 2^(i/2) / 16 for i <= 24 (181/128 standing for
+#: sqrt 2), then 2^(i - 12) / 16 up to 2^44 / 16 (:func:`_tube_setup`; certify.coq.region_purity uses the same)
+TUBE_MULTIPLES = tuple([fmpq(2 ** (j // 2) * (1 if j % 2 == 0 else 181), 16 * (1 if j % 2 == 0 else 128))
+                        for j in range(25)] + [fmpq(2 ** j, 16) for j in range(13, 45)])
 #: Half-width W, in xi = sqrt(p) x, of the window of the spacing-tail integral, centred on its peak (the tails
 #: outside are bounded in closed form). The integrand is a log-concave peak of width O(1) in xi whose log falls
 #: at least like xi^2/2 away from it, so the closed-form tails are below 10^-15 of the result for every s that
@@ -451,9 +455,7 @@ def _tube_setup(p: int, spacing_mean_hi: arb) -> tuple[list[fmpq], object]:
     below :data:`_NEGLIGIBLE_TAIL` the later ones take it without an integral. The radii's chi-square
     bounds are computed only where integrals are used (p <= 47; at p = 99991 they cost 0.6 s)."""
     mean_z = upper_endpoint(spacing_mean_hi / _log_mean_root_chi_square(2 * p).exp())
-    multiples = [fmpq(2 ** (j // 2) * (1 if j % 2 == 0 else 181), 16 * (1 if j % 2 == 0 else 128)) for j in range(25)]
-    multiples += [fmpq(2 ** j, 16) for j in range(13, 45)]
-    grid = [mean_z * m for m in multiples]
+    grid = [mean_z * m for m in TUBE_MULTIPLES]
     integrals = p <= _SPACING_INTEGRAL_MAX_P
     radii = _radius_grid(p) if integrals else []
     cdf_hi = [_chi_square_cdf_upper(2 * p, r * r) for r in radii]
@@ -543,7 +545,7 @@ def _pattern_purity_lower(p: int, delta: fmpq, prec: int, work: int) -> tuple[ar
         c_p = (ball(p) / (2 * ball(p - 1))).sqrt()
         grid, tail = _tube_setup(p, mean_hi)
         best = None
-        for ratio in _GAMMA_RATIOS:
+        for ratio in GAMMA_RATIOS:
             if ratio is None:
                 # the whole R_dead: E[Phibar(c_p S)] >= exp(log P_lower + log(C - 1)) (region.py); d <= S
                 kept = (log_dead + log_c_minus_one).exp().lower()
