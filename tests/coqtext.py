@@ -4,6 +4,7 @@ import re
 
 from certify.certificate import parse_certificate
 from certify.coq.region_gd import MAX_NODES
+from certify.kernel.region_purity import TUBE_MULTIPLES
 
 ESCAPE_HATCHES = ("Admitted", "admit", "Axiom", "Axioms", "Parameter", "Parameters", "Hypothesis", "Hypotheses",
                   "Conjecture", "Variable", "Variables", "Context", "Abort")
@@ -73,7 +74,8 @@ def compile_texts(folder, texts: dict, timeout: float = 180) -> dict:
 #: Honest lemmas whose proofs are slow (one ``integral`` of about 27 s: smooth's J to 15 digits; the dead region's
 #: Mills residual, Lo >= 0, integral, tail and C(2p, p), about 20 s together, certify.coq.region; the slide region's
 #: residual, anchor, L >= 0, window integral and gamma integrals, about 12 s, certify.coq.region_slide; the gd region's
-#: fit, bases, node integrals and weights, 10-20 s, certify.coq.region_gd). A forgery test
+#: fit, bases, node integrals and weights, 10-20 s, certify.coq.region_gd; the purity claim's Phibar integral and
+#: tube sums, certify.coq.region_purity). A forgery test
 #: may admit them (:func:`with_admitted`): the library compilation (tests/test_coq_library.py) proves them, and a
 #: forgery's verdict must come from the forged claim's own lemma, which uses their statements only.
 SLOW_HONEST_LEMMAS = ("smooth_J_enclosure", "region_mills_residual", "region_Lo_nonnegative", "region_bound_integral",
@@ -81,7 +83,8 @@ SLOW_HONEST_LEMMAS = ("smooth_J_enclosure", "region_mills_residual", "region_Lo_
                       "region_slide_anchor", "region_slide_L_nonnegative", "region_slide_closed_integral",
                       "region_slide_spread", "region_slide_gamma_tail", "region_gd_fit_error", "region_gd_bases",
                       *(f"region_gd_node_{j}_closed" for j in range(1, MAX_NODES + 1)),
-                      *(f"region_gd_weight_{j}_lower" for j in range(1, MAX_NODES + 1)))
+                      *(f"region_gd_weight_{j}_lower" for j in range(1, MAX_NODES + 1)),
+                      "region_purity_phibar_lower", *(f"region_purity_tube_{i}" for i in range(len(TUBE_MULTIPLES))))
 
 
 def region_only(path) -> dict:
@@ -146,16 +149,19 @@ def decimal_above(x, places: int):
     return Fraction(-((-x * scale) // 1), scale)
 
 
-def compiled_region_forgeries(folder, document: dict, lo_above, log10_above) -> dict:
-    """{field: (text, CompileResult)}: ``document`` (a certificate whose claims are its region_probability only)
-    exported to Coq twice, each time with one field forged and compiled: ``lo`` set to the 60-place decimal above
-    ``lo_above``, its log10_lo replaced by the proved twin of the forged lo (so that the pair lemma holds and coqc
-    reaches the lo lemma); ``log10_lo`` set to the 30-place decimal above ``log10_above``, the twin lemma admitted
-    (:func:`with_forged_twin_admitted`: the forgery breaks it first). The slow honest lemmas are admitted against
-    the unforged document's file (:func:`with_admitted`). The caller chooses the two thresholds past the truth."""
+def compiled_region_forgeries(folder, document: dict, lo_above, log10_above, claim: str = "region_probability",
+                               component: str | None = None) -> dict:
+    """{field: (text, CompileResult)}: ``document`` (a certificate whose claims are ``claim`` only) exported to Coq
+    twice, each time with one field of ``claim`` (of its ``component``) forged and compiled: ``lo`` set to the
+    60-place decimal above ``lo_above``, its log10_lo replaced by the proved twin of the forged lo (so that the pair
+    lemma holds and coqc reaches the lo lemma); ``log10_lo`` set to the 30-place decimal above ``log10_above``, the
+    twin lemma admitted (:func:`with_forged_twin_admitted`: the forgery breaks it first). The slow honest lemmas are
+    admitted against the unforged document's file (:func:`with_admitted`). The caller chooses the two thresholds
+    past the truth."""
     import copy
 
     from certify.coq.export import coq_file
+    from certify.coq.terms import ident
     from certify.kernel.exact import canonical_text, parse_exact
     from certify.kernel.log10 import log10_enclosure, log10_lower_twin
 
@@ -163,7 +169,8 @@ def compiled_region_forgeries(folder, document: dict, lo_above, log10_above) -> 
     texts = {}
     for field in ("lo", "log10_lo"):
         forged = copy.deepcopy(document)
-        node = forged["claims"]["region_probability"]
+        node = forged["claims"][claim]
+        node = node if component is None else node["components"][component]
         if field == "lo":
             node["lo"] = canonical_text(decimal_above(lo_above, 60))
             lo = parse_exact(node["lo"])
@@ -172,16 +179,17 @@ def compiled_region_forgeries(folder, document: dict, lo_above, log10_above) -> 
             node["log10_lo"] = canonical_text(decimal_above(log10_above, 30))
         texts[field] = with_admitted(coq_file(forged).text, honest)
         if field == "log10_lo":
-            texts[field] = with_forged_twin_admitted(texts[field], ["region_probability_log10_lo_pair"])
+            texts[field] = with_forged_twin_admitted(texts[field], [ident(claim, component or "", "log10_lo", "pair")])
     results = compile_texts(folder, texts, timeout=300)
     return {field: (texts[field], results[field]) for field in texts}
 
 
-def region_forgeries_past(folder, document: dict, truth) -> dict:
+def region_forgeries_past(folder, document: dict, truth, claim: str = "region_probability",
+                          component: str | None = None) -> dict:
     """:func:`compiled_region_forgeries` with lo moved a relative 10^-10 past ``truth`` (an mpmath number at 40 or
-    more digits: the exact right-hand side of the claim lemmas, computed by the caller's independent route) and
-    log10_lo 10^-10 past log10 of it: far beyond every rounding of the route (at most 10^-15 of the statement's), far
-    below the route's margin over the kernel's bound."""
+    more digits: the exact right-hand side of the claim lemmas, or a number above it, computed by the caller's
+    independent route) and log10_lo 10^-10 past log10 of it: far beyond every rounding of the route (at most 10^-14
+    of the statement's), far below the route's margin over the kernel's bound."""
     from fractions import Fraction
 
     import mpmath
@@ -189,4 +197,5 @@ def region_forgeries_past(folder, document: dict, truth) -> dict:
     with mpmath.workdps(40):
         truth_q = Fraction(mpmath.nstr(truth, 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
         log10_q = Fraction(mpmath.nstr(mpmath.log10(truth), 35, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
-    return compiled_region_forgeries(folder, document, truth_q * (1 + Fraction(1, 10**10)), log10_q + Fraction(1, 10**10))
+    return compiled_region_forgeries(folder, document, truth_q * (1 + Fraction(1, 10**10)), log10_q + Fraction(1, 10**10),
+                                     claim, component)

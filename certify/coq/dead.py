@@ -10,19 +10,22 @@ and transversality', 'Box bounds of section A.6', 'Purity gap at terminal states
     Mmax = min(smax^2/(4 gamma_*), (p-1)(A + 2r)/p - gamma_*)                          (A.55)
 
 The claim ``gaussian_probability`` is not covered here (certify.coq.gaussian covers it); the claim
-``region_probability`` is certify.coq.region's, ``region_purity_probability`` is not exported. The hitting
+``region_probability`` is certify.coq.region's, ``region_purity_probability`` certify.coq.region_purity's (listed as not
+exported where that route cannot reach the kernel's bound: p <= 50). The hitting
 time's integral is proved by CoqInterval's ``integral`` to :data:`HITTING_TIME_DIGITS` significant
 digits only (its ends rounded outward; the lemma names say so), with ``0 < T`` in full.
 """
 
 from __future__ import annotations
 
+from ..errors import CertifyError
 from .family import (FAMILY_BASE_POINT, base_point_lemmas, block_levels, enclosed_atom_proof, fourier_fraction_lemmas,
                      single_active_gate_lemmas)
 from .family import radius as radius_term
 from .family import terminal_purity_gap_term
-from .lemma import Lemma
+from .lemma import Lemma, NotExported
 from .region import dead_region_lemmas
+from .region_purity import dead_purity_lemmas
 from .relations import landmark_lemmas, relation, stated
 from .terms import ident, number, real, rmin
 
@@ -185,7 +188,6 @@ def _builders(t: _Terms) -> dict:
             d, "purity_gap_box", gap, "the purity-gap lemma on (1.5) applied to the terminal blocks of "
             "docs/mathematics.md, 'Purity gap at terminal states' (Theorem A.2(iii))",
             proof=enclosed_atom_proof(t.transfer, INTERVAL_TACTIC)),
-        "region_probability": dead_region_lemmas,
         "terminal_loss": lambda d: _bounds(
             d, "terminal_loss", f"(ln {p})",
             "after T every activation is 0, so every logit is 0 and the loss (1.1) is log p (Lemma A.17)"),
@@ -201,7 +203,20 @@ def dead_obligations(document: dict) -> list:
     builders = _builders(_Terms(document))
     lemmas: list = base_point_lemmas(document, FAMILY_BASE_POINT, "the base point is (2.1) = (A.48)-(A.49) "
                                      "of the certificate's epsilon, A, B")
+    route_present = False
     for claim in document["claims"]:
         if claim in builders:
             lemmas += builders[claim](document)
+        elif claim == "region_probability":
+            try:
+                lemmas += dead_region_lemmas(document)
+                route_present = True
+            except ValueError as error:  # not the lower bound with its twin: listed, never half-stated
+                lemmas.append(NotExported(claim, str(error)))
+    if "region_purity_probability" in document["claims"]:
+        # after the region route, whose lemmas (E[S] <= U, Phibar(c_p U) >= Phb) it builds on
+        try:
+            lemmas += dead_purity_lemmas(document, route_present)
+        except (ValueError, CertifyError) as error:  # the route cannot reach the kernel's bound (p <= 50), or the
+            lemmas.append(NotExported("region_purity_probability", str(error)))  # kernel refuses delta: listed
     return lemmas

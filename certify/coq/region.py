@@ -535,19 +535,19 @@ def stated_lo(node: dict) -> str:
 
 
 def claim_lemmas(names: tuple[str, str], ends: tuple[str, str], bound: str, proved: str, proof_of_bound: str,
-                 comments: tuple[str, str], digits: tuple) -> list:
+                 comments: tuple[str, str], digits: tuple, claim: str = CLAIM) -> list:
     """The two claim lemmas of a region route: ``ends`` (lo, log10_lo as Coq terms) <= ``bound`` = N / (C(2p, p) - 1)
     and its log10, through the route's proved number ``proved`` <= N (the lemma ``proof_of_bound``): lo <=
     proved / (C - 1) by ``interval``, then the division by C - 1 > 0 keeps the order."""
     divide = (f"destruct {BINOMIAL}_value as [HC _]. rewrite HC. unfold Rdiv. "
               f"apply Rmult_le_compat_r; [interval | exact {proof_of_bound}]")
     return [
-        Lemma(names[0], CLAIM, f"{ends[0]} <= {bound}",
+        Lemma(names[0], claim, f"{ends[0]} <= {bound}",
               f"apply Rle_trans with ({proved} / ({BINOMIAL} - 1)).\n"
               f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
               f"  - {divide}.",
               comments[0], digits[0]),
-        Lemma(names[1], CLAIM, f"{ends[1]} <= ln {bound} / ln 10",
+        Lemma(names[1], claim, f"{ends[1]} <= ln {bound} / ln 10",
               f"apply Rle_trans with (ln ({proved} / ({BINOMIAL} - 1)) / ln 10).\n"
               f"  - destruct {BINOMIAL}_value as [HC _]. rewrite HC. interval with (i_prec 200).\n"
               f"  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.\n"

@@ -310,6 +310,18 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 50: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 20128660909731932294240234380929315748140 * c ^ 50 * (1 - c) ^ 100 + 39467962568101828027922028197900619114000 * c ^ 51 * (1 - c) ^ 99 + 75140928735424634130082322915233871005500 * c ^ 52 * (1 - c) ^ 98 + 138939830491917248014114483880998478463000 * c ^ 53 * (1 - c) ^ 97 + 249577102920666167729057498823275044646500 * c ^ 54 * (1 - c) ^ 96 + 435625488734253674581627634309716441564800 * c ^ 55 * (1 - c) ^ 95 + 739007525531323197950975451061126106226000 * c ^ 56 * (1 - c) ^ 94 + 1218714164911304922936696357890278140092000 * c ^ 57 * (1 - c) ^ 93 + 1954145126495713066088151056617170121182000 * c ^ 58 * (1 - c) ^ 92 + 3047141553179755967459489783199655104216000 * c ^ 59 * (1 - c) ^ 91 + 4621498022322629883980226171186143574727600 * c ^ 60 * (1 - c) ^ 90 + 6818603639492404746856071400110703634844000 * c ^ 61 * (1 - c) ^ 89 + 9787995547013290685003070235642784250018000 * c ^ 62 * (1 - c) ^ 88 + 13672120764082056829845558424389920857168000 * c ^ 63 * (1 - c) ^ 87 + 18585539163674046003071305983155048665212750 * c ^ 64 * (1 - c) ^ 86 + 24590097970399507019448189454635910541666100 * c ^ 65 * (1 - c) ^ 85 + 31669065567938759040198425812788672667297250 * c ^ 66 * (1 - c) ^ 84 + 39704500115027697901144295048869380657507000 * c ^ 67 * (1 - c) ^ 83 + 48462845728636748908749654250825861684898250 * c ^ 68 * (1 - c) ^ 82 + 57593526807945121891557560124169864611038500 * c ^ 69 * (1 - c) ^ 81 + 66643938163479355331659462429396557621344550 * c ^ 70 * (1 - c) ^ 80 + 75091761310962653894827563300728515629684000 * c ^ 71 * (1 - c) ^ 79 + 82392349216195134134602465288299343538125500 * c ^ 72 * (1 - c) ^ 78 + 88035660806345485787657428664210257479093000 * c ^ 73 * (1 - c) ^ 77 + 91604674082278410887157054150597159809326500 * c ^ 74 * (1 - c) ^ 76 + 92826069736708789698985814872605121940117520 * c ^ 75 * (1 - c) ^ 75 + 91604674082278410887157054150597159809326500 * c ^ 76 * (1 - c) ^ 74 + 88035660806345485787657428664210257479093000 * c ^ 77 * (1 - c) ^ 73 + 82392349216195134134602465288299343538125500 * c ^ 78 * (1 - c) ^ 72 + 75091761310962653894827563300728515629684000 * c ^ 79 * (1 - c) ^ 71 + 66643938163479355331659462429396557621344550 * c ^ 80 * (1 - c) ^ 70 + 57593526807945121891557560124169864611038500 * c ^ 81 * (1 - c) ^ 69 + 48462845728636748908749654250825861684898250 * c ^ 82 * (1 - c) ^ 68 + 39704500115027697901144295048869380657507000 * c ^ 83 * (1 - c) ^ 67 + 31669065567938759040198425812788672667297250 * c ^ 84 * (1 - c) ^ 66 + 24590097970399507019448189454635910541666100 * c ^ 85 * (1 - c) ^ 65 + 18585539163674046003071305983155048665212750 * c ^ 86 * (1 - c) ^ 64 + 13672120764082056829845558424389920857168000 * c ^ 87 * (1 - c) ^ 63 + 9787995547013290685003070235642784250018000 * c ^ 88 * (1 - c) ^ 62 + 6818603639492404746856071400110703634844000 * c ^ 89 * (1 - c) ^ 61 + 4621498022322629883980226171186143574727600 * c ^ 90 * (1 - c) ^ 60 + 3047141553179755967459489783199655104216000 * c ^ 91 * (1 - c) ^ 59 + 1954145126495713066088151056617170121182000 * c ^ 92 * (1 - c) ^ 58 + 1218714164911304922936696357890278140092000 * c ^ 93 * (1 - c) ^ 57 + 739007525531323197950975451061126106226000 * c ^ 94 * (1 - c) ^ 56 + 435625488734253674581627634309716441564800 * c ^ 95 * (1 - c) ^ 55 + 249577102920666167729057498823275044646500 * c ^ 96 * (1 - c) ^ 54 + 138939830491917248014114483880998478463000 * c ^ 97 * (1 - c) ^ 53 + 75140928735424634130082322915233871005500 * c ^ 98 * (1 - c) ^ 52 + 39467962568101828027922028197900619114000 * c ^ 99 * (1 - c) ^ 51 + 20128660909731932294240234380929315748140 * c ^ 100 * (1 - c) ^ 50 + 9964683618679174403089224941054116707000 * c ^ 101 * (1 - c) ^ 49 + 4786955856032152409327176687369134496500 * c ^ 102 * (1 - c) ^ 48 + 2230814379510129278133053213531247144000 * c ^ 103 * (1 - c) ^ 47 + 1008156498432462269925514433038159767000 * c ^ 104 * (1 - c) ^ 46 + 441668561218031089681653942092908088400 * c ^ 105 * (1 - c) ^ 45 + 187500804290673575808249315039442113000 * c ^ 106 * (1 - c) ^ 44 + 77103134474669507808999718333976196000 * c ^ 107 * (1 - c) ^ 43 + 30698470207507304035064702670009041000 * c ^ 108 * (1 - c) ^ 42 + 11828768336837676784153371671012658000 * c ^ 109 * (1 - c) ^ 41 + 4408904561912224983184438531922899800 * c ^ 110 * (1 - c) ^ 40 + 1588794436725126120066464335828072000 * c ^ 111 * (1 - c) ^ 39 + 553240919931070702523143831225846500 * c ^ 112 * (1 - c) ^ 38 + 186045619091864484034331553863559000 * c ^ 113 * (1 - c) ^ 37 + 60383227249113911484826907832909500 * c ^ 114 * (1 - c) ^ 36 + 18902575486679137508293640712910800 * c ^ 115 * (1 - c) ^ 35 + 5703363293394567351640322628895500 * c ^ 116 * (1 - c) ^ 34 + 1657387623721498204750179225491000 * c ^ 117 * (1 - c) ^ 33 + 463506708328893565735219613908500 * c ^ 118 * (1 - c) ^ 32 + 124640459382559614315353173488000 * c ^ 119 * (1 - c) ^ 31 + 32198785340494567031466236484400 * c ^ 120 * (1 - c) ^ 30 + 7983169919130884387966835492000 * c ^ 121 * (1 - c) ^ 29 + 1897638751268816780746214994000 * c ^ 122 * (1 - c) ^ 28 + 431982805166885120820276584000 * c ^ 123 * (1 - c) ^ 27 + 94060772092789502114092482000 * c ^ 124 * (1 - c) ^ 26 + 19564640595300216439731236256 * c ^ 125 * (1 - c) ^ 25 + 3881873133988138182486356400 * c ^ 126 * (1 - c) ^ 24 + 733582324533191467556476800 * c ^ 127 * (1 - c) ^ 23 + 131815573939557841826554425 * c ^ 128 * (1 - c) ^ 22 + 22480175400544748218482150 * c ^ 129 * (1 - c) ^ 21 + 3631412949318767019908655 * c ^ 130 * (1 - c) ^ 20 + 554414190735689621360100 * c ^ 131 * (1 - c) ^ 19 + 79802042605894718226075 * c ^ 132 * (1 - c) ^ 18 + 10800276442903044571950 * c ^ 133 * (1 - c) ^ 17 + 1370184324845908639725 * c ^ 134 * (1 - c) ^ 16 + 162392216278033616560 * c ^ 135 * (1 - c) ^ 15 + 17910906207136060650 * c ^ 136 * (1 - c) ^ 14 + 1830311583210984300 * c ^ 137 * (1 - c) ^ 13 + 172420656389440550 * c ^ 138 * (1 - c) ^ 12 + 14885236522829400 * c ^ 139 * (1 - c) ^ 11 + 1169554298222310 * c ^ 140 * (1 - c) ^ 10 + 82947113349100 * c ^ 141 * (1 - c) ^ 9 + 5257211409450 * c ^ 142 * (1 - c) ^ 8 + 294109729200 * c ^ 143 * (1 - c) ^ 7 + 14297000725 * c ^ 144 * (1 - c) ^ 6 + 591600030 * c ^ 145 * (1 - c) ^ 5 + 20260275 * c ^ 146 * (1 - c) ^ 4 + 551300 * c ^ 147 * (1 - c) ^ 3 + 11175 * c ^ 148 * (1 - c) ^ 2 + 150 * c ^ 149 * (1 - c) ^ 1 + 1 * c ^ 150 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 49 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 9964683618679174403089224941054116707000 * c ^ 49 * (1 - c) ^ 101.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => (60961179679779243127232377 / 100000000000000000000000000) * z + sqrt (1 / 100) * (1 + (60961179679779243127232377 / 100000000000000000000000000) * z).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (81960960124799689609471 / 10000000000000000000000000000000000000000000) + (39062500000000000000391 / 10000000000000000000000000) * ((17607865107323020163273 / 1000000000000000000000000000) - (81960960124799689609471 / 10000000000000000000000000000000000000000000)) + (4882812500000000000049 / 2500000000000000000000000) * (1 - (17607865107323020163273 / 1000000000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (70375408422075392958206936125085159205156087 / 200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
@@ -801,4 +813,170 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: its bound adds to the law of the middle spacing S of 2p normals the purity tube's chi-square, Beta and spacing-tail integrals, whose integrands contain the normal distribution function Phi, itself an integral (integral takes no integral inside its integrand); no route of Phi's bounds to this bound is built yet (docs/coq.md, 'What is still missing') *)
+(* claim region_purity_probability: mu bounds lambda - sqrt(lambda^2 - 1): d <= mu S on the cut gamma_y >= lambda S / sqrt 2 (docs/purity-tube.md). *)
+Lemma region_purity_mu_above :
+  (9 / 8) - sqrt ((9 / 8) ^ 2 - 1) <= (60961179679779243127232377 / 100000000000000000000000000).
+Proof.
+  interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: Phibar(lambda c_p U) = 1/2 - G(lambda c_p U) >= its lower end. *)
+Lemma region_purity_phibar_lower :
+  (4960465314603738310579517 / 10000000000000000000000000) <= 1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (101 / (2 * (101 - 1))) * (12395873008692191279423143 / 1000000000000000000000000000)).
+Proof.
+  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 100).
+Qed.
+
+(* claim region_purity_probability: G is increasing: Phibar(lambda c_p E) >= Phibar(lambda c_p U) for E <= U. *)
+Lemma region_purity_phibar_at_spacing_bound :
+  (4960465314603738310579517 / 10000000000000000000000000) <= 1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (101 / (2 * (101 - 1))) * region_spacing_bound).
+Proof.
+  assert (H := region_purity_phibar_lower). assert (HU := region_spacing_bound_upper).
+  assert (Hc : 0 <= (9 / 8) * sqrt (101 / (2 * (101 - 1)))) by (apply Rmult_le_pos; [lra | apply sqrt_pos]).
+  assert (Hm := region_G_monotone ((9 / 8) * sqrt (101 / (2 * (101 - 1))) * region_spacing_bound) ((9 / 8) * sqrt (101 / (2 * (101 - 1))) * (12395873008692191279423143 / 1000000000000000000000000000)) ltac:(apply Rmult_le_compat_l; assumption)).
+  lra.
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (21831266605636549571175671 / 97656250000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (21831266605636549571175671 / 97656250000000000000000000) ^ 2 <= (1561350762183549808179 / 25000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (101 - 1) / 2 * region_purity_deficit (1561350762183549808179 / 25000000000000000000000) <= (81960960124799689609471 / 10000000000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_0 >= E[S] / (z_0 E[sqrt Q]) >= P(Z > z_0) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_0 :
+  region_spacing_bound / ((21831266605636549571175671 / 97656250000000000000000000) * (sqrt (2 * PI) * 101 * region_central_binomial / 4 ^ 101)) <= (39062500000000000000391 / 10000000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((12395873008692191279423143 / 1000000000000000000000000000) / ((21831266605636549571175671 / 97656250000000000000000000) * (sqrt (2 * PI) * 101 * 360401018730232861668242368169788454233176683658575855546640 / 4 ^ 101))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (21831266605636549571175671 / 48828125000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (21831266605636549571175671 / 48828125000000000000000000) ^ 2 <= (7992645216210493524857 / 50000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (101 - 1) / 2 * region_purity_deficit (7992645216210493524857 / 50000000000000000000000) <= (17607865107323020163273 / 1000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_1 :
+  region_spacing_bound / ((21831266605636549571175671 / 48828125000000000000000000) * (sqrt (2 * PI) * 101 * region_central_binomial / 4 ^ 101)) <= (4882812500000000000049 / 2500000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((12395873008692191279423143 / 1000000000000000000000000000) / ((21831266605636549571175671 / 48828125000000000000000000) * (sqrt (2 * PI) * 101 * 360401018730232861668242368169788454233176683658575855546640 / 4 ^ 101))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: T_2 >= E[S] / (z_2 E[sqrt Q]) >= P(Z > z_2) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_2 :
+  region_spacing_bound / ((21831266605636549571175671 / 24414062500000000000000000) * (sqrt (2 * PI) * 101 * region_central_binomial / 4 ^ 101)) <= (97656250000000000000977 / 100000000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((12395873008692191279423143 / 1000000000000000000000000000) / ((21831266605636549571175671 / 24414062500000000000000000) * (sqrt (2 * PI) * 101 * 360401018730232861668242368169788454233176683658575855546640 / 4 ^ 101))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (81960960124799689609471 / 10000000000000000000000000000000000000000000) /\ (81960960124799689609471 / 10000000000000000000000000000000000000000000) <= (17607865107323020163273 / 1000000000000000000000000000) /\ (17607865107323020163273 / 1000000000000000000000000000) <= 1 /\ 1 <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (19531593903615377484574563 / 10000000000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (4960465314603738310579517 / 10000000000000000000000000) - (19531593903615377484574563 / 10000000000000000000000000000) <= 1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (101 / (2 * (101 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_purity_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (68879632385640352775021451975485367416074037 / 50000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 100000000000000000000000000000000000) <= Rabs (- (5986087918373760251992712926298056541 / 100000000000000000000000000000000000)) /\ 0 < 137759264771280705550042903950970734832148074 /\ (- (5986087918373760251992712926298056541 / 100000000000000000000000000000000000)) <= (ln 137759264771280705550042903950970734832148074 / ln 10 - ln 1 / ln 10 + (-104)) /\ (ln 137759264771280705550042903950970734832148074 / ln 10 - ln 1 / ln 10 + (-104)) < ((- (5986087918373760251992712926298056541 / 100000000000000000000000000000000000)) + (1 / 100000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 326)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the kernel's bound) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  137759264771279 / 10 ^ 74 <= ((1 / 2 - RInt region_phi 0 (sqrt (101 / (2 * (101 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((2482428968352006813560917 / 5000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 18 significant digits. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_18_digits :
+  (- (598608791837376061 / 10000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (101 / (2 * (101 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((2482428968352006813560917 / 5000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (137095442668952452506946826602864894366642049 / 100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 100000000000000000000000000000000000) <= Rabs (- (1496574424545036527168151706126983423 / 25000000000000000000000000000000000)) /\ 0 < 137095442668952452506946826602864894366642049 /\ (- (1496574424545036527168151706126983423 / 25000000000000000000000000000000000)) <= (ln 137095442668952452506946826602864894366642049 / ln 10 - ln 1 / ln 10 + (-104)) /\ (ln 137095442668952452506946826602864894366642049 / ln 10 - ln 1 / ln 10 + (-104)) < ((- (1496574424545036527168151706126983423 / 25000000000000000000000000000000000)) + (1 / 100000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 326)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = (9 / 8) (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo lowered by a relative 4 s (s what this route loses against the kernel's bound) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_purity_margin_lo_15_digits :
+  137095442668951 / 10 ^ 74 <= ((1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (101 / (2 * (101 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((4960465314603738310579517 / 10000000000000000000000000) - (19531593903615377484574563 / 10000000000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = (9 / 8) (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo lowered by 4 s/ln 10 and rounded down to 18 significant digits. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma region_purity_probability_purity_margin_log10_lo_18_digits :
+  (- (598629769818014647 / 10000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (101 / (2 * (101 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((4960465314603738310579517 / 10000000000000000000000000) - (19531593903615377484574563 / 10000000000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

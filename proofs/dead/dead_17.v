@@ -800,4 +800,4 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: its bound adds to the law of the middle spacing S of 2p normals the purity tube's chi-square, Beta and spacing-tail integrals, whose integrands contain the normal distribution function Phi, itself an integral (integral takes no integral inside its integrand); no route of Phi's bounds to this bound is built yet (docs/coq.md, 'What is still missing') *)
+(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves a number 7.5e-02 (relative) below the kernel's bound; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)

@@ -310,6 +310,18 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 48: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 450854633173702033498081347869276996100 * c ^ 48 * (1 - c) ^ 96 + 883307036421946841139098150927563094400 * c ^ 49 * (1 - c) ^ 95 + 1678283369201698998164286486762369879360 * c ^ 50 * (1 - c) ^ 94 + 3093306602058033447596920191287505267840 * c ^ 51 * (1 - c) ^ 93 + 5532259884449944435125261111341115190560 * c ^ 52 * (1 - c) ^ 92 + 9603168101309337510028755136667596179840 * c ^ 53 * (1 - c) ^ 91 + 16183116615169439137270679952532430599360 * c ^ 54 * (1 - c) ^ 90 + 26481463552095445860988385376871250071680 * c ^ 55 * (1 - c) ^ 89 + 42086611716723119314785112473956093863920 * c ^ 56 * (1 - c) ^ 88 + 64975821597747973678966489433476074737280 * c ^ 57 * (1 - c) ^ 87 + 97463732396621960518449734150214112105920 * c ^ 58 * (1 - c) ^ 86 + 142065779425584552620113171812176502391680 * c ^ 59 * (1 - c) ^ 85 + 201259854186244782878493660067250045054880 * c ^ 60 * (1 - c) ^ 84 + 277144717240074782980220777797524652206720 * c ^ 61 * (1 - c) ^ 83 + 371016315014938822376747170277331389244480 * c ^ 62 * (1 - c) ^ 82 + 482910124305158467220528062900653554254720 * c ^ 63 * (1 - c) ^ 81 + 611183126073716185075980829608639654603630 * c ^ 64 * (1 - c) ^ 80 + 752225385936881458555053328749094959512160 * c ^ 65 * (1 - c) ^ 79 + 900390992257782351906806257139068209113040 * c ^ 66 * (1 - c) ^ 78 + 1048216379046373484309416239654437616579360 * c ^ 67 * (1 - c) ^ 77 + 1186950899802511151350368389020466124656040 * c ^ 68 * (1 - c) ^ 76 + 1307366208478128224675768080660223557592160 * c ^ 69 * (1 - c) ^ 75 + 1400749509083708812152608657850239525991600 * c ^ 70 * (1 - c) ^ 74 + 1459936108059076790130887896914334153850400 * c ^ 71 * (1 - c) ^ 73 + 1480212998448786189993816895482588794876100 * c ^ 72 * (1 - c) ^ 72 + 1459936108059076790130887896914334153850400 * c ^ 73 * (1 - c) ^ 71 + 1400749509083708812152608657850239525991600 * c ^ 74 * (1 - c) ^ 70 + 1307366208478128224675768080660223557592160 * c ^ 75 * (1 - c) ^ 69 + 1186950899802511151350368389020466124656040 * c ^ 76 * (1 - c) ^ 68 + 1048216379046373484309416239654437616579360 * c ^ 77 * (1 - c) ^ 67 + 900390992257782351906806257139068209113040 * c ^ 78 * (1 - c) ^ 66 + 752225385936881458555053328749094959512160 * c ^ 79 * (1 - c) ^ 65 + 611183126073716185075980829608639654603630 * c ^ 80 * (1 - c) ^ 64 + 482910124305158467220528062900653554254720 * c ^ 81 * (1 - c) ^ 63 + 371016315014938822376747170277331389244480 * c ^ 82 * (1 - c) ^ 62 + 277144717240074782980220777797524652206720 * c ^ 83 * (1 - c) ^ 61 + 201259854186244782878493660067250045054880 * c ^ 84 * (1 - c) ^ 60 + 142065779425584552620113171812176502391680 * c ^ 85 * (1 - c) ^ 59 + 97463732396621960518449734150214112105920 * c ^ 86 * (1 - c) ^ 58 + 64975821597747973678966489433476074737280 * c ^ 87 * (1 - c) ^ 57 + 42086611716723119314785112473956093863920 * c ^ 88 * (1 - c) ^ 56 + 26481463552095445860988385376871250071680 * c ^ 89 * (1 - c) ^ 55 + 16183116615169439137270679952532430599360 * c ^ 90 * (1 - c) ^ 54 + 9603168101309337510028755136667596179840 * c ^ 91 * (1 - c) ^ 53 + 5532259884449944435125261111341115190560 * c ^ 92 * (1 - c) ^ 52 + 3093306602058033447596920191287505267840 * c ^ 93 * (1 - c) ^ 51 + 1678283369201698998164286486762369879360 * c ^ 94 * (1 - c) ^ 50 + 883307036421946841139098150927563094400 * c ^ 95 * (1 - c) ^ 49 + 450854633173702033498081347869276996100 * c ^ 96 * (1 - c) ^ 48 + 223103323632347398019669120595106142400 * c ^ 97 * (1 - c) ^ 47 + 106998532762452323540045394571122333600 * c ^ 98 * (1 - c) ^ 46 + 49716489970432392755980688386582094400 * c ^ 99 * (1 - c) ^ 45 + 22372420486694576740191309773961942480 * c ^ 100 * (1 - c) ^ 44 + 9746401004104568084835818119349757120 * c ^ 101 * (1 - c) ^ 43 + 4108776893887219878901374305216074080 * c ^ 102 * (1 - c) ^ 42 + 1675423587798672183629686609893933120 * c ^ 103 * (1 - c) ^ 41 + 660503529805245764700164913515877480 * c ^ 104 * (1 - c) ^ 40 + 251620392306760291314348538482239040 * c ^ 105 * (1 - c) ^ 39 + 92577314150600484540184839630257760 * c ^ 106 * (1 - c) ^ 38 + 32877924651615125350719849588315840 * c ^ 107 * (1 - c) ^ 37 + 11263733445460737388672541062663760 * c ^ 108 * (1 - c) ^ 36 + 3720132147124647210937719983999040 * c ^ 109 * (1 - c) ^ 35 + 1183678410448751385298365449454240 * c ^ 110 * (1 - c) ^ 34 + 362568161759077000902202029562560 * c ^ 111 * (1 - c) ^ 33 + 106828119089728044908684526567540 * c ^ 112 * (1 - c) ^ 32 + 30252210715675198558211547346560 * c ^ 113 * (1 - c) ^ 31 + 8226478352508168028987350594240 * c ^ 114 * (1 - c) ^ 30 + 2146037831089087311909743633280 * c ^ 115 * (1 - c) ^ 29 + 536509457772271827977435908320 * c ^ 116 * (1 - c) ^ 28 + 128395425791654796439044490880 * c ^ 117 * (1 - c) ^ 27 + 29378614376056605964866112320 * c ^ 118 * (1 - c) ^ 26 + 6418856922499762647785873280 * c ^ 119 * (1 - c) ^ 25 + 1337261858854117218288723600 * c ^ 120 * (1 - c) ^ 24 + 265242021590899282966358400 * c ^ 121 * (1 - c) ^ 23 + 50004643414677733673985600 * c ^ 122 * (1 - c) ^ 22 + 8943919960348862933558400 * c ^ 123 * (1 - c) ^ 21 + 1514696122317146141973600 * c ^ 124 * (1 - c) ^ 20 + 242351379570743382715776 * c ^ 125 * (1 - c) ^ 19 + 36545049300350192631744 * c ^ 126 * (1 - c) ^ 18 + 5179613286663806829696 * c ^ 127 * (1 - c) ^ 17 + 687917389635036844569 * c ^ 128 * (1 - c) ^ 16 + 85323087086516197776 * c ^ 129 * (1 - c) ^ 15 + 9844971586905715128 * c ^ 130 * (1 - c) ^ 14 + 1052134368066259632 * c ^ 131 * (1 - c) ^ 13 + 103619293824707388 * c ^ 132 * (1 - c) ^ 12 + 9349109217266832 * c ^ 133 * (1 - c) ^ 11 + 767464189477128 * c ^ 134 * (1 - c) ^ 10 + 56849199220528 * c ^ 135 * (1 - c) ^ 9 + 3762079360182 * c ^ 136 * (1 - c) ^ 8 + 219683466288 * c ^ 137 * (1 - c) ^ 7 + 11143364232 * c ^ 138 * (1 - c) ^ 6 + 481008528 * c ^ 139 * (1 - c) ^ 5 + 17178876 * c ^ 140 * (1 - c) ^ 4 + 487344 * c ^ 141 * (1 - c) ^ 3 + 10296 * c ^ 142 * (1 - c) ^ 2 + 144 * c ^ 143 * (1 - c) ^ 1 + 1 * c ^ 144 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 47 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 223103323632347398019669120595106142400 * c ^ 47 * (1 - c) ^ 97.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => (60961179679779243127232377 / 100000000000000000000000000) * z + sqrt (1 / 100) * (1 + (60961179679779243127232377 / 100000000000000000000000000) * z).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (11478795017898625619011 / 10000000000000000000000000000000000000000) + (39062500000000000000391 / 10000000000000000000000000) * ((39591378966326884213271 / 100000000000000000000000000) - (11478795017898625619011 / 10000000000000000000000000000000000000000)) + (4882812500000000000049 / 2500000000000000000000000) * (1 - (39591378966326884213271 / 100000000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (114355098119430163680414029182949772962301857 / 500000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
@@ -801,4 +813,170 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: its bound adds to the law of the middle spacing S of 2p normals the purity tube's chi-square, Beta and spacing-tail integrals, whose integrands contain the normal distribution function Phi, itself an integral (integral takes no integral inside its integrand); no route of Phi's bounds to this bound is built yet (docs/coq.md, 'What is still missing') *)
+(* claim region_purity_probability: mu bounds lambda - sqrt(lambda^2 - 1): d <= mu S on the cut gamma_y >= lambda S / sqrt 2 (docs/purity-tube.md). *)
+Lemma region_purity_mu_above :
+  (9 / 8) - sqrt ((9 / 8) ^ 2 - 1) <= (60961179679779243127232377 / 100000000000000000000000000).
+Proof.
+  interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: Phibar(lambda c_p U) = 1/2 - G(lambda c_p U) >= its lower end. *)
+Lemma region_purity_phibar_lower :
+  (24794141946125635870650549 / 50000000000000000000000000) <= 1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (97 / (2 * (97 - 1))) * (1290647744502539594848001 / 100000000000000000000000000)).
+Proof.
+  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 100).
+Qed.
+
+(* claim region_purity_probability: G is increasing: Phibar(lambda c_p E) >= Phibar(lambda c_p U) for E <= U. *)
+Lemma region_purity_phibar_at_spacing_bound :
+  (24794141946125635870650549 / 50000000000000000000000000) <= 1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (97 / (2 * (97 - 1))) * region_spacing_bound).
+Proof.
+  assert (H := region_purity_phibar_lower). assert (HU := region_spacing_bound_upper).
+  assert (Hc : 0 <= (9 / 8) * sqrt (97 / (2 * (97 - 1)))) by (apply Rmult_le_pos; [lra | apply sqrt_pos]).
+  assert (Hm := region_G_monotone ((9 / 8) * sqrt (97 / (2 * (97 - 1))) * region_spacing_bound) ((9 / 8) * sqrt (97 / (2 * (97 - 1))) * (1290647744502539594848001 / 100000000000000000000000000)) ltac:(apply Rmult_le_compat_l; assumption)).
+  lra.
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (92782595471935221134322853 / 390625000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (92782595471935221134322853 / 390625000000000000000000000) ^ 2 <= (13444892125149259984177 / 200000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (97 - 1) / 2 * region_purity_deficit (13444892125149259984177 / 200000000000000000000000) <= (11478795017898625619011 / 10000000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_0 >= E[S] / (z_0 E[sqrt Q]) >= P(Z > z_0) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_0 :
+  region_spacing_bound / ((92782595471935221134322853 / 390625000000000000000000000) * (sqrt (2 * PI) * 97 * region_central_binomial / 4 ^ 97)) <= (39062500000000000000391 / 10000000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((1290647744502539594848001 / 100000000000000000000000000) / ((92782595471935221134322853 / 390625000000000000000000000) * (sqrt (2 * PI) * 97 * 1436477076900698392827654028972389210647869585188175999800 / 4 ^ 97))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (92782595471935221134322853 / 195312500000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (92782595471935221134322853 / 195312500000000000000000000) ^ 2 <= (4379678031574820323203 / 25000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (97 - 1) / 2 * region_purity_deficit (4379678031574820323203 / 25000000000000000000000) <= (39591378966326884213271 / 100000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_1 :
+  region_spacing_bound / ((92782595471935221134322853 / 195312500000000000000000000) * (sqrt (2 * PI) * 97 * region_central_binomial / 4 ^ 97)) <= (4882812500000000000049 / 2500000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((1290647744502539594848001 / 100000000000000000000000000) / ((92782595471935221134322853 / 195312500000000000000000000) * (sqrt (2 * PI) * 97 * 1436477076900698392827654028972389210647869585188175999800 / 4 ^ 97))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: T_2 >= E[S] / (z_2 E[sqrt Q]) >= P(Z > z_2) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_2 :
+  region_spacing_bound / ((92782595471935221134322853 / 97656250000000000000000000) * (sqrt (2 * PI) * 97 * region_central_binomial / 4 ^ 97)) <= (97656250000000000000977 / 100000000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((1290647744502539594848001 / 100000000000000000000000000) / ((92782595471935221134322853 / 97656250000000000000000000) * (sqrt (2 * PI) * 97 * 1436477076900698392827654028972389210647869585188175999800 / 4 ^ 97))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (11478795017898625619011 / 10000000000000000000000000000000000000000) /\ (11478795017898625619011 / 10000000000000000000000000000000000000000) <= (39591378966326884213271 / 100000000000000000000000000) /\ (39591378966326884213271 / 100000000000000000000000000) <= 1 /\ 1 <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (610593209100136629803911 / 312500000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (24794141946125635870650549 / 50000000000000000000000000) - (610593209100136629803911 / 312500000000000000000000000) <= 1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (97 / (2 * (97 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_purity_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (345526075939200078916248757789938553624487081 / 1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 10000000000000000000000000000000000) <= Rabs (- (287307595859984744551888848816657037 / 5000000000000000000000000000000000)) /\ 0 < 345526075939200078916248757789938553624487081 /\ (- (287307595859984744551888848816657037 / 5000000000000000000000000000000000)) <= (ln 345526075939200078916248757789938553624487081 / ln 10 - ln 1 / ln 10 + (-102)) /\ (ln 345526075939200078916248757789938553624487081 / ln 10 - ln 1 / ln 10 + (-102)) < ((- (287307595859984744551888848816657037 / 5000000000000000000000000000000000)) + (1 / 10000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the kernel's bound) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  345526075939197 / 10 ^ 72 <= ((1 / 2 - RInt region_phi 0 (sqrt (97 / (2 * (97 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((12408507190744915980916999 / 25000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 18 significant digits. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_18_digits :
+  (- (22984607668798781 / 400000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (97 / (2 * (97 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((12408507190744915980916999 / 25000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (171923711332463720212854920805196688094514667 / 500000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 100000000000000000000000000000000000) <= Rabs (- (5746363422659779115879905540229519393 / 100000000000000000000000000000000000)) /\ 0 < 343847422664927440425709841610393376189029334 /\ (- (5746363422659779115879905540229519393 / 100000000000000000000000000000000000)) <= (ln 343847422664927440425709841610393376189029334 / ln 10 - ln 1 / ln 10 + (-102)) /\ (ln 343847422664927440425709841610393376189029334 / ln 10 - ln 1 / ln 10 + (-102)) < ((- (5746363422659779115879905540229519393 / 100000000000000000000000000000000000)) + (1 / 100000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 326)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = (9 / 8) (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo lowered by a relative 4 s (s what this route loses against the kernel's bound) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_purity_margin_lo_15_digits :
+  343847422664924 / 10 ^ 72 <= ((1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (97 / (2 * (97 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((24794141946125635870650549 / 50000000000000000000000000) - (610593209100136629803911 / 312500000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = (9 / 8) (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo lowered by 4 s/ln 10 and rounded down to 18 significant digits. WEAKER than the certificate: its ends rounded outward to 18 significant digits. *)
+Lemma region_purity_probability_purity_margin_log10_lo_18_digits :
+  (- (143659085566494487 / 2500000000000000)) <= ln ((1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (97 / (2 * (97 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((24794141946125635870650549 / 50000000000000000000000000) - (610593209100136629803911 / 312500000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

@@ -1,0 +1,213 @@
+"""certify.coq.region_purity: dead's region_purity_probability in Coq (docs/coq.md, 'The purity claim in Coq').
+
+Checked here: every end the route proves (cbar_i, Hbar_i, T_i, the Abel sum, mu) against an independent route (mpmath's
+regularized incomplete beta and Beta function instead of the binomial sum and factorials, Gamma(p + 1/2) / Gamma(p)
+instead of the central binomial); the Coq text of the tube's definitions evaluated against the same oracle; the
+route's number against the kernel's bound at the two library primes where the kernel uses Markov's tail too (p > 50);
+the claim listed as not exported, with its reason, where the kernel integrates the tail (p <= 50) and for bad
+components or margins; and a forged end of each component refused by coqc in its own lemma.
+"""
+
+import re
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import fmpq
+
+from certify.coq.export import coq_file
+from certify.coq.lemma import Lemma, NotExported
+from certify.coq.region import region_proof
+from certify.coq.region_purity import MAX_SLACK, _slack, dead_purity_lemmas, purity_route
+from certify.kernel.dead import PURITY_PRECISION
+from certify.kernel.region_purity import dead_region_purity_log_probability_lower
+from conftest import ROOT
+from coqtext import failing_lemma, region_forgeries_past
+
+CLAIM = "region_purity_probability"
+LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "dead").glob("dead-*.json")}
+DELTA = fmpq(1, 100)
+
+
+def _mp(q) -> mpmath.mpf:
+    q = Fraction(int(q.p), int(q.q)) if isinstance(q, fmpq) else Fraction(q)
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _purity_only(p: int) -> dict:
+    from certify.certificate import parse_certificate
+
+    document = parse_certificate(LIBRARY[p].read_bytes())
+    document["claims"] = {CLAIM: document["claims"][CLAIM]}
+    return document
+
+
+def _deficit_oracle(p: int, c) -> mpmath.mpf:
+    """P(rho < c / B) = P(B <= c) + c^k E[B^-k; B > c] (docs/purity-tube.md, step (B)) with mpmath's regularized
+    incomplete beta and Beta function: independent of the binomial sum and the factorials the exporter writes."""
+    a, k = mpmath.mpf(p - 1) / 2, mpmath.mpf(p - 3) / 2
+    return mpmath.betainc(a, p, 0, c, regularized=True) + c ** k * (1 - c) ** p / (p * mpmath.beta(a, p))
+
+
+@pytest.mark.parametrize("p", [97, 101])
+def test_every_end_bounds_its_quantity_by_an_independent_route(p):
+    """cbar_i >= kappa(mu z_i)^2, Hbar_i >= (p - 1)/2 P(rho < cbar_i / B), T_i >= E / (z_i E[sqrt Q]) (E the dead
+    route's bound of E[S], E[sqrt Q] = sqrt 2 Gamma(p + 1/2) / Gamma(p)), each end within 10^-18 of its quantity; the
+    ends Hbar nondecreasing in [0, 1]; the Abel sum recomputed; mu >= lambda - sqrt(lambda^2 - 1)."""
+    bracket = purity_route(p, DELTA)
+    with mpmath.workdps(40):
+        mean_root_q = mpmath.sqrt(2) * mpmath.gamma(p + mpmath.mpf(1) / 2) / mpmath.gamma(p)
+        spacing = _mp(region_proof(p).spacing_hi)
+        tight = 1 + mpmath.mpf(10) ** -18
+        for z, c, h, t in zip(bracket.grid, bracket.cbar, bracket.hbar, bracket.tails):
+            if h < 1:
+                e = _mp(bracket.mu) * _mp(z)
+                kappa = e + mpmath.sqrt(_mp(DELTA)) * (1 + e)
+                assert kappa ** 2 <= _mp(c) < 1 and _mp(c) <= kappa ** 2 * tight
+                value = (p - 1) * _deficit_oracle(p, _mp(c)) / 2
+                assert value <= _mp(h) <= value * tight
+            if t < 1:
+                markov = spacing / (_mp(z) * mean_root_q)
+                assert markov <= _mp(t) <= markov * tight
+        ends = list(bracket.hbar)
+        assert ends == sorted(ends) and 0 <= ends[0] and ends[-1] <= 1 and (ends[-1] == 1) == bracket.saturated
+        abel = ends[0] + sum(bracket.tails[i - 1] * (ends[i] - ends[i - 1]) for i in range(1, len(ends)))
+        if not bracket.saturated:
+            abel += bracket.tails[-1] * (1 - ends[-1])
+        assert abel == bracket.lost <= bracket.lost_hi
+        if bracket.ratio is not None:
+            lam = _mp(bracket.ratio)
+            assert lam - mpmath.sqrt(lam ** 2 - 1) <= _mp(bracket.mu)
+
+
+@pytest.mark.parametrize("p", [97, 101])
+def test_the_route_meets_the_kernel_where_both_use_markov(p):
+    """Above p = 50 the kernel bounds the tail of Z by Markov too: the route's number (kept - lost) / (C(2p, p) - 1)
+    lies within 10^-13 (relative) of the kernel's bound, recomputed here; the slack the claim lemmas lower lo by is
+    at most MAX_SLACK and covers the gap; the certificate's lo, lowered by it, lies below the route's number."""
+    bracket = purity_route(p, DELTA)
+    slack = _slack(p, DELTA, bracket)
+    assert slack is not None and slack <= MAX_SLACK
+    kernel_log = dead_region_purity_log_probability_lower(p, DELTA, PURITY_PRECISION)
+    with mpmath.workdps(40):
+        route = _mp(bracket.value) / (mpmath.binomial(2 * p, p) - 1)
+        kernel = mpmath.exp(_mp(kernel_log.mid().fmpq()))
+        assert abs(route / kernel - 1) < mpmath.mpf(10) ** -13
+        assert mpmath.log(kernel) - mpmath.log(route) <= _mp(slack)
+        lo = _mp(Fraction(_purity_only(p)["claims"][CLAIM]["components"]["purity_margin"]["lo"]))
+        assert lo * (1 - 4 * _mp(slack)) < route
+
+
+def _python(body: str, **functions):
+    """A Coq ``fun x => ...`` body of +, -, *, /, ^, sqrt, integer literals and the one-argument ``functions`` (applied
+    to the variable) as a Python function on mpf."""
+    variable, expression = re.fullmatch(r"fun (\w+) => (.*)", body, flags=re.S).groups()
+    for name in functions:
+        expression = expression.replace(f"{name} {variable}", f"{name}({variable})")
+    expression = re.sub(r"\b(\d+)\b", r"mpf(\1)", expression.replace("^", "**"))
+    names = {"mpf": mpmath.mpf, "sqrt": mpmath.sqrt, **functions}
+    return eval(f"lambda {variable}: {expression}", names)  # noqa: S307 (a test evaluates the exporter's text)
+
+
+def test_the_tube_definitions_transcribe_the_paper_formulas():
+    """The Coq bodies of I_c(a, p), P(rho < c/B) and kappa at p = 97, evaluated as written, against mpmath's
+    regularized incomplete beta (the binomial form is an identity at integer parameters) and the definition of
+    kappa: a transcription that enlarged the bound would meet no forgery test."""
+    p = 97
+    items = {item.name: item for item in dead_purity_lemmas(_purity_only(p), route_present=False)
+             if hasattr(item, "body")}
+    ibeta = _python(items["region_purity_ibeta"].body)
+    deficit = _python(items["region_purity_deficit"].body, region_purity_ibeta=ibeta)
+    kappa = _python(items["region_purity_kappa"].body)
+    with mpmath.workdps(40):
+        mu = _mp(purity_route(p, DELTA).mu)
+        a = mpmath.mpf(p - 1) / 2
+        for c in (mpmath.mpf("0.01"), mpmath.mpf("0.2"), mpmath.mpf("0.35"), mpmath.mpf("0.6")):
+            assert mpmath.almosteq(ibeta(c), mpmath.betainc(a, p, 0, c, regularized=True), rel_eps=mpmath.mpf(10) ** -30)
+            assert mpmath.almosteq(deficit(c), _deficit_oracle(p, c), rel_eps=mpmath.mpf(10) ** -30)
+        z = mpmath.mpf("0.3")
+        assert mpmath.almosteq(kappa(z), mu * z + mpmath.mpf("0.1") * (1 + mu * z), rel_eps=mpmath.mpf(10) ** -35)
+
+
+@pytest.mark.parametrize("p", [97, 101])
+def test_the_claim_lemmas_state_both_components_to_fifteen_digits(p):
+    """Both components stated (no not-exported entry), each lo and log10_lo lemma lowered by the slack and named
+    with its digits, at least 15; the route's lemmas present once (after region_probability's in the full file)."""
+    document = _purity_only(p)
+    items = dead_purity_lemmas(document, route_present=False)
+    lemmas = [item for item in items if isinstance(item, Lemma) and item.claim == CLAIM]
+    for component in ("not_single_frequency", "purity_margin"):
+        for field in ("lo", "log10_lo"):
+            (claim_lemma,) = [item for item in lemmas if re.fullmatch(rf"{CLAIM}_{component}_{field}_\d+_digits", item.name)]
+            assert claim_lemma.digits >= 15
+    full = coq_file(_full(p))
+    assert CLAIM not in {item.claim for item in full.not_exported}
+    assert len(re.findall(r"^Lemma region_spacing_bound_upper :", full.text, flags=re.M)) == 1
+
+
+def _full(p: int) -> dict:
+    from certify.certificate import parse_certificate
+
+    return parse_certificate(LIBRARY[p].read_bytes())
+
+
+@pytest.mark.parametrize("p", [5, 13, 31])
+def test_listed_not_exported_where_the_kernel_integrates_the_tail(p):
+    """At p <= 50 the kernel's tail integrals beat Markov: the claim is listed with the reason, never half-stated."""
+    items = coq_file(_full(p)).not_exported
+    (item,) = [item for item in items if item.claim == CLAIM]
+    assert "Markov" in item.reason and "p <= 50" in item.reason
+    assert f"{CLAIM}:" in (ROOT / "proofs" / "dead" / f"dead_{p}.v").read_text()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["parameters"].update(purity_margin="1.5"), "not in \\(0, 1\\)"),
+    (lambda d: d["claims"][CLAIM]["components"]["purity_margin"].pop("log10_lo"), "log10 twin"),
+    (lambda d: d["claims"][CLAIM]["components"].pop("not_single_frequency"), "not the components"),
+])
+def test_a_bad_claim_or_margin_is_listed_not_stated(change, message):
+    document = _full(97)
+    change(document)
+    with pytest.raises(ValueError, match=message):
+        dead_purity_lemmas(document, route_present=True)
+    items = [item for item in coq_file(document).not_exported if item.claim == CLAIM]
+    assert items and isinstance(items[0], NotExported)
+
+
+def _spacing_mean(p: int) -> mpmath.mpf:
+    """E[S] = 2 C(2p, p) 4^-p int_0^inf (1 - erf(x / sqrt 2)^2)^p dx (the law of the middle spacing), by quad."""
+    integrand = lambda x: (1 - mpmath.erf(x / mpmath.sqrt(2)) ** 2) ** p  # noqa: E731
+    return 2 * mpmath.binomial(2 * p, p) / mpmath.mpf(4) ** p * mpmath.quad(integrand, [0, 0.25, 0.5, 1, 2, mpmath.inf])
+
+
+@pytest.fixture(scope="module")
+def forged(tmp_path_factory):
+    """{(component, field): (text, CompileResult)}: the library certificate of p = 97 with only this claim (so the
+    route's lemmas are the purity exporter's own), each field moved 10^-10 (relative for lo) past a number above the
+    statement's right-hand side: Phibar(lambda c_p E[S]) (minus the Abel sum, for the margin) over C(2p, p) - 1, with
+    the exact E[S] (the statement has E >= E[S] in its place, so its right-hand side is lower)."""
+    p = 97
+    bracket = purity_route(p, DELTA)
+    out = {}
+    with mpmath.workdps(40):
+        mean = _spacing_mean(p)
+        scale = mpmath.sqrt(mpmath.mpf(p) / (2 * (p - 1))) * mean
+        phibar = lambda x: mpmath.erfc(x / mpmath.sqrt(2)) / 2  # noqa: E731
+        lam = 1 if bracket.ratio is None else _mp(bracket.ratio)
+        C = mpmath.binomial(2 * p, p)
+        truths = {"not_single_frequency": phibar(scale) / (C - 1),
+                  "purity_margin": (phibar(lam * scale) - _mp(bracket.lost)) / (C - 1)}
+    for component, truth in truths.items():
+        results = region_forgeries_past(tmp_path_factory.mktemp(f"coq_purity_{component}"), _purity_only(p), truth,
+                                        CLAIM, component)
+        out.update({(component, field): value for field, value in results.items()})
+    return out
+
+
+@pytest.mark.parametrize("component", ["not_single_frequency", "purity_margin"])
+@pytest.mark.parametrize("field", ["lo", "log10_lo"])
+def test_a_forged_end_is_refused_in_its_lemma(forged, component, field):
+    text, result = forged[(component, field)]
+    assert not result.ok, f"coqc accepted a forged {CLAIM}.{component}.{field}"
+    assert re.fullmatch(rf"{CLAIM}_{component}_{field}_\d+_digits", failing_lemma(text, result.message) or ""), \
+        result.message
