@@ -8,6 +8,7 @@ the claim listed as not exported, with its reason, where the kernel integrates t
 components or margins; and a forged end of each component refused by coqc in its own lemma.
 """
 
+import math
 import re
 from fractions import Fraction
 
@@ -122,11 +123,61 @@ def test_the_tube_definitions_transcribe_the_paper_formulas():
     with mpmath.workdps(40):
         mu = _mp(purity_route(p, DELTA).mu)
         a = mpmath.mpf(p - 1) / 2
-        for c in (mpmath.mpf("0.01"), mpmath.mpf("0.2"), mpmath.mpf("0.35"), mpmath.mpf("0.6")):
-            assert mpmath.almosteq(ibeta(c), mpmath.betainc(a, p, 0, c, regularized=True), rel_eps=mpmath.mpf(10) ** -30)
-            assert mpmath.almosteq(deficit(c), _deficit_oracle(p, c), rel_eps=mpmath.mpf(10) ** -30)
+        # relative only (abs_eps 0: the values reach 10^-58); c = 0.99 weighs the top of the binomial range
+        for c in (mpmath.mpf("0.01"), mpmath.mpf("0.2"), mpmath.mpf("0.35"), mpmath.mpf("0.6"), mpmath.mpf("0.99")):
+            assert mpmath.almosteq(ibeta(c), mpmath.betainc(a, p, 0, c, regularized=True), rel_eps=mpmath.mpf(10) ** -30,
+                                   abs_eps=0)
+            assert mpmath.almosteq(deficit(c), _deficit_oracle(p, c), rel_eps=mpmath.mpf(10) ** -30, abs_eps=0)
         z = mpmath.mpf("0.3")
         assert mpmath.almosteq(kappa(z), mu * z + mpmath.mpf("0.1") * (1 + mu * z), rel_eps=mpmath.mpf(10) ** -35)
+
+
+def _exact(text: str) -> Fraction:
+    """A Coq expression of integer literals, +, -, * and / (the exporter's rationals and the Abel sum), exactly."""
+    python = re.sub(r"\b(\d+)\b", r"Fraction(\1)", text)
+    assert re.fullmatch(r"[Fraction()\d+\-*/ ]*", python), text
+    return eval(python, {"Fraction": Fraction})  # noqa: S307 (a test evaluates the exporter's text)
+
+
+NUMBER = r"(\(?-?[\d ]+(?:/ \d+)?\)?)"
+
+
+@pytest.mark.parametrize("p", [97, 101])
+def test_each_end_has_its_lemma_and_each_lemma_its_formula(p):
+    """The Coq text, not only the Python numbers: a tube lemma for every Hbar_i < 1 and a tail lemma for every T_i < 1
+    that the Abel sum uses, each statement parsed back (its grid point, factor (p - 1)/2, end; Markov's z, p,
+    C(2p, p) and 4^p, in the statement and in the proof's intermediate term) and checked against the oracle; the
+    Definition of the Abel sum evaluated exactly (it must equal the bracket's sum)."""
+    bracket = purity_route(p, DELTA)
+    items = {item.name: item for item in dead_purity_lemmas(_full(p), route_present=True)}
+    last = len(bracket.grid) - 1
+    tubes = {int(name.rsplit("_", 1)[1]) for name in items if re.fullmatch(r"region_purity_tube_\d+", name)}
+    tails = {int(name.rsplit("_", 1)[1]) for name in items if re.fullmatch(r"region_purity_tail_\d+", name)}
+    assert tubes == {i for i, h in enumerate(bracket.hbar) if h < 1}
+    assert tails == {i for i, t in enumerate(bracket.tails) if t < 1 and not (bracket.saturated and i == last)}
+    with mpmath.workdps(40):
+        mean_root_q = mpmath.sqrt(2) * mpmath.gamma(p + mpmath.mpf(1) / 2) / mpmath.gamma(p)
+        spacing = _mp(region_proof(p).spacing_hi)
+        for i in tubes:
+            match = re.fullmatch(rf"\({p} - 1\) / 2 \* region_purity_deficit {NUMBER} <= {NUMBER}",
+                                 items[f"region_purity_tube_{i}"].statement)
+            assert match, items[f"region_purity_tube_{i}"].statement
+            c, end = (_exact(group) for group in match.groups())
+            assert (c, end) == (Fraction(str(bracket.cbar[i])), Fraction(str(bracket.hbar[i])))
+            assert (p - 1) * _deficit_oracle(p, _mp(c)) / 2 <= _mp(end)
+            point = re.fullmatch(rf"region_purity_kappa {NUMBER} \^ 2 <= {NUMBER} < 1",
+                                 items[f"region_purity_point_{i}"].statement)
+            assert point and _exact(point.group(1)) == Fraction(str(bracket.grid[i])) and _exact(point.group(2)) == c
+        for i in tails:
+            lemma = items[f"region_purity_tail_{i}"]
+            match = re.fullmatch(rf"region_spacing_bound / \({NUMBER} \* \(sqrt \(2 \* PI\) \* (\d+) \* "
+                                 rf"region_central_binomial / 4 \^ (\d+)\)\) <= {NUMBER}", lemma.statement)
+            assert match, lemma.statement
+            z, factor, power, end = match.groups()
+            assert (int(factor), int(power)) == (p, p) and _exact(z) == Fraction(str(bracket.grid[i]))
+            assert _mp(Fraction(str(bracket.grid[i]))) * mean_root_q * _mp(_exact(end)) >= spacing
+            assert f"* {p} * {math.comb(2 * p, p)} / 4 ^ {p}))" in lemma.proof
+        assert _exact(items["region_purity_lost"].body) == Fraction(str(bracket.lost))
 
 
 @pytest.mark.parametrize("p", [97, 101])

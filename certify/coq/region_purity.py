@@ -59,7 +59,7 @@ PHIBAR_GAP = mpmath.mpf("2e-15")
 PHIBAR_TACTIC = "integral with (i_prec 90, i_degree 12, i_fuel 100)"
 #: Digits of the ends cbar_i, Hbar_i, T_i (rounded up), and of the rational that bounds the Abel sum
 END_DIGITS, SUM_DIGITS = 22, 25
-#: The route's grid starts at the kernel's last point with Hbar at most this: the points before it would lower the
+#: The route's grid starts at its last point with Hbar at most this: the points before it would lower the
 #: Abel sum by less than this (absolute; the claim's number is above 1/10), and each costs a lemma of about 1.5 s
 #: (a sum of about p terms evaluated by interval)
 NEGLIGIBLE_HEAD = fmpq(1, 10 ** 17)
@@ -114,8 +114,9 @@ def _up(x) -> fmpq:
 
 
 def _bracket(p: int, delta: fmpq, ratio: fmpq | None, proof) -> Bracket:
-    """The route's numbers at ``ratio`` (floats only choose; Coq proves each end). The grid is the kernel's
-    (certify.kernel.region_purity.TUBE_MULTIPLES times a rational above E / E[sqrt Q]) from its last point with
+    """The route's numbers at ``ratio`` (floats only choose; Coq proves each end). The grid is the kernel's multiples
+    (certify.kernel.region_purity.TUBE_MULTIPLES) on the route's base, a rational above U / E[sqrt Q] (the kernel's
+    base is E[S]_hi / E[sqrt Q], about 10^-15 lower), from its last point with
     Hbar <= :data:`NEGLIGIBLE_HEAD` on: any sub-grid serves, and the points before it change the sum by less."""
     with mpmath.workdps(DPS):
         U = _mp(proof.spacing_hi)
@@ -229,7 +230,7 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
                       f"unfold {DEFICIT}, {IBETA}. interval with (i_prec 120).",
                       f"Hbar_{i} >= H(z_{i}): the union over the (p - 1)/2 classes at cbar_{i} (region_purity_point_{i})"),
             ]
-        if t < 1:
+        if t < 1 and not (bracket.saturated and i == len(bracket.grid) - 1):  # the sum uses T_I only unsaturated
             items.append(Lemma(f"region_purity_tail_{i}", CLAIM, f"{SPACING} / ({real(z)} * {mean_root_q}) <= {real(t)}",
                                f"destruct {BINOMIAL}_value as [HC _]. rewrite HC.\n"
                                f"  apply Rle_trans with ({real(region_proof(p).spacing_hi)} / ({real(z)} * "
@@ -260,13 +261,14 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
 
 
 def _component_lemmas(document: dict, component: str, bound: str, proved: str, proof_of_bound: str, slack: fmpq,
-                      paper: str) -> list:
-    """The pair rule and landmark of one component, and its two claim lemmas lowered by ``slack``."""
+                      paper: str, against: str) -> list:
+    """The pair rule and landmark of one component, and its two claim lemmas lowered by ``slack`` (what the route loses
+    ``against`` a number at or above the certificate's)."""
     node = document["claims"][CLAIM]["components"][component]
     (mantissa, exponent), digits = lowered_lo(node["lo"], slack, f"{CLAIM}.{component}.lo")
     log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{CLAIM}.{component}.log10_lo"), slack)
     names = (f"{CLAIM}_{component}_lo_{digits}_digits", f"{CLAIM}_{component}_log10_lo_{log10_digits}_digits")
-    texts = (f"lo lowered by a relative 4 s (s what this route loses against the kernel's bound) and rounded down to "
+    texts = (f"lo lowered by a relative 4 s (s what this route loses against {against}) and rounded down to "
              f"{digits} significant digits",
              f"log10_lo lowered by 4 s/ln 10 and rounded down to {log10_digits} significant digits")
     return (landmark_lemmas(document, CLAIM, "lo", component) + twin_lemmas(document, CLAIM, component)
@@ -317,8 +319,8 @@ def dead_purity_lemmas(document: dict, route_present: bool) -> list:
                     f"E), E = {SPACING} >= E[S], lost <= {LOST} (its definition's comment)")
     return (route + _tube_lemmas(p, delta, bracket)
             + _component_lemmas(document, "not_single_frequency", dead_bound, real(proof.phibar_lo),
-                                "region_phibar_at_spacing_bound", jensen_slack, null_set)
+                                "region_phibar_at_spacing_bound", jensen_slack, null_set, "the Jensen value")
             + _component_lemmas(document, "purity_margin", margin_bound,
                                 f"({real(bracket.kept)} - {real(bracket.lost_hi)})", "region_purity_margin_numerator",
-                                slack, margin_paper))
+                                slack, margin_paper, "the kernel's bound, recomputed from p and delta"))
 

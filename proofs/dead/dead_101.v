@@ -883,15 +883,6 @@ Proof.
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
 
-(* claim region_purity_probability: T_2 >= E[S] / (z_2 E[sqrt Q]) >= P(Z > z_2) (Markov; E = region_spacing_bound >= E[S]). *)
-Lemma region_purity_tail_2 :
-  region_spacing_bound / ((21831266605636549571175671 / 24414062500000000000000000) * (sqrt (2 * PI) * 101 * region_central_binomial / 4 ^ 101)) <= (97656250000000000000977 / 100000000000000000000000000).
-Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
-  apply Rle_trans with ((12395873008692191279423143 / 1000000000000000000000000000) / ((21831266605636549571175671 / 24414062500000000000000000) * (sqrt (2 * PI) * 101 * 360401018730232861668242368169788454233176683658575855546640 / 4 ^ 101))); [ | interval with (i_prec 120)].
-  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
-Qed.
-
 (* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
 Lemma region_purity_tube_order :
   0 <= (81960960124799689609471 / 10000000000000000000000000000000000000000000) /\ (81960960124799689609471 / 10000000000000000000000000000000000000000000) <= (17607865107323020163273 / 1000000000000000000000000000) /\ (17607865107323020163273 / 1000000000000000000000000000) <= 1 /\ 1 <= 1.
@@ -927,7 +918,7 @@ Proof.
   split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 326)]].
 Qed.
 
-(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the kernel's bound) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma region_purity_probability_not_single_frequency_lo_15_digits :
   137759264771279 / 10 ^ 74 <= ((1 / 2 - RInt region_phi 0 (sqrt (101 / (2 * (101 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
 Proof.
@@ -961,7 +952,7 @@ Proof.
   split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 326)]].
 Qed.
 
-(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = (9 / 8) (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo lowered by a relative 4 s (s what this route loses against the kernel's bound) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = (9 / 8) (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo lowered by a relative 4 s (s what this route loses against the kernel's bound, recomputed from p and delta) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
 Lemma region_purity_probability_purity_margin_lo_15_digits :
   137095442668951 / 10 ^ 74 <= ((1 / 2 - RInt region_phi 0 ((9 / 8) * sqrt (101 / (2 * (101 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
 Proof.
