@@ -506,11 +506,13 @@ def smooth_region_lemmas(document: dict) -> list:
     return _route_lemmas(document, proof, paper, None)
 
 
-def _require_twin(document: dict) -> None:
-    """ValueError unless the claim is a lower bound with its log10 twin, both fields present: what every region route's
-    claim lemmas are written for (the claim is then listed as not exported)."""
-    if relation(document, CLAIM).keys() != ("lo", "log10_lo") or not {"lo", "log10_lo"} <= set(document["claims"][CLAIM]):
-        raise ValueError("region_probability: not a lower bound with its log10 twin")
+def _require_twin(document: dict, claim: str = CLAIM, component: str | None = None) -> None:
+    """ValueError unless ``claim`` (its ``component``) is a lower bound with its log10 twin, both fields present: what
+    every region route's claim lemmas are written for (the claim is then listed as not exported)."""
+    node = document["claims"][claim] if component is None else document["claims"][claim]["components"][component]
+    if relation(document, claim, component).keys() != ("lo", "log10_lo") or not {"lo", "log10_lo"} <= set(node):
+        where = claim if component is None else f"{claim}.{component}"
+        raise ValueError(f"{where}: not a lower bound with its log10 twin")
 
 
 #: The calculus facts of :func:`_generic_lemmas` (phi, G, the polynomial forms and their derivatives) that the slide
@@ -532,6 +534,17 @@ def stated_lo(node: dict) -> str:
     if value.denominator != 1 or value.numerator <= 0:
         raise ValueError(f"{CLAIM}.lo is not a positive decimal")
     return f"{value.numerator} / 10 ^ {-value.exp10}" if value.exp10 < 0 else f"{value.numerator} * 10 ^ {value.exp10}"
+
+
+def lowered_ends(node: dict, slack: fmpq, stem: str, where: str) -> tuple:
+    """((lo lemma name, log10_lo lemma name), (lo, log10_lo) as Coq terms, (digits, log10 digits)): the ends of a
+    lower bound ``node`` with its log10 twin lowered by the relative ``slack`` (certify.coq.gaussian's rule: digits
+    fixed by the slack alone), the names ``stem``_lo_K_digits and ``stem``_log10_lo_K_digits; ``where`` names the
+    fields in errors."""
+    (mantissa, exponent), digits = lowered_lo(node["lo"], slack, f"{where}.lo")
+    log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{where}.log10_lo"), slack)
+    return ((f"{stem}_lo_{digits}_digits", f"{stem}_log10_lo_{log10_digits}_digits"),
+            (f"{mantissa} / 10 ^ {exponent}", real(log10_end)), (digits, log10_digits))
 
 
 def claim_lemmas(names: tuple[str, str], ends: tuple[str, str], bound: str, proved: str, proof_of_bound: str,
@@ -575,19 +588,17 @@ def _route_lemmas(document: dict, proof: RegionProof, paper: str, lowering: Lowe
     z = f"(sqrt ({p} / (2 * ({p} - 1))) * {SPACING})"
     bound = f"((1 / 2 - RInt {PHI} 0 {z}) / ({BINOMIAL} - 1))"
     if lowering is None:
-        written, log10_end, digits, log10_digits = stated_lo(node), number(node["log10_lo"], f"{CLAIM}.log10_lo"), None, None
+        written, digits, log10_digits = stated_lo(node), None, None
+        log10_text = real(number(node["log10_lo"], f"{CLAIM}.log10_lo"))
         names = (f"{CLAIM}_lo", f"{CLAIM}_log10_lo")
         texts = tuple(f"{field} as the certificate states it (the kernel's bound, recomputed from the parameters, lies "
                       f"a relative {mpmath.nstr(SMOOTH_MARGIN, 1)} or more below the route's number)"
                       for field in ("lo", "log10_lo"))
     else:
-        (mantissa, exponent), digits = lowered_lo(node["lo"], lowering.slack, f"{CLAIM}.lo")
-        written = f"{mantissa} / 10 ^ {exponent}"
-        log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{CLAIM}.log10_lo"), lowering.slack)
-        names = (f"{CLAIM}_lo_{digits}_digits", f"{CLAIM}_log10_lo_{log10_digits}_digits")
+        names, (written, log10_text), (digits, log10_digits) = lowered_ends(node, lowering.slack, CLAIM, CLAIM)
         texts = (f"{lowering.lo_text} and rounded down to {digits} significant digits",
                  f"{lowering.log10_text} and rounded down to {log10_digits} significant digits")
-    lemmas = claim_lemmas(names, (written, real(log10_end)), bound, Phb, "region_phibar_at_spacing_bound",
+    lemmas = claim_lemmas(names, (written, log10_text), bound, Phb, "region_phibar_at_spacing_bound",
                           tuple(f"{paper}; {text}" for text in texts), (digits, log10_digits))
     return (_generic_lemmas(p) + _specific(document, proof) + landmark_lemmas(document, CLAIM, "lo")
             + twin_lemmas(document, CLAIM) + lemmas)

@@ -41,11 +41,10 @@ import mpmath
 from flint import fmpq
 
 from ..kernel.region_purity import GAMMA_RATIOS, TUBE_MULTIPLES
-from .gaussian import lowered_lo, lowered_log10
 from .lemma import Definition, Lemma
-from .region import (BINOMIAL, JENSEN_CHAIN, PHI, SPACING, _generic_lemmas, _mp, _rounded, _specific, claim_lemmas,
-                     region_proof)
-from .relations import landmark_lemmas, relation, twin_lemmas
+from .region import (BINOMIAL, JENSEN_CHAIN, PHI, SPACING, _generic_lemmas, _mp, _require_twin, _rounded, _specific,
+                     claim_lemmas, lowered_ends, region_proof)
+from .relations import landmark_lemmas, twin_lemmas
 from .terms import number, real
 
 CLAIM = "region_purity_probability"
@@ -182,6 +181,11 @@ def _phibar_argument(ratio: fmpq | None, p: int, spacing: str) -> str:
     return f"({base})" if ratio is None else f"({real(ratio)} * {base})"
 
 
+def _mean_root_q(p: int, binomial) -> str:
+    """E[sqrt Q] = sqrt(2 pi) p C(2p, p) / 4^p as a Coq term, C(2p, p) written as ``binomial`` (its name or value)."""
+    return f"(sqrt (2 * PI) * {p} * {binomial} / 4 ^ {p})"
+
+
 def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
     """kept's integral (for a ratio), each Hbar_i and T_i, their order, the Abel sum and kept - lost."""
     items: list = []
@@ -219,7 +223,8 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
                         "(docs/purity-tube.md, (P1)-(P3))"),
     ]
     classes = f"({p} - 1) / 2"
-    mean_root_q = f"(sqrt (2 * PI) * {p} * {BINOMIAL} / 4 ^ {p})"
+    mean_root_q = _mean_root_q(p, BINOMIAL)
+    spacing_hi = real(region_proof(p).spacing_hi)
     for i, (z, c, h, t) in enumerate(zip(bracket.grid, bracket.cbar, bracket.hbar, bracket.tails)):
         if h < 1:
             items += [
@@ -233,8 +238,8 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
         if t < 1 and not (bracket.saturated and i == len(bracket.grid) - 1):  # the sum uses T_I only unsaturated
             items.append(Lemma(f"region_purity_tail_{i}", CLAIM, f"{SPACING} / ({real(z)} * {mean_root_q}) <= {real(t)}",
                                f"destruct {BINOMIAL}_value as [HC _]. rewrite HC.\n"
-                               f"  apply Rle_trans with ({real(region_proof(p).spacing_hi)} / ({real(z)} * "
-                               f"(sqrt (2 * PI) * {p} * {math.comb(2 * p, p)} / 4 ^ {p}))); [ | interval with (i_prec 120)].\n"
+                               f"  apply Rle_trans with ({spacing_hi} / ({real(z)} * {_mean_root_q(p, math.comb(2 * p, p))})); "
+                               "[ | interval with (i_prec 120)].\n"
                                "  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].",
                                f"T_{i} >= E[S] / (z_{i} E[sqrt Q]) >= P(Z > z_{i}) (Markov; E = {SPACING} >= E[S])"))
     ends = [real(h) for h in bracket.hbar]
@@ -265,14 +270,12 @@ def _component_lemmas(document: dict, component: str, bound: str, proved: str, p
     """The pair rule and landmark of one component, and its two claim lemmas lowered by ``slack`` (what the route loses
     ``against`` a number at or above the certificate's)."""
     node = document["claims"][CLAIM]["components"][component]
-    (mantissa, exponent), digits = lowered_lo(node["lo"], slack, f"{CLAIM}.{component}.lo")
-    log10_end, log10_digits = lowered_log10(number(node["log10_lo"], f"{CLAIM}.{component}.log10_lo"), slack)
-    names = (f"{CLAIM}_{component}_lo_{digits}_digits", f"{CLAIM}_{component}_log10_lo_{log10_digits}_digits")
+    names, ends, (digits, log10_digits) = lowered_ends(node, slack, f"{CLAIM}_{component}", f"{CLAIM}.{component}")
     texts = (f"lo lowered by a relative 4 s (s what this route loses against {against}) and rounded down to "
              f"{digits} significant digits",
              f"log10_lo lowered by 4 s/ln 10 and rounded down to {log10_digits} significant digits")
     return (landmark_lemmas(document, CLAIM, "lo", component) + twin_lemmas(document, CLAIM, component)
-            + claim_lemmas(names, (f"{mantissa} / 10 ^ {exponent}", real(log10_end)), bound, proved, proof_of_bound,
+            + claim_lemmas(names, ends, bound, proved, proof_of_bound,
                            tuple(f"{paper}; {text}" for text in texts), (digits, log10_digits), claim=CLAIM))
 
 
@@ -288,9 +291,7 @@ def dead_purity_lemmas(document: dict, route_present: bool) -> list:
     if set(node.get("components", {})) != set(COMPONENTS):
         raise ValueError(f"{CLAIM}: not the components {', '.join(COMPONENTS)}")
     for component in COMPONENTS:
-        if (relation(document, CLAIM, component).keys() != ("lo", "log10_lo")
-                or not {"lo", "log10_lo"} <= set(node["components"][component])):
-            raise ValueError(f"{CLAIM}.{component}: not a lower bound with its log10 twin")
+        _require_twin(document, CLAIM, component)
     p = int(document["p"])
     delta = number(document["parameters"]["purity_margin"], "parameters.purity_margin")
     if not 0 < delta < 1:
