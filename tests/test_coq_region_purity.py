@@ -16,6 +16,7 @@ import mpmath
 import pytest
 from flint import fmpq
 
+from certify.certificate import parse_certificate
 from certify.coq.export import coq_file
 from certify.coq.lemma import Lemma, NotExported
 from certify.coq.region import region_proof
@@ -23,7 +24,7 @@ from certify.coq.region_purity import MAX_SLACK, _slack, dead_purity_lemmas, pur
 from certify.kernel.dead import PURITY_PRECISION
 from certify.kernel.region_purity import dead_region_purity_log_probability_lower
 from conftest import ROOT
-from coqtext import failing_lemma, region_forgeries_past
+from coqtext import failing_lemma, region_forgeries_past, region_only
 
 CLAIM = "region_purity_probability"
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "dead").glob("dead-*.json")}
@@ -36,11 +37,7 @@ def _mp(q) -> mpmath.mpf:
 
 
 def _purity_only(p: int) -> dict:
-    from certify.certificate import parse_certificate
-
-    document = parse_certificate(LIBRARY[p].read_bytes())
-    document["claims"] = {CLAIM: document["claims"][CLAIM]}
-    return document
+    return region_only(LIBRARY[p], CLAIM)
 
 
 def _deficit_oracle(p: int, c) -> mpmath.mpf:
@@ -197,8 +194,6 @@ def test_the_claim_lemmas_state_both_components_to_fifteen_digits(p):
 
 
 def _full(p: int) -> dict:
-    from certify.certificate import parse_certificate
-
     return parse_certificate(LIBRARY[p].read_bytes())
 
 
