@@ -45,7 +45,8 @@ from flint import fmpq
 
 from .lemma import Definition, Lemma
 from .region import (BINOMIAL, G, HORNER, PHI, _mp, _phi, _require_twin, _rounded, binomial_items, claim_lemmas,
-                     coefficient_list, shared_calculus_lemmas, stated_lo)
+                     shared_calculus_lemmas, stated_lo)
+from .region_fit import GFit, fit_lemmas, fit_names
 from .relations import landmark_lemmas, twin_lemmas
 from .terms import number, real
 
@@ -65,16 +66,10 @@ INTEGRAL_GAP = mpmath.mpf("1e-3")
 WEIGHT_GAP = mpmath.mpf("1e-9")
 INTEGRAL_TACTIC = "integral with (i_prec 40, i_degree 6, i_fuel 400)"
 WEIGHT_TACTIC = "integral with (i_prec 60, i_degree 8, i_fuel 100)"
-#: The fit's degree (in y = x^2) grows until 4 (p - 1) a epsilon <= FIT_LOSS and a epsilon <= Phibar(a)/4 (the bases
-#: stay positive), epsilon the fit's error |phi - Q'| (FIT_MARGIN times its maximum on 2001 points of [0, a]): each
-#: base, about 1 at the peak, loses at most 4 a epsilon (2 |G - Q| and the 2 a epsilon it is lowered by), so the
-#: integrand at most 8 (p - 1) a epsilon <= 4 10^-4 relatively
-FIT_LOSS = mpmath.mpf("2e-4")
-FIT_MARGIN = mpmath.mpf("1.25")
-MAX_FIT_DEGREE = 20
 
 # Coq names (prefixed, so that they never meet the other exporters' names in one file)
-FIT, HALF, Q = "region_gd_fit", "region_gd_half", "region_gd_Q"
+PREFIX = "region_gd"
+FIT, HALF, Q = fit_names(PREFIX)
 TRUE_INTEGRAND, CLOSED = "region_gd_integrand", "region_gd_closed_integrand"
 CDF, EXPECTATION = "region_gd_cdf_lower", "region_gd_expectation_lower"
 
@@ -114,29 +109,10 @@ class GdRegionProof:
             self.ratio = self.route / kernel
 
     def _fit(self, p: int, a: mpmath.mpf) -> None:
-        grid = mpmath.linspace(0, a, 2001)
-        for degree in range(4, MAX_FIT_DEGREE + 1, 2):
-            fit = mpmath.chebyfit(lambda y: _phi(mpmath.sqrt(y)), [0, a ** 2], degree + 1)[::-1]
-            # Q(x) = sum_i q_i x^(2i+1), so Q'(x) = E(x^2) with E's coefficients (2i + 1) q_i
-            half = [_rounded(c / (2 * i + 1), 25, up=False) if c >= 0 else -_rounded(-c / (2 * i + 1), 25, up=False)
-                    for i, c in enumerate(fit)]
-            q = [_mp(v) for v in half]
-            worst = max(abs(_phi(x) - sum((2 * i + 1) * c * x ** (2 * i) for i, c in enumerate(q))) for x in grid)
-            error = _rounded(FIT_MARGIN * worst + mpmath.mpf(10) ** -25, 3, up=True)
-            loss = a * _mp(error)
-            if 4 * (p - 1) * loss <= FIT_LOSS and 4 * loss <= mpmath.ncdf(-a):
-                break
-        else:
-            raise ValueError(f"no fit of degree <= {MAX_FIT_DEGREE} meets the fit's loss target")
-        self.half, self.fit_error, self.degree = half, error, degree
-        self._half_mp = q
-        self.loss = self.a * error  # a epsilon, exact
-
-    def Q(self, x):
-        y, value = x * x, mpmath.mpf(0)
-        for c in reversed(self._half_mp):
-            value = value * y + c
-        return x * value
+        self.fit = GFit(p, self.a, DPS)
+        self.half, self.fit_error, self.degree, self.loss = (self.fit.half, self.fit.fit_error, self.fit.degree,
+                                                             self.fit.loss)
+        self.Q = self.fit.Q
 
     def _nodes(self, n: int, a: mpmath.mpf) -> None:
         p = self.p
@@ -199,53 +175,7 @@ def _generic(proof: GdRegionProof) -> list:
     continuity = ("intros t x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). "
                   f"unfold {{name}}, {PHI}. auto_derive. repeat split; try exact I; eexists; apply {{derive}}.")
     return [
-        Definition(FIT, coefficient_list(_padded(proof.half)), type="list R",
-                   note="Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of "
-                        f"phi(sqrt y) on [0, a^2] of degree {proof.degree}, its coefficients rounded (any polynomial "
-                        "serves: the lemmas below prove what it must satisfy)"),
-        Definition(HALF, coefficient_list(proof.half), type="list R",
-                   note="the same Q as x H(x^2), H given by these coefficients (what interval evaluates)"),
-        Definition(Q, f"fun x => x * {HORNER} {HALF} (x ^ 2)", type="R -> R", note="Q, close to G on [-a, a]"),
-        Lemma(f"{Q}_prim", CLAIM, f"forall x, {Q} x = region_prim {FIT} 0 x",
-              f"intros x. unfold {Q}, {HALF}, {FIT}. rewrite region_prim_horner. cbn [{HORNER}]. ring.",
-              "the two forms of Q are one polynomial"),
-        Lemma(f"{Q}_derive", CLAIM, f"forall x, is_derive {Q} x (region_dprim {FIT} 0 x)",
-              f"intros x. apply (is_derive_ext (region_prim {FIT} 0)); [intros y; symmetry; apply {Q}_prim | ].\n"
-              "  apply region_prim_derive.", "Q' is the derivative of its coefficients"),
-        Lemma("region_gd_G_near", CLAIM,
-              "forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> "
-              f"(forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs ({PHI} y - f y) <= e) -> Rabs ({G} x - F x) <= Rabs x * e",
-              "intros F f e x H0 HF Hf Hb.\n"
-              "  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).\n"
-              "  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }\n"
-              f"  assert (HP : is_RInt {PHI} 0 x (RInt {PHI} 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); "
-              f"apply {PHI}_ex_RInt).\n"
-              f"  assert (HN := norm_RInt_le_const_abs (fun y => minus ({PHI} y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).\n"
-              f"  change (Rabs (RInt {PHI} 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.\n"
-              f"  rewrite H0, !Rminus_0_r in HN. unfold {G}. exact HN.",
-              "G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0"),
-        Lemma("region_gd_fit_error", CLAIM,
-              f"forall x, - {a} <= x <= {a} -> Rabs ({PHI} x - region_dhorner {FIT} 0 x) <= {error}",
-              f"intros x Hx. unfold {PHI}, {FIT}. cbn [region_dhorner INR]. "
-              "interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).",
-              "|phi - Q'| <= epsilon on [-a, a] (the fit's error)"),
-        Lemma(f"{Q}_near", CLAIM, f"forall x, - {a} <= x <= {a} -> Rabs ({G} x - {Q} x) <= {e}",
-              f"intros x Hx. apply Rle_trans with (Rabs x * {error}).\n"
-              f"  - apply (region_gd_G_near {Q} (region_dprim {FIT} 0) {error} x).\n"
-              f"    + unfold {Q}. ring.\n    + exact {Q}_derive.\n"
-              "    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). "
-              "apply region_dprim_ex_derive.\n"
-              "    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_gd_fit_error.\n"
-              "      destruct (Rle_dec 0 x).\n"
-              "      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.\n"
-              "      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.\n"
-              f"  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.",
-              "|G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_gd_G_near, region_gd_fit_error)"),
-        Lemma("region_gd_bases", CLAIM,
-              f"forall x, - {a} <= x <= {a} -> 0 <= 1 / 2 + {Q} x - {e} /\\ 0 <= 1 / 2 - {Q} x - {e}",
-              f"intros x Hx. unfold {Q}, {HALF}. cbn [{HORNER}]. "
-              "split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).",
-              "the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4)"),
+        *fit_lemmas(proof.fit, PREFIX, CLAIM),
         Definition(TRUE_INTEGRAND, _integrand(p, f"1 + 2 * {G} x", f"1 - {G} x - {G} (x + t)"),
                    type="R -> R -> R",
                    note="(2 Phi(x))^(p-1) phi(x) phi(x + t/2) (2 M(x))^(p-1), M = (Phibar(x) + Phibar(x + t))/2, with "
@@ -294,14 +224,6 @@ def _generic(proof: GdRegionProof) -> list:
                         "int_x^(x+t) phi >= t phi(x + t/2) (1 - t^2/24) (e^z >= 1 + z about the midpoint), and the "
                         "integrand is >= 0 (truncated to [-a, a - t]): paper-level"),
     ]
-
-
-def _padded(half: list) -> list:
-    """Q's coefficients d_k of x^(k+1), k = 0..2m: q_0, 0, q_1, 0, ..., q_m."""
-    out = []
-    for i, q in enumerate(half):
-        out += [q] if i == 0 else [fmpq(0), q]
-    return out
 
 
 def _half_hat(left: fmpq, right: fmpq, rising: bool) -> str:
