@@ -4,7 +4,7 @@ import re
 
 from certify.certificate import parse_certificate
 from certify.coq.region_gd import MAX_NODES
-from certify.kernel.region_purity import TUBE_MULTIPLES
+from certify.coq.region_purity import FINE_POINTS
 
 ESCAPE_HATCHES = ("Admitted", "admit", "Axiom", "Axioms", "Parameter", "Parameters", "Hypothesis", "Hypotheses",
                   "Conjecture", "Variable", "Variables", "Context", "Abort")
@@ -84,7 +84,9 @@ SLOW_HONEST_LEMMAS = ("smooth_J_enclosure", "region_mills_residual", "region_Lo_
                       "region_slide_spread", "region_slide_gamma_tail", "region_gd_fit_error", "region_gd_bases",
                       *(f"region_gd_node_{j}_closed" for j in range(1, MAX_NODES + 1)),
                       *(f"region_gd_weight_{j}_lower" for j in range(1, MAX_NODES + 1)),
-                      "region_purity_phibar_lower", *(f"region_purity_tube_{i}" for i in range(len(TUBE_MULTIPLES))))
+                      "region_purity_phibar_lower", *(f"region_purity_tube_{i}" for i in range(FINE_POINTS)),
+                      "region_purity_fit_error", "region_purity_bases", "region_purity_outside_upper",
+                      *(f"region_purity_radius_{i}_integral" for i in range(FINE_POINTS)))
 
 
 def region_only(path, claim: str = "region_probability") -> dict:

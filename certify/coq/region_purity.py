@@ -43,7 +43,7 @@ from flint import fmpq
 from ..kernel.region_purity import GAMMA_RATIOS, TUBE_MULTIPLES
 from .lemma import Definition, Lemma
 from .region import (BINOMIAL, JENSEN_CHAIN, PHI, SPACING, _generic_lemmas, _mp, _require_twin, _rounded, _specific,
-                     claim_lemmas, lowered_ends, region_proof)
+                     claim_lemmas, lowered_ends, region_proof, stated_lo)
 from .relations import landmark_lemmas, twin_lemmas
 from .terms import number, real
 
@@ -62,6 +62,9 @@ END_DIGITS, SUM_DIGITS = 22, 25
 #: Abel sum by less than this (absolute; the claim's number is above 1/10), and each costs a lemma of about 1.5 s
 #: (a sum of about p terms evaluated by interval)
 NEGLIGIBLE_HEAD = fmpq(1, 10 ** 17)
+#: When the route's number exceeds the kernel's bound (recomputed, never read from lo) by this relative margin, the
+#: claim lemmas state the certificate's lo and log10_lo in full: an honest lo lies at or below the kernel's bound
+FULL_MARGIN = mpmath.mpf("1e-20")
 
 # Coq names (prefixed: they share a file with certify.coq.region's)
 IBETA, DEFICIT, KAPPA, LOST = "region_purity_ibeta", "region_purity_deficit", "region_purity_kappa", "region_purity_lost"
@@ -101,6 +104,7 @@ class Bracket:
     saturated: bool
     lost: fmpq  # the Abel sum, exactly
     lost_hi: fmpq  # >= it, SUM_DIGITS digits
+    radius_tails: tuple = ()  # per point, the TailEnds of its radius bound (certify.coq.region_purity_tail) or None
 
     @property
     def value(self) -> fmpq:
@@ -112,67 +116,229 @@ def _up(x) -> fmpq:
     return _rounded(x * (1 + mpmath.mpf(10) ** -(END_DIGITS - 2)), END_DIGITS, up=True)
 
 
+def _mean_z_and_kept(p: int, ratio: fmpq | None, proof) -> tuple[fmpq, fmpq, fmpq]:
+    """(the grid's base, a rational above U / E[sqrt Q]; mu; kept, a rational below Phibar(lambda c_p U))."""
+    U = _mp(proof.spacing_hi)
+    mean_root_q = mpmath.sqrt(2 * mpmath.pi) * p * proof.binomial / mpmath.mpf(4) ** p
+    mean_z = _rounded(U / mean_root_q, 25, up=True)
+    if ratio is None:
+        return mean_z, fmpq(1), proof.phibar_lo
+    lam = _mp(ratio)
+    mu = _rounded(lam - mpmath.sqrt(lam * lam - 1), 25, up=True)
+    z = lam * mpmath.sqrt(mpmath.mpf(p) / (2 * (p - 1))) * U
+    return mean_z, mu, _rounded(mpmath.erfc(z / mpmath.sqrt(2)) / 2 * (1 - PHIBAR_GAP), 25, up=False)
+
+
+def _point(p: int, root_delta, mu: fmpq, z: fmpq, previous: fmpq | None) -> tuple[fmpq, fmpq]:
+    """(cbar >= kappa(mu z)^2, Hbar >= H(z)): Hbar = 1 when H is within 10^-15 of 1 or cbar >= 1, and never below
+    ``previous`` (H is nondecreasing: the larger end bounds it too)."""
+    e = _mp(mu) * _mp(z)
+    c = _up((e + root_delta * (1 + e)) ** 2)
+    h = (p - 1) * _deficit(p, _mp(c)) / 2 if c < 1 else mpmath.mpf(2)
+    end = fmpq(1) if h >= mpmath.mpf(1) - mpmath.mpf(10) ** -15 else min(_up(h), fmpq(1))
+    if previous is not None and end < previous:
+        end = previous
+    return c, end
+
+
+def _markov(p: int, proof, z: fmpq) -> fmpq:
+    """T >= U / (z E[sqrt Q]) >= P(Z > z) (Markov), 1 when that says nothing."""
+    mean_root_q = mpmath.sqrt(2 * mpmath.pi) * p * proof.binomial / mpmath.mpf(4) ** p
+    markov = _mp(proof.spacing_hi) / (_mp(z) * mean_root_q)
+    return fmpq(1) if markov >= 1 else min(_up(markov), fmpq(1))
+
+
+def _finish(ratio, mu, kept, grid, cbar, hbar, tails, saturated, radius_tails=()) -> Bracket:
+    """The Bracket of these ends, with the Abel sum computed exactly and its rational end."""
+    lost = hbar[0] + sum((tails[i - 1] * (hbar[i] - hbar[i - 1]) for i in range(1, len(hbar))), fmpq(0))
+    if not saturated:
+        lost += tails[-1] * (1 - hbar[-1])
+    lost_hi = _rounded(_mp(lost) * (1 + mpmath.mpf(10) ** -(SUM_DIGITS - 2)), SUM_DIGITS, up=True)
+    return Bracket(ratio, mu, kept, tuple(grid), tuple(cbar), tuple(hbar), tuple(tails), saturated, lost, lost_hi,
+                   tuple(radius_tails))
+
+
 def _bracket(p: int, delta: fmpq, ratio: fmpq | None, proof) -> Bracket:
-    """The route's numbers at ``ratio`` (floats only choose; Coq proves each end). The grid is the kernel's multiples
-    (certify.kernel.region_purity.TUBE_MULTIPLES) on the route's base, a rational above U / E[sqrt Q] (the kernel's
-    base is E[S]_hi / E[sqrt Q], about 10^-15 lower), from its last point with
+    """The Markov route's numbers at ``ratio`` (p > 50; floats only choose; Coq proves each end). The grid is the
+    kernel's multiples (certify.kernel.region_purity.TUBE_MULTIPLES) on the route's base, a rational above
+    U / E[sqrt Q] (the kernel's base is E[S]_hi / E[sqrt Q], about 10^-15 lower), from its last point with
     Hbar <= :data:`NEGLIGIBLE_HEAD` on: any sub-grid serves, and the points before it change the sum by less."""
     with mpmath.workdps(DPS):
-        U = _mp(proof.spacing_hi)
-        mean_root_q = mpmath.sqrt(2 * mpmath.pi) * p * proof.binomial / mpmath.mpf(4) ** p
-        mean_z = _rounded(U / mean_root_q, 25, up=True)
-        if ratio is None:
-            mu, kept = fmpq(1), proof.phibar_lo
-        else:
-            lam = _mp(ratio)
-            mu = _rounded(lam - mpmath.sqrt(lam * lam - 1), 25, up=True)
-            z = lam * mpmath.sqrt(mpmath.mpf(p) / (2 * (p - 1))) * U
-            kept = _rounded(mpmath.erfc(z / mpmath.sqrt(2)) / 2 * (1 - PHIBAR_GAP), 25, up=False)
+        mean_z, mu, kept = _mean_z_and_kept(p, ratio, proof)
         root_delta = mpmath.sqrt(_mp(delta))
         grid, cbar, hbar, tails, saturated = [], [], [], [], False
         for m in TUBE_MULTIPLES:
             z = mean_z * m
-            e = _mp(mu) * _mp(z)
-            c = _up((e + root_delta * (1 + e)) ** 2)
-            h = (p - 1) * _deficit(p, _mp(c)) / 2 if c < 1 else mpmath.mpf(2)
-            end = fmpq(1) if h >= mpmath.mpf(1) - mpmath.mpf(10) ** -15 else min(_up(h), fmpq(1))
-            if hbar and end < hbar[-1]:
-                end = hbar[-1]  # H is nondecreasing: the larger end bounds it too
-            markov = U / (_mp(z) * mean_root_q)
-            tail = fmpq(1) if markov >= 1 else min(_up(markov), fmpq(1))
-            grid.append(z), cbar.append(c if end < 1 else None), hbar.append(end), tails.append(tail)
+            c, end = _point(p, root_delta, mu, z, hbar[-1] if hbar else None)
+            grid.append(z), cbar.append(c if end < 1 else None), hbar.append(end), tails.append(_markov(p, proof, z))
             if end == 1:
                 saturated = True
                 break
         start = max([i for i, h in enumerate(hbar) if h <= NEGLIGIBLE_HEAD] + [0])
-        grid, cbar, hbar, tails = grid[start:], cbar[start:], hbar[start:], tails[start:]
-        lost = hbar[0] + sum((tails[i - 1] * (hbar[i] - hbar[i - 1]) for i in range(1, len(hbar))), fmpq(0))
-        if not saturated:
-            lost += tails[-1] * (1 - hbar[-1])
-        lost_hi = _rounded(_mp(lost) * (1 + mpmath.mpf(10) ** -(SUM_DIGITS - 2)), SUM_DIGITS, up=True)
-    return Bracket(ratio, mu, kept, tuple(grid), tuple(cbar), tuple(hbar), tuple(tails), saturated, lost, lost_hi)
+        return _finish(ratio, mu, kept, grid[start:], cbar[start:], hbar[start:], tails[start:], saturated)
+
+
+#: The candidate grid of the route with radius tails (p <= 50): z_j = m_j times the base, m_j = 2^(j/8) / 16 rounded
+#: down to a multiple of 2^-16 (any increasing grid serves the Abel sum), j = 0 .. FINE_POINTS - 1
+FINE_STEPS, FINE_POINTS = 8, 8 * 45
+#: The most radius tails (each one ``integral`` of about 2 s) a bracket may use, and the relative slack below the
+#: kernel's bound that the choice aims at (the claim's digits then stay above 12)
+MAX_RADIUS_TAILS = 14
+TARGET_SLACK = 1e-13
+#: The choice lets a point jump at most this many candidates ahead (measured: longer jumps never win)
+MAX_JUMP = 40
+
+
+def _fine_multiples() -> list[fmpq]:
+    return [fmpq(math.floor(2 ** (j / FINE_STEPS) * 4096), 65536) for j in range(FINE_POINTS)]
+
+
+def _choose(hs: list[float], markov: list[float], radius: list[float], budget: int):
+    """For each number b <= ``budget`` of radius tails: (the least Abel sum over sub-grids of the candidates, where
+    each chosen point's tail is its Markov or (counted in b) its radius bound; the choice as [(index, radius?)]).
+    Floats: a choice, whose ends are then proved and summed exactly."""
+    n = len(hs)
+    inf = math.inf
+    best = [[[inf, inf] for _ in range(budget + 1)] for _ in range(n)]
+    back: dict = {}
+    for j in range(n):
+        for c in (0, 1):
+            if c <= budget and (c == 0 or radius[j] < inf):
+                best[j][c][c] = hs[j]
+    results = [(inf, None)] * (budget + 1)
+    for j in range(n):
+        for b in range(budget + 1):
+            for c in (0, 1):
+                value = best[j][b][c]
+                if value == inf:
+                    continue
+                tail = radius[j] if c else markov[j]
+                end = value + tail * (1 - hs[j])
+                for bb in range(b, budget + 1):
+                    if end < results[bb][0]:
+                        results[bb] = (end, (j, b, c))
+                for k in range(j + 1, min(n, j + MAX_JUMP + 1)):
+                    step = value + tail * (hs[k] - hs[j])
+                    for c2 in (0, 1):
+                        b2 = b + c2
+                        if b2 > budget or (c2 and radius[k] == inf):
+                            continue
+                        if step < best[k][b2][c2]:
+                            best[k][b2][c2] = step
+                            back[(k, b2, c2)] = (j, b, c)
+    out = []
+    for value, node in results:
+        path = []
+        while node is not None:
+            path.append((node[0], bool(node[2])))
+            node = back.get(node)
+        out.append((value, path[::-1]))
+    return out
+
+
+def _abel_float(hs, tails) -> float:
+    lost = hs[0] + sum(tails[i - 1] * (hs[i] - hs[i - 1]) for i in range(1, len(hs)))
+    return lost + (tails[-1] * (1 - hs[-1]) if hs[-1] < 1 else 0.0)
+
+
+def _tail_bracket(p: int, delta: fmpq, ratio: fmpq | None, proof, tails_proof, kernel_numerator: float):
+    """The route with radius tails at ``ratio`` (p <= 50): (the least number of radius tails whose chosen bracket's
+    float estimate reaches the kernel's numerator within :data:`TARGET_SLACK`, its Bracket with every end proved), or
+    None when no choice reaches it."""
+    with mpmath.workdps(DPS):
+        mean_z, mu, kept = _mean_z_and_kept(p, ratio, proof)
+        root_delta = mpmath.sqrt(_mp(delta))
+        grid, cbar, hbar = [], [], []
+        for m in _fine_multiples():
+            z = mean_z * m
+            c, end = _point(p, root_delta, mu, z, hbar[-1] if hbar else None)
+            grid.append(z), cbar.append(c if end < 1 else None), hbar.append(end)
+            if end == 1:
+                break
+        start = max([i for i, h in enumerate(hbar) if h <= NEGLIGIBLE_HEAD] + [0])
+        grid, cbar, hbar = grid[start:], cbar[start:], hbar[start:]
+        hs = [float(h) for h in hbar]
+        markov = [float(_markov(p, proof, z)) for z in grid]
+        estimates = [tails_proof.estimate(z) for z in grid]
+        radius = [min(1.0, t) if r is not None else math.inf for t, r in estimates]
+        target = float(kept) - kernel_numerator * (1 - TARGET_SLACK)  # the largest lost that reaches the kernel
+        for b, (value, path) in enumerate(_choose(hs, markov, radius, MAX_RADIUS_TAILS)):
+            if value <= target:
+                break
+        else:
+            return None
+        # drop Markov points while the estimate still reaches the target (each point costs a lemma)
+        path = list(path)
+        changed = True
+        while changed:
+            changed = False
+            for position in range(len(path) - 1, 0, -1):
+                if path[position][1]:
+                    continue
+                trial = path[:position] + path[position + 1:]
+                if _abel_float([hs[i] for i, _ in trial], [radius[i] if r else markov[i] for i, r in trial]) <= target:
+                    path, changed = trial, True
+                    break
+        points = [i for i, _ in path]
+        ends, radius_tails = [], []
+        for position, (i, use_radius) in enumerate(path):
+            if use_radius and not (position == len(path) - 1 and hbar[i] == 1):  # a saturated last T is never used
+                proved = tails_proof.proved(grid[i], estimates[i][1])
+                ends.append(proved.tail)
+                radius_tails.append(proved)
+            else:
+                ends.append(_markov(p, proof, grid[i]))
+                radius_tails.append(None)
+        saturated = hbar[points[-1]] == 1
+        bracket = _finish(ratio, mu, kept, [grid[i] for i in points], [cbar[i] for i in points],
+                          [hbar[i] for i in points], ends, saturated, radius_tails)
+        return b, bracket
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel_log(p: int, delta: fmpq) -> mpmath.mpf:
+    """The kernel's bound of ln P (certify.kernel.region_purity at its 64 bits), recomputed from p and delta."""
+    from ..kernel.dead import PURITY_PRECISION
+    from ..kernel.region_purity import dead_region_purity_log_probability_lower
+
+    with mpmath.workdps(DPS):
+        return _mp(dead_region_purity_log_probability_lower(p, delta, PURITY_PRECISION).mid().fmpq())
 
 
 @functools.lru_cache(maxsize=None)
 def purity_route(p: int, delta: fmpq) -> Bracket:
-    """The bracket whose proved number (kept - lost) is largest, over certify.kernel.region_purity.GAMMA_RATIOS."""
+    """The route's bracket. p > 50 (where the kernel uses Markov alone): the bracket whose proved number
+    (kept - lost) is largest over certify.kernel.region_purity.GAMMA_RATIOS, with Markov tails on the kernel's grid.
+    p <= 50: over the ratios, the bracket that reaches the kernel's bound (within :data:`TARGET_SLACK`, by its float
+    estimate) with the fewest radius tails, the larger number breaking ties; the Markov bracket when none does."""
+    from ..kernel.region_purity import _SPACING_INTEGRAL_MAX_P
+    from .region_purity_tail import SpacingTails
+
     proof = region_proof(p)
-    return max((_bracket(p, delta, ratio, proof) for ratio in GAMMA_RATIOS), key=lambda b: b.value)
+    markov = max((_bracket(p, delta, ratio, proof) for ratio in GAMMA_RATIOS), key=lambda b: b.value)
+    if p > _SPACING_INTEGRAL_MAX_P:
+        return markov
+    with mpmath.workdps(DPS):
+        numerator = float(mpmath.exp(_kernel_log(p, delta)) * (math.comb(2 * p, p) - 1))
+    tails = SpacingTails(p)
+    found = [found for ratio in GAMMA_RATIOS if (found := _tail_bracket(p, delta, ratio, proof, tails, numerator))]
+    if not found:
+        return markov
+    return min(found, key=lambda item: (item[0], -item[1].value))[1]
 
 
 def _slack(p: int, delta: fmpq, bracket: Bracket) -> fmpq | None:
     """s >= ln(the kernel's bound) - ln(the route's number), both over C(2p, p) - 1; the kernel's bound recomputed from
     p and delta (certify.kernel.region_purity, at its 64 bits), never read from the certificate. None when the route's
-    number is not positive (it proves nothing)."""
+    number is not positive (it proves nothing); 0 when the route's number exceeds the kernel's bound by a relative
+    :data:`FULL_MARGIN` or more (the claim lemmas then state lo and log10_lo as the certificate does)."""
     if bracket.value <= 0:
         return None
-    from ..kernel.dead import PURITY_PRECISION
-    from ..kernel.region_purity import dead_region_purity_log_probability_lower
-
-    kernel_log = dead_region_purity_log_probability_lower(p, delta, PURITY_PRECISION)
     with mpmath.workdps(DPS):
         route_log = mpmath.log(_mp(bracket.value) / (math.comb(2 * p, p) - 1))
-        loss = _mp(kernel_log.mid().fmpq()) - route_log
+        loss = _kernel_log(p, delta) - route_log
+        if loss <= -FULL_MARGIN:
+            return fmpq(0)
         return max(_rounded(loss * mpmath.mpf("1.01"), 6, up=True) if loss > 0 else fmpq(0), fmpq(1, 10 ** 25))
 
 
@@ -225,6 +391,7 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
     classes = f"({p} - 1) / 2"
     mean_root_q = _mean_root_q(p, BINOMIAL)
     spacing_hi = real(region_proof(p).spacing_hi)
+    radius_points = []
     for i, (z, c, h, t) in enumerate(zip(bracket.grid, bracket.cbar, bracket.hbar, bracket.tails)):
         if h < 1:
             items += [
@@ -235,13 +402,20 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
                       f"unfold {DEFICIT}, {IBETA}. interval with (i_prec 120).",
                       f"Hbar_{i} >= H(z_{i}): the union over the (p - 1)/2 classes at cbar_{i} (region_purity_point_{i})"),
             ]
-        if t < 1 and not (bracket.saturated and i == len(bracket.grid) - 1):  # the sum uses T_I only unsaturated
+        radius = bracket.radius_tails[i] if bracket.radius_tails else None
+        if radius is not None:
+            radius_points.append((i, radius))
+        elif t < 1 and not (bracket.saturated and i == len(bracket.grid) - 1):  # the sum uses T_I only unsaturated
             items.append(Lemma(f"region_purity_tail_{i}", CLAIM, f"{SPACING} / ({real(z)} * {mean_root_q}) <= {real(t)}",
                                f"destruct {BINOMIAL}_value as [HC _]. rewrite HC.\n"
                                f"  apply Rle_trans with ({spacing_hi} / ({real(z)} * {_mean_root_q(p, math.comb(2 * p, p))})); "
                                "[ | interval with (i_prec 120)].\n"
                                "  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].",
                                f"T_{i} >= E[S] / (z_{i} E[sqrt Q]) >= P(Z > z_{i}) (Markov; E = {SPACING} >= E[S])"))
+    if radius_points:
+        from .region_purity_tail import SpacingTails, tail_lemmas
+
+        items += tail_lemmas(SpacingTails(p), radius_points, CLAIM)
     ends = [real(h) for h in bracket.hbar]
     chain = ["0", *ends, "1"]
     order = " /\\ ".join(f"{left} <= {right}" for left, right in zip(chain, chain[1:]))
@@ -270,10 +444,17 @@ def _component_lemmas(document: dict, component: str, bound: str, proved: str, p
     """The pair rule and landmark of one component, and its two claim lemmas lowered by ``slack`` (what the route loses
     ``against`` a number at or above the certificate's)."""
     node = document["claims"][CLAIM]["components"][component]
-    names, ends, (digits, log10_digits) = lowered_ends(node, slack, f"{CLAIM}_{component}", f"{CLAIM}.{component}")
-    texts = (f"lo lowered by a relative 4 s (s what this route loses against {against}) and rounded down to "
-             f"{digits} significant digits",
-             f"log10_lo lowered by 4 s/ln 10 and rounded down to {log10_digits} significant digits")
+    if slack == 0:
+        names = (f"{CLAIM}_{component}_lo", f"{CLAIM}_{component}_log10_lo")
+        ends = (stated_lo(node), real(number(node["log10_lo"], f"{CLAIM}.{component}.log10_lo")))
+        digits = log10_digits = None
+        texts = tuple(f"{field} as the certificate states it (the route's number exceeds {against} by a relative "
+                      f"{mpmath.nstr(FULL_MARGIN, 1)} or more)" for field in ("lo", "log10_lo"))
+    else:
+        names, ends, (digits, log10_digits) = lowered_ends(node, slack, f"{CLAIM}_{component}", f"{CLAIM}.{component}")
+        texts = (f"lo lowered by a relative 4 s (s what this route loses against {against}) and rounded down to "
+                 f"{digits} significant digits",
+                 f"log10_lo lowered by 4 s/ln 10 and rounded down to {log10_digits} significant digits")
     return (landmark_lemmas(document, CLAIM, "lo", component) + twin_lemmas(document, CLAIM, component)
             + claim_lemmas(names, ends, bound, proved, proof_of_bound,
                            tuple(f"{paper}; {text}" for text in texts), (digits, log10_digits), claim=CLAIM))
@@ -300,9 +481,9 @@ def dead_purity_lemmas(document: dict, route_present: bool) -> list:
     slack = _slack(p, delta, bracket)
     if slack is None or slack > MAX_SLACK:
         short = "nothing" if slack is None else f"a number {float(slack):.1e} (relative) below the kernel's bound"
-        raise ValueError(f"this route bounds the tail of Z by Markov's inequality and proves {short}; the kernel "
-                         "integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral "
-                         "cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq')")
+        raise ValueError(f"the route's tails (Markov's inequality, and for p <= 50 at most {MAX_RADIUS_TAILS} radius "
+                         f"bounds by integrals of the spacing's tail) prove {short} (docs/coq.md, 'The purity claim in "
+                         "Coq')")
     proof = region_proof(p)
     route = [] if route_present else _generic_lemmas(p) + _specific(document, proof)
     jensen_slack = proof.slack(expected_spacing_upper(p, 128).lower())

@@ -310,6 +310,42 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 5: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 3003 * c ^ 5 * (1 - c) ^ 10 + 5005 * c ^ 6 * (1 - c) ^ 9 + 6435 * c ^ 7 * (1 - c) ^ 8 + 6435 * c ^ 8 * (1 - c) ^ 7 + 5005 * c ^ 9 * (1 - c) ^ 6 + 3003 * c ^ 10 * (1 - c) ^ 5 + 1365 * c ^ 11 * (1 - c) ^ 4 + 455 * c ^ 12 * (1 - c) ^ 3 + 105 * c ^ 13 * (1 - c) ^ 2 + 15 * c ^ 14 * (1 - c) ^ 1 + 1 * c ^ 15 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 4 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 1365 * c ^ 4 * (1 - c) ^ 11.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 8, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_purity_fit : list R := cons (4986775210548865035547519 / 12500000000000000000000000) (cons 0 (cons (- (33244246517694038550643921 / 500000000000000000000000000)) (cons 0 (cons (159512155114585723649371 / 16000000000000000000000000) (cons 0 (cons (- (739562342824929951915849 / 625000000000000000000000000)) (cons 0 (cons (5660575687543515903025257 / 50000000000000000000000000000) (cons 0 (cons (- (8701805483108766035405819 / 1000000000000000000000000000000)) (cons 0 (cons (50891414752392327321779307 / 100000000000000000000000000000000) (cons 0 (cons (- (19817647619920590635548051 / 1000000000000000000000000000000000)) (cons 0 (cons (750405123112093533954619 / 2000000000000000000000000000000000) (nil))))))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_purity_half : list R := cons (4986775210548865035547519 / 12500000000000000000000000) (cons (- (33244246517694038550643921 / 500000000000000000000000000)) (cons (159512155114585723649371 / 16000000000000000000000000) (cons (- (739562342824929951915849 / 625000000000000000000000000)) (cons (5660575687543515903025257 / 50000000000000000000000000000) (cons (- (8701805483108766035405819 / 1000000000000000000000000000000)) (cons (50891414752392327321779307 / 100000000000000000000000000000000) (cons (- (19817647619920590635548051 / 1000000000000000000000000000000000)) (cons (750405123112093533954619 / 2000000000000000000000000000000000) (nil))))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_purity_Q : R -> R := fun x => x * region_horner region_purity_half (x ^ 2).
+
+(* K^(2p-1) (2 Phi(x))^(p-1) phi(x) (2 Phibar(x + s))^p, Phi = 1/2 + G, Phibar = 1/2 - G (paper-level); the scale K keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_purity_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_G x)) ^ 10 * region_phi x * (k * (1 - 2 * region_G (x + s))) ^ 11.
+
+(* the same with G replaced by Q and each base raised by 2 a epsilon *)
+Definition region_purity_closed_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_purity_Q x + 2 * ((11 / 4) * (659 / 2000000000)))) ^ 10 * region_phi x * (k * (1 - 2 * region_purity_Q (x + s) + 2 * ((11 / 4) * (659 / 2000000000)))) ^ 11.
+
+(* C(2p, p) Phi(-a)^p + p C(2p, p) Phibar(a)^p: the spacing-tail integral beyond the window [-a, a - s] is at most this (below -a: Phibar <= 1 and p int Phi^(p-1) phi = Phi^p; beyond a - s: Phi <= 1, Phibar(x + s) <= Phibar(a), int phi <= 1; paper-level) *)
+Definition region_purity_outside : R := region_central_binomial * (1 / 2 + region_G (- (11 / 4))) ^ 11 + 11 * region_central_binomial * (1 / 2 - region_G (11 / 4)) ^ 11.
+
+(* an upper bound of P(S > s) for k > 0 and 0 <= s <= 2 a: P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), split at -a and a - s (region_purity_outside's comment); paper-level *)
+Definition region_purity_spacing_tail : R -> R -> R := fun k s => 11 * region_central_binomial / (2 * k) ^ 21 * RInt (region_purity_tail_integrand k s) (- (11 / 4)) ((11 / 4) - s) + region_purity_outside.
+
+(* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
+Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800.
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (21191029126023481066709 / 250000000000000000000000000) + 1 * ((45686350202976541151673 / 100000000000000000000000000) - (21191029126023481066709 / 250000000000000000000000000)) + (91701064827123007822709 / 100000000000000000000000) * ((1710049779240522619843 / 1000000000000000000000000) - (45686350202976541151673 / 100000000000000000000000000)) + (224016671899006563719 / 1000000000000000000000) * ((47144268631945630580531 / 10000000000000000000000000) - (1710049779240522619843 / 1000000000000000000000000)) + (102451663489903519713 / 1000000000000000000000) * ((11454043858635191684419 / 1000000000000000000000000) - (47144268631945630580531 / 10000000000000000000000000)) + (221519562356336630869 / 5000000000000000000000) * ((15354594639351729729757 / 500000000000000000000000) - (11454043858635191684419 / 1000000000000000000000000)) + (63944540357164421017 / 5000000000000000000000) * ((44419502650639299500759 / 500000000000000000000000) - (15354594639351729729757 / 500000000000000000000000)) + (25767717947936815831 / 12500000000000000000000) * ((26646487140350518009969 / 100000000000000000000000) - (44419502650639299500759 / 500000000000000000000000)) + (30127082797366459649 / 250000000000000000000000) * (1 - (26646487140350518009969 / 100000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (9264844278656799676680468585584919426443377 / 400000000000000000000000000000000000000000000000000000000000000000000000).
@@ -801,4 +837,561 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves a number 1.6e-01 (relative) below the kernel's bound; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (59250620339798498223782537241 / 16384000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (59250620339798498223782537241 / 16384000000000000000000000000000) ^ 2 <= (10811426138785796361223 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (11 - 1) / 2 * region_purity_deficit (10811426138785796361223 / 1000000000000000000000000) <= (21191029126023481066709 / 250000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (434705275005069220055339963967 / 16384000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (434705275005069220055339963967 / 16384000000000000000000000000000) ^ 2 <= (16688902406961186457461 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (11 - 1) / 2 * region_purity_deficit (16688902406961186457461 / 1000000000000000000000000) <= (45686350202976541151673 / 100000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_1 :
+  region_spacing_bound / ((434705275005069220055339963967 / 16384000000000000000000000000000) * (sqrt (2 * PI) * 11 * region_central_binomial / 4 ^ 11)) <= (91701064827123007822709 / 100000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((5641534197651680467745869 / 50000000000000000000000000) / ((434705275005069220055339963967 / 16384000000000000000000000000000) * (sqrt (2 * PI) * 11 * 705432 / 4 ^ 11))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_2)^2 <= cbar_2 < 1, z_2 = (6082601410512113563677501 / 125000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_2 :
+  region_purity_kappa (6082601410512113563677501 / 125000000000000000000000000) ^ 2 <= (23570506693841376428969 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_2 >= H(z_2): the union over the (p - 1)/2 classes at cbar_2 (region_purity_point_2). *)
+Lemma region_purity_tube_2 :
+  (11 - 1) / 2 * region_purity_deficit (23570506693841376428969 / 1000000000000000000000000) <= (1710049779240522619843 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_3)^2 <= cbar_3 < 1, z_3 = (1127489245256756906503952617863 / 16384000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_3 :
+  region_purity_kappa (1127489245256756906503952617863 / 16384000000000000000000000000000) ^ 2 <= (30869833054126624909683 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_3 >= H(z_3): the union over the (p - 1)/2 classes at cbar_3 (region_purity_point_3). *)
+Lemma region_purity_tube_3 :
+  (11 - 1) / 2 * region_purity_deficit (30869833054126624909683 / 1000000000000000000000000) <= (47144268631945630580531 / 10000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_4)^2 <= cbar_4 < 1, z_4 = (1462178305268775443231743432887 / 16384000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_4 :
+  region_purity_kappa (1462178305268775443231743432887 / 16384000000000000000000000000000) ^ 2 <= (39270837409114779216527 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_4 >= H(z_4): the union over the (p - 1)/2 classes at cbar_4 (region_purity_point_4). *)
+Lemma region_purity_tube_4 :
+  (11 - 1) / 2 * region_purity_deficit (39270837409114779216527 / 1000000000000000000000000) <= (11454043858635191684419 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_5)^2 <= cbar_5 < 1, z_5 = (1896208411517277818681515194243 / 16384000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_5 :
+  region_purity_kappa (1896208411517277818681515194243 / 16384000000000000000000000000000) ^ 2 <= (51669342541827037778587 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_5 >= H(z_5): the union over the (p - 1)/2 classes at cbar_5 (region_purity_point_5). *)
+Lemma region_purity_tube_5 :
+  (11 - 1) / 2 * region_purity_deficit (51669342541827037778587 / 1000000000000000000000000) <= (15354594639351729729757 / 500000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_6)^2 <= cbar_6 < 1, z_6 = (2459080180843247783637103781781 / 16384000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_6 :
+  region_purity_kappa (2459080180843247783637103781781 / 16384000000000000000000000000000) ^ 2 <= (70277679885116601892617 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_6 >= H(z_6): the union over the (p - 1)/2 classes at cbar_6 (region_purity_point_6). *)
+Lemma region_purity_tube_6 :
+  (11 - 1) / 2 * region_purity_deficit (70277679885116601892617 / 1000000000000000000000000) <= (44419502650639299500759 / 500000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_7)^2 <= cbar_7 < 1, z_7 = (6082601410512113563677501 / 31250000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_7 :
+  region_purity_kappa (6082601410512113563677501 / 31250000000000000000000000) ^ 2 <= (24665891327861546098961 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_7 >= H(z_7): the union over the (p - 1)/2 classes at cbar_7 (region_purity_point_7). *)
+Lemma region_purity_tube_7 :
+  (11 - 1) / 2 * region_purity_deficit (24665891327861546098961 / 250000000000000000000000) <= (26646487140350518009969 / 100000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: the two forms of Q are one polynomial. *)
+Lemma region_purity_Q_prim :
+  forall x, region_purity_Q x = region_prim region_purity_fit 0 x.
+Proof.
+  intros x. unfold region_purity_Q, region_purity_half, region_purity_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_purity_probability: Q' is the derivative of its coefficients. *)
+Lemma region_purity_Q_derive :
+  forall x, is_derive region_purity_Q x (region_dprim region_purity_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_purity_fit 0)); [intros y; symmetry; apply region_purity_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_purity_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_purity_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_purity_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
+Lemma region_purity_fit_error :
+  forall x, - (11 / 4) <= x <= (11 / 4) -> Rabs (region_phi x - region_dhorner region_purity_fit 0 x) <= (659 / 2000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_purity_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_purity_G_near, region_purity_fit_error). *)
+Lemma region_purity_Q_near :
+  forall x, - (11 / 4) <= x <= (11 / 4) -> Rabs (region_G x - region_purity_Q x) <= ((11 / 4) * (659 / 2000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (659 / 2000000000)).
+  - apply (region_purity_G_near region_purity_Q (region_dprim region_purity_fit 0) (659 / 2000000000) x).
+    + unfold region_purity_Q. ring.
+    + exact region_purity_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_purity_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_purity_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
+Lemma region_purity_bases :
+  forall x, - (11 / 4) <= x <= (11 / 4) -> 0 <= 1 / 2 + region_purity_Q x - ((11 / 4) * (659 / 2000000000)) /\ 0 <= 1 / 2 - region_purity_Q x - ((11 / 4) * (659 / 2000000000)).
+Proof.
+  intros x Hx. unfold region_purity_Q, region_purity_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_closed_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_closed_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_closed_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_purity_Q_derive.
+Qed.
+
+(* claim region_purity_probability: 0 <= 1 + 2 G <= 1 + 2 Q + 2 a epsilon and 0 <= 1 - 2 G(x + s) <= 1 - 2 Q(x + s) + 2 a epsilon where x, x + s lie in [-a, a] (region_purity_Q_near, region_purity_bases): a power is nondecreasing on [0, inf). *)
+Lemma region_purity_closed_tail_integrand_above :
+  forall k s x, 0 <= k -> 0 <= s -> - (11 / 4) <= x -> x + s <= (11 / 4) -> region_purity_tail_integrand k s x <= region_purity_closed_tail_integrand k s x.
+Proof.
+  intros k s x Hk Hs Hl Hr. unfold region_purity_closed_tail_integrand, region_purity_tail_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (x + s) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (x + s) ltac:(lra)) as [B3 B4].
+  destruct (region_phi_bounds x) as [P1 _].
+  assert (L1 : 0 <= k * (1 + 2 * region_G x) <= k * (1 + 2 * region_purity_Q x + 2 * ((11 / 4) * (659 / 2000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (L2 : 0 <= k * (1 - 2 * region_G (x + s)) <= k * (1 - 2 * region_purity_Q (x + s) + 2 * ((11 / 4) * (659 / 2000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (E1 := pow_incr _ _ 10 L1). assert (E2 := pow_incr _ _ 11 L2).
+  assert (F1 := pow_le _ 10 (proj1 L1)). assert (F2 := pow_le _ 11 (proj1 L2)).
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_purity_probability: the true integrand is below the closed form on [-a, a - s]. *)
+Lemma region_purity_closed_tail_integrand_integral_above :
+  forall k s u, 0 <= k -> 0 <= s <= 2 * (11 / 4) -> RInt (region_purity_closed_tail_integrand k s) (- (11 / 4)) ((11 / 4) - s) <= u -> RInt (region_purity_tail_integrand k s) (- (11 / 4)) ((11 / 4) - s) <= u.
+Proof.
+  intros k s u Hk Hs Hu. apply Rle_trans with (2 := Hu). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_tail_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_closed_tail_integrand_continuous.
+  - intros x Hx. apply region_purity_closed_tail_integrand_above; lra.
+Qed.
+
+(* claim region_purity_probability: the outer pieces' end: |G - Q| <= a epsilon at -a and a, and the bases are >= 0 there. *)
+Lemma region_purity_outside_upper :
+  region_purity_outside <= (436456686393 / 312500000000000000000000000000000).
+Proof.
+  unfold region_purity_outside. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with (705432 * (1649889 / 10000000000000000000000000000000000) + 11 * 705432 * (1649889 / 10000000000000000000000000000000000)); [ | lra].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (- (11 / 4)) ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (11 / 4) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases (- (11 / 4)) ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (11 / 4) ltac:(lra)) as [B3 B4].
+  assert (L1 : 0 <= 1 / 2 + region_G (- (11 / 4)) <= 1 / 2 + region_purity_Q (- (11 / 4)) + ((11 / 4) * (659 / 2000000000))) by lra.
+  assert (L2 : 0 <= 1 / 2 - region_G (11 / 4) <= 1 / 2 - region_purity_Q (11 / 4) + ((11 / 4) * (659 / 2000000000))) by lra.
+  assert (V1 : (1 / 2 + region_purity_Q (- (11 / 4)) + ((11 / 4) * (659 / 2000000000))) ^ 11 <= (1649889 / 10000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (V2 : (1 / 2 - region_purity_Q (11 / 4) + ((11 / 4) * (659 / 2000000000))) ^ 11 <= (1649889 / 10000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (W1 := Rle_trans _ _ _ (pow_incr _ _ 11 L1) V1). assert (W2 := Rle_trans _ _ _ (pow_incr _ _ 11 L2) V2).
+  apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (1453741737112395141718922739 / 8000000000000000000000000000), scale K = (539 / 500). *)
+Lemma region_purity_radius_2_integral :
+  RInt (region_purity_closed_tail_integrand (539 / 500) (1453741737112395141718922739 / 8000000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (1453741737112395141718922739 / 8000000000000000000000000000)) <= (132405668815551902643 / 500000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_2) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_2_spacing :
+  region_purity_spacing_tail (539 / 500) (1453741737112395141718922739 / 8000000000000000000000000000) <= (202376709242177240993 / 1000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (539 / 500) (1453741737112395141718922739 / 8000000000000000000000000000) (132405668815551902643 / 500000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_2_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 11 * 705432 / (2 * (539 / 500)) ^ 21 * RInt (region_purity_tail_integrand (539 / 500) (1453741737112395141718922739 / 8000000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (1453741737112395141718922739 / 8000000000000000000000000000)) <= 11 * 705432 / (2 * (539 / 500)) ^ 21 * (132405668815551902643 / 500000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (11 * 705432 / (2 * (539 / 500)) ^ 21 * (132405668815551902643 / 500000000000000000000) + (436456686393 / 312500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_2^2) = e^(-y) region_purity_poisson(y), y = r_2^2 / 2 = (57121 / 8192). *)
+Lemma region_purity_radius_2_poisson :
+  (225850053398497426459 / 250000000000000000000) <= exp (- (57121 / 8192)) * region_purity_poisson (57121 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (239 / 64)). *)
+Lemma region_purity_tail_2 :
+  region_purity_spacing_tail (539 / 500) ((6082601410512113563677501 / 125000000000000000000000000) * (239 / 64)) / (exp (- ((239 / 64) ^ 2 / 2)) * region_purity_poisson ((239 / 64) ^ 2 / 2)) <= (224016671899006563719 / 1000000000000000000000).
+Proof.
+  replace ((6082601410512113563677501 / 125000000000000000000000000) * (239 / 64)) with (1453741737112395141718922739 / 8000000000000000000000000000) by lra. replace ((239 / 64) ^ 2 / 2) with (57121 / 8192) by lra.
+  assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
+  set (D := exp (- (57121 / 8192)) * region_purity_poisson (57121 / 8192)) in *. set (T := region_purity_spacing_tail (539 / 500) (1453741737112395141718922739 / 8000000000000000000000000000)) in *.
+  apply Rle_trans with ((202376709242177240993 / 1000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((202376709242177240993 / 1000000000000000000000) / (225850053398497426459 / 250000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (305549585464581121662571159440873 / 1048576000000000000000000000000000), scale K = (1131 / 1000). *)
+Lemma region_purity_radius_3_integral :
+  RInt (region_purity_closed_tail_integrand (1131 / 1000) (305549585464581121662571159440873 / 1048576000000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (305549585464581121662571159440873 / 1048576000000000000000000000000000)) <= (52165862290857081479 / 200000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_3) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_3_spacing :
+  region_purity_spacing_tail (1131 / 1000) (305549585464581121662571159440873 / 1048576000000000000000000000000000) <= (72754460406089671947 / 1000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (1131 / 1000) (305549585464581121662571159440873 / 1048576000000000000000000000000000) (52165862290857081479 / 200000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_3_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 11 * 705432 / (2 * (1131 / 1000)) ^ 21 * RInt (region_purity_tail_integrand (1131 / 1000) (305549585464581121662571159440873 / 1048576000000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (305549585464581121662571159440873 / 1048576000000000000000000000000000)) <= 11 * 705432 / (2 * (1131 / 1000)) ^ 21 * (52165862290857081479 / 200000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (11 * 705432 / (2 * (1131 / 1000)) ^ 21 * (52165862290857081479 / 200000000000000000000) + (436456686393 / 312500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_3^2) = e^(-y) region_purity_poisson(y), y = r_3^2 / 2 = (73441 / 8192). *)
+Lemma region_purity_radius_3_poisson :
+  (710134495895808767997 / 1000000000000000000000) <= exp (- (73441 / 8192)) * region_purity_poisson (73441 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (271 / 64)). *)
+Lemma region_purity_tail_3 :
+  region_purity_spacing_tail (1131 / 1000) ((1127489245256756906503952617863 / 16384000000000000000000000000000) * (271 / 64)) / (exp (- ((271 / 64) ^ 2 / 2)) * region_purity_poisson ((271 / 64) ^ 2 / 2)) <= (102451663489903519713 / 1000000000000000000000).
+Proof.
+  replace ((1127489245256756906503952617863 / 16384000000000000000000000000000) * (271 / 64)) with (305549585464581121662571159440873 / 1048576000000000000000000000000000) by lra. replace ((271 / 64) ^ 2 / 2) with (73441 / 8192) by lra.
+  assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
+  set (D := exp (- (73441 / 8192)) * region_purity_poisson (73441 / 8192)) in *. set (T := region_purity_spacing_tail (1131 / 1000) (305549585464581121662571159440873 / 1048576000000000000000000000000000)) in *.
+  apply Rle_trans with ((72754460406089671947 / 1000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((72754460406089671947 / 1000000000000000000000) / (710134495895808767997 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (396250320727838145115802470312377 / 1048576000000000000000000000000000), scale K = (5881 / 5000). *)
+Lemma region_purity_radius_4_integral :
+  RInt (region_purity_closed_tail_integrand (5881 / 5000) (396250320727838145115802470312377 / 1048576000000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (396250320727838145115802470312377 / 1048576000000000000000000000000000)) <= (128422002674796521081 / 500000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_4) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_4_spacing :
+  region_purity_spacing_tail (5881 / 5000) (396250320727838145115802470312377 / 1048576000000000000000000000000000) <= (314617365489954578993 / 10000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (5881 / 5000) (396250320727838145115802470312377 / 1048576000000000000000000000000000) (128422002674796521081 / 500000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_4_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 11 * 705432 / (2 * (5881 / 5000)) ^ 21 * RInt (region_purity_tail_integrand (5881 / 5000) (396250320727838145115802470312377 / 1048576000000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (396250320727838145115802470312377 / 1048576000000000000000000000000000)) <= 11 * 705432 / (2 * (5881 / 5000)) ^ 21 * (128422002674796521081 / 500000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (11 * 705432 / (2 * (5881 / 5000)) ^ 21 * (128422002674796521081 / 500000000000000000000) + (436456686393 / 312500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_4^2) = e^(-y) region_purity_poisson(y), y = r_4^2 / 2 = (73441 / 8192). *)
+Lemma region_purity_radius_4_poisson :
+  (710134495895808767997 / 1000000000000000000000) <= exp (- (73441 / 8192)) * region_purity_poisson (73441 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (271 / 64)). *)
+Lemma region_purity_tail_4 :
+  region_purity_spacing_tail (5881 / 5000) ((1462178305268775443231743432887 / 16384000000000000000000000000000) * (271 / 64)) / (exp (- ((271 / 64) ^ 2 / 2)) * region_purity_poisson ((271 / 64) ^ 2 / 2)) <= (221519562356336630869 / 5000000000000000000000).
+Proof.
+  replace ((1462178305268775443231743432887 / 16384000000000000000000000000000) * (271 / 64)) with (396250320727838145115802470312377 / 1048576000000000000000000000000000) by lra. replace ((271 / 64) ^ 2 / 2) with (73441 / 8192) by lra.
+  assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
+  set (D := exp (- (73441 / 8192)) * region_purity_poisson (73441 / 8192)) in *. set (T := region_purity_spacing_tail (5881 / 5000) (396250320727838145115802470312377 / 1048576000000000000000000000000000)) in *.
+  apply Rle_trans with ((314617365489954578993 / 10000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((314617365489954578993 / 10000000000000000000000) / (710134495895808767997 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (5688625234551833456044545582729 / 10485760000000000000000000000000), scale K = (12719 / 10000). *)
+Lemma region_purity_radius_5_integral :
+  RInt (region_purity_closed_tail_integrand (12719 / 10000) (5688625234551833456044545582729 / 10485760000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (5688625234551833456044545582729 / 10485760000000000000000000000000)) <= (1245346211529422557 / 5000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_5) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_5_spacing :
+  region_purity_spacing_tail (12719 / 10000) (5688625234551833456044545582729 / 10485760000000000000000000000000) <= (590236032208925968657 / 100000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (12719 / 10000) (5688625234551833456044545582729 / 10485760000000000000000000000000) (1245346211529422557 / 5000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_5_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 11 * 705432 / (2 * (12719 / 10000)) ^ 21 * RInt (region_purity_tail_integrand (12719 / 10000) (5688625234551833456044545582729 / 10485760000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (5688625234551833456044545582729 / 10485760000000000000000000000000)) <= 11 * 705432 / (2 * (12719 / 10000)) ^ 21 * (1245346211529422557 / 5000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (11 * 705432 / (2 * (12719 / 10000)) ^ 21 * (1245346211529422557 / 5000000000000000000) + (436456686393 / 312500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_5^2) = e^(-y) region_purity_poisson(y), y = r_5^2 / 2 = (5625 / 512). *)
+Lemma region_purity_radius_5_poisson :
+  (230760917551421274133 / 500000000000000000000) <= exp (- (5625 / 512)) * region_purity_poisson (5625 / 512).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (75 / 16)). *)
+Lemma region_purity_tail_5 :
+  region_purity_spacing_tail (12719 / 10000) ((1896208411517277818681515194243 / 16384000000000000000000000000000) * (75 / 16)) / (exp (- ((75 / 16) ^ 2 / 2)) * region_purity_poisson ((75 / 16) ^ 2 / 2)) <= (63944540357164421017 / 5000000000000000000000).
+Proof.
+  replace ((1896208411517277818681515194243 / 16384000000000000000000000000000) * (75 / 16)) with (5688625234551833456044545582729 / 10485760000000000000000000000000) by lra. replace ((75 / 16) ^ 2 / 2) with (5625 / 512) by lra.
+  assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
+  set (D := exp (- (5625 / 512)) * region_purity_poisson (5625 / 512)) in *. set (T := region_purity_spacing_tail (12719 / 10000) (5688625234551833456044545582729 / 10485760000000000000000000000000)) in *.
+  apply Rle_trans with ((590236032208925968657 / 100000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((590236032208925968657 / 100000000000000000000000) / (230760917551421274133 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (400830069477449388732847916430303 / 524288000000000000000000000000000), scale K = (14239 / 10000). *)
+Lemma region_purity_radius_6_integral :
+  RInt (region_purity_closed_tail_integrand (14239 / 10000) (400830069477449388732847916430303 / 524288000000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (400830069477449388732847916430303 / 524288000000000000000000000000000)) <= (236506404575595823717 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_6) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_6_spacing :
+  region_purity_spacing_tail (14239 / 10000) (400830069477449388732847916430303 / 524288000000000000000000000000000) <= (2045274401082595481 / 3906250000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (14239 / 10000) (400830069477449388732847916430303 / 524288000000000000000000000000000) (236506404575595823717 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_6_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 11 * 705432 / (2 * (14239 / 10000)) ^ 21 * RInt (region_purity_tail_integrand (14239 / 10000) (400830069477449388732847916430303 / 524288000000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (400830069477449388732847916430303 / 524288000000000000000000000000000)) <= 11 * 705432 / (2 * (14239 / 10000)) ^ 21 * (236506404575595823717 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (11 * 705432 / (2 * (14239 / 10000)) ^ 21 * (236506404575595823717 / 1000000000000000000000) + (436456686393 / 312500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_6^2) = e^(-y) region_purity_poisson(y), y = r_6^2 / 2 = (26569 / 2048). *)
+Lemma region_purity_radius_6_poisson :
+  (126997627354663444969 / 500000000000000000000) <= exp (- (26569 / 2048)) * region_purity_poisson (26569 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (163 / 32)). *)
+Lemma region_purity_tail_6 :
+  region_purity_spacing_tail (14239 / 10000) ((2459080180843247783637103781781 / 16384000000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)) <= (25767717947936815831 / 12500000000000000000000).
+Proof.
+  replace ((2459080180843247783637103781781 / 16384000000000000000000000000000) * (163 / 32)) with (400830069477449388732847916430303 / 524288000000000000000000000000000) by lra. replace ((163 / 32) ^ 2 / 2) with (26569 / 2048) by lra.
+  assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
+  set (D := exp (- (26569 / 2048)) * region_purity_poisson (26569 / 2048)) in *. set (T := region_purity_spacing_tail (14239 / 10000) (400830069477449388732847916430303 / 524288000000000000000000000000000)) in *.
+  apply Rle_trans with ((2045274401082595481 / 3906250000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((2045274401082595481 / 3906250000000000000000) / (126997627354663444969 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (42578209873584794945742507 / 40000000000000000000000000), scale K = (8409 / 5000). *)
+Lemma region_purity_radius_7_integral :
+  RInt (region_purity_closed_tail_integrand (8409 / 5000) (42578209873584794945742507 / 40000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (42578209873584794945742507 / 40000000000000000000000000)) <= (216720543402413379291 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_7) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_7_spacing :
+  region_purity_spacing_tail (8409 / 5000) (42578209873584794945742507 / 40000000000000000000000000) <= (145497892434576874969 / 10000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (8409 / 5000) (42578209873584794945742507 / 40000000000000000000000000) (216720543402413379291 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_7_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 11 * 705432 / (2 * (8409 / 5000)) ^ 21 * RInt (region_purity_tail_integrand (8409 / 5000) (42578209873584794945742507 / 40000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (42578209873584794945742507 / 40000000000000000000000000)) <= 11 * 705432 / (2 * (8409 / 5000)) ^ 21 * (216720543402413379291 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (11 * 705432 / (2 * (8409 / 5000)) ^ 21 * (216720543402413379291 / 1000000000000000000000) + (436456686393 / 312500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_7^2) = e^(-y) region_purity_poisson(y), y = r_7^2 / 2 = (30625 / 2048). *)
+Lemma region_purity_radius_7_poisson :
+  (30184197847247154393 / 250000000000000000000) <= exp (- (30625 / 2048)) * region_purity_poisson (30625 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (175 / 32)). *)
+Lemma region_purity_tail_7 :
+  region_purity_spacing_tail (8409 / 5000) ((6082601410512113563677501 / 31250000000000000000000000) * (175 / 32)) / (exp (- ((175 / 32) ^ 2 / 2)) * region_purity_poisson ((175 / 32) ^ 2 / 2)) <= (30127082797366459649 / 250000000000000000000000).
+Proof.
+  replace ((6082601410512113563677501 / 31250000000000000000000000) * (175 / 32)) with (42578209873584794945742507 / 40000000000000000000000000) by lra. replace ((175 / 32) ^ 2 / 2) with (30625 / 2048) by lra.
+  assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
+  set (D := exp (- (30625 / 2048)) * region_purity_poisson (30625 / 2048)) in *. set (T := region_purity_spacing_tail (8409 / 5000) (42578209873584794945742507 / 40000000000000000000000000)) in *.
+  apply Rle_trans with ((145497892434576874969 / 10000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((145497892434576874969 / 10000000000000000000000000) / (30184197847247154393 / 250000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (21191029126023481066709 / 250000000000000000000000000) /\ (21191029126023481066709 / 250000000000000000000000000) <= (45686350202976541151673 / 100000000000000000000000000) /\ (45686350202976541151673 / 100000000000000000000000000) <= (1710049779240522619843 / 1000000000000000000000000) /\ (1710049779240522619843 / 1000000000000000000000000) <= (47144268631945630580531 / 10000000000000000000000000) /\ (47144268631945630580531 / 10000000000000000000000000) <= (11454043858635191684419 / 1000000000000000000000000) /\ (11454043858635191684419 / 1000000000000000000000000) <= (15354594639351729729757 / 500000000000000000000000) /\ (15354594639351729729757 / 500000000000000000000000) <= (44419502650639299500759 / 500000000000000000000000) /\ (44419502650639299500759 / 500000000000000000000000) <= (26646487140350518009969 / 100000000000000000000000) /\ (26646487140350518009969 / 100000000000000000000000) <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (1568942966479009664506921 / 312500000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (46665643342879011308271827 / 100000000000000000000000000) - (1568942966479009664506921 / 312500000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (11 / (2 * (11 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (165379900168159561107615717380851858961882479 / 250000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 100000000000000000000000000000000000) <= Rabs (- (617945728324087029357370886496517473 / 100000000000000000000000000000000000)) /\ 0 < 661519600672638244430462869523407435847529916 /\ (- (617945728324087029357370886496517473 / 100000000000000000000000000000000000)) <= (ln 661519600672638244430462869523407435847529916 / ln 10 - ln 1 / ln 10 + (-51)) /\ (ln 661519600672638244430462869523407435847529916 / ln 10 - ln 1 / ln 10 + (-51)) < ((- (617945728324087029357370886496517473 / 100000000000000000000000000000000000)) + (1 / 100000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 319)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  661519600672632 / 10 ^ 21 <= ((1 / 2 - RInt region_phi 0 (sqrt (11 / (2 * (11 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((46665643342879011308271827 / 100000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 17 significant digits. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_17_digits :
+  (- (30897286416204371 / 5000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (11 / (2 * (11 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((46665643342879011308271827 / 100000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (163567856200424160732163900726974605422837999 / 250000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (3092121023514231432607317637241153391 / 500000000000000000000000000000000000)) /\ 0 < 654271424801696642928655602907898421691351996 /\ (- (3092121023514231432607317637241153391 / 500000000000000000000000000000000000)) <= (ln 654271424801696642928655602907898421691351996 / ln 10 - ln 1 / ln 10 + (-51)) /\ (ln 654271424801696642928655602907898421691351996 / ln 10 - ln 1 / ln 10 + (-51)) < ((- (3092121023514231432607317637241153391 / 500000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_lo :
+  654271424801696642928655602907898421691351996 / 10 ^ 51 <= ((1 / 2 - RInt region_phi 0 (sqrt (11 / (2 * (11 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((46665643342879011308271827 / 100000000000000000000000000) - (1568942966479009664506921 / 312500000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_log10_lo :
+  (- (3092121023514231432607317637241153391 / 500000000000000000000000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (11 / (2 * (11 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((46665643342879011308271827 / 100000000000000000000000000) - (1568942966479009664506921 / 312500000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

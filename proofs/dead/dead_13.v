@@ -310,6 +310,42 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 6: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 18564 * c ^ 6 * (1 - c) ^ 12 + 31824 * c ^ 7 * (1 - c) ^ 11 + 43758 * c ^ 8 * (1 - c) ^ 10 + 48620 * c ^ 9 * (1 - c) ^ 9 + 43758 * c ^ 10 * (1 - c) ^ 8 + 31824 * c ^ 11 * (1 - c) ^ 7 + 18564 * c ^ 12 * (1 - c) ^ 6 + 8568 * c ^ 13 * (1 - c) ^ 5 + 3060 * c ^ 14 * (1 - c) ^ 4 + 816 * c ^ 15 * (1 - c) ^ 3 + 153 * c ^ 16 * (1 - c) ^ 2 + 18 * c ^ 17 * (1 - c) ^ 1 + 1 * c ^ 18 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 5 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 8568 * c ^ 5 * (1 - c) ^ 13.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 8, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_purity_fit : list R := cons (39894221842058805847644399 / 100000000000000000000000000) (cons 0 (cons (- (13297968676543161104272589 / 200000000000000000000000000)) (cons 0 (cons (99721678665304492877014889 / 10000000000000000000000000000) (cons 0 (cons (- (11856635779007879714367731 / 10000000000000000000000000000)) (cons 0 (cons (2858304870591405617300337 / 25000000000000000000000000000) (cons 0 (cons (- (45023220138298434104483167 / 5000000000000000000000000000000)) (cons 0 (cons (55572661292519614547848567 / 100000000000000000000000000000000) (cons 0 (cons (- (23673120790188198685484147 / 1000000000000000000000000000000000)) (cons 0 (cons (6330816519153639472733483 / 12500000000000000000000000000000000) (nil))))))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_purity_half : list R := cons (39894221842058805847644399 / 100000000000000000000000000) (cons (- (13297968676543161104272589 / 200000000000000000000000000)) (cons (99721678665304492877014889 / 10000000000000000000000000000) (cons (- (11856635779007879714367731 / 10000000000000000000000000000)) (cons (2858304870591405617300337 / 25000000000000000000000000000) (cons (- (45023220138298434104483167 / 5000000000000000000000000000000)) (cons (55572661292519614547848567 / 100000000000000000000000000000000) (cons (- (23673120790188198685484147 / 1000000000000000000000000000000000)) (cons (6330816519153639472733483 / 12500000000000000000000000000000000) (nil))))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_purity_Q : R -> R := fun x => x * region_horner region_purity_half (x ^ 2).
+
+(* K^(2p-1) (2 Phi(x))^(p-1) phi(x) (2 Phibar(x + s))^p, Phi = 1/2 + G, Phibar = 1/2 - G (paper-level); the scale K keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_purity_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_G x)) ^ 12 * region_phi x * (k * (1 - 2 * region_G (x + s))) ^ 13.
+
+(* the same with G replaced by Q and each base raised by 2 a epsilon *)
+Definition region_purity_closed_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_purity_Q x + 2 * ((5 / 2) * (1937 / 25000000000)))) ^ 12 * region_phi x * (k * (1 - 2 * region_purity_Q (x + s) + 2 * ((5 / 2) * (1937 / 25000000000)))) ^ 13.
+
+(* C(2p, p) Phi(-a)^p + p C(2p, p) Phibar(a)^p: the spacing-tail integral beyond the window [-a, a - s] is at most this (below -a: Phibar <= 1 and p int Phi^(p-1) phi = Phi^p; beyond a - s: Phi <= 1, Phibar(x + s) <= Phibar(a), int phi <= 1; paper-level) *)
+Definition region_purity_outside : R := region_central_binomial * (1 / 2 + region_G (- (5 / 2))) ^ 13 + 13 * region_central_binomial * (1 / 2 - region_G (5 / 2)) ^ 13.
+
+(* an upper bound of P(S > s) for k > 0 and 0 <= s <= 2 a: P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), split at -a and a - s (region_purity_outside's comment); paper-level *)
+Definition region_purity_spacing_tail : R -> R -> R := fun k s => 13 * region_central_binomial / (2 * k) ^ 25 * RInt (region_purity_tail_integrand k s) (- (5 / 2)) ((5 / 2) - s) + region_purity_outside.
+
+(* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
+Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600.
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (26166694535256925027393 / 5000000000000000000000000000) + 1 * ((33785354309583035496897 / 1000000000000000000000000000) - (26166694535256925027393 / 5000000000000000000000000000)) + (91701064827123007822709 / 100000000000000000000000) * ((22519770273684200591073 / 100000000000000000000000000) - (33785354309583035496897 / 1000000000000000000000000000)) + (38587157092414046079 / 250000000000000000000) * ((75803860387582968090453 / 100000000000000000000000000) - (22519770273684200591073 / 100000000000000000000000000)) + (149178266152087625731 / 2500000000000000000000) * ((5529995228501076866641 / 2500000000000000000000000) - (75803860387582968090453 / 100000000000000000000000000)) + (21300428732490594753 / 1000000000000000000000) * ((14682592003864111420623 / 2000000000000000000000000) - (5529995228501076866641 / 2500000000000000000000000)) + (116541760812439936819 / 25000000000000000000000) * ((27085656939133433108439 / 1000000000000000000000000) - (14682592003864111420623 / 2000000000000000000000000)) + (124005410192541205511 / 250000000000000000000000) * ((2661634698801066986891 / 25000000000000000000000) - (27085656939133433108439 / 1000000000000000000000000)) + (155729504002962831999 / 10000000000000000000000000) * (1 - (2661634698801066986891 / 25000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (89966045488674656663155836217436651463505377 / 500000000000000000000000000000000000000000000000000000000000000000000000000000).
@@ -801,4 +837,561 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves a number 1.2e-01 (relative) below the kernel's bound; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (2366613870122264328748253 / 2000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (2366613870122264328748253 / 2000000000000000000000000000) ^ 2 <= (5131010893114775619257 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (13 - 1) / 2 * region_purity_deficit (5131010893114775619257 / 500000000000000000000000) <= (26166694535256925027393 / 5000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (169134793456027864782651397151 / 8192000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (169134793456027864782651397151 / 8192000000000000000000000000000) ^ 2 <= (15057982354919040777941 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (13 - 1) / 2 * region_purity_deficit (15057982354919040777941 / 1000000000000000000000000) <= (33785354309583035496897 / 1000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_1 :
+  region_spacing_bound / ((169134793456027864782651397151 / 8192000000000000000000000000000) * (sqrt (2 * PI) * 13 * region_central_binomial / 4 ^ 13)) <= (91701064827123007822709 / 100000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((19123138981859764222636233 / 200000000000000000000000000) / ((169134793456027864782651397151 / 8192000000000000000000000000000) * (sqrt (2 * PI) * 13 * 10400600 / 4 ^ 13))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_2)^2 <= cbar_2 < 1, z_2 = (368886470549827463186318943363 / 8192000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_2 :
+  region_purity_kappa (368886470549827463186318943363 / 8192000000000000000000000000000) ^ 2 <= (5590036655779624744069 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_2 >= H(z_2): the union over the (p - 1)/2 classes at cbar_2 (region_purity_point_2). *)
+Lemma region_purity_tube_2 :
+  (13 - 1) / 2 * region_purity_deficit (5590036655779624744069 / 250000000000000000000000) <= (22519770273684200591073 / 100000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_3)^2 <= cbar_3 < 1, z_3 = (104336905692080267461524230011 / 1638400000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_3 :
+  region_purity_kappa (104336905692080267461524230011 / 1638400000000000000000000000000) ^ 2 <= (7229285719717907795971 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_3 >= H(z_3): the union over the (p - 1)/2 classes at cbar_3 (region_purity_point_3). *)
+Lemma region_purity_tube_3 :
+  (13 - 1) / 2 * region_purity_deficit (7229285719717907795971 / 250000000000000000000000) <= (75803860387582968090453 / 100000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_4)^2 <= cbar_4 < 1, z_4 = (67654390705185170365926308511 / 819200000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_4 :
+  region_purity_kappa (67654390705185170365926308511 / 819200000000000000000000000000) ^ 2 <= (36421630344235904944419 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_4 >= H(z_4): the union over the (p - 1)/2 classes at cbar_4 (region_purity_point_4). *)
+Lemma region_purity_tube_4 :
+  (13 - 1) / 2 * region_purity_deficit (36421630344235904944419 / 1000000000000000000000000) <= (5529995228501076866641 / 2500000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_5)^2 <= cbar_5 < 1, z_5 = (877367660228816687803853589931 / 8192000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_5 :
+  region_purity_kappa (877367660228816687803853589931 / 8192000000000000000000000000000) ^ 2 <= (9488291399304278074013 / 200000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_5 >= H(z_5): the union over the (p - 1)/2 classes at cbar_5 (region_purity_point_5). *)
+Lemma region_purity_tube_5 :
+  (13 - 1) / 2 * region_purity_deficit (9488291399304278074013 / 200000000000000000000000) <= (14682592003864111420623 / 2000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_6)^2 <= cbar_6 < 1, z_6 = (568903208397080755194806293911 / 4096000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_6 :
+  region_purity_kappa (568903208397080755194806293911 / 4096000000000000000000000000000) ^ 2 <= (63898549102867429684931 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_6 >= H(z_6): the union over the (p - 1)/2 classes at cbar_6 (region_purity_point_6). *)
+Lemma region_purity_tube_6 :
+  (13 - 1) / 2 * region_purity_deficit (63898549102867429684931 / 1000000000000000000000000) <= (27085656939133433108439 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_7)^2 <= cbar_7 < 1, z_7 = (1475552982040920219538262018211 / 8192000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_7 :
+  region_purity_kappa (1475552982040920219538262018211 / 8192000000000000000000000000000) ^ 2 <= (44441742716382065805157 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_7 >= H(z_7): the union over the (p - 1)/2 classes at cbar_7 (region_purity_point_7). *)
+Lemma region_purity_tube_7 :
+  (13 - 1) / 2 * region_purity_deficit (44441742716382065805157 / 500000000000000000000000) <= (2661634698801066986891 / 25000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: the two forms of Q are one polynomial. *)
+Lemma region_purity_Q_prim :
+  forall x, region_purity_Q x = region_prim region_purity_fit 0 x.
+Proof.
+  intros x. unfold region_purity_Q, region_purity_half, region_purity_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_purity_probability: Q' is the derivative of its coefficients. *)
+Lemma region_purity_Q_derive :
+  forall x, is_derive region_purity_Q x (region_dprim region_purity_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_purity_fit 0)); [intros y; symmetry; apply region_purity_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_purity_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_purity_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_purity_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
+Lemma region_purity_fit_error :
+  forall x, - (5 / 2) <= x <= (5 / 2) -> Rabs (region_phi x - region_dhorner region_purity_fit 0 x) <= (1937 / 25000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_purity_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_purity_G_near, region_purity_fit_error). *)
+Lemma region_purity_Q_near :
+  forall x, - (5 / 2) <= x <= (5 / 2) -> Rabs (region_G x - region_purity_Q x) <= ((5 / 2) * (1937 / 25000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (1937 / 25000000000)).
+  - apply (region_purity_G_near region_purity_Q (region_dprim region_purity_fit 0) (1937 / 25000000000) x).
+    + unfold region_purity_Q. ring.
+    + exact region_purity_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_purity_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_purity_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
+Lemma region_purity_bases :
+  forall x, - (5 / 2) <= x <= (5 / 2) -> 0 <= 1 / 2 + region_purity_Q x - ((5 / 2) * (1937 / 25000000000)) /\ 0 <= 1 / 2 - region_purity_Q x - ((5 / 2) * (1937 / 25000000000)).
+Proof.
+  intros x Hx. unfold region_purity_Q, region_purity_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_closed_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_closed_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_closed_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_purity_Q_derive.
+Qed.
+
+(* claim region_purity_probability: 0 <= 1 + 2 G <= 1 + 2 Q + 2 a epsilon and 0 <= 1 - 2 G(x + s) <= 1 - 2 Q(x + s) + 2 a epsilon where x, x + s lie in [-a, a] (region_purity_Q_near, region_purity_bases): a power is nondecreasing on [0, inf). *)
+Lemma region_purity_closed_tail_integrand_above :
+  forall k s x, 0 <= k -> 0 <= s -> - (5 / 2) <= x -> x + s <= (5 / 2) -> region_purity_tail_integrand k s x <= region_purity_closed_tail_integrand k s x.
+Proof.
+  intros k s x Hk Hs Hl Hr. unfold region_purity_closed_tail_integrand, region_purity_tail_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (x + s) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (x + s) ltac:(lra)) as [B3 B4].
+  destruct (region_phi_bounds x) as [P1 _].
+  assert (L1 : 0 <= k * (1 + 2 * region_G x) <= k * (1 + 2 * region_purity_Q x + 2 * ((5 / 2) * (1937 / 25000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (L2 : 0 <= k * (1 - 2 * region_G (x + s)) <= k * (1 - 2 * region_purity_Q (x + s) + 2 * ((5 / 2) * (1937 / 25000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (E1 := pow_incr _ _ 12 L1). assert (E2 := pow_incr _ _ 13 L2).
+  assert (F1 := pow_le _ 12 (proj1 L1)). assert (F2 := pow_le _ 13 (proj1 L2)).
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_purity_probability: the true integrand is below the closed form on [-a, a - s]. *)
+Lemma region_purity_closed_tail_integrand_integral_above :
+  forall k s u, 0 <= k -> 0 <= s <= 2 * (5 / 2) -> RInt (region_purity_closed_tail_integrand k s) (- (5 / 2)) ((5 / 2) - s) <= u -> RInt (region_purity_tail_integrand k s) (- (5 / 2)) ((5 / 2) - s) <= u.
+Proof.
+  intros k s u Hk Hs Hu. apply Rle_trans with (2 := Hu). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_tail_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_closed_tail_integrand_continuous.
+  - intros x Hx. apply region_purity_closed_tail_integrand_above; lra.
+Qed.
+
+(* claim region_purity_probability: the outer pieces' end: |G - Q| <= a epsilon at -a and a, and the bases are >= 0 there. *)
+Lemma region_purity_outside_upper :
+  region_purity_outside <= (185835996689 / 62500000000000000000000000000000).
+Proof.
+  unfold region_purity_outside. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with (10400600 * (510509 / 25000000000000000000000000000000000) + 13 * 10400600 * (510509 / 25000000000000000000000000000000000)); [ | lra].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (- (5 / 2)) ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (5 / 2) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases (- (5 / 2)) ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (5 / 2) ltac:(lra)) as [B3 B4].
+  assert (L1 : 0 <= 1 / 2 + region_G (- (5 / 2)) <= 1 / 2 + region_purity_Q (- (5 / 2)) + ((5 / 2) * (1937 / 25000000000))) by lra.
+  assert (L2 : 0 <= 1 / 2 - region_G (5 / 2) <= 1 / 2 - region_purity_Q (5 / 2) + ((5 / 2) * (1937 / 25000000000))) by lra.
+  assert (V1 : (1 / 2 + region_purity_Q (- (5 / 2)) + ((5 / 2) * (1937 / 25000000000))) ^ 13 <= (510509 / 25000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (V2 : (1 / 2 - region_purity_Q (5 / 2) + ((5 / 2) * (1937 / 25000000000))) ^ 13 <= (510509 / 25000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (W1 := Rle_trans _ _ _ (pow_incr _ _ 13 L1) V1). assert (W2 := Rle_trans _ _ _ (pow_incr _ _ 13 L2) V2).
+  apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (108083735871099446713591450405359 / 524288000000000000000000000000000), scale K = (5447 / 5000). *)
+Lemma region_purity_radius_2_integral :
+  RInt (region_purity_closed_tail_integrand (5447 / 5000) (108083735871099446713591450405359 / 524288000000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (108083735871099446713591450405359 / 524288000000000000000000000000000)) <= (121203828570032566823 / 500000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_2) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_2_spacing :
+  region_purity_spacing_tail (5447 / 5000) (108083735871099446713591450405359 / 524288000000000000000000000000000) <= (57422741085904346087 / 500000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (5447 / 5000) (108083735871099446713591450405359 / 524288000000000000000000000000000) (121203828570032566823 / 500000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_2_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 13 * 10400600 / (2 * (5447 / 5000)) ^ 25 * RInt (region_purity_tail_integrand (5447 / 5000) (108083735871099446713591450405359 / 524288000000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (108083735871099446713591450405359 / 524288000000000000000000000000000)) <= 13 * 10400600 / (2 * (5447 / 5000)) ^ 25 * (121203828570032566823 / 500000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (13 * 10400600 / (2 * (5447 / 5000)) ^ 25 * (121203828570032566823 / 500000000000000000000) + (185835996689 / 62500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_2^2) = e^(-y) region_purity_poisson(y), y = r_2^2 / 2 = (85849 / 8192). *)
+Lemma region_purity_radius_2_poisson :
+  (744065453544299051693 / 1000000000000000000000) <= exp (- (85849 / 8192)) * region_purity_poisson (85849 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (293 / 64)). *)
+Lemma region_purity_tail_2 :
+  region_purity_spacing_tail (5447 / 5000) ((368886470549827463186318943363 / 8192000000000000000000000000000) * (293 / 64)) / (exp (- ((293 / 64) ^ 2 / 2)) * region_purity_poisson ((293 / 64) ^ 2 / 2)) <= (38587157092414046079 / 250000000000000000000).
+Proof.
+  replace ((368886470549827463186318943363 / 8192000000000000000000000000000) * (293 / 64)) with (108083735871099446713591450405359 / 524288000000000000000000000000000) by lra. replace ((293 / 64) ^ 2 / 2) with (85849 / 8192) by lra.
+  assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
+  set (D := exp (- (85849 / 8192)) * region_purity_poisson (85849 / 8192)) in *. set (T := region_purity_spacing_tail (5447 / 5000) (108083735871099446713591450405359 / 524288000000000000000000000000000)) in *.
+  apply Rle_trans with ((57422741085904346087 / 500000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((57422741085904346087 / 500000000000000000000) / (744065453544299051693 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (30570713367779518366226599393223 / 104857600000000000000000000000000), scale K = (1131 / 1000). *)
+Lemma region_purity_radius_3_integral :
+  RInt (region_purity_closed_tail_integrand (1131 / 1000) (30570713367779518366226599393223 / 104857600000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (30570713367779518366226599393223 / 104857600000000000000000000000000)) <= (23916077711746282451 / 100000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_3) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_3_spacing :
+  region_purity_spacing_tail (1131 / 1000) (30570713367779518366226599393223 / 104857600000000000000000000000000) <= (13874799282925654353 / 312500000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (1131 / 1000) (30570713367779518366226599393223 / 104857600000000000000000000000000) (23916077711746282451 / 100000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_3_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 13 * 10400600 / (2 * (1131 / 1000)) ^ 25 * RInt (region_purity_tail_integrand (1131 / 1000) (30570713367779518366226599393223 / 104857600000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (30570713367779518366226599393223 / 104857600000000000000000000000000)) <= 13 * 10400600 / (2 * (1131 / 1000)) ^ 25 * (23916077711746282451 / 100000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (13 * 10400600 / (2 * (1131 / 1000)) ^ 25 * (23916077711746282451 / 100000000000000000000) + (185835996689 / 62500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_3^2) = e^(-y) region_purity_poisson(y), y = r_3^2 / 2 = (85849 / 8192). *)
+Lemma region_purity_radius_3_poisson :
+  (744065453544299051693 / 1000000000000000000000) <= exp (- (85849 / 8192)) * region_purity_poisson (85849 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (293 / 64)). *)
+Lemma region_purity_tail_3 :
+  region_purity_spacing_tail (1131 / 1000) ((104336905692080267461524230011 / 1638400000000000000000000000000) * (293 / 64)) / (exp (- ((293 / 64) ^ 2 / 2)) * region_purity_poisson ((293 / 64) ^ 2 / 2)) <= (149178266152087625731 / 2500000000000000000000).
+Proof.
+  replace ((104336905692080267461524230011 / 1638400000000000000000000000000) * (293 / 64)) with (30570713367779518366226599393223 / 104857600000000000000000000000000) by lra. replace ((293 / 64) ^ 2 / 2) with (85849 / 8192) by lra.
+  assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
+  set (D := exp (- (85849 / 8192)) * region_purity_poisson (85849 / 8192)) in *. set (T := region_purity_spacing_tail (1131 / 1000) (30570713367779518366226599393223 / 104857600000000000000000000000000)) in *.
+  apply Rle_trans with ((13874799282925654353 / 312500000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((13874799282925654353 / 312500000000000000000) / (744065453544299051693 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (11027665684945182769645988287293 / 26214400000000000000000000000000), scale K = (5999 / 5000). *)
+Lemma region_purity_radius_4_integral :
+  RInt (region_purity_closed_tail_integrand (5999 / 5000) (11027665684945182769645988287293 / 26214400000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (11027665684945182769645988287293 / 26214400000000000000000000000000)) <= (58511335513039262591 / 250000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_4) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_4_spacing :
+  region_purity_spacing_tail (5999 / 5000) (11027665684945182769645988287293 / 26214400000000000000000000000000) <= (992728332786563345199 / 100000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (5999 / 5000) (11027665684945182769645988287293 / 26214400000000000000000000000000) (58511335513039262591 / 250000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_4_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 13 * 10400600 / (2 * (5999 / 5000)) ^ 25 * RInt (region_purity_tail_integrand (5999 / 5000) (11027665684945182769645988287293 / 26214400000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (11027665684945182769645988287293 / 26214400000000000000000000000000)) <= 13 * 10400600 / (2 * (5999 / 5000)) ^ 25 * (58511335513039262591 / 250000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (13 * 10400600 / (2 * (5999 / 5000)) ^ 25 * (58511335513039262591 / 250000000000000000000) + (185835996689 / 62500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_4^2) = e^(-y) region_purity_poisson(y), y = r_4^2 / 2 = (26569 / 2048). *)
+Lemma region_purity_radius_4_poisson :
+  (466060258811742059559 / 1000000000000000000000) <= exp (- (26569 / 2048)) * region_purity_poisson (26569 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (163 / 32)). *)
+Lemma region_purity_tail_4 :
+  region_purity_spacing_tail (5999 / 5000) ((67654390705185170365926308511 / 819200000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)) <= (21300428732490594753 / 1000000000000000000000).
+Proof.
+  replace ((67654390705185170365926308511 / 819200000000000000000000000000) * (163 / 32)) with (11027665684945182769645988287293 / 26214400000000000000000000000000) by lra. replace ((163 / 32) ^ 2 / 2) with (26569 / 2048) by lra.
+  assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
+  set (D := exp (- (26569 / 2048)) * region_purity_poisson (26569 / 2048)) in *. set (T := region_purity_spacing_tail (5999 / 5000) (11027665684945182769645988287293 / 26214400000000000000000000000000)) in *.
+  apply Rle_trans with ((992728332786563345199 / 100000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((992728332786563345199 / 100000000000000000000000) / (466060258811742059559 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (143010928617297120112028135158753 / 262144000000000000000000000000000), scale K = (6369 / 5000). *)
+Lemma region_purity_radius_5_integral :
+  RInt (region_purity_closed_tail_integrand (6369 / 5000) (143010928617297120112028135158753 / 262144000000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (143010928617297120112028135158753 / 262144000000000000000000000000000)) <= (228698279721549797017 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_5) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_5_spacing :
+  region_purity_spacing_tail (6369 / 5000) (143010928617297120112028135158753 / 262144000000000000000000000000000) <= (108630966413243790911 / 50000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (6369 / 5000) (143010928617297120112028135158753 / 262144000000000000000000000000000) (228698279721549797017 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_5_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 13 * 10400600 / (2 * (6369 / 5000)) ^ 25 * RInt (region_purity_tail_integrand (6369 / 5000) (143010928617297120112028135158753 / 262144000000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (143010928617297120112028135158753 / 262144000000000000000000000000000)) <= 13 * 10400600 / (2 * (6369 / 5000)) ^ 25 * (228698279721549797017 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (13 * 10400600 / (2 * (6369 / 5000)) ^ 25 * (228698279721549797017 / 1000000000000000000000) + (185835996689 / 62500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_5^2) = e^(-y) region_purity_poisson(y), y = r_5^2 / 2 = (26569 / 2048). *)
+Lemma region_purity_radius_5_poisson :
+  (466060258811742059559 / 1000000000000000000000) <= exp (- (26569 / 2048)) * region_purity_poisson (26569 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (163 / 32)). *)
+Lemma region_purity_tail_5 :
+  region_purity_spacing_tail (6369 / 5000) ((877367660228816687803853589931 / 8192000000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)) <= (116541760812439936819 / 25000000000000000000000).
+Proof.
+  replace ((877367660228816687803853589931 / 8192000000000000000000000000000) * (163 / 32)) with (143010928617297120112028135158753 / 262144000000000000000000000000000) by lra. replace ((163 / 32) ^ 2 / 2) with (26569 / 2048) by lra.
+  assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
+  set (D := exp (- (26569 / 2048)) * region_purity_poisson (26569 / 2048)) in *. set (T := region_purity_spacing_tail (6369 / 5000) (143010928617297120112028135158753 / 262144000000000000000000000000000)) in *.
+  apply Rle_trans with ((108630966413243790911 / 50000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((108630966413243790911 / 50000000000000000000000) / (466060258811742059559 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (50632385547340187212337760158079 / 65536000000000000000000000000000), scale K = (143 / 100). *)
+Lemma region_purity_radius_6_integral :
+  RInt (region_purity_closed_tail_integrand (143 / 100) (50632385547340187212337760158079 / 65536000000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (50632385547340187212337760158079 / 65536000000000000000000000000000)) <= (8675671823092726173 / 40000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_6) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_6_spacing :
+  region_purity_spacing_tail (143 / 100) (50632385547340187212337760158079 / 65536000000000000000000000000000) <= (114312584081494617809 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (143 / 100) (50632385547340187212337760158079 / 65536000000000000000000000000000) (8675671823092726173 / 40000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_6_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 13 * 10400600 / (2 * (143 / 100)) ^ 25 * RInt (region_purity_tail_integrand (143 / 100) (50632385547340187212337760158079 / 65536000000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (50632385547340187212337760158079 / 65536000000000000000000000000000)) <= 13 * 10400600 / (2 * (143 / 100)) ^ 25 * (8675671823092726173 / 40000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (13 * 10400600 / (2 * (143 / 100)) ^ 25 * (8675671823092726173 / 40000000000000000000) + (185835996689 / 62500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_6^2) = e^(-y) region_purity_poisson(y), y = r_6^2 / 2 = (7921 / 512). *)
+Lemma region_purity_radius_6_poisson :
+  (230458864464065131483 / 1000000000000000000000) <= exp (- (7921 / 512)) * region_purity_poisson (7921 / 512).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (89 / 16)). *)
+Lemma region_purity_tail_6 :
+  region_purity_spacing_tail (143 / 100) ((568903208397080755194806293911 / 4096000000000000000000000000000) * (89 / 16)) / (exp (- ((89 / 16) ^ 2 / 2)) * region_purity_poisson ((89 / 16) ^ 2 / 2)) <= (124005410192541205511 / 250000000000000000000000).
+Proof.
+  replace ((568903208397080755194806293911 / 4096000000000000000000000000000) * (89 / 16)) with (50632385547340187212337760158079 / 65536000000000000000000000000000) by lra. replace ((89 / 16) ^ 2 / 2) with (7921 / 512) by lra.
+  assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
+  set (D := exp (- (7921 / 512)) * region_purity_poisson (7921 / 512)) in *. set (T := region_purity_spacing_tail (143 / 100) (50632385547340187212337760158079 / 65536000000000000000000000000000)) in *.
+  apply Rle_trans with ((114312584081494617809 / 1000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((114312584081494617809 / 1000000000000000000000000) / (230458864464065131483 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (4426658946122760658614786054633 / 4096000000000000000000000000000), scale K = (16979 / 10000). *)
+Lemma region_purity_radius_7_integral :
+  RInt (region_purity_closed_tail_integrand (16979 / 10000) (4426658946122760658614786054633 / 4096000000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (4426658946122760658614786054633 / 4096000000000000000000000000000)) <= (198218912086030979217 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_7) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_7_spacing :
+  region_purity_spacing_tail (16979 / 10000) (4426658946122760658614786054633 / 4096000000000000000000000000000) <= (35688988831587718329 / 25000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (16979 / 10000) (4426658946122760658614786054633 / 4096000000000000000000000000000) (198218912086030979217 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_7_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 13 * 10400600 / (2 * (16979 / 10000)) ^ 25 * RInt (region_purity_tail_integrand (16979 / 10000) (4426658946122760658614786054633 / 4096000000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (4426658946122760658614786054633 / 4096000000000000000000000000000)) <= 13 * 10400600 / (2 * (16979 / 10000)) ^ 25 * (198218912086030979217 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (13 * 10400600 / (2 * (16979 / 10000)) ^ 25 * (198218912086030979217 / 1000000000000000000000) + (185835996689 / 62500000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_7^2) = e^(-y) region_purity_poisson(y), y = r_7^2 / 2 = 18. *)
+Lemma region_purity_radius_7_poisson :
+  (916691774242309727883 / 10000000000000000000000) <= exp (- 18) * region_purity_poisson 18.
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = 6). *)
+Lemma region_purity_tail_7 :
+  region_purity_spacing_tail (16979 / 10000) ((1475552982040920219538262018211 / 8192000000000000000000000000000) * 6) / (exp (- (6 ^ 2 / 2)) * region_purity_poisson (6 ^ 2 / 2)) <= (155729504002962831999 / 10000000000000000000000000).
+Proof.
+  replace ((1475552982040920219538262018211 / 8192000000000000000000000000000) * 6) with (4426658946122760658614786054633 / 4096000000000000000000000000000) by lra. replace (6 ^ 2 / 2) with 18 by lra.
+  assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
+  set (D := exp (- 18) * region_purity_poisson 18) in *. set (T := region_purity_spacing_tail (16979 / 10000) (4426658946122760658614786054633 / 4096000000000000000000000000000)) in *.
+  apply Rle_trans with ((35688988831587718329 / 25000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((35688988831587718329 / 25000000000000000000000000) / (916691774242309727883 / 10000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (26166694535256925027393 / 5000000000000000000000000000) /\ (26166694535256925027393 / 5000000000000000000000000000) <= (33785354309583035496897 / 1000000000000000000000000000) /\ (33785354309583035496897 / 1000000000000000000000000000) <= (22519770273684200591073 / 100000000000000000000000000) /\ (22519770273684200591073 / 100000000000000000000000000) <= (75803860387582968090453 / 100000000000000000000000000) /\ (75803860387582968090453 / 100000000000000000000000000) <= (5529995228501076866641 / 2500000000000000000000000) /\ (5529995228501076866641 / 2500000000000000000000000) <= (14682592003864111420623 / 2000000000000000000000000) /\ (14682592003864111420623 / 2000000000000000000000000) <= (27085656939133433108439 / 1000000000000000000000000) /\ (27085656939133433108439 / 1000000000000000000000000) <= (2661634698801066986891 / 25000000000000000000000) /\ (2661634698801066986891 / 25000000000000000000000) <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (12658048464310964600736539 / 20000000000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (11798727210370738499500813 / 25000000000000000000000000) - (12658048464310964600736539 / 20000000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (13 / (2 * (13 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (113442766229940953960407394881601135228237823 / 2500000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 100000000000000000000000000000000000) <= Rabs (- (146863264014165909618972574524607697 / 20000000000000000000000000000000000)) /\ 0 < 453771064919763815841629579526404540912951292 /\ (- (146863264014165909618972574524607697 / 20000000000000000000000000000000000)) <= (ln 453771064919763815841629579526404540912951292 / ln 10 - ln 1 / ln 10 + (-52)) /\ (ln 453771064919763815841629579526404540912951292 / ln 10 - ln 1 / ln 10 + (-52)) < ((- (146863264014165909618972574524607697 / 20000000000000000000000000000000000)) + (1 / 100000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 319)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  453771064919759 / 10 ^ 22 <= ((1 / 2 - RInt region_phi 0 (sqrt (13 / (2 * (13 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((11798727210370738499500813 / 25000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 17 significant digits. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_17_digits :
+  (- (4589477000442687 / 625000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (13 / (2 * (13 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((11798727210370738499500813 / 25000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (113287935222228252807694512896179553719782071 / 2500000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (7343756347223512687595487803283322119 / 1000000000000000000000000000000000000)) /\ 0 < 453151740888913011230778051584718214879128284 /\ (- (7343756347223512687595487803283322119 / 1000000000000000000000000000000000000)) <= (ln 453151740888913011230778051584718214879128284 / ln 10 - ln 1 / ln 10 + (-52)) /\ (ln 453151740888913011230778051584718214879128284 / ln 10 - ln 1 / ln 10 + (-52)) < ((- (7343756347223512687595487803283322119 / 1000000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_lo :
+  453151740888913011230778051584718214879128284 / 10 ^ 52 <= ((1 / 2 - RInt region_phi 0 (sqrt (13 / (2 * (13 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((11798727210370738499500813 / 25000000000000000000000000) - (12658048464310964600736539 / 20000000000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_log10_lo :
+  (- (7343756347223512687595487803283322119 / 1000000000000000000000000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (13 / (2 * (13 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((11798727210370738499500813 / 25000000000000000000000000) - (12658048464310964600736539 / 20000000000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

@@ -309,6 +309,42 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 8: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 735471 * c ^ 8 * (1 - c) ^ 16 + 1307504 * c ^ 9 * (1 - c) ^ 15 + 1961256 * c ^ 10 * (1 - c) ^ 14 + 2496144 * c ^ 11 * (1 - c) ^ 13 + 2704156 * c ^ 12 * (1 - c) ^ 12 + 2496144 * c ^ 13 * (1 - c) ^ 11 + 1961256 * c ^ 14 * (1 - c) ^ 10 + 1307504 * c ^ 15 * (1 - c) ^ 9 + 735471 * c ^ 16 * (1 - c) ^ 8 + 346104 * c ^ 17 * (1 - c) ^ 7 + 134596 * c ^ 18 * (1 - c) ^ 6 + 42504 * c ^ 19 * (1 - c) ^ 5 + 10626 * c ^ 20 * (1 - c) ^ 4 + 2024 * c ^ 21 * (1 - c) ^ 3 + 276 * c ^ 22 * (1 - c) ^ 2 + 24 * c ^ 23 * (1 - c) ^ 1 + 1 * c ^ 24 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 7 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 346104 * c ^ 7 * (1 - c) ^ 17.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 8, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_purity_fit : list R := cons (39894226849255493230445799 / 100000000000000000000000000) (cons 0 (cons (- (33245126409623249852304433 / 500000000000000000000000000)) (cons 0 (cons (99731513153317819066359087 / 10000000000000000000000000000) (cons 0 (cons (- (593365322635270367938769 / 500000000000000000000000000)) (cons 0 (cons (2873738661576153001847661 / 25000000000000000000000000000) (cons 0 (cons (- (9208284627233766911300771 / 1000000000000000000000000000000)) (cons 0 (cons (29708348170593411043534497 / 50000000000000000000000000000000) (cons 0 (cons (- (3442628660156964709331723 / 125000000000000000000000000000000)) (cons 0 (cons (66743131645720318302887399 / 100000000000000000000000000000000000) (nil))))))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_purity_half : list R := cons (39894226849255493230445799 / 100000000000000000000000000) (cons (- (33245126409623249852304433 / 500000000000000000000000000)) (cons (99731513153317819066359087 / 10000000000000000000000000000) (cons (- (593365322635270367938769 / 500000000000000000000000000)) (cons (2873738661576153001847661 / 25000000000000000000000000000) (cons (- (9208284627233766911300771 / 1000000000000000000000000000000)) (cons (29708348170593411043534497 / 50000000000000000000000000000000) (cons (- (3442628660156964709331723 / 125000000000000000000000000000000)) (cons (66743131645720318302887399 / 100000000000000000000000000000000000) (nil))))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_purity_Q : R -> R := fun x => x * region_horner region_purity_half (x ^ 2).
+
+(* K^(2p-1) (2 Phi(x))^(p-1) phi(x) (2 Phibar(x + s))^p, Phi = 1/2 + G, Phibar = 1/2 - G (paper-level); the scale K keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_purity_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_G x)) ^ 16 * region_phi x * (k * (1 - 2 * region_G (x + s))) ^ 17.
+
+(* the same with G replaced by Q and each base raised by 2 a epsilon *)
+Definition region_purity_closed_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_purity_Q x + 2 * ((9 / 4) * (1489 / 100000000000)))) ^ 16 * region_phi x * (k * (1 - 2 * region_purity_Q (x + s) + 2 * ((9 / 4) * (1489 / 100000000000)))) ^ 17.
+
+(* C(2p, p) Phi(-a)^p + p C(2p, p) Phibar(a)^p: the spacing-tail integral beyond the window [-a, a - s] is at most this (below -a: Phibar <= 1 and p int Phi^(p-1) phi = Phi^p; beyond a - s: Phi <= 1, Phibar(x + s) <= Phibar(a), int phi <= 1; paper-level) *)
+Definition region_purity_outside : R := region_central_binomial * (1 / 2 + region_G (- (9 / 4))) ^ 17 + 17 * region_central_binomial * (1 / 2 - region_G (9 / 4)) ^ 17.
+
+(* an upper bound of P(S > s) for k > 0 and 0 <= s <= 2 a: P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), split at -a and a - s (region_purity_outside's comment); paper-level *)
+Definition region_purity_spacing_tail : R -> R -> R := fun k s => 17 * region_central_binomial / (2 * k) ^ 33 * RInt (region_purity_tail_integrand k s) (- (9 / 4)) ((9 / 4) - s) + region_purity_outside.
+
+(* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
+Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000.
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (16429489589569815847779 / 100000000000000000000000000000) + (91701064827123007822709 / 100000000000000000000000) * ((22963239140903556938831 / 100000000000000000000000000000) - (16429489589569815847779 / 100000000000000000000000000000)) + (77111155561307933968697 / 100000000000000000000000) * ((15158178085236932002887 / 5000000000000000000000000000) - (22963239140903556938831 / 100000000000000000000000000000)) + (383277897131906197759 / 5000000000000000000000) * ((3608245787927780867363 / 250000000000000000000000000) - (15158178085236932002887 / 5000000000000000000000000000)) + (214216346574080427093 / 10000000000000000000000) * ((11652853632826791527939 / 200000000000000000000000000) - (3608245787927780867363 / 250000000000000000000000000)) + (32461995611664675879 / 6250000000000000000000) * ((5686654477496573073189 / 20000000000000000000000000) - (11652853632826791527939 / 200000000000000000000000000)) + (69770958028787558813 / 100000000000000000000000) * ((8218180098319144188069 / 5000000000000000000000000) - (5686654477496573073189 / 20000000000000000000000000)) + (70123044677408567463 / 2000000000000000000000000) * ((10253160358339858498523 / 500000000000000000000000) - (8218180098319144188069 / 5000000000000000000000000)) + (339246886790071574183 / 5000000000000000000000000000) * (1 - (10253160358339858498523 / 500000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (108584944806061467316630027663182209377811157 / 10000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
@@ -800,4 +836,570 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves a number 7.5e-02 (relative) below the kernel's bound; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (452269260475743169513274096063 / 32768000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (452269260475743169513274096063 / 32768000000000000000000000000000) ^ 2 <= (3316745093000227814279 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (17 - 1) / 2 * region_purity_deficit (3316745093000227814279 / 250000000000000000000000) <= (16429489589569815847779 / 100000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_0 >= E[S] / (z_0 E[sqrt Q]) >= P(Z > z_0) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_0 :
+  region_spacing_bound / ((452269260475743169513274096063 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * region_central_binomial / 4 ^ 17)) <= (91701064827123007822709 / 100000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((14652039709088710894103707 / 200000000000000000000000000) / ((452269260475743169513274096063 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * 2333606220 / 4 ^ 17))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (537841411820461698878694392521 / 32768000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (537841411820461698878694392521 / 32768000000000000000000000000000) ^ 2 <= (1742122259354540009097 / 125000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (17 - 1) / 2 * region_purity_deficit (1742122259354540009097 / 125000000000000000000000) <= (22963239140903556938831 / 100000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_1 :
+  region_spacing_bound / ((537841411820461698878694392521 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * region_central_binomial / 4 ^ 17)) <= (77111155561307933968697 / 100000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((14652039709088710894103707 / 200000000000000000000000000) / ((537841411820461698878694392521 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * 2333606220 / 4 ^ 17))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_2)^2 <= cbar_2 < 1, z_2 = (63960784916511623746213795023 / 1638400000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_2 :
+  region_purity_kappa (63960784916511623746213795023 / 1638400000000000000000000000000) ^ 2 <= (4086507173644129736187 / 200000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_2 >= H(z_2): the union over the (p - 1)/2 classes at cbar_2 (region_purity_point_2). *)
+Lemma region_purity_tube_2 :
+  (17 - 1) / 2 * region_purity_deficit (4086507173644129736187 / 200000000000000000000000) <= (15158178085236932002887 / 5000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_3)^2 <= cbar_3 < 1, z_3 = (180908969863294527360543559743 / 3276800000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_3 :
+  region_purity_kappa (180908969863294527360543559743 / 3276800000000000000000000000000) ^ 2 <= (25834113559195552458983 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_3 >= H(z_3): the union over the (p - 1)/2 classes at cbar_3 (region_purity_point_3). *)
+Lemma region_purity_tube_3 :
+  (17 - 1) / 2 * region_purity_deficit (25834113559195552458983 / 1000000000000000000000000) <= (3608245787927780867363 / 250000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_4)^2 <= cbar_4 < 1, z_4 = (2346095766275215666029741920203 / 32768000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_4 :
+  region_purity_kappa (2346095766275215666029741920203 / 32768000000000000000000000000000) ^ 2 <= (31954021046063036928229 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_4 >= H(z_4): the union over the (p - 1)/2 classes at cbar_4 (region_purity_point_4). *)
+Lemma region_purity_tube_4 :
+  (17 - 1) / 2 * region_purity_deficit (31954021046063036928229 / 1000000000000000000000000) <= (11652853632826791527939 / 200000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_5)^2 <= cbar_5 < 1, z_5 = (1521256673961163520083219109943 / 16384000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_5 :
+  region_purity_kappa (1521256673961163520083219109943 / 16384000000000000000000000000000) ^ 2 <= (40858619945220301388251 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_5 >= H(z_5): the union over the (p - 1)/2 classes at cbar_5 (region_purity_point_5). *)
+Lemma region_purity_tube_5 :
+  (17 - 1) / 2 * region_purity_deficit (40858619945220301388251 / 1000000000000000000000000) <= (5686654477496573073189 / 20000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_6)^2 <= cbar_6 < 1, z_6 = (3945653300211841570659503355843 / 32768000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_6 :
+  region_purity_kappa (3945653300211841570659503355843 / 32768000000000000000000000000000) ^ 2 <= (54034379137043840735539 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_6 >= H(z_6): the union over the (p - 1)/2 classes at cbar_6 (region_purity_point_6). *)
+Lemma region_purity_tube_6 :
+  (17 - 1) / 2 * region_purity_deficit (54034379137043840735539 / 1000000000000000000000000) <= (8218180098319144188069 / 5000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_7)^2 <= cbar_7 < 1, z_7 = (5579991528113160053117422604627 / 32768000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_7 :
+  region_purity_kappa (5579991528113160053117422604627 / 32768000000000000000000000000000) ^ 2 <= (82550834459832273013243 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_7 >= H(z_7): the union over the (p - 1)/2 classes at cbar_7 (region_purity_point_7). *)
+Lemma region_purity_tube_7 :
+  (17 - 1) / 2 * region_purity_deficit (82550834459832273013243 / 1000000000000000000000000) <= (10253160358339858498523 / 500000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: the two forms of Q are one polynomial. *)
+Lemma region_purity_Q_prim :
+  forall x, region_purity_Q x = region_prim region_purity_fit 0 x.
+Proof.
+  intros x. unfold region_purity_Q, region_purity_half, region_purity_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_purity_probability: Q' is the derivative of its coefficients. *)
+Lemma region_purity_Q_derive :
+  forall x, is_derive region_purity_Q x (region_dprim region_purity_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_purity_fit 0)); [intros y; symmetry; apply region_purity_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_purity_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_purity_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_purity_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
+Lemma region_purity_fit_error :
+  forall x, - (9 / 4) <= x <= (9 / 4) -> Rabs (region_phi x - region_dhorner region_purity_fit 0 x) <= (1489 / 100000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_purity_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_purity_G_near, region_purity_fit_error). *)
+Lemma region_purity_Q_near :
+  forall x, - (9 / 4) <= x <= (9 / 4) -> Rabs (region_G x - region_purity_Q x) <= ((9 / 4) * (1489 / 100000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (1489 / 100000000000)).
+  - apply (region_purity_G_near region_purity_Q (region_dprim region_purity_fit 0) (1489 / 100000000000) x).
+    + unfold region_purity_Q. ring.
+    + exact region_purity_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_purity_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_purity_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
+Lemma region_purity_bases :
+  forall x, - (9 / 4) <= x <= (9 / 4) -> 0 <= 1 / 2 + region_purity_Q x - ((9 / 4) * (1489 / 100000000000)) /\ 0 <= 1 / 2 - region_purity_Q x - ((9 / 4) * (1489 / 100000000000)).
+Proof.
+  intros x Hx. unfold region_purity_Q, region_purity_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_closed_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_closed_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_closed_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_purity_Q_derive.
+Qed.
+
+(* claim region_purity_probability: 0 <= 1 + 2 G <= 1 + 2 Q + 2 a epsilon and 0 <= 1 - 2 G(x + s) <= 1 - 2 Q(x + s) + 2 a epsilon where x, x + s lie in [-a, a] (region_purity_Q_near, region_purity_bases): a power is nondecreasing on [0, inf). *)
+Lemma region_purity_closed_tail_integrand_above :
+  forall k s x, 0 <= k -> 0 <= s -> - (9 / 4) <= x -> x + s <= (9 / 4) -> region_purity_tail_integrand k s x <= region_purity_closed_tail_integrand k s x.
+Proof.
+  intros k s x Hk Hs Hl Hr. unfold region_purity_closed_tail_integrand, region_purity_tail_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (x + s) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (x + s) ltac:(lra)) as [B3 B4].
+  destruct (region_phi_bounds x) as [P1 _].
+  assert (L1 : 0 <= k * (1 + 2 * region_G x) <= k * (1 + 2 * region_purity_Q x + 2 * ((9 / 4) * (1489 / 100000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (L2 : 0 <= k * (1 - 2 * region_G (x + s)) <= k * (1 - 2 * region_purity_Q (x + s) + 2 * ((9 / 4) * (1489 / 100000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (E1 := pow_incr _ _ 16 L1). assert (E2 := pow_incr _ _ 17 L2).
+  assert (F1 := pow_le _ 16 (proj1 L1)). assert (F2 := pow_le _ 17 (proj1 L2)).
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_purity_probability: the true integrand is below the closed form on [-a, a - s]. *)
+Lemma region_purity_closed_tail_integrand_integral_above :
+  forall k s u, 0 <= k -> 0 <= s <= 2 * (9 / 4) -> RInt (region_purity_closed_tail_integrand k s) (- (9 / 4)) ((9 / 4) - s) <= u -> RInt (region_purity_tail_integrand k s) (- (9 / 4)) ((9 / 4) - s) <= u.
+Proof.
+  intros k s u Hk Hs Hu. apply Rle_trans with (2 := Hu). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_tail_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_closed_tail_integrand_continuous.
+  - intros x Hx. apply region_purity_closed_tail_integrand_above; lra.
+Qed.
+
+(* claim region_purity_probability: the outer pieces' end: |G - Q| <= a epsilon at -a and a, and the bases are >= 0 there. *)
+Lemma region_purity_outside_upper :
+  region_purity_outside <= (99775317501387 / 781250000000000000000000000000000000).
+Proof.
+  unfold region_purity_outside. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with (2333606220 * (95013 / 31250000000000000000000000000000000000) + 17 * 2333606220 * (95013 / 31250000000000000000000000000000000000)); [ | lra].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (- (9 / 4)) ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (9 / 4) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases (- (9 / 4)) ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (9 / 4) ltac:(lra)) as [B3 B4].
+  assert (L1 : 0 <= 1 / 2 + region_G (- (9 / 4)) <= 1 / 2 + region_purity_Q (- (9 / 4)) + ((9 / 4) * (1489 / 100000000000))) by lra.
+  assert (L2 : 0 <= 1 / 2 - region_G (9 / 4) <= 1 / 2 - region_purity_Q (9 / 4) + ((9 / 4) * (1489 / 100000000000))) by lra.
+  assert (V1 : (1 / 2 + region_purity_Q (- (9 / 4)) + ((9 / 4) * (1489 / 100000000000))) ^ 17 <= (95013 / 31250000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (V2 : (1 / 2 - region_purity_Q (9 / 4) + ((9 / 4) * (1489 / 100000000000))) ^ 17 <= (95013 / 31250000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (W1 := Rle_trans _ _ _ (pow_incr _ _ 17 L1) V1). assert (W2 := Rle_trans _ _ _ (pow_incr _ _ 17 L2) V2).
+  apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (2750313751409999821087193185989 / 13107200000000000000000000000000), scale K = (10911 / 10000). *)
+Lemma region_purity_radius_2_integral :
+  RInt (region_purity_closed_tail_integrand (10911 / 10000) (2750313751409999821087193185989 / 13107200000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (2750313751409999821087193185989 / 13107200000000000000000000000000)) <= (21117291984176948037 / 100000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_2) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_2_spacing :
+  region_purity_spacing_tail (10911 / 10000) (2750313751409999821087193185989 / 13107200000000000000000000000000) <= (68628504545008991707 / 1250000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (10911 / 10000) (2750313751409999821087193185989 / 13107200000000000000000000000000) (21117291984176948037 / 100000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_2_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 17 * 2333606220 / (2 * (10911 / 10000)) ^ 33 * RInt (region_purity_tail_integrand (10911 / 10000) (2750313751409999821087193185989 / 13107200000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (2750313751409999821087193185989 / 13107200000000000000000000000000)) <= 17 * 2333606220 / (2 * (10911 / 10000)) ^ 33 * (21117291984176948037 / 100000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (17 * 2333606220 / (2 * (10911 / 10000)) ^ 33 * (21117291984176948037 / 100000000000000000000) + (99775317501387 / 781250000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_2^2) = e^(-y) region_purity_poisson(y), y = r_2^2 / 2 = (1849 / 128). *)
+Lemma region_purity_radius_2_poisson :
+  (358113551856554322933 / 500000000000000000000) <= exp (- (1849 / 128)) * region_purity_poisson (1849 / 128).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (43 / 8)). *)
+Lemma region_purity_tail_2 :
+  region_purity_spacing_tail (10911 / 10000) ((63960784916511623746213795023 / 1638400000000000000000000000000) * (43 / 8)) / (exp (- ((43 / 8) ^ 2 / 2)) * region_purity_poisson ((43 / 8) ^ 2 / 2)) <= (383277897131906197759 / 5000000000000000000000).
+Proof.
+  replace ((63960784916511623746213795023 / 1638400000000000000000000000000) * (43 / 8)) with (2750313751409999821087193185989 / 13107200000000000000000000000000) by lra. replace ((43 / 8) ^ 2 / 2) with (1849 / 128) by lra.
+  assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
+  set (D := exp (- (1849 / 128)) * region_purity_poisson (1849 / 128)) in *. set (T := region_purity_spacing_tail (10911 / 10000) (2750313751409999821087193185989 / 13107200000000000000000000000000)) in *.
+  apply Rle_trans with ((68628504545008991707 / 1250000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((68628504545008991707 / 1250000000000000000000) / (358113551856554322933 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (7779085704121664676503373068949 / 26214400000000000000000000000000), scale K = (11337 / 10000). *)
+Lemma region_purity_radius_3_integral :
+  RInt (region_purity_closed_tail_integrand (11337 / 10000) (7779085704121664676503373068949 / 26214400000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (7779085704121664676503373068949 / 26214400000000000000000000000000)) <= (26107517259740669423 / 125000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_3) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_3_spacing :
+  region_purity_spacing_tail (11337 / 10000) (7779085704121664676503373068949 / 26214400000000000000000000000000) <= (7671377673737856393 / 500000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (11337 / 10000) (7779085704121664676503373068949 / 26214400000000000000000000000000) (26107517259740669423 / 125000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_3_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 17 * 2333606220 / (2 * (11337 / 10000)) ^ 33 * RInt (region_purity_tail_integrand (11337 / 10000) (7779085704121664676503373068949 / 26214400000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (7779085704121664676503373068949 / 26214400000000000000000000000000)) <= 17 * 2333606220 / (2 * (11337 / 10000)) ^ 33 * (26107517259740669423 / 125000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (17 * 2333606220 / (2 * (11337 / 10000)) ^ 33 * (26107517259740669423 / 125000000000000000000) + (99775317501387 / 781250000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_3^2) = e^(-y) region_purity_poisson(y), y = r_3^2 / 2 = (1849 / 128). *)
+Lemma region_purity_radius_3_poisson :
+  (358113551856554322933 / 500000000000000000000) <= exp (- (1849 / 128)) * region_purity_poisson (1849 / 128).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (43 / 8)). *)
+Lemma region_purity_tail_3 :
+  region_purity_spacing_tail (11337 / 10000) ((180908969863294527360543559743 / 3276800000000000000000000000000) * (43 / 8)) / (exp (- ((43 / 8) ^ 2 / 2)) * region_purity_poisson ((43 / 8) ^ 2 / 2)) <= (214216346574080427093 / 10000000000000000000000).
+Proof.
+  replace ((180908969863294527360543559743 / 3276800000000000000000000000000) * (43 / 8)) with (7779085704121664676503373068949 / 26214400000000000000000000000000) by lra. replace ((43 / 8) ^ 2 / 2) with (1849 / 128) by lra.
+  assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
+  set (D := exp (- (1849 / 128)) * region_purity_poisson (1849 / 128)) in *. set (T := region_purity_spacing_tail (11337 / 10000) (7779085704121664676503373068949 / 26214400000000000000000000000000)) in *.
+  apply Rle_trans with ((7671377673737856393 / 500000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((7671377673737856393 / 500000000000000000000) / (358113551856554322933 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (875093720820655443429093736235719 / 2097152000000000000000000000000000), scale K = (11979 / 10000). *)
+Lemma region_purity_radius_4_integral :
+  RInt (region_purity_closed_tail_integrand (11979 / 10000) (875093720820655443429093736235719 / 2097152000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (875093720820655443429093736235719 / 2097152000000000000000000000000000)) <= (20434386508278754987 / 100000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_4) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_4_spacing :
+  region_purity_spacing_tail (11979 / 10000) (875093720820655443429093736235719 / 2097152000000000000000000000000000) <= (243764017889308753867 / 100000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (11979 / 10000) (875093720820655443429093736235719 / 2097152000000000000000000000000000) (20434386508278754987 / 100000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_4_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 17 * 2333606220 / (2 * (11979 / 10000)) ^ 33 * RInt (region_purity_tail_integrand (11979 / 10000) (875093720820655443429093736235719 / 2097152000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (875093720820655443429093736235719 / 2097152000000000000000000000000000)) <= 17 * 2333606220 / (2 * (11979 / 10000)) ^ 33 * (20434386508278754987 / 100000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (17 * 2333606220 / (2 * (11979 / 10000)) ^ 33 * (20434386508278754987 / 100000000000000000000) + (99775317501387 / 781250000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_4^2) = e^(-y) region_purity_poisson(y), y = r_4^2 / 2 = (139129 / 8192). *)
+Lemma region_purity_radius_4_poisson :
+  (234662885491353836111 / 500000000000000000000) <= exp (- (139129 / 8192)) * region_purity_poisson (139129 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (373 / 64)). *)
+Lemma region_purity_tail_4 :
+  region_purity_spacing_tail (11979 / 10000) ((2346095766275215666029741920203 / 32768000000000000000000000000000) * (373 / 64)) / (exp (- ((373 / 64) ^ 2 / 2)) * region_purity_poisson ((373 / 64) ^ 2 / 2)) <= (32461995611664675879 / 6250000000000000000000).
+Proof.
+  replace ((2346095766275215666029741920203 / 32768000000000000000000000000000) * (373 / 64)) with (875093720820655443429093736235719 / 2097152000000000000000000000000000) by lra. replace ((373 / 64) ^ 2 / 2) with (139129 / 8192) by lra.
+  assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
+  set (D := exp (- (139129 / 8192)) * region_purity_poisson (139129 / 8192)) in *. set (T := region_purity_spacing_tail (11979 / 10000) (875093720820655443429093736235719 / 2097152000000000000000000000000000)) in *.
+  apply Rle_trans with ((243764017889308753867 / 100000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((243764017889308753867 / 100000000000000000000000) / (234662885491353836111 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (606981412910504244513204424867257 / 1048576000000000000000000000000000), scale K = (12949 / 10000). *)
+Lemma region_purity_radius_5_integral :
+  RInt (region_purity_closed_tail_integrand (12949 / 10000) (606981412910504244513204424867257 / 1048576000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (606981412910504244513204424867257 / 1048576000000000000000000000000000)) <= (39671939135109961171 / 200000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_5) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_5_spacing :
+  region_purity_spacing_tail (12949 / 10000) (606981412910504244513204424867257 / 1048576000000000000000000000000000) <= (181194267146387683307 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (12949 / 10000) (606981412910504244513204424867257 / 1048576000000000000000000000000000) (39671939135109961171 / 200000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_5_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 17 * 2333606220 / (2 * (12949 / 10000)) ^ 33 * RInt (region_purity_tail_integrand (12949 / 10000) (606981412910504244513204424867257 / 1048576000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (606981412910504244513204424867257 / 1048576000000000000000000000000000)) <= 17 * 2333606220 / (2 * (12949 / 10000)) ^ 33 * (39671939135109961171 / 200000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (17 * 2333606220 / (2 * (12949 / 10000)) ^ 33 * (39671939135109961171 / 200000000000000000000) + (99775317501387 / 781250000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_5^2) = e^(-y) region_purity_poisson(y), y = r_5^2 / 2 = (159201 / 8192). *)
+Lemma region_purity_radius_5_poisson :
+  (129849347253929614289 / 500000000000000000000) <= exp (- (159201 / 8192)) * region_purity_poisson (159201 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (399 / 64)). *)
+Lemma region_purity_tail_5 :
+  region_purity_spacing_tail (12949 / 10000) ((1521256673961163520083219109943 / 16384000000000000000000000000000) * (399 / 64)) / (exp (- ((399 / 64) ^ 2 / 2)) * region_purity_poisson ((399 / 64) ^ 2 / 2)) <= (69770958028787558813 / 100000000000000000000000).
+Proof.
+  replace ((1521256673961163520083219109943 / 16384000000000000000000000000000) * (399 / 64)) with (606981412910504244513204424867257 / 1048576000000000000000000000000000) by lra. replace ((399 / 64) ^ 2 / 2) with (159201 / 8192) by lra.
+  assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
+  set (D := exp (- (159201 / 8192)) * region_purity_poisson (159201 / 8192)) in *. set (T := region_purity_spacing_tail (12949 / 10000) (606981412910504244513204424867257 / 1048576000000000000000000000000000)) in *.
+  apply Rle_trans with ((181194267146387683307 / 1000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((181194267146387683307 / 1000000000000000000000000) / (129849347253929614289 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (209119624911227603244953677859679 / 262144000000000000000000000000000), scale K = (3623 / 2500). *)
+Lemma region_purity_radius_6_integral :
+  RInt (region_purity_closed_tail_integrand (3623 / 2500) (209119624911227603244953677859679 / 262144000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (209119624911227603244953677859679 / 262144000000000000000000000000000)) <= (18795046511555745759 / 100000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_6) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_6_spacing :
+  region_purity_spacing_tail (3623 / 2500) (209119624911227603244953677859679 / 262144000000000000000000000000000) <= (104528643545145489139 / 25000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (3623 / 2500) (209119624911227603244953677859679 / 262144000000000000000000000000000) (18795046511555745759 / 100000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_6_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 17 * 2333606220 / (2 * (3623 / 2500)) ^ 33 * RInt (region_purity_tail_integrand (3623 / 2500) (209119624911227603244953677859679 / 262144000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (209119624911227603244953677859679 / 262144000000000000000000000000000)) <= 17 * 2333606220 / (2 * (3623 / 2500)) ^ 33 * (18795046511555745759 / 100000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (17 * 2333606220 / (2 * (3623 / 2500)) ^ 33 * (18795046511555745759 / 100000000000000000000) + (99775317501387 / 781250000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_6^2) = e^(-y) region_purity_poisson(y), y = r_6^2 / 2 = (2809 / 128). *)
+Lemma region_purity_radius_6_poisson :
+  (59625844271888165861 / 500000000000000000000) <= exp (- (2809 / 128)) * region_purity_poisson (2809 / 128).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (53 / 8)). *)
+Lemma region_purity_tail_6 :
+  region_purity_spacing_tail (3623 / 2500) ((3945653300211841570659503355843 / 32768000000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)) <= (70123044677408567463 / 2000000000000000000000000).
+Proof.
+  replace ((3945653300211841570659503355843 / 32768000000000000000000000000000) * (53 / 8)) with (209119624911227603244953677859679 / 262144000000000000000000000000000) by lra. replace ((53 / 8) ^ 2 / 2) with (2809 / 128) by lra.
+  assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
+  set (D := exp (- (2809 / 128)) * region_purity_poisson (2809 / 128)) in *. set (T := region_purity_spacing_tail (3623 / 2500) (209119624911227603244953677859679 / 262144000000000000000000000000000)) in *.
+  apply Rle_trans with ((104528643545145489139 / 25000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((104528643545145489139 / 25000000000000000000000000) / (59625844271888165861 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (295739550989997482815223398045231 / 262144000000000000000000000000000), scale K = (17461 / 10000). *)
+Lemma region_purity_radius_7_integral :
+  RInt (region_purity_closed_tail_integrand (17461 / 10000) (295739550989997482815223398045231 / 262144000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (295739550989997482815223398045231 / 262144000000000000000000000000000)) <= (170531445265543664683 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_7) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_7_spacing :
+  region_purity_spacing_tail (17461 / 10000) (295739550989997482815223398045231 / 262144000000000000000000000000000) <= (809115281658707289369 / 100000000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (17461 / 10000) (295739550989997482815223398045231 / 262144000000000000000000000000000) (170531445265543664683 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_7_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 17 * 2333606220 / (2 * (17461 / 10000)) ^ 33 * RInt (region_purity_tail_integrand (17461 / 10000) (295739550989997482815223398045231 / 262144000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (295739550989997482815223398045231 / 262144000000000000000000000000000)) <= 17 * 2333606220 / (2 * (17461 / 10000)) ^ 33 * (170531445265543664683 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (17 * 2333606220 / (2 * (17461 / 10000)) ^ 33 * (170531445265543664683 / 1000000000000000000000) + (99775317501387 / 781250000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_7^2) = e^(-y) region_purity_poisson(y), y = r_7^2 / 2 = (2809 / 128). *)
+Lemma region_purity_radius_7_poisson :
+  (59625844271888165861 / 500000000000000000000) <= exp (- (2809 / 128)) * region_purity_poisson (2809 / 128).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (53 / 8)). *)
+Lemma region_purity_tail_7 :
+  region_purity_spacing_tail (17461 / 10000) ((5579991528113160053117422604627 / 32768000000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)) <= (339246886790071574183 / 5000000000000000000000000000).
+Proof.
+  replace ((5579991528113160053117422604627 / 32768000000000000000000000000000) * (53 / 8)) with (295739550989997482815223398045231 / 262144000000000000000000000000000) by lra. replace ((53 / 8) ^ 2 / 2) with (2809 / 128) by lra.
+  assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
+  set (D := exp (- (2809 / 128)) * region_purity_poisson (2809 / 128)) in *. set (T := region_purity_spacing_tail (17461 / 10000) (295739550989997482815223398045231 / 262144000000000000000000000000000)) in *.
+  apply Rle_trans with ((809115281658707289369 / 100000000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((809115281658707289369 / 100000000000000000000000000000) / (59625844271888165861 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (16429489589569815847779 / 100000000000000000000000000000) /\ (16429489589569815847779 / 100000000000000000000000000000) <= (22963239140903556938831 / 100000000000000000000000000000) /\ (22963239140903556938831 / 100000000000000000000000000000) <= (15158178085236932002887 / 5000000000000000000000000000) /\ (15158178085236932002887 / 5000000000000000000000000000) <= (3608245787927780867363 / 250000000000000000000000000) /\ (3608245787927780867363 / 250000000000000000000000000) <= (11652853632826791527939 / 200000000000000000000000000) /\ (11652853632826791527939 / 200000000000000000000000000) <= (5686654477496573073189 / 20000000000000000000000000) /\ (5686654477496573073189 / 20000000000000000000000000) <= (8218180098319144188069 / 5000000000000000000000000) /\ (8218180098319144188069 / 5000000000000000000000000) <= (10253160358339858498523 / 500000000000000000000000) /\ (10253160358339858498523 / 500000000000000000000000) <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (70481745406610280674246903 / 10000000000000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (4787077631936466564898169 / 10000000000000000000000000) - (70481745406610280674246903 / 10000000000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (102568239508904868624664722577288704258895417 / 500000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (4843978551513954217835283206908341501 / 500000000000000000000000000000000000)) /\ 0 < 205136479017809737249329445154577408517790834 /\ (- (4843978551513954217835283206908341501 / 500000000000000000000000000000000000)) <= (ln 205136479017809737249329445154577408517790834 / ln 10 - ln 1 / ln 10 + (-54)) /\ (ln 205136479017809737249329445154577408517790834 / ln 10 - ln 1 / ln 10 + (-54)) < ((- (4843978551513954217835283206908341501 / 500000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  205136479017808 / 10 ^ 24 <= ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((4787077631936466564898169 / 10000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 17 significant digits. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_17_digits :
+  (- (96879571030279121 / 10000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((4787077631936466564898169 / 10000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (41026678728377711950117665313586348042979167 / 200000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (4843981817563514481923325970743883223 / 500000000000000000000000000000000000)) /\ 0 < 205133393641888559750588326567931740214895835 /\ (- (4843981817563514481923325970743883223 / 500000000000000000000000000000000000)) <= (ln 205133393641888559750588326567931740214895835 / ln 10 - ln 1 / ln 10 + (-54)) /\ (ln 205133393641888559750588326567931740214895835 / ln 10 - ln 1 / ln 10 + (-54)) < ((- (4843981817563514481923325970743883223 / 500000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_lo :
+  205133393641888559750588326567931740214895835 / 10 ^ 54 <= ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((4787077631936466564898169 / 10000000000000000000000000) - (70481745406610280674246903 / 10000000000000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_log10_lo :
+  (- (4843981817563514481923325970743883223 / 500000000000000000000000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (17 / (2 * (17 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((4787077631936466564898169 / 10000000000000000000000000) - (70481745406610280674246903 / 10000000000000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

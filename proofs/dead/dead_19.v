@@ -310,6 +310,42 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 9: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 4686825 * c ^ 9 * (1 - c) ^ 18 + 8436285 * c ^ 10 * (1 - c) ^ 17 + 13037895 * c ^ 11 * (1 - c) ^ 16 + 17383860 * c ^ 12 * (1 - c) ^ 15 + 20058300 * c ^ 13 * (1 - c) ^ 14 + 20058300 * c ^ 14 * (1 - c) ^ 13 + 17383860 * c ^ 15 * (1 - c) ^ 12 + 13037895 * c ^ 16 * (1 - c) ^ 11 + 8436285 * c ^ 17 * (1 - c) ^ 10 + 4686825 * c ^ 18 * (1 - c) ^ 9 + 2220075 * c ^ 19 * (1 - c) ^ 8 + 888030 * c ^ 20 * (1 - c) ^ 7 + 296010 * c ^ 21 * (1 - c) ^ 6 + 80730 * c ^ 22 * (1 - c) ^ 5 + 17550 * c ^ 23 * (1 - c) ^ 4 + 2925 * c ^ 24 * (1 - c) ^ 3 + 351 * c ^ 25 * (1 - c) ^ 2 + 27 * c ^ 26 * (1 - c) ^ 1 + 1 * c ^ 27 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 8 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 2220075 * c ^ 8 * (1 - c) ^ 19.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 8, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_purity_fit : list R := cons (39894226849255493230445799 / 100000000000000000000000000) (cons 0 (cons (- (33245126409623249852304433 / 500000000000000000000000000)) (cons 0 (cons (99731513153317819066359087 / 10000000000000000000000000000) (cons 0 (cons (- (593365322635270367938769 / 500000000000000000000000000)) (cons 0 (cons (2873738661576153001847661 / 25000000000000000000000000000) (cons 0 (cons (- (9208284627233766911300771 / 1000000000000000000000000000000)) (cons 0 (cons (29708348170593411043534497 / 50000000000000000000000000000000) (cons 0 (cons (- (3442628660156964709331723 / 125000000000000000000000000000000)) (cons 0 (cons (66743131645720318302887399 / 100000000000000000000000000000000000) (nil))))))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_purity_half : list R := cons (39894226849255493230445799 / 100000000000000000000000000) (cons (- (33245126409623249852304433 / 500000000000000000000000000)) (cons (99731513153317819066359087 / 10000000000000000000000000000) (cons (- (593365322635270367938769 / 500000000000000000000000000)) (cons (2873738661576153001847661 / 25000000000000000000000000000) (cons (- (9208284627233766911300771 / 1000000000000000000000000000000)) (cons (29708348170593411043534497 / 50000000000000000000000000000000) (cons (- (3442628660156964709331723 / 125000000000000000000000000000000)) (cons (66743131645720318302887399 / 100000000000000000000000000000000000) (nil))))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_purity_Q : R -> R := fun x => x * region_horner region_purity_half (x ^ 2).
+
+(* K^(2p-1) (2 Phi(x))^(p-1) phi(x) (2 Phibar(x + s))^p, Phi = 1/2 + G, Phibar = 1/2 - G (paper-level); the scale K keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_purity_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_G x)) ^ 18 * region_phi x * (k * (1 - 2 * region_G (x + s))) ^ 19.
+
+(* the same with G replaced by Q and each base raised by 2 a epsilon *)
+Definition region_purity_closed_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_purity_Q x + 2 * ((9 / 4) * (1489 / 100000000000)))) ^ 18 * region_phi x * (k * (1 - 2 * region_purity_Q (x + s) + 2 * ((9 / 4) * (1489 / 100000000000)))) ^ 19.
+
+(* C(2p, p) Phi(-a)^p + p C(2p, p) Phibar(a)^p: the spacing-tail integral beyond the window [-a, a - s] is at most this (below -a: Phibar <= 1 and p int Phi^(p-1) phi = Phi^p; beyond a - s: Phi <= 1, Phibar(x + s) <= Phibar(a), int phi <= 1; paper-level) *)
+Definition region_purity_outside : R := region_central_binomial * (1 / 2 + region_G (- (9 / 4))) ^ 19 + 19 * region_central_binomial * (1 / 2 - region_G (9 / 4)) ^ 19.
+
+(* an upper bound of P(S > s) for k > 0 and 0 <= s <= 2 a: P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), split at -a and a - s (region_purity_outside's comment); paper-level *)
+Definition region_purity_spacing_tail : R -> R -> R := fun k s => 19 * region_central_binomial / (2 * k) ^ 37 * RInt (region_purity_tail_integrand k s) (- (9 / 4)) ((9 / 4) - s) + region_purity_outside.
+
+(* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
+Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000 + y ^ 17 / 355687428096000 + y ^ 18 / 6402373705728000.
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (18919006585144868597253 / 10000000000000000000000000000000) + 1 * ((15512774785230198324373 / 1000000000000000000000000000000) - (18919006585144868597253 / 10000000000000000000000000000000)) + (77111155561307933968697 / 100000000000000000000000) * ((29939809087046465628571 / 100000000000000000000000000000) - (15512774785230198324373 / 1000000000000000000000000000000)) + (575104364664689174069 / 10000000000000000000000) * ((26468618431369207445607 / 10000000000000000000000000000) - (29939809087046465628571 / 100000000000000000000000000000)) + (3653467200738391113 / 400000000000000000000) * ((13120761524224409998221 / 1000000000000000000000000000) - (26468618431369207445607 / 10000000000000000000000000000)) + (78658241151605452803 / 50000000000000000000000) * ((40388692908757437905957 / 500000000000000000000000000) - (13120761524224409998221 / 1000000000000000000000000000)) + (128960304122741572391 / 1000000000000000000000000) * ((2412637718200345638129 / 4000000000000000000000000) - (40388692908757437905957 / 500000000000000000000000000)) + (311730914010732412241 / 100000000000000000000000000) * ((12990118233304841080739 / 2500000000000000000000000) - (2412637718200345638129 / 4000000000000000000000000)) + (27850462979206091959 / 2000000000000000000000000000) * (1 - (12990118233304841080739 / 2500000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (843529176744987985221091096248984638134071441 / 10000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
@@ -801,4 +837,561 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves a number 6.0e-02 (relative) below the kernel's bound; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (5355343707685884951939751 / 8000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (5355343707685884951939751 / 8000000000000000000000000000) ^ 2 <= (1014781417765722457799 / 100000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (19 - 1) / 2 * region_purity_deficit (1014781417765722457799 / 100000000000000000000000) <= (18919006585144868597253 / 10000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (455145306372515676180407497739 / 32768000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (455145306372515676180407497739 / 32768000000000000000000000000000) ^ 2 <= (830576919264966698333 / 62500000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (19 - 1) / 2 * region_purity_deficit (830576919264966698333 / 62500000000000000000000) <= (15512774785230198324373 / 1000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_1 :
+  region_spacing_bound / ((455145306372515676180407497739 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 19 * region_central_binomial / 4 ^ 19)) <= (77111155561307933968697 / 100000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((65592211256159379364020849 / 1000000000000000000000000000) / ((455145306372515676180407497739 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 19 * 35345263800 / 4 ^ 19))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_2)^2 <= cbar_2 < 1, z_2 = (236101038040747609876167802337 / 6553600000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_2 :
+  region_purity_kappa (236101038040747609876167802337 / 6553600000000000000000000000000) ^ 2 <= (9748097446714376837707 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_2 >= H(z_2): the union over the (p - 1)/2 classes at cbar_2 (region_purity_point_2). *)
+Lemma region_purity_tube_2 :
+  (19 - 1) / 2 * region_purity_deficit (9748097446714376837707 / 500000000000000000000000) <= (29939809087046465628571 / 100000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_3)^2 <= cbar_3 < 1, z_3 = (910295968088739038245766935229 / 16384000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_3 :
+  region_purity_kappa (910295968088739038245766935229 / 16384000000000000000000000000000) ^ 2 <= (12979192767243872874223 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_3 >= H(z_3): the union over the (p - 1)/2 classes at cbar_3 (region_purity_point_3). *)
+Lemma region_purity_tube_3 :
+  (19 - 1) / 2 * region_purity_deficit (12979192767243872874223 / 500000000000000000000000) <= (26468618431369207445607 / 10000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_4)^2 <= cbar_4 < 1, z_4 = (2361015735751183784646629963121 / 32768000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_4 :
+  region_purity_kappa (2361015735751183784646629963121 / 32768000000000000000000000000000) ^ 2 <= (32133333903554031000639 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_4 >= H(z_4): the union over the (p - 1)/2 classes at cbar_4 (region_purity_point_4). *)
+Lemma region_purity_tube_4 :
+  (19 - 1) / 2 * region_purity_deficit (32133333903554031000639 / 1000000000000000000000000) <= (13120761524224409998221 / 1000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_5)^2 <= cbar_5 < 1, z_5 = (153093210571616393121101661837 / 1638400000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_5 :
+  region_purity_kappa (153093210571616393121101661837 / 1638400000000000000000000000000) ^ 2 <= (41121654146574277900937 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_5 >= H(z_5): the union over the (p - 1)/2 classes at cbar_5 (region_purity_point_5). *)
+Lemma region_purity_tube_5 :
+  (19 - 1) / 2 * region_purity_deficit (41121654146574277900937 / 1000000000000000000000000) <= (40388692908757437905957 / 500000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_6)^2 <= cbar_6 < 1, z_6 = (794149273756447565408097615541 / 6553600000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_6 :
+  region_purity_kappa (794149273756447565408097615541 / 6553600000000000000000000000000) ^ 2 <= (85041727754556875757 / 1562500000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_6 >= H(z_6): the union over the (p - 1)/2 classes at cbar_6 (region_purity_point_6). *)
+Lemma region_purity_tube_6 :
+  (19 - 1) / 2 * region_purity_deficit (85041727754556875757 / 1562500000000000000000) <= (2412637718200345638129 / 4000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_7)^2 <= cbar_7 < 1, z_7 = (1287355007859486825941940923637 / 8192000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_7 :
+  region_purity_kappa (1287355007859486825941940923637 / 8192000000000000000000000000000) ^ 2 <= (14890800887466579067649 / 200000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_7 >= H(z_7): the union over the (p - 1)/2 classes at cbar_7 (region_purity_point_7). *)
+Lemma region_purity_tube_7 :
+  (19 - 1) / 2 * region_purity_deficit (14890800887466579067649 / 200000000000000000000000) <= (12990118233304841080739 / 2500000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: the two forms of Q are one polynomial. *)
+Lemma region_purity_Q_prim :
+  forall x, region_purity_Q x = region_prim region_purity_fit 0 x.
+Proof.
+  intros x. unfold region_purity_Q, region_purity_half, region_purity_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_purity_probability: Q' is the derivative of its coefficients. *)
+Lemma region_purity_Q_derive :
+  forall x, is_derive region_purity_Q x (region_dprim region_purity_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_purity_fit 0)); [intros y; symmetry; apply region_purity_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_purity_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_purity_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_purity_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
+Lemma region_purity_fit_error :
+  forall x, - (9 / 4) <= x <= (9 / 4) -> Rabs (region_phi x - region_dhorner region_purity_fit 0 x) <= (1489 / 100000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_purity_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_purity_G_near, region_purity_fit_error). *)
+Lemma region_purity_Q_near :
+  forall x, - (9 / 4) <= x <= (9 / 4) -> Rabs (region_G x - region_purity_Q x) <= ((9 / 4) * (1489 / 100000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (1489 / 100000000000)).
+  - apply (region_purity_G_near region_purity_Q (region_dprim region_purity_fit 0) (1489 / 100000000000) x).
+    + unfold region_purity_Q. ring.
+    + exact region_purity_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_purity_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_purity_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
+Lemma region_purity_bases :
+  forall x, - (9 / 4) <= x <= (9 / 4) -> 0 <= 1 / 2 + region_purity_Q x - ((9 / 4) * (1489 / 100000000000)) /\ 0 <= 1 / 2 - region_purity_Q x - ((9 / 4) * (1489 / 100000000000)).
+Proof.
+  intros x Hx. unfold region_purity_Q, region_purity_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_closed_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_closed_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_closed_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_purity_Q_derive.
+Qed.
+
+(* claim region_purity_probability: 0 <= 1 + 2 G <= 1 + 2 Q + 2 a epsilon and 0 <= 1 - 2 G(x + s) <= 1 - 2 Q(x + s) + 2 a epsilon where x, x + s lie in [-a, a] (region_purity_Q_near, region_purity_bases): a power is nondecreasing on [0, inf). *)
+Lemma region_purity_closed_tail_integrand_above :
+  forall k s x, 0 <= k -> 0 <= s -> - (9 / 4) <= x -> x + s <= (9 / 4) -> region_purity_tail_integrand k s x <= region_purity_closed_tail_integrand k s x.
+Proof.
+  intros k s x Hk Hs Hl Hr. unfold region_purity_closed_tail_integrand, region_purity_tail_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (x + s) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (x + s) ltac:(lra)) as [B3 B4].
+  destruct (region_phi_bounds x) as [P1 _].
+  assert (L1 : 0 <= k * (1 + 2 * region_G x) <= k * (1 + 2 * region_purity_Q x + 2 * ((9 / 4) * (1489 / 100000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (L2 : 0 <= k * (1 - 2 * region_G (x + s)) <= k * (1 - 2 * region_purity_Q (x + s) + 2 * ((9 / 4) * (1489 / 100000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (E1 := pow_incr _ _ 18 L1). assert (E2 := pow_incr _ _ 19 L2).
+  assert (F1 := pow_le _ 18 (proj1 L1)). assert (F2 := pow_le _ 19 (proj1 L2)).
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_purity_probability: the true integrand is below the closed form on [-a, a - s]. *)
+Lemma region_purity_closed_tail_integrand_integral_above :
+  forall k s u, 0 <= k -> 0 <= s <= 2 * (9 / 4) -> RInt (region_purity_closed_tail_integrand k s) (- (9 / 4)) ((9 / 4) - s) <= u -> RInt (region_purity_tail_integrand k s) (- (9 / 4)) ((9 / 4) - s) <= u.
+Proof.
+  intros k s u Hk Hs Hu. apply Rle_trans with (2 := Hu). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_tail_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_closed_tail_integrand_continuous.
+  - intros x Hx. apply region_purity_closed_tail_integrand_above; lra.
+Qed.
+
+(* claim region_purity_probability: the outer pieces' end: |G - Q| <= a epsilon at -a and a, and the bases are >= 0 there. *)
+Lemma region_purity_outside_upper :
+  region_purity_outside <= (401482786798863 / 1250000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_outside. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with (35345263800 * (2271777 / 5000000000000000000000000000000000000000000) + 19 * 35345263800 * (2271777 / 5000000000000000000000000000000000000000000)); [ | lra].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (- (9 / 4)) ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (9 / 4) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases (- (9 / 4)) ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (9 / 4) ltac:(lra)) as [B3 B4].
+  assert (L1 : 0 <= 1 / 2 + region_G (- (9 / 4)) <= 1 / 2 + region_purity_Q (- (9 / 4)) + ((9 / 4) * (1489 / 100000000000))) by lra.
+  assert (L2 : 0 <= 1 / 2 - region_G (9 / 4) <= 1 / 2 - region_purity_Q (9 / 4) + ((9 / 4) * (1489 / 100000000000))) by lra.
+  assert (V1 : (1 / 2 + region_purity_Q (- (9 / 4)) + ((9 / 4) * (1489 / 100000000000))) ^ 19 <= (2271777 / 5000000000000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (V2 : (1 / 2 - region_purity_Q (9 / 4) + ((9 / 4) * (1489 / 100000000000))) ^ 19 <= (2271777 / 5000000000000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (W1 := Rle_trans _ _ _ (pow_incr _ _ 19 L1) V1). assert (W2 := Rle_trans _ _ _ (pow_incr _ _ 19 L2) V2).
+  apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (42734287885375317387586372222997 / 209715200000000000000000000000000), scale K = (10883 / 10000). *)
+Lemma region_purity_radius_2_integral :
+  RInt (region_purity_closed_tail_integrand (10883 / 10000) (42734287885375317387586372222997 / 209715200000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (42734287885375317387586372222997 / 209715200000000000000000000000000)) <= (6253096057271024549 / 31250000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_2) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_2_spacing :
+  region_purity_spacing_tail (10883 / 10000) (42734287885375317387586372222997 / 209715200000000000000000000000000) <= (427091362045798816563 / 10000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (10883 / 10000) (42734287885375317387586372222997 / 209715200000000000000000000000000) (6253096057271024549 / 31250000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_2_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 19 * 35345263800 / (2 * (10883 / 10000)) ^ 37 * RInt (region_purity_tail_integrand (10883 / 10000) (42734287885375317387586372222997 / 209715200000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (42734287885375317387586372222997 / 209715200000000000000000000000000)) <= 19 * 35345263800 / (2 * (10883 / 10000)) ^ 37 * (6253096057271024549 / 31250000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (19 * 35345263800 / (2 * (10883 / 10000)) ^ 37 * (6253096057271024549 / 31250000000000000000) + (401482786798863 / 1250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_2^2) = e^(-y) region_purity_poisson(y), y = r_2^2 / 2 = (32761 / 2048). *)
+Lemma region_purity_radius_2_poisson :
+  (742632795518447565633 / 1000000000000000000000) <= exp (- (32761 / 2048)) * region_purity_poisson (32761 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (181 / 32)). *)
+Lemma region_purity_tail_2 :
+  region_purity_spacing_tail (10883 / 10000) ((236101038040747609876167802337 / 6553600000000000000000000000000) * (181 / 32)) / (exp (- ((181 / 32) ^ 2 / 2)) * region_purity_poisson ((181 / 32) ^ 2 / 2)) <= (575104364664689174069 / 10000000000000000000000).
+Proof.
+  replace ((236101038040747609876167802337 / 6553600000000000000000000000000) * (181 / 32)) with (42734287885375317387586372222997 / 209715200000000000000000000000000) by lra. replace ((181 / 32) ^ 2 / 2) with (32761 / 2048) by lra.
+  assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
+  set (D := exp (- (32761 / 2048)) * region_purity_poisson (32761 / 2048)) in *. set (T := region_purity_spacing_tail (10883 / 10000) (42734287885375317387586372222997 / 209715200000000000000000000000000)) in *.
+  apply Rle_trans with ((427091362045798816563 / 10000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((427091362045798816563 / 10000000000000000000000) / (742632795518447565633 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (179328305713481590534416086240113 / 524288000000000000000000000000000), scale K = (11571 / 10000). *)
+Lemma region_purity_radius_3_integral :
+  RInt (region_purity_closed_tail_integrand (11571 / 10000) (179328305713481590534416086240113 / 524288000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (179328305713481590534416086240113 / 524288000000000000000000000000000)) <= (48998028100579280841 / 250000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_3) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_3_spacing :
+  region_purity_spacing_tail (11571 / 10000) (179328305713481590534416086240113 / 524288000000000000000000000000000) <= (108250653920588112383 / 25000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (11571 / 10000) (179328305713481590534416086240113 / 524288000000000000000000000000000) (48998028100579280841 / 250000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_3_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 19 * 35345263800 / (2 * (11571 / 10000)) ^ 37 * RInt (region_purity_tail_integrand (11571 / 10000) (179328305713481590534416086240113 / 524288000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (179328305713481590534416086240113 / 524288000000000000000000000000000)) <= 19 * 35345263800 / (2 * (11571 / 10000)) ^ 37 * (48998028100579280841 / 250000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (19 * 35345263800 / (2 * (11571 / 10000)) ^ 37 * (48998028100579280841 / 250000000000000000000) + (401482786798863 / 1250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_3^2) = e^(-y) region_purity_poisson(y), y = r_3^2 / 2 = (38809 / 2048). *)
+Lemma region_purity_radius_3_poisson :
+  (2370365419428643629 / 5000000000000000000) <= exp (- (38809 / 2048)) * region_purity_poisson (38809 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (197 / 32)). *)
+Lemma region_purity_tail_3 :
+  region_purity_spacing_tail (11571 / 10000) ((910295968088739038245766935229 / 16384000000000000000000000000000) * (197 / 32)) / (exp (- ((197 / 32) ^ 2 / 2)) * region_purity_poisson ((197 / 32) ^ 2 / 2)) <= (3653467200738391113 / 400000000000000000000).
+Proof.
+  replace ((910295968088739038245766935229 / 16384000000000000000000000000000) * (197 / 32)) with (179328305713481590534416086240113 / 524288000000000000000000000000000) by lra. replace ((197 / 32) ^ 2 / 2) with (38809 / 2048) by lra.
+  assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
+  set (D := exp (- (38809 / 2048)) * region_purity_poisson (38809 / 2048)) in *. set (T := region_purity_spacing_tail (11571 / 10000) (179328305713481590534416086240113 / 524288000000000000000000000000000)) in *.
+  apply Rle_trans with ((108250653920588112383 / 25000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((108250653920588112383 / 25000000000000000000000) / (2370365419428643629 / 5000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (465120099942983205575386102734837 / 1048576000000000000000000000000000), scale K = (758 / 625). *)
+Lemma region_purity_radius_4_integral :
+  RInt (region_purity_closed_tail_integrand (758 / 625) (465120099942983205575386102734837 / 1048576000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (465120099942983205575386102734837 / 1048576000000000000000000000000000)) <= (38448065975217835821 / 200000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_4) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_4_spacing :
+  region_purity_spacing_tail (758 / 625) (465120099942983205575386102734837 / 1048576000000000000000000000000000) <= (372897549557689310813 / 500000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (758 / 625) (465120099942983205575386102734837 / 1048576000000000000000000000000000) (38448065975217835821 / 200000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_4_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 19 * 35345263800 / (2 * (758 / 625)) ^ 37 * RInt (region_purity_tail_integrand (758 / 625) (465120099942983205575386102734837 / 1048576000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (465120099942983205575386102734837 / 1048576000000000000000000000000000)) <= 19 * 35345263800 / (2 * (758 / 625)) ^ 37 * (38448065975217835821 / 200000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (19 * 35345263800 / (2 * (758 / 625)) ^ 37 * (38448065975217835821 / 200000000000000000000) + (401482786798863 / 1250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_4^2) = e^(-y) region_purity_poisson(y), y = r_4^2 / 2 = (38809 / 2048). *)
+Lemma region_purity_radius_4_poisson :
+  (2370365419428643629 / 5000000000000000000) <= exp (- (38809 / 2048)) * region_purity_poisson (38809 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (197 / 32)). *)
+Lemma region_purity_tail_4 :
+  region_purity_spacing_tail (758 / 625) ((2361015735751183784646629963121 / 32768000000000000000000000000000) * (197 / 32)) / (exp (- ((197 / 32) ^ 2 / 2)) * region_purity_poisson ((197 / 32) ^ 2 / 2)) <= (78658241151605452803 / 50000000000000000000000).
+Proof.
+  replace ((2361015735751183784646629963121 / 32768000000000000000000000000000) * (197 / 32)) with (465120099942983205575386102734837 / 1048576000000000000000000000000000) by lra. replace ((197 / 32) ^ 2 / 2) with (38809 / 2048) by lra.
+  assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
+  set (D := exp (- (38809 / 2048)) * region_purity_poisson (38809 / 2048)) in *. set (T := region_purity_spacing_tail (758 / 625) (465120099942983205575386102734837 / 1048576000000000000000000000000000)) in *.
+  apply Rle_trans with ((372897549557689310813 / 500000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((372897549557689310813 / 500000000000000000000000) / (2370365419428643629 / 5000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (8113940160295668835418388077361 / 13107200000000000000000000000000), scale K = (13211 / 10000). *)
+Lemma region_purity_radius_5_integral :
+  RInt (region_purity_closed_tail_integrand (13211 / 10000) (8113940160295668835418388077361 / 13107200000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (8113940160295668835418388077361 / 13107200000000000000000000000000)) <= (185777022532780881991 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_5) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_5_spacing :
+  region_purity_spacing_tail (13211 / 10000) (8113940160295668835418388077361 / 13107200000000000000000000000000) <= (304331118469877137619 / 10000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (13211 / 10000) (8113940160295668835418388077361 / 13107200000000000000000000000000) (185777022532780881991 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_5_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 19 * 35345263800 / (2 * (13211 / 10000)) ^ 37 * RInt (region_purity_tail_integrand (13211 / 10000) (8113940160295668835418388077361 / 13107200000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (8113940160295668835418388077361 / 13107200000000000000000000000000)) <= 19 * 35345263800 / (2 * (13211 / 10000)) ^ 37 * (185777022532780881991 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (19 * 35345263800 / (2 * (13211 / 10000)) ^ 37 * (185777022532780881991 / 1000000000000000000000) + (401482786798863 / 1250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_5^2) = e^(-y) region_purity_poisson(y), y = r_5^2 / 2 = (2809 / 128). *)
+Lemma region_purity_radius_5_poisson :
+  (58997053500320046819 / 250000000000000000000) <= exp (- (2809 / 128)) * region_purity_poisson (2809 / 128).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (53 / 8)). *)
+Lemma region_purity_tail_5 :
+  region_purity_spacing_tail (13211 / 10000) ((153093210571616393121101661837 / 1638400000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)) <= (128960304122741572391 / 1000000000000000000000000).
+Proof.
+  replace ((153093210571616393121101661837 / 1638400000000000000000000000000) * (53 / 8)) with (8113940160295668835418388077361 / 13107200000000000000000000000000) by lra. replace ((53 / 8) ^ 2 / 2) with (2809 / 128) by lra.
+  assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
+  set (D := exp (- (2809 / 128)) * region_purity_poisson (2809 / 128)) in *. set (T := region_purity_spacing_tail (13211 / 10000) (8113940160295668835418388077361 / 13107200000000000000000000000000)) in *.
+  apply Rle_trans with ((304331118469877137619 / 10000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((304331118469877137619 / 10000000000000000000000000) / (58997053500320046819 / 250000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (89738867934478574891115030556133 / 104857600000000000000000000000000), scale K = (14953 / 10000). *)
+Lemma region_purity_radius_6_integral :
+  RInt (region_purity_closed_tail_integrand (14953 / 10000) (89738867934478574891115030556133 / 104857600000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (89738867934478574891115030556133 / 104857600000000000000000000000000)) <= (174877816615380307737 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_6) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_6_spacing :
+  region_purity_spacing_tail (14953 / 10000) (89738867934478574891115030556133 / 104857600000000000000000000000000) <= (292928331980911345193 / 1000000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (14953 / 10000) (89738867934478574891115030556133 / 104857600000000000000000000000000) (174877816615380307737 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_6_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 19 * 35345263800 / (2 * (14953 / 10000)) ^ 37 * RInt (region_purity_tail_integrand (14953 / 10000) (89738867934478574891115030556133 / 104857600000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (89738867934478574891115030556133 / 104857600000000000000000000000000)) <= 19 * 35345263800 / (2 * (14953 / 10000)) ^ 37 * (174877816615380307737 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (19 * 35345263800 / (2 * (14953 / 10000)) ^ 37 * (174877816615380307737 / 1000000000000000000000) + (401482786798863 / 1250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_6^2) = e^(-y) region_purity_poisson(y), y = r_6^2 / 2 = (12769 / 512). *)
+Lemma region_purity_radius_6_poisson :
+  (469841646778134870839 / 5000000000000000000000) <= exp (- (12769 / 512)) * region_purity_poisson (12769 / 512).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (113 / 16)). *)
+Lemma region_purity_tail_6 :
+  region_purity_spacing_tail (14953 / 10000) ((794149273756447565408097615541 / 6553600000000000000000000000000) * (113 / 16)) / (exp (- ((113 / 16) ^ 2 / 2)) * region_purity_poisson ((113 / 16) ^ 2 / 2)) <= (311730914010732412241 / 100000000000000000000000000).
+Proof.
+  replace ((794149273756447565408097615541 / 6553600000000000000000000000000) * (113 / 16)) with (89738867934478574891115030556133 / 104857600000000000000000000000000) by lra. replace ((113 / 16) ^ 2 / 2) with (12769 / 512) by lra.
+  assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
+  set (D := exp (- (12769 / 512)) * region_purity_poisson (12769 / 512)) in *. set (T := region_purity_spacing_tail (14953 / 10000) (89738867934478574891115030556133 / 104857600000000000000000000000000)) in *.
+  apply Rle_trans with ((292928331980911345193 / 1000000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((292928331980911345193 / 1000000000000000000000000000) / (469841646778134870839 / 5000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (145471115888122011331439324370981 / 131072000000000000000000000000000), scale K = (2159 / 1250). *)
+Lemma region_purity_radius_7_integral :
+  RInt (region_purity_closed_tail_integrand (2159 / 1250) (145471115888122011331439324370981 / 131072000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (145471115888122011331439324370981 / 131072000000000000000000000000000)) <= (16198926150480466299 / 100000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_7) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_7_spacing :
+  region_purity_spacing_tail (2159 / 1250) (145471115888122011331439324370981 / 131072000000000000000000000000000) <= (2044579279638073503 / 1562500000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (2159 / 1250) (145471115888122011331439324370981 / 131072000000000000000000000000000) (16198926150480466299 / 100000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_7_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 19 * 35345263800 / (2 * (2159 / 1250)) ^ 37 * RInt (region_purity_tail_integrand (2159 / 1250) (145471115888122011331439324370981 / 131072000000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (145471115888122011331439324370981 / 131072000000000000000000000000000)) <= 19 * 35345263800 / (2 * (2159 / 1250)) ^ 37 * (16198926150480466299 / 100000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (19 * 35345263800 / (2 * (2159 / 1250)) ^ 37 * (16198926150480466299 / 100000000000000000000) + (401482786798863 / 1250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_7^2) = e^(-y) region_purity_poisson(y), y = r_7^2 / 2 = (12769 / 512). *)
+Lemma region_purity_radius_7_poisson :
+  (469841646778134870839 / 5000000000000000000000) <= exp (- (12769 / 512)) * region_purity_poisson (12769 / 512).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (113 / 16)). *)
+Lemma region_purity_tail_7 :
+  region_purity_spacing_tail (2159 / 1250) ((1287355007859486825941940923637 / 8192000000000000000000000000000) * (113 / 16)) / (exp (- ((113 / 16) ^ 2 / 2)) * region_purity_poisson ((113 / 16) ^ 2 / 2)) <= (27850462979206091959 / 2000000000000000000000000000).
+Proof.
+  replace ((1287355007859486825941940923637 / 8192000000000000000000000000000) * (113 / 16)) with (145471115888122011331439324370981 / 131072000000000000000000000000000) by lra. replace ((113 / 16) ^ 2 / 2) with (12769 / 512) by lra.
+  assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
+  set (D := exp (- (12769 / 512)) * region_purity_poisson (12769 / 512)) in *. set (T := region_purity_spacing_tail (2159 / 1250) (145471115888122011331439324370981 / 131072000000000000000000000000000)) in *.
+  apply Rle_trans with ((2044579279638073503 / 1562500000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((2044579279638073503 / 1562500000000000000000000000) / (469841646778134870839 / 5000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (18919006585144868597253 / 10000000000000000000000000000000) /\ (18919006585144868597253 / 10000000000000000000000000000000) <= (15512774785230198324373 / 1000000000000000000000000000000) /\ (15512774785230198324373 / 1000000000000000000000000000000) <= (29939809087046465628571 / 100000000000000000000000000000) /\ (29939809087046465628571 / 100000000000000000000000000000) <= (26468618431369207445607 / 10000000000000000000000000000) /\ (26468618431369207445607 / 10000000000000000000000000000) <= (13120761524224409998221 / 1000000000000000000000000000) /\ (13120761524224409998221 / 1000000000000000000000000000) <= (40388692908757437905957 / 500000000000000000000000000) /\ (40388692908757437905957 / 500000000000000000000000000) <= (2412637718200345638129 / 4000000000000000000000000) /\ (2412637718200345638129 / 4000000000000000000000000) <= (12990118233304841080739 / 2500000000000000000000000) /\ (12990118233304841080739 / 2500000000000000000000000) <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (33353035254896546162799537 / 50000000000000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (480996939292313845267077 / 1000000000000000000000000) - (33353035254896546162799537 / 50000000000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (19 / (2 * (19 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (68042629703195007844718620402018971194239041 / 5000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 100000000000000000000000000000000000) <= Rabs (- (1086618891451134357460151967018326519 / 100000000000000000000000000000000000)) /\ 0 < 136085259406390015689437240804037942388478082 /\ (- (1086618891451134357460151967018326519 / 100000000000000000000000000000000000)) <= (ln 136085259406390015689437240804037942388478082 / ln 10 - ln 1 / ln 10 + (-55)) /\ (ln 136085259406390015689437240804037942388478082 / ln 10 - ln 1 / ln 10 + (-55)) < ((- (1086618891451134357460151967018326519 / 100000000000000000000000000000000000)) + (1 / 100000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  136085259406388 / 10 ^ 25 <= ((1 / 2 - RInt region_phi 0 (sqrt (19 / (2 * (19 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((480996939292313845267077 / 1000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 17 significant digits. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_17_digits :
+  (- (2716547228627837 / 250000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (19 / (2 * (19 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((480996939292313845267077 / 1000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (1063164604815855253080231257823290765441799 / 78125000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (5433094760417268563330526785973879781 / 500000000000000000000000000000000000)) /\ 0 < 136085069416429472394269601001381217976550272 /\ (- (5433094760417268563330526785973879781 / 500000000000000000000000000000000000)) <= (ln 136085069416429472394269601001381217976550272 / ln 10 - ln 1 / ln 10 + (-55)) /\ (ln 136085069416429472394269601001381217976550272 / ln 10 - ln 1 / ln 10 + (-55)) < ((- (5433094760417268563330526785973879781 / 500000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 326)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_lo :
+  136085069416429472394269601001381217976550272 / 10 ^ 55 <= ((1 / 2 - RInt region_phi 0 (sqrt (19 / (2 * (19 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((480996939292313845267077 / 1000000000000000000000000) - (33353035254896546162799537 / 50000000000000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_log10_lo :
+  (- (5433094760417268563330526785973879781 / 500000000000000000000000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (19 / (2 * (19 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((480996939292313845267077 / 1000000000000000000000000) - (33353035254896546162799537 / 50000000000000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

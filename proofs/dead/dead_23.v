@@ -311,6 +311,42 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 11: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 193536720 * c ^ 11 * (1 - c) ^ 22 + 354817320 * c ^ 12 * (1 - c) ^ 21 + 573166440 * c ^ 13 * (1 - c) ^ 20 + 818809200 * c ^ 14 * (1 - c) ^ 19 + 1037158320 * c ^ 15 * (1 - c) ^ 18 + 1166803110 * c ^ 16 * (1 - c) ^ 17 + 1166803110 * c ^ 17 * (1 - c) ^ 16 + 1037158320 * c ^ 18 * (1 - c) ^ 15 + 818809200 * c ^ 19 * (1 - c) ^ 14 + 573166440 * c ^ 20 * (1 - c) ^ 13 + 354817320 * c ^ 21 * (1 - c) ^ 12 + 193536720 * c ^ 22 * (1 - c) ^ 11 + 92561040 * c ^ 23 * (1 - c) ^ 10 + 38567100 * c ^ 24 * (1 - c) ^ 9 + 13884156 * c ^ 25 * (1 - c) ^ 8 + 4272048 * c ^ 26 * (1 - c) ^ 7 + 1107568 * c ^ 27 * (1 - c) ^ 6 + 237336 * c ^ 28 * (1 - c) ^ 5 + 40920 * c ^ 29 * (1 - c) ^ 4 + 5456 * c ^ 30 * (1 - c) ^ 3 + 528 * c ^ 31 * (1 - c) ^ 2 + 33 * c ^ 32 * (1 - c) ^ 1 + 1 * c ^ 33 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 10 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 92561040 * c ^ 10 * (1 - c) ^ 23.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 6, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_purity_fit : list R := cons (39894174910763774610598769 / 100000000000000000000000000) (cons 0 (cons (- (16621507249724742410993039 / 250000000000000000000000000)) (cons 0 (cons (9962964334796060977893751 / 1000000000000000000000000000) (cons 0 (cons (- (2939130731954553200041933 / 2500000000000000000000000000)) (cons 0 (cons (2172317442371883995235677 / 20000000000000000000000000000) (cons 0 (cons (- (14412795327049675895870057 / 2000000000000000000000000000000)) (cons 0 (cons (25275979788452159519255661 / 100000000000000000000000000000000) (nil))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_purity_half : list R := cons (39894174910763774610598769 / 100000000000000000000000000) (cons (- (16621507249724742410993039 / 250000000000000000000000000)) (cons (9962964334796060977893751 / 1000000000000000000000000000) (cons (- (2939130731954553200041933 / 2500000000000000000000000000)) (cons (2172317442371883995235677 / 20000000000000000000000000000) (cons (- (14412795327049675895870057 / 2000000000000000000000000000000)) (cons (25275979788452159519255661 / 100000000000000000000000000000000) (nil))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_purity_Q : R -> R := fun x => x * region_horner region_purity_half (x ^ 2).
+
+(* K^(2p-1) (2 Phi(x))^(p-1) phi(x) (2 Phibar(x + s))^p, Phi = 1/2 + G, Phibar = 1/2 - G (paper-level); the scale K keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_purity_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_G x)) ^ 22 * region_phi x * (k * (1 - 2 * region_G (x + s))) ^ 23.
+
+(* the same with G replaced by Q and each base raised by 2 a epsilon *)
+Definition region_purity_closed_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_purity_Q x + 2 * (2 * (3321 / 5000000000)))) ^ 22 * region_phi x * (k * (1 - 2 * region_purity_Q (x + s) + 2 * (2 * (3321 / 5000000000)))) ^ 23.
+
+(* C(2p, p) Phi(-a)^p + p C(2p, p) Phibar(a)^p: the spacing-tail integral beyond the window [-a, a - s] is at most this (below -a: Phibar <= 1 and p int Phi^(p-1) phi = Phi^p; beyond a - s: Phi <= 1, Phibar(x + s) <= Phibar(a), int phi <= 1; paper-level) *)
+Definition region_purity_outside : R := region_central_binomial * (1 / 2 + region_G (- 2)) ^ 23 + 23 * region_central_binomial * (1 / 2 - region_G 2) ^ 23.
+
+(* an upper bound of P(S > s) for k > 0 and 0 <= s <= 2 a: P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), split at -a and a - s (region_purity_outside's comment); paper-level *)
+Definition region_purity_spacing_tail : R -> R -> R := fun k s => 23 * region_central_binomial / (2 * k) ^ 45 * RInt (region_purity_tail_integrand k s) (- 2) (2 - s) + region_purity_outside.
+
+(* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
+Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000 + y ^ 17 / 355687428096000 + y ^ 18 / 6402373705728000 + y ^ 19 / 121645100408832000 + y ^ 20 / 2432902008176640000 + y ^ 21 / 51090942171709440000 + y ^ 22 / 1124000727777607680000.
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (22987116119752931820261 / 2500000000000000000000000000000000) + 1 * ((2471259108015370395293 / 20000000000000000000000000000000) - (22987116119752931820261 / 2500000000000000000000000000000000)) + (29730440857580953936623 / 50000000000000000000000) * ((29597310264511806218449 / 10000000000000000000000000000000) - (2471259108015370395293 / 20000000000000000000000000000000)) + (75804108233208219569 / 2500000000000000000000) * ((18617872169717742514317 / 500000000000000000000000000000) - (29597310264511806218449 / 10000000000000000000000000000000)) + (160223843784636862371 / 50000000000000000000000) * ((2441950904637493389131 / 10000000000000000000000000000) - (18617872169717742514317 / 500000000000000000000000000000)) + (394496527343699695287 / 1000000000000000000000000) * ((329855246164461118959 / 156250000000000000000000000) - (2441950904637493389131 / 10000000000000000000000000000)) + (194373560520837457963 / 10000000000000000000000000) * ((1181149862687207111217 / 50000000000000000000000000) - (329855246164461118959 / 156250000000000000000000000)) + (233794555942627998773 / 1000000000000000000000000000) * ((81041231949980620704439 / 100000000000000000000000000) - (1181149862687207111217 / 50000000000000000000000000)) + (1319492943081824937 / 39062500000000000000000000000) * (1 - (81041231949980620704439 / 100000000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (166140961781343866945021299809541938569830051 / 100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
@@ -802,4 +838,561 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves a number 4.4e-02 (relative) below the kernel's bound; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (80405581561795289906461151 / 160000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (80405581561795289906461151 / 160000000000000000000000000000) ^ 2 <= (10110863249633054911331 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (23 - 1) / 2 * region_purity_deficit (10110863249633054911331 / 1000000000000000000000000) <= (22987116119752931820261 / 2500000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (8862061982996391467620428679767 / 655360000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (8862061982996391467620428679767 / 655360000000000000000000000000000) ^ 2 <= (2639238273535530057337 / 200000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (23 - 1) / 2 * region_purity_deficit (2639238273535530057337 / 200000000000000000000000) <= (2471259108015370395293 / 20000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_1 :
+  region_spacing_bound / ((8862061982996391467620428679767 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 23 * region_central_binomial / 4 ^ 23)) <= (29730440857580953936623 / 50000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((10847633376593270077770369 / 200000000000000000000000000) / ((8862061982996391467620428679767 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 23 * 8233430727600 / 4 ^ 23))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_2)^2 <= cbar_2 < 1, z_2 = (80405581561795289906461151 / 2500000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_2 :
+  region_purity_kappa (80405581561795289906461151 / 2500000000000000000000000000) ^ 2 <= (9163663159199914578123 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_2 >= H(z_2): the union over the (p - 1)/2 classes at cbar_2 (region_purity_point_2). *)
+Lemma region_purity_tube_2 :
+  (23 - 1) / 2 * region_purity_deficit (9163663159199914578123 / 500000000000000000000000) <= (29597310264511806218449 / 10000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_3)^2 <= cbar_3 < 1, z_3 = (32506448919384161598674020587431 / 655360000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_3 :
+  region_purity_kappa (32506448919384161598674020587431 / 655360000000000000000000000000000) ^ 2 <= (4777820247164646304277 / 200000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_3 >= H(z_3): the union over the (p - 1)/2 classes at cbar_3 (region_purity_point_3). *)
+Lemma region_purity_tube_3 :
+  (23 - 1) / 2 * region_purity_deficit (4777820247164646304277 / 200000000000000000000000) <= (18617872169717742514317 / 500000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_4)^2 <= cbar_4 < 1, z_4 = (80405581561795289906461151 / 1250000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_4 :
+  region_purity_kappa (80405581561795289906461151 / 1250000000000000000000000000) ^ 2 <= (29157922918723345601003 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_4 >= H(z_4): the union over the (p - 1)/2 classes at cbar_4 (region_purity_point_4). *)
+Lemma region_purity_tube_4 :
+  (23 - 1) / 2 * region_purity_deficit (29157922918723345601003 / 1000000000000000000000000) <= (2441950904637493389131 / 10000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_5)^2 <= cbar_5 < 1, z_5 = (54669121798751168127331346404467 / 655360000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_5 :
+  region_purity_kappa (54669121798751168127331346404467 / 655360000000000000000000000000000) ^ 2 <= (18386007431341567436673 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_5 >= H(z_5): the union over the (p - 1)/2 classes at cbar_5 (region_purity_point_5). *)
+Lemma region_purity_tube_5 :
+  (23 - 1) / 2 * region_purity_deficit (18386007431341567436673 / 500000000000000000000000) <= (329855246164461118959 / 156250000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_6)^2 <= cbar_6 < 1, z_6 = (70897058703042064307992774666193 / 655360000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_6 :
+  region_purity_kappa (70897058703042064307992774666193 / 655360000000000000000000000000000) ^ 2 <= (5995035157182771753281 / 125000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_6 >= H(z_6): the union over the (p - 1)/2 classes at cbar_6 (region_purity_point_6). *)
+Lemma region_purity_tube_6 :
+  (23 - 1) / 2 * region_purity_deficit (5995035157182771753281 / 125000000000000000000000) <= (1181149862687207111217 / 50000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_7)^2 <= cbar_7 < 1, z_7 = (50131834831219059917909743653537 / 327680000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_7 :
+  region_purity_kappa (50131834831219059917909743653537 / 327680000000000000000000000000000) ^ 2 <= (71979116547272075779749 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_7 >= H(z_7): the union over the (p - 1)/2 classes at cbar_7 (region_purity_point_7). *)
+Lemma region_purity_tube_7 :
+  (23 - 1) / 2 * region_purity_deficit (71979116547272075779749 / 1000000000000000000000000) <= (81041231949980620704439 / 100000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: the two forms of Q are one polynomial. *)
+Lemma region_purity_Q_prim :
+  forall x, region_purity_Q x = region_prim region_purity_fit 0 x.
+Proof.
+  intros x. unfold region_purity_Q, region_purity_half, region_purity_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_purity_probability: Q' is the derivative of its coefficients. *)
+Lemma region_purity_Q_derive :
+  forall x, is_derive region_purity_Q x (region_dprim region_purity_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_purity_fit 0)); [intros y; symmetry; apply region_purity_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_purity_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_purity_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_purity_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
+Lemma region_purity_fit_error :
+  forall x, - 2 <= x <= 2 -> Rabs (region_phi x - region_dhorner region_purity_fit 0 x) <= (3321 / 5000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_purity_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_purity_G_near, region_purity_fit_error). *)
+Lemma region_purity_Q_near :
+  forall x, - 2 <= x <= 2 -> Rabs (region_G x - region_purity_Q x) <= (2 * (3321 / 5000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (3321 / 5000000000)).
+  - apply (region_purity_G_near region_purity_Q (region_dprim region_purity_fit 0) (3321 / 5000000000) x).
+    + unfold region_purity_Q. ring.
+    + exact region_purity_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_purity_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_purity_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
+Lemma region_purity_bases :
+  forall x, - 2 <= x <= 2 -> 0 <= 1 / 2 + region_purity_Q x - (2 * (3321 / 5000000000)) /\ 0 <= 1 / 2 - region_purity_Q x - (2 * (3321 / 5000000000)).
+Proof.
+  intros x Hx. unfold region_purity_Q, region_purity_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_closed_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_closed_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_closed_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_purity_Q_derive.
+Qed.
+
+(* claim region_purity_probability: 0 <= 1 + 2 G <= 1 + 2 Q + 2 a epsilon and 0 <= 1 - 2 G(x + s) <= 1 - 2 Q(x + s) + 2 a epsilon where x, x + s lie in [-a, a] (region_purity_Q_near, region_purity_bases): a power is nondecreasing on [0, inf). *)
+Lemma region_purity_closed_tail_integrand_above :
+  forall k s x, 0 <= k -> 0 <= s -> - 2 <= x -> x + s <= 2 -> region_purity_tail_integrand k s x <= region_purity_closed_tail_integrand k s x.
+Proof.
+  intros k s x Hk Hs Hl Hr. unfold region_purity_closed_tail_integrand, region_purity_tail_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (x + s) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (x + s) ltac:(lra)) as [B3 B4].
+  destruct (region_phi_bounds x) as [P1 _].
+  assert (L1 : 0 <= k * (1 + 2 * region_G x) <= k * (1 + 2 * region_purity_Q x + 2 * (2 * (3321 / 5000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (L2 : 0 <= k * (1 - 2 * region_G (x + s)) <= k * (1 - 2 * region_purity_Q (x + s) + 2 * (2 * (3321 / 5000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (E1 := pow_incr _ _ 22 L1). assert (E2 := pow_incr _ _ 23 L2).
+  assert (F1 := pow_le _ 22 (proj1 L1)). assert (F2 := pow_le _ 23 (proj1 L2)).
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_purity_probability: the true integrand is below the closed form on [-a, a - s]. *)
+Lemma region_purity_closed_tail_integrand_integral_above :
+  forall k s u, 0 <= k -> 0 <= s <= 2 * 2 -> RInt (region_purity_closed_tail_integrand k s) (- 2) (2 - s) <= u -> RInt (region_purity_tail_integrand k s) (- 2) (2 - s) <= u.
+Proof.
+  intros k s u Hk Hs Hu. apply Rle_trans with (2 := Hu). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_tail_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_closed_tail_integrand_continuous.
+  - intros x Hx. apply region_purity_closed_tail_integrand_above; lra.
+Qed.
+
+(* claim region_purity_probability: the outer pieces' end: |G - Q| <= a epsilon at -a and a, and the bases are >= 0 there. *)
+Lemma region_purity_outside_upper :
+  region_purity_outside <= (100428732733855149 / 31250000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_outside. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with (8233430727600 * (1626357 / 100000000000000000000000000000000000000000000) + 23 * 8233430727600 * (1626357 / 100000000000000000000000000000000000000000000)); [ | lra].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (- 2) ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near 2 ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases (- 2) ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases 2 ltac:(lra)) as [B3 B4].
+  assert (L1 : 0 <= 1 / 2 + region_G (- 2) <= 1 / 2 + region_purity_Q (- 2) + (2 * (3321 / 5000000000))) by lra.
+  assert (L2 : 0 <= 1 / 2 - region_G 2 <= 1 / 2 - region_purity_Q 2 + (2 * (3321 / 5000000000))) by lra.
+  assert (V1 : (1 / 2 + region_purity_Q (- 2) + (2 * (3321 / 5000000000))) ^ 23 <= (1626357 / 100000000000000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (V2 : (1 / 2 - region_purity_Q 2 + (2 * (3321 / 5000000000))) ^ 23 <= (1626357 / 100000000000000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (W1 := Rle_trans _ _ _ (pow_incr _ _ 23 L1) V1). assert (W2 := Rle_trans _ _ _ (pow_incr _ _ 23 L2) V2).
+  apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (8120963737741324280552576251 / 40000000000000000000000000000), scale K = (10879 / 10000). *)
+Lemma region_purity_radius_2_integral :
+  RInt (region_purity_closed_tail_integrand (10879 / 10000) (8120963737741324280552576251 / 40000000000000000000000000000)) (- 2) (2 - (8120963737741324280552576251 / 40000000000000000000000000000)) <= (18134350971331814391 / 100000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_2) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_2_spacing :
+  region_purity_spacing_tail (10879 / 10000) (8120963737741324280552576251 / 40000000000000000000000000000) <= (55067700091010247957 / 2500000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (10879 / 10000) (8120963737741324280552576251 / 40000000000000000000000000000) (18134350971331814391 / 100000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_2_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 23 * 8233430727600 / (2 * (10879 / 10000)) ^ 45 * RInt (region_purity_tail_integrand (10879 / 10000) (8120963737741324280552576251 / 40000000000000000000000000000)) (- 2) (2 - (8120963737741324280552576251 / 40000000000000000000000000000)) <= 23 * 8233430727600 / (2 * (10879 / 10000)) ^ 45 * (18134350971331814391 / 100000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (23 * 8233430727600 / (2 * (10879 / 10000)) ^ 45 * (18134350971331814391 / 100000000000000000000) + (100428732733855149 / 31250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_2^2) = e^(-y) region_purity_poisson(y), y = r_2^2 / 2 = (10201 / 512). *)
+Lemma region_purity_radius_2_poisson :
+  (181611859088153688089 / 250000000000000000000) <= exp (- (10201 / 512)) * region_purity_poisson (10201 / 512).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (101 / 16)). *)
+Lemma region_purity_tail_2 :
+  region_purity_spacing_tail (10879 / 10000) ((80405581561795289906461151 / 2500000000000000000000000000) * (101 / 16)) / (exp (- ((101 / 16) ^ 2 / 2)) * region_purity_poisson ((101 / 16) ^ 2 / 2)) <= (75804108233208219569 / 2500000000000000000000).
+Proof.
+  replace ((80405581561795289906461151 / 2500000000000000000000000000) * (101 / 16)) with (8120963737741324280552576251 / 40000000000000000000000000000) by lra. replace ((101 / 16) ^ 2 / 2) with (10201 / 512) by lra.
+  assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
+  set (D := exp (- (10201 / 512)) * region_purity_poisson (10201 / 512)) in *. set (T := region_purity_spacing_tail (10879 / 10000) (8120963737741324280552576251 / 40000000000000000000000000000)) in *.
+  apply Rle_trans with ((55067700091010247957 / 2500000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((55067700091010247957 / 2500000000000000000000) / (181611859088153688089 / 250000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (7053899415506363066912262467472527 / 20971520000000000000000000000000000), scale K = (11541 / 10000). *)
+Lemma region_purity_radius_3_integral :
+  RInt (region_purity_closed_tail_integrand (11541 / 10000) (7053899415506363066912262467472527 / 20971520000000000000000000000000000)) (- 2) (2 - (7053899415506363066912262467472527 / 20971520000000000000000000000000000)) <= (22253964258174558219 / 125000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_3) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_3_spacing :
+  region_purity_spacing_tail (11541 / 10000) (7053899415506363066912262467472527 / 20971520000000000000000000000000000) <= (30306193352830506571 / 20000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (11541 / 10000) (7053899415506363066912262467472527 / 20971520000000000000000000000000000) (22253964258174558219 / 125000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_3_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 23 * 8233430727600 / (2 * (11541 / 10000)) ^ 45 * RInt (region_purity_tail_integrand (11541 / 10000) (7053899415506363066912262467472527 / 20971520000000000000000000000000000)) (- 2) (2 - (7053899415506363066912262467472527 / 20971520000000000000000000000000000)) <= 23 * 8233430727600 / (2 * (11541 / 10000)) ^ 45 * (22253964258174558219 / 125000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (23 * 8233430727600 / (2 * (11541 / 10000)) ^ 45 * (22253964258174558219 / 125000000000000000000) + (100428732733855149 / 31250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_3^2) = e^(-y) region_purity_poisson(y), y = r_3^2 / 2 = (47089 / 2048). *)
+Lemma region_purity_radius_3_poisson :
+  (29554544439370248027 / 62500000000000000000) <= exp (- (47089 / 2048)) * region_purity_poisson (47089 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (217 / 32)). *)
+Lemma region_purity_tail_3 :
+  region_purity_spacing_tail (11541 / 10000) ((32506448919384161598674020587431 / 655360000000000000000000000000000) * (217 / 32)) / (exp (- ((217 / 32) ^ 2 / 2)) * region_purity_poisson ((217 / 32) ^ 2 / 2)) <= (160223843784636862371 / 50000000000000000000000).
+Proof.
+  replace ((32506448919384161598674020587431 / 655360000000000000000000000000000) * (217 / 32)) with (7053899415506363066912262467472527 / 20971520000000000000000000000000000) by lra. replace ((217 / 32) ^ 2 / 2) with (47089 / 2048) by lra.
+  assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
+  set (D := exp (- (47089 / 2048)) * region_purity_poisson (47089 / 2048)) in *. set (T := region_purity_spacing_tail (11541 / 10000) (7053899415506363066912262467472527 / 20971520000000000000000000000000000)) in *.
+  apply Rle_trans with ((30306193352830506571 / 20000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((30306193352830506571 / 20000000000000000000000) / (29554544439370248027 / 62500000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (17448011198909577909702069767 / 40000000000000000000000000000), scale K = (6043 / 5000). *)
+Lemma region_purity_radius_4_integral :
+  RInt (region_purity_closed_tail_integrand (6043 / 5000) (17448011198909577909702069767 / 40000000000000000000000000000)) (- 2) (2 - (17448011198909577909702069767 / 40000000000000000000000000000)) <= (34960296829358507771 / 200000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_4) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_4_spacing :
+  region_purity_spacing_tail (6043 / 5000) (17448011198909577909702069767 / 40000000000000000000000000000) <= (46636660594226451281 / 250000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (6043 / 5000) (17448011198909577909702069767 / 40000000000000000000000000000) (34960296829358507771 / 200000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_4_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 23 * 8233430727600 / (2 * (6043 / 5000)) ^ 45 * RInt (region_purity_tail_integrand (6043 / 5000) (17448011198909577909702069767 / 40000000000000000000000000000)) (- 2) (2 - (17448011198909577909702069767 / 40000000000000000000000000000)) <= 23 * 8233430727600 / (2 * (6043 / 5000)) ^ 45 * (34960296829358507771 / 200000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (23 * 8233430727600 / (2 * (6043 / 5000)) ^ 45 * (34960296829358507771 / 200000000000000000000) + (100428732733855149 / 31250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_4^2) = e^(-y) region_purity_poisson(y), y = r_4^2 / 2 = (47089 / 2048). *)
+Lemma region_purity_radius_4_poisson :
+  (29554544439370248027 / 62500000000000000000) <= exp (- (47089 / 2048)) * region_purity_poisson (47089 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (217 / 32)). *)
+Lemma region_purity_tail_4 :
+  region_purity_spacing_tail (6043 / 5000) ((80405581561795289906461151 / 1250000000000000000000000000) * (217 / 32)) / (exp (- ((217 / 32) ^ 2 / 2)) * region_purity_poisson ((217 / 32) ^ 2 / 2)) <= (394496527343699695287 / 1000000000000000000000000).
+Proof.
+  replace ((80405581561795289906461151 / 1250000000000000000000000000) * (217 / 32)) with (17448011198909577909702069767 / 40000000000000000000000000000) by lra. replace ((217 / 32) ^ 2 / 2) with (47089 / 2048) by lra.
+  assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
+  set (D := exp (- (47089 / 2048)) * region_purity_poisson (47089 / 2048)) in *. set (T := region_purity_spacing_tail (6043 / 5000) (17448011198909577909702069767 / 40000000000000000000000000000)) in *.
+  apply Rle_trans with ((46636660594226451281 / 250000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((46636660594226451281 / 250000000000000000000000) / (29554544439370248027 / 62500000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (25202465149224288506699750692459287 / 41943040000000000000000000000000000), scale K = (13091 / 10000). *)
+Lemma region_purity_radius_5_integral :
+  RInt (region_purity_closed_tail_integrand (13091 / 10000) (25202465149224288506699750692459287 / 41943040000000000000000000000000000)) (- 2) (2 - (25202465149224288506699750692459287 / 41943040000000000000000000000000000)) <= (169210038213449499977 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_5) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_5_spacing :
+  region_purity_spacing_tail (13091 / 10000) (25202465149224288506699750692459287 / 41943040000000000000000000000000000) <= (248072124620988614847 / 50000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (13091 / 10000) (25202465149224288506699750692459287 / 41943040000000000000000000000000000) (169210038213449499977 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_5_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 23 * 8233430727600 / (2 * (13091 / 10000)) ^ 45 * RInt (region_purity_tail_integrand (13091 / 10000) (25202465149224288506699750692459287 / 41943040000000000000000000000000000)) (- 2) (2 - (25202465149224288506699750692459287 / 41943040000000000000000000000000000)) <= 23 * 8233430727600 / (2 * (13091 / 10000)) ^ 45 * (169210038213449499977 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (23 * 8233430727600 / (2 * (13091 / 10000)) ^ 45 * (169210038213449499977 / 1000000000000000000000) + (100428732733855149 / 31250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_5^2) = e^(-y) region_purity_poisson(y), y = r_5^2 / 2 = (212521 / 8192). *)
+Lemma region_purity_radius_5_poisson :
+  (127626475512545082957 / 500000000000000000000) <= exp (- (212521 / 8192)) * region_purity_poisson (212521 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (461 / 64)). *)
+Lemma region_purity_tail_5 :
+  region_purity_spacing_tail (13091 / 10000) ((54669121798751168127331346404467 / 655360000000000000000000000000000) * (461 / 64)) / (exp (- ((461 / 64) ^ 2 / 2)) * region_purity_poisson ((461 / 64) ^ 2 / 2)) <= (194373560520837457963 / 10000000000000000000000000).
+Proof.
+  replace ((54669121798751168127331346404467 / 655360000000000000000000000000000) * (461 / 64)) with (25202465149224288506699750692459287 / 41943040000000000000000000000000000) by lra. replace ((461 / 64) ^ 2 / 2) with (212521 / 8192) by lra.
+  assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
+  set (D := exp (- (212521 / 8192)) * region_purity_poisson (212521 / 8192)) in *. set (T := region_purity_spacing_tail (13091 / 10000) (25202465149224288506699750692459287 / 41943040000000000000000000000000000)) in *.
+  apply Rle_trans with ((248072124620988614847 / 50000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((248072124620988614847 / 50000000000000000000000000) / (127626475512545082957 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (34526867588381485317992481262435991 / 41943040000000000000000000000000000), scale K = (3673 / 2500). *)
+Lemma region_purity_radius_6_integral :
+  RInt (region_purity_closed_tail_integrand (3673 / 2500) (34526867588381485317992481262435991 / 41943040000000000000000000000000000)) (- 2) (2 - (34526867588381485317992481262435991 / 41943040000000000000000000000000000)) <= (32127230985253314503 / 200000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_6) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_6_spacing :
+  region_purity_spacing_tail (3673 / 2500) (34526867588381485317992481262435991 / 41943040000000000000000000000000000) <= (26191524751852359587 / 1000000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (3673 / 2500) (34526867588381485317992481262435991 / 41943040000000000000000000000000000) (32127230985253314503 / 200000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_6_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 23 * 8233430727600 / (2 * (3673 / 2500)) ^ 45 * RInt (region_purity_tail_integrand (3673 / 2500) (34526867588381485317992481262435991 / 41943040000000000000000000000000000)) (- 2) (2 - (34526867588381485317992481262435991 / 41943040000000000000000000000000000)) <= 23 * 8233430727600 / (2 * (3673 / 2500)) ^ 45 * (32127230985253314503 / 200000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (23 * 8233430727600 / (2 * (3673 / 2500)) ^ 45 * (32127230985253314503 / 200000000000000000000) + (100428732733855149 / 31250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_6^2) = e^(-y) region_purity_poisson(y), y = r_6^2 / 2 = (237169 / 8192). *)
+Lemma region_purity_radius_6_poisson :
+  (112027949693916856133 / 1000000000000000000000) <= exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (487 / 64)). *)
+Lemma region_purity_tail_6 :
+  region_purity_spacing_tail (3673 / 2500) ((70897058703042064307992774666193 / 655360000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (233794555942627998773 / 1000000000000000000000000000).
+Proof.
+  replace ((70897058703042064307992774666193 / 655360000000000000000000000000000) * (487 / 64)) with (34526867588381485317992481262435991 / 41943040000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
+  assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
+  set (D := exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192)) in *. set (T := region_purity_spacing_tail (3673 / 2500) (34526867588381485317992481262435991 / 41943040000000000000000000000000000)) in *.
+  apply Rle_trans with ((26191524751852359587 / 1000000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((26191524751852359587 / 1000000000000000000000000000) / (112027949693916856133 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (24414203562803682180022045159272519 / 20971520000000000000000000000000000), scale K = (223 / 125). *)
+Lemma region_purity_radius_7_integral :
+  RInt (region_purity_closed_tail_integrand (223 / 125) (24414203562803682180022045159272519 / 20971520000000000000000000000000000)) (- 2) (2 - (24414203562803682180022045159272519 / 20971520000000000000000000000000000)) <= (144471708811297867849 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_7) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_7_spacing :
+  region_purity_spacing_tail (223 / 125) (24414203562803682180022045159272519 / 20971520000000000000000000000000000) <= (189209713982782696287 / 50000000000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (223 / 125) (24414203562803682180022045159272519 / 20971520000000000000000000000000000) (144471708811297867849 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_7_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 23 * 8233430727600 / (2 * (223 / 125)) ^ 45 * RInt (region_purity_tail_integrand (223 / 125) (24414203562803682180022045159272519 / 20971520000000000000000000000000000)) (- 2) (2 - (24414203562803682180022045159272519 / 20971520000000000000000000000000000)) <= 23 * 8233430727600 / (2 * (223 / 125)) ^ 45 * (144471708811297867849 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (23 * 8233430727600 / (2 * (223 / 125)) ^ 45 * (144471708811297867849 / 1000000000000000000000) + (100428732733855149 / 31250000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_7^2) = e^(-y) region_purity_poisson(y), y = r_7^2 / 2 = (237169 / 8192). *)
+Lemma region_purity_radius_7_poisson :
+  (112027949693916856133 / 1000000000000000000000) <= exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (487 / 64)). *)
+Lemma region_purity_tail_7 :
+  region_purity_spacing_tail (223 / 125) ((50131834831219059917909743653537 / 327680000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (1319492943081824937 / 39062500000000000000000000000).
+Proof.
+  replace ((50131834831219059917909743653537 / 327680000000000000000000000000000) * (487 / 64)) with (24414203562803682180022045159272519 / 20971520000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
+  assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
+  set (D := exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192)) in *. set (T := region_purity_spacing_tail (223 / 125) (24414203562803682180022045159272519 / 20971520000000000000000000000000000)) in *.
+  apply Rle_trans with ((189209713982782696287 / 50000000000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((189209713982782696287 / 50000000000000000000000000000000) / (112027949693916856133 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (22987116119752931820261 / 2500000000000000000000000000000000) /\ (22987116119752931820261 / 2500000000000000000000000000000000) <= (2471259108015370395293 / 20000000000000000000000000000000) /\ (2471259108015370395293 / 20000000000000000000000000000000) <= (29597310264511806218449 / 10000000000000000000000000000000) /\ (29597310264511806218449 / 10000000000000000000000000000000) <= (18617872169717742514317 / 500000000000000000000000000000) /\ (18617872169717742514317 / 500000000000000000000000000000) <= (2441950904637493389131 / 10000000000000000000000000000) /\ (2441950904637493389131 / 10000000000000000000000000000) <= (329855246164461118959 / 156250000000000000000000000) /\ (329855246164461118959 / 156250000000000000000000000) <= (1181149862687207111217 / 50000000000000000000000000) /\ (1181149862687207111217 / 50000000000000000000000000) <= (81041231949980620704439 / 100000000000000000000000000) /\ (81041231949980620704439 / 100000000000000000000000000) <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (4884785689252587636370017 / 1000000000000000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (12108995853703828308230413 / 25000000000000000000000000) - (4884785689252587636370017 / 1000000000000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (23 / (2 * (23 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (14707108439068001398578744940727730062879251 / 250000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (13230412714081757092621592987933034767 / 1000000000000000000000000000000000000)) /\ 0 < 58828433756272005594314979762910920251517004 /\ (- (13230412714081757092621592987933034767 / 1000000000000000000000000000000000000)) <= (ln 58828433756272005594314979762910920251517004 / ln 10 - ln 1 / ln 10 + (-57)) /\ (ln 58828433756272005594314979762910920251517004 / ln 10 - ln 1 / ln 10 + (-57)) < ((- (13230412714081757092621592987933034767 / 1000000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  588284337562715 / 10 ^ 28 <= ((1 / 2 - RInt region_phi 0 (sqrt (23 / (2 * (23 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((12108995853703828308230413 / 25000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 17 significant digits. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_17_digits :
+  (- (13230412714081761 / 1000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (23 / (2 * (23 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((12108995853703828308230413 / 25000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (29414216576800638214999309241309866593820609 / 500000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 10000000000000000000000000000000000) <= Rabs (- (66152063592654539489616715818695933 / 5000000000000000000000000000000000)) /\ 0 < 58828433153601276429998618482619733187641218 /\ (- (66152063592654539489616715818695933 / 5000000000000000000000000000000000)) <= (ln 58828433153601276429998618482619733187641218 / ln 10 - ln 1 / ln 10 + (-57)) /\ (ln 58828433153601276429998618482619733187641218 / ln 10 - ln 1 / ln 10 + (-57)) < ((- (66152063592654539489616715818695933 / 5000000000000000000000000000000000)) + (1 / 10000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 316)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_lo :
+  58828433153601276429998618482619733187641218 / 10 ^ 57 <= ((1 / 2 - RInt region_phi 0 (sqrt (23 / (2 * (23 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((12108995853703828308230413 / 25000000000000000000000000) - (4884785689252587636370017 / 1000000000000000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_log10_lo :
+  (- (66152063592654539489616715818695933 / 5000000000000000000000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (23 / (2 * (23 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((12108995853703828308230413 / 25000000000000000000000000) - (4884785689252587636370017 / 1000000000000000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

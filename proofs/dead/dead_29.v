@@ -311,6 +311,42 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 14: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 52860229080 * c ^ 14 * (1 - c) ^ 28 + 98672427616 * c ^ 15 * (1 - c) ^ 27 + 166509721602 * c ^ 16 * (1 - c) ^ 26 + 254661927156 * c ^ 17 * (1 - c) ^ 25 + 353697121050 * c ^ 18 * (1 - c) ^ 24 + 446775310800 * c ^ 19 * (1 - c) ^ 23 + 513791607420 * c ^ 20 * (1 - c) ^ 22 + 538257874440 * c ^ 21 * (1 - c) ^ 21 + 513791607420 * c ^ 22 * (1 - c) ^ 20 + 446775310800 * c ^ 23 * (1 - c) ^ 19 + 353697121050 * c ^ 24 * (1 - c) ^ 18 + 254661927156 * c ^ 25 * (1 - c) ^ 17 + 166509721602 * c ^ 26 * (1 - c) ^ 16 + 98672427616 * c ^ 27 * (1 - c) ^ 15 + 52860229080 * c ^ 28 * (1 - c) ^ 14 + 25518731280 * c ^ 29 * (1 - c) ^ 13 + 11058116888 * c ^ 30 * (1 - c) ^ 12 + 4280561376 * c ^ 31 * (1 - c) ^ 11 + 1471442973 * c ^ 32 * (1 - c) ^ 10 + 445891810 * c ^ 33 * (1 - c) ^ 9 + 118030185 * c ^ 34 * (1 - c) ^ 8 + 26978328 * c ^ 35 * (1 - c) ^ 7 + 5245786 * c ^ 36 * (1 - c) ^ 6 + 850668 * c ^ 37 * (1 - c) ^ 5 + 111930 * c ^ 38 * (1 - c) ^ 4 + 11480 * c ^ 39 * (1 - c) ^ 3 + 861 * c ^ 40 * (1 - c) ^ 2 + 42 * c ^ 41 * (1 - c) ^ 1 + 1 * c ^ 42 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 13 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 25518731280 * c ^ 13 * (1 - c) ^ 29.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 6, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_purity_fit : list R := cons (7978843621168534206460649 / 20000000000000000000000000) (cons 0 (cons (- (66489318181771898920638629 / 1000000000000000000000000000)) (cons 0 (cons (49850962393584176063097583 / 5000000000000000000000000000) (cons 0 (cons (- (11825184416971158810479759 / 10000000000000000000000000000)) (cons 0 (cons (11181120277975439742398031 / 100000000000000000000000000000) (cons 0 (cons (- (79254077138152879243422461 / 10000000000000000000000000000000)) (cons 0 (cons (3154241467059317401925269 / 10000000000000000000000000000000) (nil))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_purity_half : list R := cons (7978843621168534206460649 / 20000000000000000000000000) (cons (- (66489318181771898920638629 / 1000000000000000000000000000)) (cons (49850962393584176063097583 / 5000000000000000000000000000) (cons (- (11825184416971158810479759 / 10000000000000000000000000000)) (cons (11181120277975439742398031 / 100000000000000000000000000000) (cons (- (79254077138152879243422461 / 10000000000000000000000000000000)) (cons (3154241467059317401925269 / 10000000000000000000000000000000) (nil))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_purity_Q : R -> R := fun x => x * region_horner region_purity_half (x ^ 2).
+
+(* K^(2p-1) (2 Phi(x))^(p-1) phi(x) (2 Phibar(x + s))^p, Phi = 1/2 + G, Phibar = 1/2 - G (paper-level); the scale K keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_purity_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_G x)) ^ 28 * region_phi x * (k * (1 - 2 * region_G (x + s))) ^ 29.
+
+(* the same with G replaced by Q and each base raised by 2 a epsilon *)
+Definition region_purity_closed_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_purity_Q x + 2 * ((7 / 4) * (621 / 5000000000)))) ^ 28 * region_phi x * (k * (1 - 2 * region_purity_Q (x + s) + 2 * ((7 / 4) * (621 / 5000000000)))) ^ 29.
+
+(* C(2p, p) Phi(-a)^p + p C(2p, p) Phibar(a)^p: the spacing-tail integral beyond the window [-a, a - s] is at most this (below -a: Phibar <= 1 and p int Phi^(p-1) phi = Phi^p; beyond a - s: Phi <= 1, Phibar(x + s) <= Phibar(a), int phi <= 1; paper-level) *)
+Definition region_purity_outside : R := region_central_binomial * (1 / 2 + region_G (- (7 / 4))) ^ 29 + 29 * region_central_binomial * (1 / 2 - region_G (7 / 4)) ^ 29.
+
+(* an upper bound of P(S > s) for k > 0 and 0 <= s <= 2 a: P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), split at -a and a - s (region_purity_outside's comment); paper-level *)
+Definition region_purity_spacing_tail : R -> R -> R := fun k s => 29 * region_central_binomial / (2 * k) ^ 57 * RInt (region_purity_tail_integrand k s) (- (7 / 4)) ((7 / 4) - s) + region_purity_outside.
+
+(* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
+Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000 + y ^ 17 / 355687428096000 + y ^ 18 / 6402373705728000 + y ^ 19 / 121645100408832000 + y ^ 20 / 2432902008176640000 + y ^ 21 / 51090942171709440000 + y ^ 22 / 1124000727777607680000 + y ^ 23 / 25852016738884976640000 + y ^ 24 / 620448401733239439360000 + y ^ 25 / 15511210043330985984000000 + y ^ 26 / 403291461126605635584000000 + y ^ 27 / 10888869450418352160768000000 + y ^ 28 / 304888344611713860501504000000.
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (30105354969317950177321 / 10000000000000000000000000000000000000) + 1 * ((14554754772230914226879 / 1000000000000000000000000000000000000) - (30105354969317950177321 / 10000000000000000000000000000000000000)) + (91701064827123007822709 / 100000000000000000000000) * ((11710403417854175423249 / 500000000000000000000000000000000000) - (14554754772230914226879 / 1000000000000000000000000000000000000)) + (3535568239444977935103 / 5000000000000000000000) * ((45795731271630354584137 / 500000000000000000000000000000000000) - (11710403417854175423249 / 500000000000000000000000000000000000)) + (8409004882242367085687 / 20000000000000000000000) * ((30629611120086395247 / 15625000000000000000000000000000) - (45795731271630354584137 / 500000000000000000000000000000000000)) + (28147363604199691923 / 2000000000000000000000) * ((36435827674669963507047 / 1000000000000000000000000000000000) - (30629611120086395247 / 15625000000000000000000000000000)) + (936641332587841568643 / 1000000000000000000000000) * ((33039704836866220601701 / 100000000000000000000000000000000) - (36435827674669963507047 / 1000000000000000000000000000000000)) + (787997901747992381979 / 10000000000000000000000000) * ((42951181441210636622949 / 10000000000000000000000000000000) - (33039704836866220601701 / 100000000000000000000000000000000)) + (27880008825085602197 / 12500000000000000000000000) * ((4978199703196582293733 / 62500000000000000000000000000) - (42951181441210636622949 / 10000000000000000000000000000000)) + (25213119026958734403 / 2000000000000000000000000000) * ((20382103493481885295153 / 1000000000000000000000000000) - (4978199703196582293733 / 62500000000000000000000000000)) + (75582404038479744881 / 5000000000000000000000000000000000) * (1 - (20382103493481885295153 / 1000000000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (321616063820740997875762714047863844359339543 / 10000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
@@ -802,4 +838,607 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves a number 3.0e-02 (relative) below the kernel's bound; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (56782205239964531062986877 / 160000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (56782205239964531062986877 / 160000000000000000000000000000) ^ 2 <= (10078227926923178389731 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (29 - 1) / 2 * region_purity_deficit (10078227926923178389731 / 1000000000000000000000000) <= (30105354969317950177321 / 10000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (4058053861884545141478483138559 / 655360000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (4058053861884545141478483138559 / 655360000000000000000000000000000) ^ 2 <= (2852163914794818880497 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (29 - 1) / 2 * region_purity_deficit (2852163914794818880497 / 250000000000000000000000) <= (14554754772230914226879 / 1000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_1 :
+  region_spacing_bound / ((4058053861884545141478483138559 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * region_central_binomial / 4 ^ 29)) <= (91701064827123007822709 / 100000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((43058052767708413319505117 / 1000000000000000000000000000) / ((4058053861884545141478483138559 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * 30067266499541040 / 4 ^ 29))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_2)^2 <= cbar_2 < 1, z_2 = (5262631563845152703448686747237 / 655360000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_2 :
+  region_purity_kappa (5262631563845152703448686747237 / 655360000000000000000000000000000) ^ 2 <= (11844655049154176298887 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_2 >= H(z_2): the union over the (p - 1)/2 classes at cbar_2 (region_purity_point_2). *)
+Lemma region_purity_tube_2 :
+  (29 - 1) / 2 * region_purity_deficit (11844655049154176298887 / 1000000000000000000000000) <= (11710403417854175423249 / 500000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_2 >= E[S] / (z_2 E[sqrt Q]) >= P(Z > z_2) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_2 :
+  region_spacing_bound / ((5262631563845152703448686747237 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * region_central_binomial / 4 ^ 29)) <= (3535568239444977935103 / 5000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((43058052767708413319505117 / 1000000000000000000000000000) / ((5262631563845152703448686747237 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * 30067266499541040 / 4 ^ 29))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_3)^2 <= cbar_3 < 1, z_3 = (8850699112958511421318827504867 / 655360000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_3 :
+  region_purity_kappa (8850699112958511421318827504867 / 655360000000000000000000000000000) ^ 2 <= (6595904952893846846281 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_3 >= H(z_3): the union over the (p - 1)/2 classes at cbar_3 (region_purity_point_3). *)
+Lemma region_purity_tube_3 :
+  (29 - 1) / 2 * region_purity_deficit (6595904952893846846281 / 500000000000000000000000) <= (45795731271630354584137 / 500000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_3 >= E[S] / (z_3 E[sqrt Q]) >= P(Z > z_3) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_3 :
+  region_spacing_bound / ((8850699112958511421318827504867 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * region_central_binomial / 4 ^ 29)) <= (8409004882242367085687 / 20000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((43058052767708413319505117 / 1000000000000000000000000000) / ((8850699112958511421318827504867 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * 30067266499541040 / 4 ^ 29))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_4)^2 <= cbar_4 < 1, z_4 = (17701455008122262807168717996611 / 655360000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_4 :
+  region_purity_kappa (17701455008122262807168717996611 / 655360000000000000000000000000000) ^ 2 <= (4206255627962876581739 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_4 >= H(z_4): the union over the (p - 1)/2 classes at cbar_4 (region_purity_point_4). *)
+Lemma region_purity_tube_4 :
+  (29 - 1) / 2 * region_purity_deficit (4206255627962876581739 / 250000000000000000000000) <= (30629611120086395247 / 15625000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_5)^2 <= cbar_5 < 1, z_5 = (13649703971019353728638226401399 / 327680000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_5 :
+  region_purity_kappa (13649703971019353728638226401399 / 327680000000000000000000000000000) ^ 2 <= (2657975966308632905979 / 125000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_5 >= H(z_5): the union over the (p - 1)/2 classes at cbar_5 (region_purity_point_5). *)
+Lemma region_purity_tube_5 :
+  (29 - 1) / 2 * region_purity_deficit (2657975966308632905979 / 125000000000000000000000) <= (36435827674669963507047 / 1000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_6)^2 <= cbar_6 < 1, z_6 = (35402966798449765578868498980099 / 655360000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_6 :
+  region_purity_kappa (35402966798449765578868498980099 / 655360000000000000000000000000000) ^ 2 <= (25415598640607049547419 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_6 >= H(z_6): the union over the (p - 1)/2 classes at cbar_6 (region_purity_point_6). *)
+Lemma region_purity_tube_6 :
+  (29 - 1) / 2 * region_purity_deficit (25415598640607049547419 / 1000000000000000000000000) <= (33039704836866220601701 / 100000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_7)^2 <= cbar_7 < 1, z_7 = (22955966716618100582675397620437 / 327680000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_7 :
+  region_purity_kappa (22955966716618100582675397620437 / 327680000000000000000000000000000) ^ 2 <= (31350829971643449970783 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_7 >= H(z_7): the union over the (p - 1)/2 classes at cbar_7 (region_purity_point_7). *)
+Lemma region_purity_tube_7 :
+  (29 - 1) / 2 * region_purity_deficit (31350829971643449970783 / 1000000000000000000000000) <= (42951181441210636622949 / 10000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_8)^2 <= cbar_8 < 1, z_8 = (56782205239964531062986877 / 625000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_8 :
+  region_purity_kappa (56782205239964531062986877 / 625000000000000000000000000) ^ 2 <= (9993669124550658633099 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_8 >= H(z_8): the union over the (p - 1)/2 classes at cbar_8 (region_purity_point_8). *)
+Lemma region_purity_tube_8 :
+  (29 - 1) / 2 * region_purity_deficit (9993669124550658633099 / 250000000000000000000000) <= (4978199703196582293733 / 62500000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_9)^2 <= cbar_9 < 1, z_9 = (734591389189421138361861227749 / 5242880000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_9 :
+  region_purity_kappa (734591389189421138361861227749 / 5242880000000000000000000000000) ^ 2 <= (64578705986858398532611 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_9 >= H(z_9): the union over the (p - 1)/2 classes at cbar_9 (region_purity_point_9). *)
+Lemma region_purity_tube_9 :
+  (29 - 1) / 2 * region_purity_deficit (64578705986858398532611 / 1000000000000000000000000) <= (20382103493481885295153 / 1000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: the two forms of Q are one polynomial. *)
+Lemma region_purity_Q_prim :
+  forall x, region_purity_Q x = region_prim region_purity_fit 0 x.
+Proof.
+  intros x. unfold region_purity_Q, region_purity_half, region_purity_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_purity_probability: Q' is the derivative of its coefficients. *)
+Lemma region_purity_Q_derive :
+  forall x, is_derive region_purity_Q x (region_dprim region_purity_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_purity_fit 0)); [intros y; symmetry; apply region_purity_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_purity_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_purity_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_purity_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
+Lemma region_purity_fit_error :
+  forall x, - (7 / 4) <= x <= (7 / 4) -> Rabs (region_phi x - region_dhorner region_purity_fit 0 x) <= (621 / 5000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_purity_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_purity_G_near, region_purity_fit_error). *)
+Lemma region_purity_Q_near :
+  forall x, - (7 / 4) <= x <= (7 / 4) -> Rabs (region_G x - region_purity_Q x) <= ((7 / 4) * (621 / 5000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (621 / 5000000000)).
+  - apply (region_purity_G_near region_purity_Q (region_dprim region_purity_fit 0) (621 / 5000000000) x).
+    + unfold region_purity_Q. ring.
+    + exact region_purity_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_purity_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_purity_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
+Lemma region_purity_bases :
+  forall x, - (7 / 4) <= x <= (7 / 4) -> 0 <= 1 / 2 + region_purity_Q x - ((7 / 4) * (621 / 5000000000)) /\ 0 <= 1 / 2 - region_purity_Q x - ((7 / 4) * (621 / 5000000000)).
+Proof.
+  intros x Hx. unfold region_purity_Q, region_purity_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_closed_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_closed_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_closed_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_purity_Q_derive.
+Qed.
+
+(* claim region_purity_probability: 0 <= 1 + 2 G <= 1 + 2 Q + 2 a epsilon and 0 <= 1 - 2 G(x + s) <= 1 - 2 Q(x + s) + 2 a epsilon where x, x + s lie in [-a, a] (region_purity_Q_near, region_purity_bases): a power is nondecreasing on [0, inf). *)
+Lemma region_purity_closed_tail_integrand_above :
+  forall k s x, 0 <= k -> 0 <= s -> - (7 / 4) <= x -> x + s <= (7 / 4) -> region_purity_tail_integrand k s x <= region_purity_closed_tail_integrand k s x.
+Proof.
+  intros k s x Hk Hs Hl Hr. unfold region_purity_closed_tail_integrand, region_purity_tail_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (x + s) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (x + s) ltac:(lra)) as [B3 B4].
+  destruct (region_phi_bounds x) as [P1 _].
+  assert (L1 : 0 <= k * (1 + 2 * region_G x) <= k * (1 + 2 * region_purity_Q x + 2 * ((7 / 4) * (621 / 5000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (L2 : 0 <= k * (1 - 2 * region_G (x + s)) <= k * (1 - 2 * region_purity_Q (x + s) + 2 * ((7 / 4) * (621 / 5000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (E1 := pow_incr _ _ 28 L1). assert (E2 := pow_incr _ _ 29 L2).
+  assert (F1 := pow_le _ 28 (proj1 L1)). assert (F2 := pow_le _ 29 (proj1 L2)).
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_purity_probability: the true integrand is below the closed form on [-a, a - s]. *)
+Lemma region_purity_closed_tail_integrand_integral_above :
+  forall k s u, 0 <= k -> 0 <= s <= 2 * (7 / 4) -> RInt (region_purity_closed_tail_integrand k s) (- (7 / 4)) ((7 / 4) - s) <= u -> RInt (region_purity_tail_integrand k s) (- (7 / 4)) ((7 / 4) - s) <= u.
+Proof.
+  intros k s u Hk Hs Hu. apply Rle_trans with (2 := Hu). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_tail_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_closed_tail_integrand_continuous.
+  - intros x Hx. apply region_purity_closed_tail_integrand_above; lra.
+Qed.
+
+(* claim region_purity_probability: the outer pieces' end: |G - Q| <= a epsilon at -a and a, and the bases are >= 0 there. *)
+Lemma region_purity_outside_upper :
+  region_purity_outside <= (678541909205898687411 / 25000000000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_outside. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with (30067266499541040 * (601799 / 20000000000000000000000000000000000000000000000) + 29 * 30067266499541040 * (601799 / 20000000000000000000000000000000000000000000000)); [ | lra].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (- (7 / 4)) ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (7 / 4) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases (- (7 / 4)) ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (7 / 4) ltac:(lra)) as [B3 B4].
+  assert (L1 : 0 <= 1 / 2 + region_G (- (7 / 4)) <= 1 / 2 + region_purity_Q (- (7 / 4)) + ((7 / 4) * (621 / 5000000000))) by lra.
+  assert (L2 : 0 <= 1 / 2 - region_G (7 / 4) <= 1 / 2 - region_purity_Q (7 / 4) + ((7 / 4) * (621 / 5000000000))) by lra.
+  assert (V1 : (1 / 2 + region_purity_Q (- (7 / 4)) + ((7 / 4) * (621 / 5000000000))) ^ 29 <= (601799 / 20000000000000000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (V2 : (1 / 2 - region_purity_Q (7 / 4) + ((7 / 4) * (621 / 5000000000))) ^ 29 <= (601799 / 20000000000000000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (W1 := Rle_trans _ _ _ (pow_incr _ _ 29 L1) V1). assert (W2 := Rle_trans _ _ _ (pow_incr _ _ 29 L2) V2).
+  apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (8089564938711874102876104124451227 / 41943040000000000000000000000000000), scale K = (677 / 625). *)
+Lemma region_purity_radius_4_integral :
+  RInt (region_purity_closed_tail_integrand (677 / 625) (8089564938711874102876104124451227 / 41943040000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (8089564938711874102876104124451227 / 41943040000000000000000000000000000)) <= (40460974906256782319 / 250000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_4) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_4_spacing :
+  region_purity_spacing_tail (677 / 625) (8089564938711874102876104124451227 / 41943040000000000000000000000000000) <= (4116663711309551887 / 400000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (677 / 625) (8089564938711874102876104124451227 / 41943040000000000000000000000000000) (40460974906256782319 / 250000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_4_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 29 * 30067266499541040 / (2 * (677 / 625)) ^ 57 * RInt (region_purity_tail_integrand (677 / 625) (8089564938711874102876104124451227 / 41943040000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (8089564938711874102876104124451227 / 41943040000000000000000000000000000)) <= 29 * 30067266499541040 / (2 * (677 / 625)) ^ 57 * (40460974906256782319 / 250000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (29 * 30067266499541040 / (2 * (677 / 625)) ^ 57 * (40460974906256782319 / 250000000000000000000) + (678541909205898687411 / 25000000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_4^2) = e^(-y) region_purity_poisson(y), y = r_4^2 / 2 = (208849 / 8192). *)
+Lemma region_purity_radius_4_poisson :
+  (365634928478286530249 / 500000000000000000000) <= exp (- (208849 / 8192)) * region_purity_poisson (208849 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (457 / 64)). *)
+Lemma region_purity_tail_4 :
+  region_purity_spacing_tail (677 / 625) ((17701455008122262807168717996611 / 655360000000000000000000000000000) * (457 / 64)) / (exp (- ((457 / 64) ^ 2 / 2)) * region_purity_poisson ((457 / 64) ^ 2 / 2)) <= (28147363604199691923 / 2000000000000000000000).
+Proof.
+  replace ((17701455008122262807168717996611 / 655360000000000000000000000000000) * (457 / 64)) with (8089564938711874102876104124451227 / 41943040000000000000000000000000000) by lra. replace ((457 / 64) ^ 2 / 2) with (208849 / 8192) by lra.
+  assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
+  set (D := exp (- (208849 / 8192)) * region_purity_poisson (208849 / 8192)) in *. set (T := region_purity_spacing_tail (677 / 625) (8089564938711874102876104124451227 / 41943040000000000000000000000000000)) in *.
+  apply Rle_trans with ((4116663711309551887 / 400000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((4116663711309551887 / 400000000000000000000) / (365634928478286530249 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (6647405833886425265846816257481313 / 20971520000000000000000000000000000), scale K = (143 / 125). *)
+Lemma region_purity_radius_5_integral :
+  RInt (region_purity_closed_tail_integrand (143 / 125) (6647405833886425265846816257481313 / 20971520000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (6647405833886425265846816257481313 / 20971520000000000000000000000000000)) <= (619557660452620051 / 3906250000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_5) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_5_spacing :
+  region_purity_spacing_tail (143 / 125) (6647405833886425265846816257481313 / 20971520000000000000000000000000000) <= (448559949710598941651 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (143 / 125) (6647405833886425265846816257481313 / 20971520000000000000000000000000000) (619557660452620051 / 3906250000000000000) ltac:(lra) ltac:(lra) region_purity_radius_5_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 29 * 30067266499541040 / (2 * (143 / 125)) ^ 57 * RInt (region_purity_tail_integrand (143 / 125) (6647405833886425265846816257481313 / 20971520000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (6647405833886425265846816257481313 / 20971520000000000000000000000000000)) <= 29 * 30067266499541040 / (2 * (143 / 125)) ^ 57 * (619557660452620051 / 3906250000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (29 * 30067266499541040 / (2 * (143 / 125)) ^ 57 * (619557660452620051 / 3906250000000000000) + (678541909205898687411 / 25000000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_5^2) = e^(-y) region_purity_poisson(y), y = r_5^2 / 2 = (237169 / 8192). *)
+Lemma region_purity_radius_5_poisson :
+  (119725644732993722637 / 250000000000000000000) <= exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (487 / 64)). *)
+Lemma region_purity_tail_5 :
+  region_purity_spacing_tail (143 / 125) ((13649703971019353728638226401399 / 327680000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (936641332587841568643 / 1000000000000000000000000).
+Proof.
+  replace ((13649703971019353728638226401399 / 327680000000000000000000000000000) * (487 / 64)) with (6647405833886425265846816257481313 / 20971520000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
+  assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
+  set (D := exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192)) in *. set (T := region_purity_spacing_tail (143 / 125) (6647405833886425265846816257481313 / 20971520000000000000000000000000000)) in *.
+  apply Rle_trans with ((448559949710598941651 / 1000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((448559949710598941651 / 1000000000000000000000000) / (119725644732993722637 / 250000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (17241244830845035836908959003308213 / 41943040000000000000000000000000000), scale K = (2389 / 2000). *)
+Lemma region_purity_radius_6_integral :
+  RInt (region_purity_closed_tail_integrand (2389 / 2000) (17241244830845035836908959003308213 / 41943040000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (17241244830845035836908959003308213 / 41943040000000000000000000000000000)) <= (78265584335287425769 / 500000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_6) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_6_spacing :
+  region_purity_spacing_tail (2389 / 2000) (17241244830845035836908959003308213 / 41943040000000000000000000000000000) <= (37737422734009851591 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (2389 / 2000) (17241244830845035836908959003308213 / 41943040000000000000000000000000000) (78265584335287425769 / 500000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_6_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 29 * 30067266499541040 / (2 * (2389 / 2000)) ^ 57 * RInt (region_purity_tail_integrand (2389 / 2000) (17241244830845035836908959003308213 / 41943040000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (17241244830845035836908959003308213 / 41943040000000000000000000000000000)) <= 29 * 30067266499541040 / (2 * (2389 / 2000)) ^ 57 * (78265584335287425769 / 500000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (29 * 30067266499541040 / (2 * (2389 / 2000)) ^ 57 * (78265584335287425769 / 500000000000000000000) + (678541909205898687411 / 25000000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_6^2) = e^(-y) region_purity_poisson(y), y = r_6^2 / 2 = (237169 / 8192). *)
+Lemma region_purity_radius_6_poisson :
+  (119725644732993722637 / 250000000000000000000) <= exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (487 / 64)). *)
+Lemma region_purity_tail_6 :
+  region_purity_spacing_tail (2389 / 2000) ((35402966798449765578868498980099 / 655360000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (787997901747992381979 / 10000000000000000000000000).
+Proof.
+  replace ((35402966798449765578868498980099 / 655360000000000000000000000000000) * (487 / 64)) with (17241244830845035836908959003308213 / 41943040000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
+  assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
+  set (D := exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192)) in *. set (T := region_purity_spacing_tail (2389 / 2000) (17241244830845035836908959003308213 / 41943040000000000000000000000000000)) in *.
+  apply Rle_trans with ((37737422734009851591 / 1000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((37737422734009851591 / 1000000000000000000000000) / (119725644732993722637 / 250000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (2364464571811664360015565954905011 / 4194304000000000000000000000000000), scale K = (3213 / 2500). *)
+Lemma region_purity_radius_7_integral :
+  RInt (region_purity_closed_tail_integrand (3213 / 2500) (2364464571811664360015565954905011 / 4194304000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (2364464571811664360015565954905011 / 4194304000000000000000000000000000)) <= (9477680286153946767 / 62500000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_7) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_7_spacing :
+  region_purity_spacing_tail (3213 / 2500) (2364464571811664360015565954905011 / 4194304000000000000000000000000000) <= (281996274792977442637 / 500000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (3213 / 2500) (2364464571811664360015565954905011 / 4194304000000000000000000000000000) (9477680286153946767 / 62500000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_7_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 29 * 30067266499541040 / (2 * (3213 / 2500)) ^ 57 * RInt (region_purity_tail_integrand (3213 / 2500) (2364464571811664360015565954905011 / 4194304000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (2364464571811664360015565954905011 / 4194304000000000000000000000000000)) <= 29 * 30067266499541040 / (2 * (3213 / 2500)) ^ 57 * (9477680286153946767 / 62500000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (29 * 30067266499541040 / (2 * (3213 / 2500)) ^ 57 * (9477680286153946767 / 62500000000000000000) + (678541909205898687411 / 25000000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_7^2) = e^(-y) region_purity_poisson(y), y = r_7^2 / 2 = (265225 / 8192). *)
+Lemma region_purity_radius_7_poisson :
+  (252866020023678747387 / 1000000000000000000000) <= exp (- (265225 / 8192)) * region_purity_poisson (265225 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (515 / 64)). *)
+Lemma region_purity_tail_7 :
+  region_purity_spacing_tail (3213 / 2500) ((22955966716618100582675397620437 / 327680000000000000000000000000000) * (515 / 64)) / (exp (- ((515 / 64) ^ 2 / 2)) * region_purity_poisson ((515 / 64) ^ 2 / 2)) <= (27880008825085602197 / 12500000000000000000000000).
+Proof.
+  replace ((22955966716618100582675397620437 / 327680000000000000000000000000000) * (515 / 64)) with (2364464571811664360015565954905011 / 4194304000000000000000000000000000) by lra. replace ((515 / 64) ^ 2 / 2) with (265225 / 8192) by lra.
+  assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
+  set (D := exp (- (265225 / 8192)) * region_purity_poisson (265225 / 8192)) in *. set (T := region_purity_spacing_tail (3213 / 2500) (2364464571811664360015565954905011 / 4194304000000000000000000000000000)) in *.
+  apply Rle_trans with ((281996274792977442637 / 500000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((281996274792977442637 / 500000000000000000000000000) / (252866020023678747387 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_8 = z_8 r_8 = (30832737445300740367201874211 / 40000000000000000000000000000), scale K = (14287 / 10000). *)
+Lemma region_purity_radius_8_integral :
+  RInt (region_purity_closed_tail_integrand (14287 / 10000) (30832737445300740367201874211 / 40000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (30832737445300740367201874211 / 40000000000000000000000000000)) <= (144927284867618380201 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_8) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_8_spacing :
+  region_purity_spacing_tail (14287 / 10000) (30832737445300740367201874211 / 40000000000000000000000000000) <= (32302252460042601803 / 25000000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (14287 / 10000) (30832737445300740367201874211 / 40000000000000000000000000000) (144927284867618380201 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_8_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 29 * 30067266499541040 / (2 * (14287 / 10000)) ^ 57 * RInt (region_purity_tail_integrand (14287 / 10000) (30832737445300740367201874211 / 40000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (30832737445300740367201874211 / 40000000000000000000000000000)) <= 29 * 30067266499541040 / (2 * (14287 / 10000)) ^ 57 * (144927284867618380201 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (29 * 30067266499541040 / (2 * (14287 / 10000)) ^ 57 * (144927284867618380201 / 1000000000000000000000) + (678541909205898687411 / 25000000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_8^2) = e^(-y) region_purity_poisson(y), y = r_8^2 / 2 = (294849 / 8192). *)
+Lemma region_purity_radius_8_poisson :
+  (102493475481566313287 / 1000000000000000000000) <= exp (- (294849 / 8192)) * region_purity_poisson (294849 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_8 >= P(S > z_8 r_8) / P(Q >= r_8^2) >= P(Z > z_8) (Z independent of Q; r_8 = (543 / 64)). *)
+Lemma region_purity_tail_8 :
+  region_purity_spacing_tail (14287 / 10000) ((56782205239964531062986877 / 625000000000000000000000000) * (543 / 64)) / (exp (- ((543 / 64) ^ 2 / 2)) * region_purity_poisson ((543 / 64) ^ 2 / 2)) <= (25213119026958734403 / 2000000000000000000000000000).
+Proof.
+  replace ((56782205239964531062986877 / 625000000000000000000000000) * (543 / 64)) with (30832737445300740367201874211 / 40000000000000000000000000000) by lra. replace ((543 / 64) ^ 2 / 2) with (294849 / 8192) by lra.
+  assert (HS := region_purity_radius_8_spacing). assert (HP := region_purity_radius_8_poisson).
+  set (D := exp (- (294849 / 8192)) * region_purity_poisson (294849 / 8192)) in *. set (T := region_purity_spacing_tail (14287 / 10000) (30832737445300740367201874211 / 40000000000000000000000000000)) in *.
+  apply Rle_trans with ((32302252460042601803 / 25000000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((32302252460042601803 / 25000000000000000000000000000) / (102493475481566313287 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_9 = z_9 r_9 = (398883124329855678130490646667707 / 335544320000000000000000000000000), scale K = (18107 / 10000). *)
+Lemma region_purity_radius_9_integral :
+  RInt (region_purity_closed_tail_integrand (18107 / 10000) (398883124329855678130490646667707 / 335544320000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (398883124329855678130490646667707 / 335544320000000000000000000000000)) <= (127530865797758950471 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_9) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_9_spacing :
+  region_purity_spacing_tail (18107 / 10000) (398883124329855678130490646667707 / 335544320000000000000000000000000) <= (154934065503115248487 / 100000000000000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (18107 / 10000) (398883124329855678130490646667707 / 335544320000000000000000000000000) (127530865797758950471 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_9_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 29 * 30067266499541040 / (2 * (18107 / 10000)) ^ 57 * RInt (region_purity_tail_integrand (18107 / 10000) (398883124329855678130490646667707 / 335544320000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (398883124329855678130490646667707 / 335544320000000000000000000000000)) <= 29 * 30067266499541040 / (2 * (18107 / 10000)) ^ 57 * (127530865797758950471 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (29 * 30067266499541040 / (2 * (18107 / 10000)) ^ 57 * (127530865797758950471 / 1000000000000000000000) + (678541909205898687411 / 25000000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_9^2) = e^(-y) region_purity_poisson(y), y = r_9^2 / 2 = (294849 / 8192). *)
+Lemma region_purity_radius_9_poisson :
+  (102493475481566313287 / 1000000000000000000000) <= exp (- (294849 / 8192)) * region_purity_poisson (294849 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_9 >= P(S > z_9 r_9) / P(Q >= r_9^2) >= P(Z > z_9) (Z independent of Q; r_9 = (543 / 64)). *)
+Lemma region_purity_tail_9 :
+  region_purity_spacing_tail (18107 / 10000) ((734591389189421138361861227749 / 5242880000000000000000000000000) * (543 / 64)) / (exp (- ((543 / 64) ^ 2 / 2)) * region_purity_poisson ((543 / 64) ^ 2 / 2)) <= (75582404038479744881 / 5000000000000000000000000000000000).
+Proof.
+  replace ((734591389189421138361861227749 / 5242880000000000000000000000000) * (543 / 64)) with (398883124329855678130490646667707 / 335544320000000000000000000000000) by lra. replace ((543 / 64) ^ 2 / 2) with (294849 / 8192) by lra.
+  assert (HS := region_purity_radius_9_spacing). assert (HP := region_purity_radius_9_poisson).
+  set (D := exp (- (294849 / 8192)) * region_purity_poisson (294849 / 8192)) in *. set (T := region_purity_spacing_tail (18107 / 10000) (398883124329855678130490646667707 / 335544320000000000000000000000000)) in *.
+  apply Rle_trans with ((154934065503115248487 / 100000000000000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((154934065503115248487 / 100000000000000000000000000000000000) / (102493475481566313287 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (30105354969317950177321 / 10000000000000000000000000000000000000) /\ (30105354969317950177321 / 10000000000000000000000000000000000000) <= (14554754772230914226879 / 1000000000000000000000000000000000000) /\ (14554754772230914226879 / 1000000000000000000000000000000000000) <= (11710403417854175423249 / 500000000000000000000000000000000000) /\ (11710403417854175423249 / 500000000000000000000000000000000000) <= (45795731271630354584137 / 500000000000000000000000000000000000) /\ (45795731271630354584137 / 500000000000000000000000000000000000) <= (30629611120086395247 / 15625000000000000000000000000000) /\ (30629611120086395247 / 15625000000000000000000000000000) <= (36435827674669963507047 / 1000000000000000000000000000000000) /\ (36435827674669963507047 / 1000000000000000000000000000000000) <= (33039704836866220601701 / 100000000000000000000000000000000) /\ (33039704836866220601701 / 100000000000000000000000000000000) <= (42951181441210636622949 / 10000000000000000000000000000000) /\ (42951181441210636622949 / 10000000000000000000000000000000) <= (4978199703196582293733 / 62500000000000000000000000000) /\ (4978199703196582293733 / 62500000000000000000000000000) <= (20382103493481885295153 / 1000000000000000000000000000) /\ (20382103493481885295153 / 1000000000000000000000000000) <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (23686739140408805179879769 / 10000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (48764052718390492806565427 / 100000000000000000000000000) - (23686739140408805179879769 / 10000000000000000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (29 / (2 * (29 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (81091596268175395235130950407104307734113467 / 5000000000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 100000000000000000000000000000000000) <= Rabs (- (1678999415485317252037614639057803661 / 100000000000000000000000000000000000)) /\ 0 < 162183192536350790470261900814208615468226934 /\ (- (1678999415485317252037614639057803661 / 100000000000000000000000000000000000)) <= (ln 162183192536350790470261900814208615468226934 / ln 10 - ln 1 / ln 10 + (-61)) /\ (ln 162183192536350790470261900814208615468226934 / ln 10 - ln 1 / ln 10 + (-61)) < ((- (1678999415485317252037614639057803661 / 100000000000000000000000000000000000)) + (1 / 100000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  162183192536349 / 10 ^ 31 <= ((1 / 2 - RInt region_phi 0 (sqrt (29 / (2 * (29 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((48764052718390492806565427 / 100000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 17 significant digits. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_17_digits :
+  (- (16789994154853177 / 1000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (29 / (2 * (29 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((48764052718390492806565427 / 100000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (81091596268175395235130950407104307734113467 / 5000000000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 100000000000000000000000000000000000) <= Rabs (- (1678999415485317252037614639057803661 / 100000000000000000000000000000000000)) /\ 0 < 162183192536350790470261900814208615468226934 /\ (- (1678999415485317252037614639057803661 / 100000000000000000000000000000000000)) <= (ln 162183192536350790470261900814208615468226934 / ln 10 - ln 1 / ln 10 + (-61)) /\ (ln 162183192536350790470261900814208615468226934 / ln 10 - ln 1 / ln 10 + (-61)) < ((- (1678999415485317252037614639057803661 / 100000000000000000000000000000000000)) + (1 / 100000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo lowered by a relative 4 s (s what this route loses against the kernel's bound, recomputed from p and delta) and rounded down to 14 significant digits. WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma region_purity_probability_purity_margin_lo_14_digits :
+  16218319253628 / 10 ^ 30 <= ((1 / 2 - RInt region_phi 0 (sqrt (29 / (2 * (29 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((48764052718390492806565427 / 100000000000000000000000000) - (23686739140408805179879769 / 10000000000000000000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo lowered by 4 s/ln 10 and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_purity_margin_log10_lo_15_digits :
+  (- (83949970774267 / 5000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (29 / (2 * (29 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((48764052718390492806565427 / 100000000000000000000000000) - (23686739140408805179879769 / 10000000000000000000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

@@ -311,6 +311,42 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 15: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 344867425584 * c ^ 15 * (1 - c) ^ 30 + 646626422970 * c ^ 16 * (1 - c) ^ 29 + 1103068603890 * c ^ 17 * (1 - c) ^ 28 + 1715884494940 * c ^ 18 * (1 - c) ^ 27 + 2438362177020 * c ^ 19 * (1 - c) ^ 26 + 3169870830126 * c ^ 20 * (1 - c) ^ 25 + 3773655750150 * c ^ 21 * (1 - c) ^ 24 + 4116715363800 * c ^ 22 * (1 - c) ^ 23 + 4116715363800 * c ^ 23 * (1 - c) ^ 22 + 3773655750150 * c ^ 24 * (1 - c) ^ 21 + 3169870830126 * c ^ 25 * (1 - c) ^ 20 + 2438362177020 * c ^ 26 * (1 - c) ^ 19 + 1715884494940 * c ^ 27 * (1 - c) ^ 18 + 1103068603890 * c ^ 28 * (1 - c) ^ 17 + 646626422970 * c ^ 29 * (1 - c) ^ 16 + 344867425584 * c ^ 30 * (1 - c) ^ 15 + 166871334960 * c ^ 31 * (1 - c) ^ 14 + 73006209045 * c ^ 32 * (1 - c) ^ 13 + 28760021745 * c ^ 33 * (1 - c) ^ 12 + 10150595910 * c ^ 34 * (1 - c) ^ 11 + 3190187286 * c ^ 35 * (1 - c) ^ 10 + 886163135 * c ^ 36 * (1 - c) ^ 9 + 215553195 * c ^ 37 * (1 - c) ^ 8 + 45379620 * c ^ 38 * (1 - c) ^ 7 + 8145060 * c ^ 39 * (1 - c) ^ 6 + 1221759 * c ^ 40 * (1 - c) ^ 5 + 148995 * c ^ 41 * (1 - c) ^ 4 + 14190 * c ^ 42 * (1 - c) ^ 3 + 990 * c ^ 43 * (1 - c) ^ 2 + 45 * c ^ 44 * (1 - c) ^ 1 + 1 * c ^ 45 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 14 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 166871334960 * c ^ 14 * (1 - c) ^ 31.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 6, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_purity_fit : list R := cons (7978843621168534206460649 / 20000000000000000000000000) (cons 0 (cons (- (66489318181771898920638629 / 1000000000000000000000000000)) (cons 0 (cons (49850962393584176063097583 / 5000000000000000000000000000) (cons 0 (cons (- (11825184416971158810479759 / 10000000000000000000000000000)) (cons 0 (cons (11181120277975439742398031 / 100000000000000000000000000000) (cons 0 (cons (- (79254077138152879243422461 / 10000000000000000000000000000000)) (cons 0 (cons (3154241467059317401925269 / 10000000000000000000000000000000) (nil))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_purity_half : list R := cons (7978843621168534206460649 / 20000000000000000000000000) (cons (- (66489318181771898920638629 / 1000000000000000000000000000)) (cons (49850962393584176063097583 / 5000000000000000000000000000) (cons (- (11825184416971158810479759 / 10000000000000000000000000000)) (cons (11181120277975439742398031 / 100000000000000000000000000000) (cons (- (79254077138152879243422461 / 10000000000000000000000000000000)) (cons (3154241467059317401925269 / 10000000000000000000000000000000) (nil))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_purity_Q : R -> R := fun x => x * region_horner region_purity_half (x ^ 2).
+
+(* K^(2p-1) (2 Phi(x))^(p-1) phi(x) (2 Phibar(x + s))^p, Phi = 1/2 + G, Phibar = 1/2 - G (paper-level); the scale K keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_purity_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_G x)) ^ 30 * region_phi x * (k * (1 - 2 * region_G (x + s))) ^ 31.
+
+(* the same with G replaced by Q and each base raised by 2 a epsilon *)
+Definition region_purity_closed_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_purity_Q x + 2 * ((7 / 4) * (621 / 5000000000)))) ^ 30 * region_phi x * (k * (1 - 2 * region_purity_Q (x + s) + 2 * ((7 / 4) * (621 / 5000000000)))) ^ 31.
+
+(* C(2p, p) Phi(-a)^p + p C(2p, p) Phibar(a)^p: the spacing-tail integral beyond the window [-a, a - s] is at most this (below -a: Phibar <= 1 and p int Phi^(p-1) phi = Phi^p; beyond a - s: Phi <= 1, Phibar(x + s) <= Phibar(a), int phi <= 1; paper-level) *)
+Definition region_purity_outside : R := region_central_binomial * (1 / 2 + region_G (- (7 / 4))) ^ 31 + 31 * region_central_binomial * (1 / 2 - region_G (7 / 4)) ^ 31.
+
+(* an upper bound of P(S > s) for k > 0 and 0 <= s <= 2 a: P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), split at -a and a - s (region_purity_outside's comment); paper-level *)
+Definition region_purity_spacing_tail : R -> R -> R := fun k s => 31 * region_central_binomial / (2 * k) ^ 61 * RInt (region_purity_tail_integrand k s) (- (7 / 4)) ((7 / 4) - s) + region_purity_outside.
+
+(* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
+Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000 + y ^ 17 / 355687428096000 + y ^ 18 / 6402373705728000 + y ^ 19 / 121645100408832000 + y ^ 20 / 2432902008176640000 + y ^ 21 / 51090942171709440000 + y ^ 22 / 1124000727777607680000 + y ^ 23 / 25852016738884976640000 + y ^ 24 / 620448401733239439360000 + y ^ 25 / 15511210043330985984000000 + y ^ 26 / 403291461126605635584000000 + y ^ 27 / 10888869450418352160768000000 + y ^ 28 / 304888344611713860501504000000 + y ^ 29 / 8841761993739701954543616000000 + y ^ 30 / 265252859812191058636308480000000.
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (22019711174489610498823 / 100000000000000000000000000000000000000) + 1 * ((1621807757475869990147 / 1250000000000000000000000000000000000) - (22019711174489610498823 / 100000000000000000000000000000000000000)) + (77111155561307933968697 / 100000000000000000000000) * ((6151963521861775548273 / 50000000000000000000000000000000000) - (1621807757475869990147 / 1250000000000000000000000000000000000)) + (140276136002162469139 / 10000000000000000000000) * ((23041901305830214040327 / 10000000000000000000000000000000000) - (6151963521861775548273 / 50000000000000000000000000000000000)) + (239429656049202994689 / 250000000000000000000000) * ((382477587883576084321 / 7812500000000000000000000000000) - (23041901305830214040327 / 10000000000000000000000000000000000)) + (293850828332727846469 / 10000000000000000000000000) * ((76004676244580633279723 / 100000000000000000000000000000000) - (382477587883576084321 / 7812500000000000000000000000000)) + (115766447639611945647 / 200000000000000000000000000) * ((4329317748344368208911 / 250000000000000000000000000000) - (76004676244580633279723 / 100000000000000000000000000000000)) + (101531143524838705143 / 50000000000000000000000000000) * ((13265992633219976486221 / 2000000000000000000000000000) - (4329317748344368208911 / 250000000000000000000000000000)) + (149449275205102641603 / 200000000000000000000000000000000000) * (1 - (13265992633219976486221 / 2000000000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (282962264848508013100284505352355737411740449 / 5000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000).
@@ -802,4 +838,561 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves a number 2.8e-02 (relative) below the kernel's bound; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (1382301813604446101189006247 / 2560000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (1382301813604446101189006247 / 2560000000000000000000000000000) ^ 2 <= (10119144347987325432631 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (31 - 1) / 2 * region_purity_deficit (10119144347987325432631 / 1000000000000000000000000) <= (22019711174489610498823 / 100000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (136446514328023542037110861703 / 20480000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (136446514328023542037110861703 / 20480000000000000000000000000000) ^ 2 <= (179991303868434823561 / 15625000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (31 - 1) / 2 * region_purity_deficit (179991303868434823561 / 15625000000000000000000) <= (1621807757475869990147 / 1250000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+Lemma region_purity_tail_1 :
+  region_spacing_bound / ((136446514328023542037110861703 / 20480000000000000000000000000000) * (sqrt (2 * PI) * 31 * region_central_binomial / 4 ^ 31)) <= (77111155561307933968697 / 100000000000000000000000).
+Proof.
+  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with ((40289737507320924217032061 / 1000000000000000000000000000) / ((136446514328023542037110861703 / 20480000000000000000000000000000) * (sqrt (2 * PI) * 31 * 465428353255261088 / 4 ^ 31))); [ | interval with (i_prec 120)].
+  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_2)^2 <= cbar_2 < 1, z_2 = (500491189638200744393686846061 / 20480000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_2 :
+  region_purity_kappa (500491189638200744393686846061 / 20480000000000000000000000000000) ^ 2 <= (16099004114698137265243 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_2 >= H(z_2): the union over the (p - 1)/2 classes at cbar_2 (region_purity_point_2). *)
+Lemma region_purity_tube_2 :
+  (31 - 1) / 2 * region_purity_deficit (16099004114698137265243 / 1000000000000000000000000) <= (6151963521861775548273 / 50000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_3)^2 <= cbar_3 < 1, z_3 = (385931923422685232202696451449 / 10240000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_3 :
+  region_purity_kappa (385931923422685232202696451449 / 10240000000000000000000000000000) ^ 2 <= (10005116515168536561459 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_3 >= H(z_3): the union over the (p - 1)/2 classes at cbar_3 (region_purity_point_3). *)
+Lemma region_purity_tube_3 :
+  (31 - 1) / 2 * region_purity_deficit (10005116515168536561459 / 500000000000000000000000) <= (23041901305830214040327 / 10000000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_4)^2 <= cbar_4 < 1, z_4 = (1091580141928564668736498908759 / 20480000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_4 :
+  region_purity_kappa (1091580141928564668736498908759 / 20480000000000000000000000000000) ^ 2 <= (5032682231444936413061 / 200000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_4 >= H(z_4): the union over the (p - 1)/2 classes at cbar_4 (region_purity_point_4). *)
+Lemma region_purity_tube_4 :
+  (31 - 1) / 2 * region_purity_deficit (5032682231444936413061 / 200000000000000000000000) <= (382477587883576084321 / 7812500000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_5)^2 <= cbar_5 < 1, z_5 = (1415603888540098860163412236061 / 20480000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_5 :
+  region_purity_kappa (1415603888540098860163412236061 / 20480000000000000000000000000000) ^ 2 <= (7746940533517948553113 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_5 >= H(z_5): the union over the (p - 1)/2 classes at cbar_5 (region_purity_point_5). *)
+Lemma region_purity_tube_5 :
+  (31 - 1) / 2 * region_purity_deficit (7746940533517948553113 / 250000000000000000000000) <= (76004676244580633279723 / 100000000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_6)^2 <= cbar_6 < 1, z_6 = (45895310041243090237735332849 / 512000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_6 :
+  region_purity_kappa (45895310041243090237735332849 / 512000000000000000000000000000) ^ 2 <= (986080827562488037409 / 25000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_6 >= H(z_6): the union over the (p - 1)/2 classes at cbar_6 (region_purity_point_6). *)
+Lemma region_purity_tube_6 :
+  (31 - 1) / 2 * region_purity_deficit (986080827562488037409 / 25000000000000000000000) <= (4329317748344368208911 / 250000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_7)^2 <= cbar_7 < 1, z_7 = (2831209382541072986814746875149 / 20480000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_7 :
+  region_purity_kappa (2831209382541072986814746875149 / 20480000000000000000000000000000) ^ 2 <= (1985553975477909221967 / 31250000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_7 >= H(z_7): the union over the (p - 1)/2 classes at cbar_7 (region_purity_point_7). *)
+Lemma region_purity_tube_7 :
+  (31 - 1) / 2 * region_purity_deficit (1985553975477909221967 / 31250000000000000000000) <= (13265992633219976486221 / 2000000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: the two forms of Q are one polynomial. *)
+Lemma region_purity_Q_prim :
+  forall x, region_purity_Q x = region_prim region_purity_fit 0 x.
+Proof.
+  intros x. unfold region_purity_Q, region_purity_half, region_purity_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_purity_probability: Q' is the derivative of its coefficients. *)
+Lemma region_purity_Q_derive :
+  forall x, is_derive region_purity_Q x (region_dprim region_purity_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_purity_fit 0)); [intros y; symmetry; apply region_purity_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_purity_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_purity_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_purity_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
+Lemma region_purity_fit_error :
+  forall x, - (7 / 4) <= x <= (7 / 4) -> Rabs (region_phi x - region_dhorner region_purity_fit 0 x) <= (621 / 5000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_purity_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_purity_G_near, region_purity_fit_error). *)
+Lemma region_purity_Q_near :
+  forall x, - (7 / 4) <= x <= (7 / 4) -> Rabs (region_G x - region_purity_Q x) <= ((7 / 4) * (621 / 5000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (621 / 5000000000)).
+  - apply (region_purity_G_near region_purity_Q (region_dprim region_purity_fit 0) (621 / 5000000000) x).
+    + unfold region_purity_Q. ring.
+    + exact region_purity_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_purity_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_purity_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
+Lemma region_purity_bases :
+  forall x, - (7 / 4) <= x <= (7 / 4) -> 0 <= 1 / 2 + region_purity_Q x - ((7 / 4) * (621 / 5000000000)) /\ 0 <= 1 / 2 - region_purity_Q x - ((7 / 4) * (621 / 5000000000)).
+Proof.
+  intros x Hx. unfold region_purity_Q, region_purity_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_closed_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_closed_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_closed_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_purity_Q_derive.
+Qed.
+
+(* claim region_purity_probability: 0 <= 1 + 2 G <= 1 + 2 Q + 2 a epsilon and 0 <= 1 - 2 G(x + s) <= 1 - 2 Q(x + s) + 2 a epsilon where x, x + s lie in [-a, a] (region_purity_Q_near, region_purity_bases): a power is nondecreasing on [0, inf). *)
+Lemma region_purity_closed_tail_integrand_above :
+  forall k s x, 0 <= k -> 0 <= s -> - (7 / 4) <= x -> x + s <= (7 / 4) -> region_purity_tail_integrand k s x <= region_purity_closed_tail_integrand k s x.
+Proof.
+  intros k s x Hk Hs Hl Hr. unfold region_purity_closed_tail_integrand, region_purity_tail_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (x + s) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (x + s) ltac:(lra)) as [B3 B4].
+  destruct (region_phi_bounds x) as [P1 _].
+  assert (L1 : 0 <= k * (1 + 2 * region_G x) <= k * (1 + 2 * region_purity_Q x + 2 * ((7 / 4) * (621 / 5000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (L2 : 0 <= k * (1 - 2 * region_G (x + s)) <= k * (1 - 2 * region_purity_Q (x + s) + 2 * ((7 / 4) * (621 / 5000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (E1 := pow_incr _ _ 30 L1). assert (E2 := pow_incr _ _ 31 L2).
+  assert (F1 := pow_le _ 30 (proj1 L1)). assert (F2 := pow_le _ 31 (proj1 L2)).
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_purity_probability: the true integrand is below the closed form on [-a, a - s]. *)
+Lemma region_purity_closed_tail_integrand_integral_above :
+  forall k s u, 0 <= k -> 0 <= s <= 2 * (7 / 4) -> RInt (region_purity_closed_tail_integrand k s) (- (7 / 4)) ((7 / 4) - s) <= u -> RInt (region_purity_tail_integrand k s) (- (7 / 4)) ((7 / 4) - s) <= u.
+Proof.
+  intros k s u Hk Hs Hu. apply Rle_trans with (2 := Hu). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_tail_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_closed_tail_integrand_continuous.
+  - intros x Hx. apply region_purity_closed_tail_integrand_above; lra.
+Qed.
+
+(* claim region_purity_probability: the outer pieces' end: |G - Q| <= a epsilon at -a and a, and the bases are >= 0 there. *)
+Lemma region_purity_outside_upper :
+  region_purity_outside <= (35115798387399370063423 / 48828125000000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_outside. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with (465428353255261088 * (2414347 / 50000000000000000000000000000000000000000000000000) + 31 * 465428353255261088 * (2414347 / 50000000000000000000000000000000000000000000000000)); [ | lra].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (- (7 / 4)) ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (7 / 4) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases (- (7 / 4)) ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (7 / 4) ltac:(lra)) as [B3 B4].
+  assert (L1 : 0 <= 1 / 2 + region_G (- (7 / 4)) <= 1 / 2 + region_purity_Q (- (7 / 4)) + ((7 / 4) * (621 / 5000000000))) by lra.
+  assert (L2 : 0 <= 1 / 2 - region_G (7 / 4) <= 1 / 2 - region_purity_Q (7 / 4) + ((7 / 4) * (621 / 5000000000))) by lra.
+  assert (V1 : (1 / 2 + region_purity_Q (- (7 / 4)) + ((7 / 4) * (621 / 5000000000))) ^ 31 <= (2414347 / 50000000000000000000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (V2 : (1 / 2 - region_purity_Q (7 / 4) + ((7 / 4) * (621 / 5000000000))) ^ 31 <= (2414347 / 50000000000000000000000000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (W1 := Rle_trans _ _ _ (pow_incr _ _ 31 L1) V1). assert (W2 := Rle_trans _ _ _ (pow_incr _ _ 31 L2) V2).
+  apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (118616411944253576421303782516457 / 655360000000000000000000000000000), scale K = (10777 / 10000). *)
+Lemma region_purity_radius_2_integral :
+  RInt (region_purity_closed_tail_integrand (10777 / 10000) (118616411944253576421303782516457 / 655360000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (118616411944253576421303782516457 / 655360000000000000000000000000000)) <= (4899573090400665479 / 31250000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_2) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_2_spacing :
+  region_purity_spacing_tail (10777 / 10000) (118616411944253576421303782516457 / 655360000000000000000000000000000) <= (10216970971824811611 / 1000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (10777 / 10000) (118616411944253576421303782516457 / 655360000000000000000000000000000) (4899573090400665479 / 31250000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_2_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 31 * 465428353255261088 / (2 * (10777 / 10000)) ^ 61 * RInt (region_purity_tail_integrand (10777 / 10000) (118616411944253576421303782516457 / 655360000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (118616411944253576421303782516457 / 655360000000000000000000000000000)) <= 31 * 465428353255261088 / (2 * (10777 / 10000)) ^ 61 * (4899573090400665479 / 31250000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (31 * 465428353255261088 / (2 * (10777 / 10000)) ^ 61 * (4899573090400665479 / 31250000000000000000) + (35115798387399370063423 / 48828125000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_2^2) = e^(-y) region_purity_poisson(y), y = r_2^2 / 2 = (56169 / 2048). *)
+Lemma region_purity_radius_2_poisson :
+  (29133881964548293003 / 40000000000000000000) <= exp (- (56169 / 2048)) * region_purity_poisson (56169 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (237 / 32)). *)
+Lemma region_purity_tail_2 :
+  region_purity_spacing_tail (10777 / 10000) ((500491189638200744393686846061 / 20480000000000000000000000000000) * (237 / 32)) / (exp (- ((237 / 32) ^ 2 / 2)) * region_purity_poisson ((237 / 32) ^ 2 / 2)) <= (140276136002162469139 / 10000000000000000000000).
+Proof.
+  replace ((500491189638200744393686846061 / 20480000000000000000000000000000) * (237 / 32)) with (118616411944253576421303782516457 / 655360000000000000000000000000000) by lra. replace ((237 / 32) ^ 2 / 2) with (56169 / 2048) by lra.
+  assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
+  set (D := exp (- (56169 / 2048)) * region_purity_poisson (56169 / 2048)) in *. set (T := region_purity_spacing_tail (10777 / 10000) (118616411944253576421303782516457 / 655360000000000000000000000000000)) in *.
+  apply Rle_trans with ((10216970971824811611 / 1000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((10216970971824811611 / 1000000000000000000000) / (29133881964548293003 / 40000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (194123757481610671797956315078847 / 655360000000000000000000000000000), scale K = (5667 / 5000). *)
+Lemma region_purity_radius_3_integral :
+  RInt (region_purity_closed_tail_integrand (5667 / 5000) (194123757481610671797956315078847 / 655360000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (194123757481610671797956315078847 / 655360000000000000000000000000000)) <= (7697691256686374009 / 50000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_3) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_3_spacing :
+  region_purity_spacing_tail (5667 / 5000) (194123757481610671797956315078847 / 655360000000000000000000000000000) <= (231936754761088676863 / 500000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (5667 / 5000) (194123757481610671797956315078847 / 655360000000000000000000000000000) (7697691256686374009 / 50000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_3_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 31 * 465428353255261088 / (2 * (5667 / 5000)) ^ 61 * RInt (region_purity_tail_integrand (5667 / 5000) (194123757481610671797956315078847 / 655360000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (194123757481610671797956315078847 / 655360000000000000000000000000000)) <= 31 * 465428353255261088 / (2 * (5667 / 5000)) ^ 61 * (7697691256686374009 / 50000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (31 * 465428353255261088 / (2 * (5667 / 5000)) ^ 61 * (7697691256686374009 / 50000000000000000000) + (35115798387399370063423 / 48828125000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_3^2) = e^(-y) region_purity_poisson(y), y = r_3^2 / 2 = (253009 / 8192). *)
+Lemma region_purity_radius_3_poisson :
+  (484352603992851829289 / 1000000000000000000000) <= exp (- (253009 / 8192)) * region_purity_poisson (253009 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (503 / 64)). *)
+Lemma region_purity_tail_3 :
+  region_purity_spacing_tail (5667 / 5000) ((385931923422685232202696451449 / 10240000000000000000000000000000) * (503 / 64)) / (exp (- ((503 / 64) ^ 2 / 2)) * region_purity_poisson ((503 / 64) ^ 2 / 2)) <= (239429656049202994689 / 250000000000000000000000).
+Proof.
+  replace ((385931923422685232202696451449 / 10240000000000000000000000000000) * (503 / 64)) with (194123757481610671797956315078847 / 655360000000000000000000000000000) by lra. replace ((503 / 64) ^ 2 / 2) with (253009 / 8192) by lra.
+  assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
+  set (D := exp (- (253009 / 8192)) * region_purity_poisson (253009 / 8192)) in *. set (T := region_purity_spacing_tail (5667 / 5000) (194123757481610671797956315078847 / 655360000000000000000000000000000)) in *.
+  apply Rle_trans with ((231936754761088676863 / 500000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((231936754761088676863 / 500000000000000000000000) / (484352603992851829289 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (579629055364067839099080920551029 / 1310720000000000000000000000000000), scale K = (12121 / 10000). *)
+Lemma region_purity_radius_4_integral :
+  RInt (region_purity_closed_tail_integrand (12121 / 10000) (579629055364067839099080920551029 / 1310720000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (579629055364067839099080920551029 / 1310720000000000000000000000000000)) <= (30113341638571059229 / 200000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_4) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_4_spacing :
+  region_purity_spacing_tail (12121 / 10000) (579629055364067839099080920551029 / 1310720000000000000000000000000000) <= (755558725395637391537 / 100000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (12121 / 10000) (579629055364067839099080920551029 / 1310720000000000000000000000000000) (30113341638571059229 / 200000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_4_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 31 * 465428353255261088 / (2 * (12121 / 10000)) ^ 61 * RInt (region_purity_tail_integrand (12121 / 10000) (579629055364067839099080920551029 / 1310720000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (579629055364067839099080920551029 / 1310720000000000000000000000000000)) <= 31 * 465428353255261088 / (2 * (12121 / 10000)) ^ 61 * (30113341638571059229 / 200000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (31 * 465428353255261088 / (2 * (12121 / 10000)) ^ 61 * (30113341638571059229 / 200000000000000000000) + (35115798387399370063423 / 48828125000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_4^2) = e^(-y) region_purity_poisson(y), y = r_4^2 / 2 = (281961 / 8192). *)
+Lemma region_purity_radius_4_poisson :
+  (257123224624746275763 / 1000000000000000000000) <= exp (- (281961 / 8192)) * region_purity_poisson (281961 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (531 / 64)). *)
+Lemma region_purity_tail_4 :
+  region_purity_spacing_tail (12121 / 10000) ((1091580141928564668736498908759 / 20480000000000000000000000000000) * (531 / 64)) / (exp (- ((531 / 64) ^ 2 / 2)) * region_purity_poisson ((531 / 64) ^ 2 / 2)) <= (293850828332727846469 / 10000000000000000000000000).
+Proof.
+  replace ((1091580141928564668736498908759 / 20480000000000000000000000000000) * (531 / 64)) with (579629055364067839099080920551029 / 1310720000000000000000000000000000) by lra. replace ((531 / 64) ^ 2 / 2) with (281961 / 8192) by lra.
+  assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
+  set (D := exp (- (281961 / 8192)) * region_purity_poisson (281961 / 8192)) in *. set (T := region_purity_spacing_tail (12121 / 10000) (579629055364067839099080920551029 / 1310720000000000000000000000000000)) in *.
+  apply Rle_trans with ((755558725395637391537 / 100000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((755558725395637391537 / 100000000000000000000000000) / (257123224624746275763 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (788491365916835065111020615485977 / 1310720000000000000000000000000000), scale K = (1637 / 1250). *)
+Lemma region_purity_radius_5_integral :
+  RInt (region_purity_closed_tail_integrand (1637 / 1250) (788491365916835065111020615485977 / 1310720000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (788491365916835065111020615485977 / 1310720000000000000000000000000000)) <= (72877664896129394101 / 500000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_5) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_5_spacing :
+  region_purity_spacing_tail (1637 / 1250) (788491365916835065111020615485977 / 1310720000000000000000000000000000) <= (652455037377630233071 / 10000000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (1637 / 1250) (788491365916835065111020615485977 / 1310720000000000000000000000000000) (72877664896129394101 / 500000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_5_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 31 * 465428353255261088 / (2 * (1637 / 1250)) ^ 61 * RInt (region_purity_tail_integrand (1637 / 1250) (788491365916835065111020615485977 / 1310720000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (788491365916835065111020615485977 / 1310720000000000000000000000000000)) <= 31 * 465428353255261088 / (2 * (1637 / 1250)) ^ 61 * (72877664896129394101 / 500000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (31 * 465428353255261088 / (2 * (1637 / 1250)) ^ 61 * (72877664896129394101 / 500000000000000000000) + (35115798387399370063423 / 48828125000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_5^2) = e^(-y) region_purity_poisson(y), y = r_5^2 / 2 = (310249 / 8192). *)
+Lemma region_purity_radius_5_poisson :
+  (112719194668348604159 / 1000000000000000000000) <= exp (- (310249 / 8192)) * region_purity_poisson (310249 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (557 / 64)). *)
+Lemma region_purity_tail_5 :
+  region_purity_spacing_tail (1637 / 1250) ((1415603888540098860163412236061 / 20480000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)) <= (115766447639611945647 / 200000000000000000000000000).
+Proof.
+  replace ((1415603888540098860163412236061 / 20480000000000000000000000000000) * (557 / 64)) with (788491365916835065111020615485977 / 1310720000000000000000000000000000) by lra. replace ((557 / 64) ^ 2 / 2) with (310249 / 8192) by lra.
+  assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
+  set (D := exp (- (310249 / 8192)) * region_purity_poisson (310249 / 8192)) in *. set (T := region_purity_spacing_tail (1637 / 1250) (788491365916835065111020615485977 / 1310720000000000000000000000000000)) in *.
+  apply Rle_trans with ((652455037377630233071 / 10000000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((652455037377630233071 / 10000000000000000000000000000) / (112719194668348604159 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (25563687692972401262418580396893 / 32768000000000000000000000000000), scale K = (14357 / 10000). *)
+Lemma region_purity_radius_6_integral :
+  RInt (region_purity_closed_tail_integrand (14357 / 10000) (25563687692972401262418580396893 / 32768000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (25563687692972401262418580396893 / 32768000000000000000000000000000)) <= (139356772373898923507 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_6) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_6_spacing :
+  region_purity_spacing_tail (14357 / 10000) (25563687692972401262418580396893 / 32768000000000000000000000000000) <= (45778034927505343463 / 200000000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (14357 / 10000) (25563687692972401262418580396893 / 32768000000000000000000000000000) (139356772373898923507 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_6_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 31 * 465428353255261088 / (2 * (14357 / 10000)) ^ 61 * RInt (region_purity_tail_integrand (14357 / 10000) (25563687692972401262418580396893 / 32768000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (25563687692972401262418580396893 / 32768000000000000000000000000000)) <= 31 * 465428353255261088 / (2 * (14357 / 10000)) ^ 61 * (139356772373898923507 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (31 * 465428353255261088 / (2 * (14357 / 10000)) ^ 61 * (139356772373898923507 / 1000000000000000000000) + (35115798387399370063423 / 48828125000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_6^2) = e^(-y) region_purity_poisson(y), y = r_6^2 / 2 = (310249 / 8192). *)
+Lemma region_purity_radius_6_poisson :
+  (112719194668348604159 / 1000000000000000000000) <= exp (- (310249 / 8192)) * region_purity_poisson (310249 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (557 / 64)). *)
+Lemma region_purity_tail_6 :
+  region_purity_spacing_tail (14357 / 10000) ((45895310041243090237735332849 / 512000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)) <= (101531143524838705143 / 50000000000000000000000000000).
+Proof.
+  replace ((45895310041243090237735332849 / 512000000000000000000000000000) * (557 / 64)) with (25563687692972401262418580396893 / 32768000000000000000000000000000) by lra. replace ((557 / 64) ^ 2 / 2) with (310249 / 8192) by lra.
+  assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
+  set (D := exp (- (310249 / 8192)) * region_purity_poisson (310249 / 8192)) in *. set (T := region_purity_spacing_tail (14357 / 10000) (25563687692972401262418580396893 / 32768000000000000000000000000000)) in *.
+  apply Rle_trans with ((45778034927505343463 / 200000000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((45778034927505343463 / 200000000000000000000000000000) / (112719194668348604159 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (1576983626075377653655814009457993 / 1310720000000000000000000000000000), scale K = (9133 / 5000). *)
+Lemma region_purity_radius_7_integral :
+  RInt (region_purity_closed_tail_integrand (9133 / 5000) (1576983626075377653655814009457993 / 1310720000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (1576983626075377653655814009457993 / 1310720000000000000000000000000000)) <= (24567306495614313257 / 200000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_7) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_7_spacing :
+  region_purity_spacing_tail (9133 / 5000) (1576983626075377653655814009457993 / 1310720000000000000000000000000000) <= (84229009724437844539 / 1000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (9133 / 5000) (1576983626075377653655814009457993 / 1310720000000000000000000000000000) (24567306495614313257 / 200000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_7_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 31 * 465428353255261088 / (2 * (9133 / 5000)) ^ 61 * RInt (region_purity_tail_integrand (9133 / 5000) (1576983626075377653655814009457993 / 1310720000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (1576983626075377653655814009457993 / 1310720000000000000000000000000000)) <= 31 * 465428353255261088 / (2 * (9133 / 5000)) ^ 61 * (24567306495614313257 / 200000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (31 * 465428353255261088 / (2 * (9133 / 5000)) ^ 61 * (24567306495614313257 / 200000000000000000000) + (35115798387399370063423 / 48828125000000000000000000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_7^2) = e^(-y) region_purity_poisson(y), y = r_7^2 / 2 = (310249 / 8192). *)
+Lemma region_purity_radius_7_poisson :
+  (112719194668348604159 / 1000000000000000000000) <= exp (- (310249 / 8192)) * region_purity_poisson (310249 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (557 / 64)). *)
+Lemma region_purity_tail_7 :
+  region_purity_spacing_tail (9133 / 5000) ((2831209382541072986814746875149 / 20480000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)) <= (149449275205102641603 / 200000000000000000000000000000000000).
+Proof.
+  replace ((2831209382541072986814746875149 / 20480000000000000000000000000000) * (557 / 64)) with (1576983626075377653655814009457993 / 1310720000000000000000000000000000) by lra. replace ((557 / 64) ^ 2 / 2) with (310249 / 8192) by lra.
+  assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
+  set (D := exp (- (310249 / 8192)) * region_purity_poisson (310249 / 8192)) in *. set (T := region_purity_spacing_tail (9133 / 5000) (1576983626075377653655814009457993 / 1310720000000000000000000000000000)) in *.
+  apply Rle_trans with ((84229009724437844539 / 1000000000000000000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((84229009724437844539 / 1000000000000000000000000000000000000) / (112719194668348604159 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (22019711174489610498823 / 100000000000000000000000000000000000000) /\ (22019711174489610498823 / 100000000000000000000000000000000000000) <= (1621807757475869990147 / 1250000000000000000000000000000000000) /\ (1621807757475869990147 / 1250000000000000000000000000000000000) <= (6151963521861775548273 / 50000000000000000000000000000000000) /\ (6151963521861775548273 / 50000000000000000000000000000000000) <= (23041901305830214040327 / 10000000000000000000000000000000000) /\ (23041901305830214040327 / 10000000000000000000000000000000000) <= (382477587883576084321 / 7812500000000000000000000000000) /\ (382477587883576084321 / 7812500000000000000000000000000) <= (76004676244580633279723 / 100000000000000000000000000000000) /\ (76004676244580633279723 / 100000000000000000000000000000000) <= (4329317748344368208911 / 250000000000000000000000000000) /\ (4329317748344368208911 / 250000000000000000000000000000) <= (13265992633219976486221 / 2000000000000000000000000000) /\ (13265992633219976486221 / 2000000000000000000000000000) <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (21511117919275327471536757 / 100000000000000000000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (48844821698247007090375073 / 100000000000000000000000000) - (21511117919275327471536757 / 100000000000000000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (sqrt (31 / (2 * (31 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (52472976081904347602306457553703737933829047 / 50000000000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (17979034307789763809356306326585008323 / 1000000000000000000000000000000000000)) /\ 0 < 104945952163808695204612915107407475867658094 /\ (- (17979034307789763809356306326585008323 / 1000000000000000000000000000000000000)) <= (ln 104945952163808695204612915107407475867658094 / ln 10 - ln 1 / ln 10 + (-62)) /\ (ln 104945952163808695204612915107407475867658094 / ln 10 - ln 1 / ln 10 + (-62)) < ((- (17979034307789763809356306326585008323 / 1000000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 326)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  104945952163807 / 10 ^ 32 <= ((1 / 2 - RInt region_phi 0 (sqrt (31 / (2 * (31 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((48844821698247007090375073 / 100000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 17 significant digits. WEAKER than the certificate: its ends rounded outward to 17 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_17_digits :
+  (- (2247379288473721 / 125000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (31 / (2 * (31 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((48844821698247007090375073 / 100000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (52472976081904347602306457553703737933829047 / 50000000000000000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (17979034307789763809356306326585008323 / 1000000000000000000000000000000000000)) /\ 0 < 104945952163808695204612915107407475867658094 /\ (- (17979034307789763809356306326585008323 / 1000000000000000000000000000000000000)) <= (ln 104945952163808695204612915107407475867658094 / ln 10 - ln 1 / ln 10 + (-62)) /\ (ln 104945952163808695204612915107407475867658094 / ln 10 - ln 1 / ln 10 + (-62)) < ((- (17979034307789763809356306326585008323 / 1000000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 326)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo lowered by a relative 4 s (s what this route loses against the kernel's bound, recomputed from p and delta) and rounded down to 14 significant digits. WEAKER than the certificate: its ends rounded outward to 14 significant digits. *)
+Lemma region_purity_probability_purity_margin_lo_14_digits :
+  10494595216376 / 10 ^ 31 <= ((1 / 2 - RInt region_phi 0 (sqrt (31 / (2 * (31 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((48844821698247007090375073 / 100000000000000000000000000) - (21511117919275327471536757 / 100000000000000000000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the whole R_dead (d <= S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo lowered by 4 s/ln 10 and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_purity_margin_log10_lo_15_digits :
+  (- (1797903430779 / 100000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (31 / (2 * (31 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((48844821698247007090375073 / 100000000000000000000000000) - (21511117919275327471536757 / 100000000000000000000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

@@ -309,6 +309,42 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 2: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 15 * c ^ 2 * (1 - c) ^ 4 + 20 * c ^ 3 * (1 - c) ^ 3 + 15 * c ^ 4 * (1 - c) ^ 2 + 6 * c ^ 5 * (1 - c) ^ 1 + 1 * c ^ 6 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 1 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 6 * c ^ 1 * (1 - c) ^ 5.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => (13397459621556135323627683 / 50000000000000000000000000) * z + sqrt (1 / 100) * (1 + (13397459621556135323627683 / 50000000000000000000000000) * z).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 10, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_purity_fit : list R := cons (19947042010406011451332487 / 50000000000000000000000000) (cons 0 (cons (- (66483093014780647877159977 / 1000000000000000000000000000)) (cons 0 (cons (19924856285892596314045839 / 2000000000000000000000000000) (cons 0 (cons (- (11793123497781735236059309 / 10000000000000000000000000000)) (cons 0 (cons (1401854779979815899031579 / 12500000000000000000000000000) (cons 0 (cons (- (42982339911730340913995277 / 5000000000000000000000000000000)) (cons 0 (cons (25975467961813279572857919 / 50000000000000000000000000000000) (cons 0 (cons (- (11803361525537948940759331 / 500000000000000000000000000000000)) (cons 0 (cons (18704133353052092047445847 / 25000000000000000000000000000000000) (cons 0 (cons (- (7285566907216904269170233 / 500000000000000000000000000000000000)) (cons 0 (cons (260282673566956004631387 / 2000000000000000000000000000000000000) (nil))))))))))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_purity_half : list R := cons (19947042010406011451332487 / 50000000000000000000000000) (cons (- (66483093014780647877159977 / 1000000000000000000000000000)) (cons (19924856285892596314045839 / 2000000000000000000000000000) (cons (- (11793123497781735236059309 / 10000000000000000000000000000)) (cons (1401854779979815899031579 / 12500000000000000000000000000) (cons (- (42982339911730340913995277 / 5000000000000000000000000000000)) (cons (25975467961813279572857919 / 50000000000000000000000000000000) (cons (- (11803361525537948940759331 / 500000000000000000000000000000000)) (cons (18704133353052092047445847 / 25000000000000000000000000000000000) (cons (- (7285566907216904269170233 / 500000000000000000000000000000000000)) (cons (260282673566956004631387 / 2000000000000000000000000000000000000) (nil))))))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_purity_Q : R -> R := fun x => x * region_horner region_purity_half (x ^ 2).
+
+(* K^(2p-1) (2 Phi(x))^(p-1) phi(x) (2 Phibar(x + s))^p, Phi = 1/2 + G, Phibar = 1/2 - G (paper-level); the scale K keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_purity_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_G x)) ^ 4 * region_phi x * (k * (1 - 2 * region_G (x + s))) ^ 5.
+
+(* the same with G replaced by Q and each base raised by 2 a epsilon *)
+Definition region_purity_closed_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_purity_Q x + 2 * (4 * (1801 / 1000000000)))) ^ 4 * region_phi x * (k * (1 - 2 * region_purity_Q (x + s) + 2 * (4 * (1801 / 1000000000)))) ^ 5.
+
+(* C(2p, p) Phi(-a)^p + p C(2p, p) Phibar(a)^p: the spacing-tail integral beyond the window [-a, a - s] is at most this (below -a: Phibar <= 1 and p int Phi^(p-1) phi = Phi^p; beyond a - s: Phi <= 1, Phibar(x + s) <= Phibar(a), int phi <= 1; paper-level) *)
+Definition region_purity_outside : R := region_central_binomial * (1 / 2 + region_G (- 4)) ^ 5 + 5 * region_central_binomial * (1 / 2 - region_G 4) ^ 5.
+
+(* an upper bound of P(S > s) for k > 0 and 0 <= s <= 2 a: P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), split at -a and a - s (region_purity_outside's comment); paper-level *)
+Definition region_purity_spacing_tail : R -> R -> R := fun k s => 5 * region_central_binomial / (2 * k) ^ 9 * RInt (region_purity_tail_integrand k s) (- 4) (4 - s) + region_purity_outside.
+
+(* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
+Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24.
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (14518576365443386433397 / 100000000000000000000000) + (783629875752561577781 / 1000000000000000000000) * ((17073281862322405639547 / 100000000000000000000000) - (14518576365443386433397 / 100000000000000000000000)) + (605798378448364432413 / 1000000000000000000000) * ((636105329760882606477 / 3125000000000000000000) - (17073281862322405639547 / 100000000000000000000000)) + (213299200731001550143 / 500000000000000000000) * ((4663451493293494582129 / 20000000000000000000000) - (636105329760882606477 / 3125000000000000000000)) + (29285579214628790737 / 100000000000000000000) * ((27404015051675486220839 / 100000000000000000000000) - (4663451493293494582129 / 20000000000000000000000)) + (88117113111323076429 / 500000000000000000000) * ((16543889437942863580889 / 50000000000000000000000) - (27404015051675486220839 / 100000000000000000000000)) + (77599423704148874307 / 1000000000000000000000) * ((41036148951798950956479 / 100000000000000000000000) - (16543889437942863580889 / 50000000000000000000000)) + (207511135164448689399 / 10000000000000000000000) * ((6519581296166011503653 / 12500000000000000000000) - (41036148951798950956479 / 100000000000000000000000)) + (102293605721399561143 / 50000000000000000000000) * (1 - (6519581296166011503653 / 12500000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (247033957093078501968310012089329736063977321 / 5000000000000000000000000000000000000000000000000000000000).
@@ -800,4 +836,652 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves nothing; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)
+(* claim region_purity_probability: mu bounds lambda - sqrt(lambda^2 - 1): d <= mu S on the cut gamma_y >= lambda S / sqrt 2 (docs/purity-tube.md). *)
+Lemma region_purity_mu_above :
+  2 - sqrt (2 ^ 2 - 1) <= (13397459621556135323627683 / 50000000000000000000000000).
+Proof.
+  interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: Phibar(lambda c_p U) = 1/2 - G(lambda c_p U) >= its lower end. *)
+Lemma region_purity_phibar_lower :
+  (34904150649878051970799059 / 100000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (2 * sqrt (5 / (2 * (5 - 1))) * (12266775228433837140279141 / 50000000000000000000000000)).
+Proof.
+  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 100).
+Qed.
+
+(* claim region_purity_probability: G is increasing: Phibar(lambda c_p E) >= Phibar(lambda c_p U) for E <= U. *)
+Lemma region_purity_phibar_at_spacing_bound :
+  (34904150649878051970799059 / 100000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (2 * sqrt (5 / (2 * (5 - 1))) * region_spacing_bound).
+Proof.
+  assert (H := region_purity_phibar_lower). assert (HU := region_spacing_bound_upper).
+  assert (Hc : 0 <= 2 * sqrt (5 / (2 * (5 - 1)))) by (apply Rmult_le_pos; [lra | apply sqrt_pos]).
+  assert (Hm := region_G_monotone (2 * sqrt (5 / (2 * (5 - 1))) * region_spacing_bound) (2 * sqrt (5 / (2 * (5 - 1))) * (12266775228433837140279141 / 50000000000000000000000000)) ltac:(apply Rmult_le_compat_l; assumption)).
+  lra.
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (79542617930007572277300487 / 2000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (79542617930007572277300487 / 2000000000000000000000000000) ^ 2 <= (12481885529798726262829 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (5 - 1) / 2 * region_purity_deficit (12481885529798726262829 / 1000000000000000000000000) <= (14518576365443386433397 / 100000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (74690518236277110368385157293 / 1024000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (74690518236277110368385157293 / 1024000000000000000000000000000) ^ 2 <= (7380957754303675881303 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (5 - 1) / 2 * region_purity_deficit (7380957754303675881303 / 500000000000000000000000) <= (17073281862322405639547 / 100000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_2)^2 <= cbar_2 < 1, z_2 = (7372089372371031806232486435647 / 65536000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_2 :
+  region_purity_kappa (7372089372371031806232486435647 / 65536000000000000000000000000000) ^ 2 <= (17730391590223931304183 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_2 >= H(z_2): the union over the (p - 1)/2 classes at cbar_2 (region_purity_point_2). *)
+Lemma region_purity_tube_2 :
+  (5 - 1) / 2 * region_purity_deficit (17730391590223931304183 / 1000000000000000000000000) <= (636105329760882606477 / 3125000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_3)^2 <= cbar_3 < 1, z_3 = (9560465876861400134725577433991 / 65536000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_3 :
+  region_purity_kappa (9560465876861400134725577433991 / 65536000000000000000000000000000) ^ 2 <= (10224157475946579599127 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_3 >= H(z_3): the union over the (p - 1)/2 classes at cbar_3 (region_purity_point_3). *)
+Lemma region_purity_tube_3 :
+  (5 - 1) / 2 * region_purity_deficit (10224157475946579599127 / 500000000000000000000000) <= (4663451493293494582129 / 20000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_4)^2 <= cbar_4 < 1, z_4 = (12398387399368210298435104209177 / 65536000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_4 :
+  region_purity_kappa (12398387399368210298435104209177 / 65536000000000000000000000000000) ^ 2 <= (4852296668370369531947 / 200000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_4 >= H(z_4): the union over the (p - 1)/2 classes at cbar_4 (region_purity_point_4). *)
+Lemma region_purity_tube_4 :
+  (5 - 1) / 2 * region_purity_deficit (4852296668370369531947 / 200000000000000000000000) <= (27404015051675486220839 / 100000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_5)^2 <= cbar_5 < 1, z_5 = (803937239418586533006676022109 / 3276800000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_5 :
+  region_purity_kappa (803937239418586533006676022109 / 3276800000000000000000000000000) ^ 2 <= (7422956403141275477863 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_5 >= H(z_5): the union over the (p - 1)/2 classes at cbar_5 (region_purity_point_5). *)
+Lemma region_purity_tube_5 :
+  (5 - 1) / 2 * region_purity_deficit (7422956403141275477863 / 250000000000000000000000) <= (16543889437942863580889 / 50000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_6)^2 <= cbar_6 < 1, z_6 = (79542617930007572277300487 / 250000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_6 :
+  region_purity_kappa (79542617930007572277300487 / 250000000000000000000000000) ^ 2 <= (37550251639788799965709 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_6 >= H(z_6): the union over the (p - 1)/2 classes at cbar_6 (region_purity_point_6). *)
+Lemma region_purity_tube_6 :
+  (5 - 1) / 2 * region_purity_deficit (37550251639788799965709 / 1000000000000000000000000) <= (41036148951798950956479 / 100000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_7)^2 <= cbar_7 < 1, z_7 = (13520574653124757128123259479773 / 32768000000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_7 :
+  region_purity_kappa (13520574653124757128123259479773 / 32768000000000000000000000000000) ^ 2 <= (12278401628530029960009 / 250000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_7 >= H(z_7): the union over the (p - 1)/2 classes at cbar_7 (region_purity_point_7). *)
+Lemma region_purity_tube_7 :
+  (5 - 1) / 2 * region_purity_deficit (12278401628530029960009 / 250000000000000000000000) <= (6519581296166011503653 / 12500000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: the two forms of Q are one polynomial. *)
+Lemma region_purity_Q_prim :
+  forall x, region_purity_Q x = region_prim region_purity_fit 0 x.
+Proof.
+  intros x. unfold region_purity_Q, region_purity_half, region_purity_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_purity_probability: Q' is the derivative of its coefficients. *)
+Lemma region_purity_Q_derive :
+  forall x, is_derive region_purity_Q x (region_dprim region_purity_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_purity_fit 0)); [intros y; symmetry; apply region_purity_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_purity_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_purity_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_purity_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
+Lemma region_purity_fit_error :
+  forall x, - 4 <= x <= 4 -> Rabs (region_phi x - region_dhorner region_purity_fit 0 x) <= (1801 / 1000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_purity_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_purity_G_near, region_purity_fit_error). *)
+Lemma region_purity_Q_near :
+  forall x, - 4 <= x <= 4 -> Rabs (region_G x - region_purity_Q x) <= (4 * (1801 / 1000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (1801 / 1000000000)).
+  - apply (region_purity_G_near region_purity_Q (region_dprim region_purity_fit 0) (1801 / 1000000000) x).
+    + unfold region_purity_Q. ring.
+    + exact region_purity_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_purity_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_purity_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
+Lemma region_purity_bases :
+  forall x, - 4 <= x <= 4 -> 0 <= 1 / 2 + region_purity_Q x - (4 * (1801 / 1000000000)) /\ 0 <= 1 / 2 - region_purity_Q x - (4 * (1801 / 1000000000)).
+Proof.
+  intros x Hx. unfold region_purity_Q, region_purity_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_closed_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_closed_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_closed_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_purity_Q_derive.
+Qed.
+
+(* claim region_purity_probability: 0 <= 1 + 2 G <= 1 + 2 Q + 2 a epsilon and 0 <= 1 - 2 G(x + s) <= 1 - 2 Q(x + s) + 2 a epsilon where x, x + s lie in [-a, a] (region_purity_Q_near, region_purity_bases): a power is nondecreasing on [0, inf). *)
+Lemma region_purity_closed_tail_integrand_above :
+  forall k s x, 0 <= k -> 0 <= s -> - 4 <= x -> x + s <= 4 -> region_purity_tail_integrand k s x <= region_purity_closed_tail_integrand k s x.
+Proof.
+  intros k s x Hk Hs Hl Hr. unfold region_purity_closed_tail_integrand, region_purity_tail_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (x + s) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (x + s) ltac:(lra)) as [B3 B4].
+  destruct (region_phi_bounds x) as [P1 _].
+  assert (L1 : 0 <= k * (1 + 2 * region_G x) <= k * (1 + 2 * region_purity_Q x + 2 * (4 * (1801 / 1000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (L2 : 0 <= k * (1 - 2 * region_G (x + s)) <= k * (1 - 2 * region_purity_Q (x + s) + 2 * (4 * (1801 / 1000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (E1 := pow_incr _ _ 4 L1). assert (E2 := pow_incr _ _ 5 L2).
+  assert (F1 := pow_le _ 4 (proj1 L1)). assert (F2 := pow_le _ 5 (proj1 L2)).
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_purity_probability: the true integrand is below the closed form on [-a, a - s]. *)
+Lemma region_purity_closed_tail_integrand_integral_above :
+  forall k s u, 0 <= k -> 0 <= s <= 2 * 4 -> RInt (region_purity_closed_tail_integrand k s) (- 4) (4 - s) <= u -> RInt (region_purity_tail_integrand k s) (- 4) (4 - s) <= u.
+Proof.
+  intros k s u Hk Hs Hu. apply Rle_trans with (2 := Hu). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_tail_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_closed_tail_integrand_continuous.
+  - intros x Hx. apply region_purity_closed_tail_integrand_above; lra.
+Qed.
+
+(* claim region_purity_probability: the outer pieces' end: |G - Q| <= a epsilon at -a and a, and the bases are >= 0 there. *)
+Lemma region_purity_outside_upper :
+  region_purity_outside <= (1679467419 / 12500000000000000000000000000).
+Proof.
+  unfold region_purity_outside. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with (252 * (8886071 / 100000000000000000000000000000) + 5 * 252 * (8886071 / 100000000000000000000000000000)); [ | lra].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (- 4) ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near 4 ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases (- 4) ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases 4 ltac:(lra)) as [B3 B4].
+  assert (L1 : 0 <= 1 / 2 + region_G (- 4) <= 1 / 2 + region_purity_Q (- 4) + (4 * (1801 / 1000000000))) by lra.
+  assert (L2 : 0 <= 1 / 2 - region_G 4 <= 1 / 2 - region_purity_Q 4 + (4 * (1801 / 1000000000))) by lra.
+  assert (V1 : (1 / 2 + region_purity_Q (- 4) + (4 * (1801 / 1000000000))) ^ 5 <= (8886071 / 100000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (V2 : (1 / 2 - region_purity_Q 4 + (4 * (1801 / 1000000000))) ^ 5 <= (8886071 / 100000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (W1 := Rle_trans _ _ _ (pow_incr _ _ 5 L1) V1). assert (W2 := Rle_trans _ _ _ (pow_incr _ _ 5 L2) V2).
+  apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_0 = z_0 r_0 = (79542617930007572277300487 / 1000000000000000000000000000), scale K = (10327 / 10000). *)
+Lemma region_purity_radius_0_integral :
+  RInt (region_purity_closed_tail_integrand (10327 / 10000) (79542617930007572277300487 / 1000000000000000000000000000)) (- 4) (4 - (79542617930007572277300487 / 1000000000000000000000000000)) <= (100745829951376991231 / 250000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_0) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_0_spacing :
+  region_purity_spacing_tail (10327 / 10000) (79542617930007572277300487 / 1000000000000000000000000000) <= (371184699156755866347 / 500000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (10327 / 10000) (79542617930007572277300487 / 1000000000000000000000000000) (100745829951376991231 / 250000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_0_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 5 * 252 / (2 * (10327 / 10000)) ^ 9 * RInt (region_purity_tail_integrand (10327 / 10000) (79542617930007572277300487 / 1000000000000000000000000000)) (- 4) (4 - (79542617930007572277300487 / 1000000000000000000000000000)) <= 5 * 252 / (2 * (10327 / 10000)) ^ 9 * (100745829951376991231 / 250000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (5 * 252 / (2 * (10327 / 10000)) ^ 9 * (100745829951376991231 / 250000000000000000000) + (1679467419 / 12500000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_0^2) = e^(-y) region_purity_poisson(y), y = r_0^2 / 2 = 2. *)
+Lemma region_purity_radius_0_poisson :
+  (94734698265628884231 / 100000000000000000000) <= exp (- 2) * region_purity_poisson 2.
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_0 >= P(S > z_0 r_0) / P(Q >= r_0^2) >= P(Z > z_0) (Z independent of Q; r_0 = 2). *)
+Lemma region_purity_tail_0 :
+  region_purity_spacing_tail (10327 / 10000) ((79542617930007572277300487 / 2000000000000000000000000000) * 2) / (exp (- (2 ^ 2 / 2)) * region_purity_poisson (2 ^ 2 / 2)) <= (783629875752561577781 / 1000000000000000000000).
+Proof.
+  replace ((79542617930007572277300487 / 2000000000000000000000000000) * 2) with (79542617930007572277300487 / 1000000000000000000000000000) by lra. replace (2 ^ 2 / 2) with 2 by lra.
+  assert (HS := region_purity_radius_0_spacing). assert (HP := region_purity_radius_0_poisson).
+  set (D := exp (- 2) * region_purity_poisson 2) in *. set (T := region_purity_spacing_tail (10327 / 10000) (79542617930007572277300487 / 1000000000000000000000000000)) in *.
+  apply Rle_trans with ((371184699156755866347 / 500000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((371184699156755866347 / 500000000000000000000) / (94734698265628884231 / 100000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_1 = z_1 r_1 = (74690518236277110368385157293 / 512000000000000000000000000000), scale K = (10617 / 10000). *)
+Lemma region_purity_radius_1_integral :
+  RInt (region_purity_closed_tail_integrand (10617 / 10000) (74690518236277110368385157293 / 512000000000000000000000000000)) (- 4) (4 - (74690518236277110368385157293 / 512000000000000000000000000000)) <= (99929327210608068357 / 250000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_1) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_1_spacing :
+  region_purity_spacing_tail (10617 / 10000) (74690518236277110368385157293 / 512000000000000000000000000000) <= (573901265921130603773 / 1000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (10617 / 10000) (74690518236277110368385157293 / 512000000000000000000000000000) (99929327210608068357 / 250000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_1_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 5 * 252 / (2 * (10617 / 10000)) ^ 9 * RInt (region_purity_tail_integrand (10617 / 10000) (74690518236277110368385157293 / 512000000000000000000000000000)) (- 4) (4 - (74690518236277110368385157293 / 512000000000000000000000000000)) <= 5 * 252 / (2 * (10617 / 10000)) ^ 9 * (99929327210608068357 / 250000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (5 * 252 / (2 * (10617 / 10000)) ^ 9 * (99929327210608068357 / 250000000000000000000) + (1679467419 / 12500000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_1^2) = e^(-y) region_purity_poisson(y), y = r_1^2 / 2 = 2. *)
+Lemma region_purity_radius_1_poisson :
+  (94734698265628884231 / 100000000000000000000) <= exp (- 2) * region_purity_poisson 2.
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= P(S > z_1 r_1) / P(Q >= r_1^2) >= P(Z > z_1) (Z independent of Q; r_1 = 2). *)
+Lemma region_purity_tail_1 :
+  region_purity_spacing_tail (10617 / 10000) ((74690518236277110368385157293 / 1024000000000000000000000000000) * 2) / (exp (- (2 ^ 2 / 2)) * region_purity_poisson (2 ^ 2 / 2)) <= (605798378448364432413 / 1000000000000000000000).
+Proof.
+  replace ((74690518236277110368385157293 / 1024000000000000000000000000000) * 2) with (74690518236277110368385157293 / 512000000000000000000000000000) by lra. replace (2 ^ 2 / 2) with 2 by lra.
+  assert (HS := region_purity_radius_1_spacing). assert (HP := region_purity_radius_1_poisson).
+  set (D := exp (- 2) * region_purity_poisson 2) in *. set (T := region_purity_spacing_tail (10617 / 10000) (74690518236277110368385157293 / 512000000000000000000000000000)) in *.
+  apply Rle_trans with ((573901265921130603773 / 1000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((573901265921130603773 / 1000000000000000000000) / (94734698265628884231 / 100000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (1245883103930704375253290207624343 / 4194304000000000000000000000000000), scale K = (5669 / 5000). *)
+Lemma region_purity_radius_2_integral :
+  RInt (region_purity_closed_tail_integrand (5669 / 5000) (1245883103930704375253290207624343 / 4194304000000000000000000000000000)) (- 4) (4 - (1245883103930704375253290207624343 / 4194304000000000000000000000000000)) <= (97682910778264235497 / 250000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_2) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_2_spacing :
+  region_purity_spacing_tail (5669 / 5000) (1245883103930704375253290207624343 / 4194304000000000000000000000000000) <= (31056398727852714229 / 100000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (5669 / 5000) (1245883103930704375253290207624343 / 4194304000000000000000000000000000) (97682910778264235497 / 250000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_2_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 5 * 252 / (2 * (5669 / 5000)) ^ 9 * RInt (region_purity_tail_integrand (5669 / 5000) (1245883103930704375253290207624343 / 4194304000000000000000000000000000)) (- 4) (4 - (1245883103930704375253290207624343 / 4194304000000000000000000000000000)) <= 5 * 252 / (2 * (5669 / 5000)) ^ 9 * (97682910778264235497 / 250000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (5 * 252 / (2 * (5669 / 5000)) ^ 9 * (97682910778264235497 / 250000000000000000000) + (1679467419 / 12500000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_2^2) = e^(-y) region_purity_poisson(y), y = r_2^2 / 2 = (28561 / 8192). *)
+Lemma region_purity_radius_2_poisson :
+  (728000822821153765757 / 1000000000000000000000) <= exp (- (28561 / 8192)) * region_purity_poisson (28561 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (169 / 64)). *)
+Lemma region_purity_tail_2 :
+  region_purity_spacing_tail (5669 / 5000) ((7372089372371031806232486435647 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)) <= (213299200731001550143 / 500000000000000000000).
+Proof.
+  replace ((7372089372371031806232486435647 / 65536000000000000000000000000000) * (169 / 64)) with (1245883103930704375253290207624343 / 4194304000000000000000000000000000) by lra. replace ((169 / 64) ^ 2 / 2) with (28561 / 8192) by lra.
+  assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
+  set (D := exp (- (28561 / 8192)) * region_purity_poisson (28561 / 8192)) in *. set (T := region_purity_spacing_tail (5669 / 5000) (1245883103930704375253290207624343 / 4194304000000000000000000000000000)) in *.
+  apply Rle_trans with ((31056398727852714229 / 100000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((31056398727852714229 / 100000000000000000000) / (728000822821153765757 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (1615718733189576622768622586344479 / 4194304000000000000000000000000000), scale K = (5901 / 5000). *)
+Lemma region_purity_radius_3_integral :
+  RInt (region_purity_closed_tail_integrand (5901 / 5000) (1615718733189576622768622586344479 / 4194304000000000000000000000000000)) (- 4) (4 - (1615718733189576622768622586344479 / 4194304000000000000000000000000000)) <= (384844776938944614671 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_3) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_3_spacing :
+  region_purity_spacing_tail (5901 / 5000) (1615718733189576622768622586344479 / 4194304000000000000000000000000000) <= (42639851530087675429 / 200000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (5901 / 5000) (1615718733189576622768622586344479 / 4194304000000000000000000000000000) (384844776938944614671 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_3_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 5 * 252 / (2 * (5901 / 5000)) ^ 9 * RInt (region_purity_tail_integrand (5901 / 5000) (1615718733189576622768622586344479 / 4194304000000000000000000000000000)) (- 4) (4 - (1615718733189576622768622586344479 / 4194304000000000000000000000000000)) <= 5 * 252 / (2 * (5901 / 5000)) ^ 9 * (384844776938944614671 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (5 * 252 / (2 * (5901 / 5000)) ^ 9 * (384844776938944614671 / 1000000000000000000000) + (1679467419 / 12500000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_3^2) = e^(-y) region_purity_poisson(y), y = r_3^2 / 2 = (28561 / 8192). *)
+Lemma region_purity_radius_3_poisson :
+  (728000822821153765757 / 1000000000000000000000) <= exp (- (28561 / 8192)) * region_purity_poisson (28561 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (169 / 64)). *)
+Lemma region_purity_tail_3 :
+  region_purity_spacing_tail (5901 / 5000) ((9560465876861400134725577433991 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)) <= (29285579214628790737 / 100000000000000000000).
+Proof.
+  replace ((9560465876861400134725577433991 / 65536000000000000000000000000000) * (169 / 64)) with (1615718733189576622768622586344479 / 4194304000000000000000000000000000) by lra. replace ((169 / 64) ^ 2 / 2) with (28561 / 8192) by lra.
+  assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
+  set (D := exp (- (28561 / 8192)) * region_purity_poisson (28561 / 8192)) in *. set (T := region_purity_spacing_tail (5901 / 5000) (1615718733189576622768622586344479 / 4194304000000000000000000000000000)) in *.
+  apply Rle_trans with ((42639851530087675429 / 200000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((42639851530087675429 / 200000000000000000000) / (728000822821153765757 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (2095327470493227540435532611350913 / 4194304000000000000000000000000000), scale K = (12457 / 10000). *)
+Lemma region_purity_radius_4_integral :
+  RInt (region_purity_closed_tail_integrand (12457 / 10000) (2095327470493227540435532611350913 / 4194304000000000000000000000000000)) (- 4) (4 - (2095327470493227540435532611350913 / 4194304000000000000000000000000000)) <= (47070925251433723551 / 125000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_4) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_4_spacing :
+  region_purity_spacing_tail (12457 / 10000) (2095327470493227540435532611350913 / 4194304000000000000000000000000000) <= (25659732339867150537 / 200000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (12457 / 10000) (2095327470493227540435532611350913 / 4194304000000000000000000000000000) (47070925251433723551 / 125000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_4_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 5 * 252 / (2 * (12457 / 10000)) ^ 9 * RInt (region_purity_tail_integrand (12457 / 10000) (2095327470493227540435532611350913 / 4194304000000000000000000000000000)) (- 4) (4 - (2095327470493227540435532611350913 / 4194304000000000000000000000000000)) <= 5 * 252 / (2 * (12457 / 10000)) ^ 9 * (47070925251433723551 / 125000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (5 * 252 / (2 * (12457 / 10000)) ^ 9 * (47070925251433723551 / 125000000000000000000) + (1679467419 / 12500000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_4^2) = e^(-y) region_purity_poisson(y), y = r_4^2 / 2 = (28561 / 8192). *)
+Lemma region_purity_radius_4_poisson :
+  (728000822821153765757 / 1000000000000000000000) <= exp (- (28561 / 8192)) * region_purity_poisson (28561 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (169 / 64)). *)
+Lemma region_purity_tail_4 :
+  region_purity_spacing_tail (12457 / 10000) ((12398387399368210298435104209177 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)) <= (88117113111323076429 / 500000000000000000000).
+Proof.
+  replace ((12398387399368210298435104209177 / 65536000000000000000000000000000) * (169 / 64)) with (2095327470493227540435532611350913 / 4194304000000000000000000000000000) by lra. replace ((169 / 64) ^ 2 / 2) with (28561 / 8192) by lra.
+  assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
+  set (D := exp (- (28561 / 8192)) * region_purity_poisson (28561 / 8192)) in *. set (T := region_purity_spacing_tail (12457 / 10000) (2095327470493227540435532611350913 / 4194304000000000000000000000000000)) in *.
+  apply Rle_trans with ((25659732339867150537 / 200000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((25659732339867150537 / 200000000000000000000) / (728000822821153765757 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (81197661181277239833674278233009 / 104857600000000000000000000000000), scale K = (14313 / 10000). *)
+Lemma region_purity_radius_5_integral :
+  RInt (region_purity_closed_tail_integrand (14313 / 10000) (81197661181277239833674278233009 / 104857600000000000000000000000000)) (- 4) (4 - (81197661181277239833674278233009 / 104857600000000000000000000000000)) <= (35282667637281127353 / 100000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_5) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_5_spacing :
+  region_purity_spacing_tail (14313 / 10000) (81197661181277239833674278233009 / 104857600000000000000000000000000) <= (172209045912180789677 / 5000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (14313 / 10000) (81197661181277239833674278233009 / 104857600000000000000000000000000) (35282667637281127353 / 100000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_5_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 5 * 252 / (2 * (14313 / 10000)) ^ 9 * RInt (region_purity_tail_integrand (14313 / 10000) (81197661181277239833674278233009 / 104857600000000000000000000000000)) (- 4) (4 - (81197661181277239833674278233009 / 104857600000000000000000000000000)) <= 5 * 252 / (2 * (14313 / 10000)) ^ 9 * (35282667637281127353 / 100000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (5 * 252 / (2 * (14313 / 10000)) ^ 9 * (35282667637281127353 / 100000000000000000000) + (1679467419 / 12500000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_5^2) = e^(-y) region_purity_poisson(y), y = r_5^2 / 2 = (10201 / 2048). *)
+Lemma region_purity_radius_5_poisson :
+  (88768208675742310361 / 200000000000000000000) <= exp (- (10201 / 2048)) * region_purity_poisson (10201 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (101 / 32)). *)
+Lemma region_purity_tail_5 :
+  region_purity_spacing_tail (14313 / 10000) ((803937239418586533006676022109 / 3276800000000000000000000000000) * (101 / 32)) / (exp (- ((101 / 32) ^ 2 / 2)) * region_purity_poisson ((101 / 32) ^ 2 / 2)) <= (77599423704148874307 / 1000000000000000000000).
+Proof.
+  replace ((803937239418586533006676022109 / 3276800000000000000000000000000) * (101 / 32)) with (81197661181277239833674278233009 / 104857600000000000000000000000000) by lra. replace ((101 / 32) ^ 2 / 2) with (10201 / 2048) by lra.
+  assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
+  set (D := exp (- (10201 / 2048)) * region_purity_poisson (10201 / 2048)) in *. set (T := region_purity_spacing_tail (14313 / 10000) (81197661181277239833674278233009 / 104857600000000000000000000000000)) in *.
+  apply Rle_trans with ((172209045912180789677 / 5000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((172209045912180789677 / 5000000000000000000000) / (88768208675742310361 / 200000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (1829480212390174162377911201 / 1600000000000000000000000000), scale K = (881 / 500). *)
+Lemma region_purity_radius_6_integral :
+  RInt (region_purity_closed_tail_integrand (881 / 500) (1829480212390174162377911201 / 1600000000000000000000000000)) (- 4) (4 - (1829480212390174162377911201 / 1600000000000000000000000000)) <= (78839881066330960937 / 250000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_6) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_6_spacing :
+  region_purity_spacing_tail (881 / 500) (1829480212390174162377911201 / 1600000000000000000000000000) <= (237040963403978815513 / 50000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (881 / 500) (1829480212390174162377911201 / 1600000000000000000000000000) (78839881066330960937 / 250000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_6_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 5 * 252 / (2 * (881 / 500)) ^ 9 * RInt (region_purity_tail_integrand (881 / 500) (1829480212390174162377911201 / 1600000000000000000000000000)) (- 4) (4 - (1829480212390174162377911201 / 1600000000000000000000000000)) <= 5 * 252 / (2 * (881 / 500)) ^ 9 * (78839881066330960937 / 250000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (5 * 252 / (2 * (881 / 500)) ^ 9 * (78839881066330960937 / 250000000000000000000) + (1679467419 / 12500000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_6^2) = e^(-y) region_purity_poisson(y), y = r_6^2 / 2 = (13225 / 2048). *)
+Lemma region_purity_radius_6_poisson :
+  (114230478868581336783 / 500000000000000000000) <= exp (- (13225 / 2048)) * region_purity_poisson (13225 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (115 / 32)). *)
+Lemma region_purity_tail_6 :
+  region_purity_spacing_tail (881 / 500) ((79542617930007572277300487 / 250000000000000000000000000) * (115 / 32)) / (exp (- ((115 / 32) ^ 2 / 2)) * region_purity_poisson ((115 / 32) ^ 2 / 2)) <= (207511135164448689399 / 10000000000000000000000).
+Proof.
+  replace ((79542617930007572277300487 / 250000000000000000000000000) * (115 / 32)) with (1829480212390174162377911201 / 1600000000000000000000000000) by lra. replace ((115 / 32) ^ 2 / 2) with (13225 / 2048) by lra.
+  assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
+  set (D := exp (- (13225 / 2048)) * region_purity_poisson (13225 / 2048)) in *. set (T := region_purity_spacing_tail (881 / 500) (1829480212390174162377911201 / 1600000000000000000000000000)) in *.
+  apply Rle_trans with ((237040963403978815513 / 50000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((237040963403978815513 / 50000000000000000000000) / (114230478868581336783 / 500000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (13520574653124757128123259479773 / 8192000000000000000000000000000), scale K = (4887 / 2000). *)
+Lemma region_purity_radius_7_integral :
+  RInt (region_purity_closed_tail_integrand (4887 / 2000) (13520574653124757128123259479773 / 8192000000000000000000000000000)) (- 4) (4 - (13520574653124757128123259479773 / 8192000000000000000000000000000)) <= (128605513392390527659 / 500000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_7) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_7_spacing :
+  region_purity_spacing_tail (4887 / 2000) (13520574653124757128123259479773 / 8192000000000000000000000000000) <= (50958787462492313787 / 250000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (4887 / 2000) (13520574653124757128123259479773 / 8192000000000000000000000000000) (128605513392390527659 / 500000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_7_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 5 * 252 / (2 * (4887 / 2000)) ^ 9 * RInt (region_purity_tail_integrand (4887 / 2000) (13520574653124757128123259479773 / 8192000000000000000000000000000)) (- 4) (4 - (13520574653124757128123259479773 / 8192000000000000000000000000000)) <= 5 * 252 / (2 * (4887 / 2000)) ^ 9 * (128605513392390527659 / 500000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (5 * 252 / (2 * (4887 / 2000)) ^ 9 * (128605513392390527659 / 500000000000000000000) + (1679467419 / 12500000000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_7^2) = e^(-y) region_purity_poisson(y), y = r_7^2 / 2 = 8. *)
+Lemma region_purity_radius_7_poisson :
+  (996324004870460160303 / 10000000000000000000000) <= exp (- 8) * region_purity_poisson 8.
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = 4). *)
+Lemma region_purity_tail_7 :
+  region_purity_spacing_tail (4887 / 2000) ((13520574653124757128123259479773 / 32768000000000000000000000000000) * 4) / (exp (- (4 ^ 2 / 2)) * region_purity_poisson (4 ^ 2 / 2)) <= (102293605721399561143 / 50000000000000000000000).
+Proof.
+  replace ((13520574653124757128123259479773 / 32768000000000000000000000000000) * 4) with (13520574653124757128123259479773 / 8192000000000000000000000000000) by lra. replace (4 ^ 2 / 2) with 8 by lra.
+  assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
+  set (D := exp (- 8) * region_purity_poisson 8) in *. set (T := region_purity_spacing_tail (4887 / 2000) (13520574653124757128123259479773 / 8192000000000000000000000000000)) in *.
+  apply Rle_trans with ((50958787462492313787 / 250000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((50958787462492313787 / 250000000000000000000000) / (996324004870460160303 / 10000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (14518576365443386433397 / 100000000000000000000000) /\ (14518576365443386433397 / 100000000000000000000000) <= (17073281862322405639547 / 100000000000000000000000) /\ (17073281862322405639547 / 100000000000000000000000) <= (636105329760882606477 / 3125000000000000000000) /\ (636105329760882606477 / 3125000000000000000000) <= (4663451493293494582129 / 20000000000000000000000) /\ (4663451493293494582129 / 20000000000000000000000) <= (27404015051675486220839 / 100000000000000000000000) /\ (27404015051675486220839 / 100000000000000000000000) <= (16543889437942863580889 / 50000000000000000000000) /\ (16543889437942863580889 / 50000000000000000000000) <= (41036148951798950956479 / 100000000000000000000000) /\ (41036148951798950956479 / 100000000000000000000000) <= (6519581296166011503653 / 12500000000000000000000) /\ (6519581296166011503653 / 12500000000000000000000) <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (916651103788166455225481 / 4000000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (34904150649878051970799059 / 100000000000000000000000000) - (916651103788166455225481 / 4000000000000000000000000) <= 1 / 2 - RInt region_phi 0 (2 * sqrt (5 / (2 * (5 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_purity_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (33713598252608277601847557825119574028731881 / 20000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (2773224888415754945289721450091818327 / 1000000000000000000000000000000000000)) /\ 0 < 168567991263041388009237789125597870143659405 /\ (- (2773224888415754945289721450091818327 / 1000000000000000000000000000000000000)) <= (ln 168567991263041388009237789125597870143659405 / ln 10 - ln 1 / ln 10 + (-47)) /\ (ln 168567991263041388009237789125597870143659405 / ln 10 - ln 1 / ln 10 + (-47)) < ((- (2773224888415754945289721450091818327 / 1000000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  168567991263039 / 10 ^ 17 <= ((1 / 2 - RInt region_phi 0 (sqrt (5 / (2 * (5 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((42310565807323586848750379 / 100000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 16 significant digits. WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_16_digits :
+  (- (34665311105197 / 12500000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (5 / (2 * (5 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((42310565807323586848750379 / 100000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (469775506394709728273339404375926760449948353 / 1000000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 10000000000000000000000000000000000000) <= Rabs (- (33281096306297776282600418431034940797 / 10000000000000000000000000000000000000)) /\ 0 < 469775506394709728273339404375926760449948353 /\ (- (33281096306297776282600418431034940797 / 10000000000000000000000000000000000000)) <= (ln 469775506394709728273339404375926760449948353 / ln 10 - ln 1 / ln 10 + (-48)) /\ (ln 469775506394709728273339404375926760449948353 / ln 10 - ln 1 / ln 10 + (-48)) < ((- (33281096306297776282600418431034940797 / 10000000000000000000000000000000000000)) + (1 / 10000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 326)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = 2 (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_lo :
+  469775506394709728273339404375926760449948353 / 10 ^ 48 <= ((1 / 2 - RInt region_phi 0 (2 * sqrt (5 / (2 * (5 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((34904150649878051970799059 / 100000000000000000000000000) - (916651103788166455225481 / 4000000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = 2 (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_log10_lo :
+  (- (33281096306297776282600418431034940797 / 10000000000000000000000000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (2 * sqrt (5 / (2 * (5 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((34904150649878051970799059 / 100000000000000000000000000) - (916651103788166455225481 / 4000000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.

@@ -310,6 +310,42 @@ Proof.
   lra.
 Qed.
 
+(* I_c(a, p) = P(B <= c), B ~ Beta(a, p), a = 3: its binomial form at integer parameters (paper-level) *)
+Definition region_purity_ibeta : R -> R := fun c => 84 * c ^ 3 * (1 - c) ^ 6 + 126 * c ^ 4 * (1 - c) ^ 5 + 126 * c ^ 5 * (1 - c) ^ 4 + 84 * c ^ 6 * (1 - c) ^ 3 + 36 * c ^ 7 * (1 - c) ^ 2 + 9 * c ^ 8 * (1 - c) ^ 1 + 1 * c ^ 9 * (1 - c) ^ 0.
+
+(* P(rho < c / B) = I_c(a, p) + c^k (1 - c)^p / (p B(a, p)) for 0 < c < 1, rho ~ Beta(k, 1), k = 2 (docs/purity-tube.md, step (B): paper-level) *)
+Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 36 * c ^ 2 * (1 - c) ^ 7.
+
+(* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
+Definition region_purity_kappa : R -> R := fun z => (38196601125010515179541317 / 100000000000000000000000000) * z + sqrt (1 / 100) * (1 + (38196601125010515179541317 / 100000000000000000000000000) * z).
+
+(* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 10, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
+Definition region_purity_fit : list R := cons (39894212222429391943801407 / 100000000000000000000000000) (cons 0 (cons (- (8311166970525376566019063 / 125000000000000000000000000)) (cons 0 (cons (4985742116519633816441623 / 500000000000000000000000000) (cons 0 (cons (- (11853962456673850193744399 / 10000000000000000000000000000)) (cons 0 (cons (11441518042874010653733137 / 100000000000000000000000000000) (cons 0 (cons (- (11385500918105642288237511 / 1250000000000000000000000000000)) (cons 0 (cons (59254838856608154412245959 / 100000000000000000000000000000000) (cons 0 (cons (- (30236653500179749231598301 / 1000000000000000000000000000000000)) (cons 0 (cons (11198491470207974974892937 / 10000000000000000000000000000000000) (cons 0 (cons (- (6578994302685315710121787 / 250000000000000000000000000000000000)) (cons 0 (cons (29029079965628991845242019 / 100000000000000000000000000000000000000) (nil))))))))))))))))))))).
+
+(* the same Q as x H(x^2), H given by these coefficients (what interval evaluates) *)
+Definition region_purity_half : list R := cons (39894212222429391943801407 / 100000000000000000000000000) (cons (- (8311166970525376566019063 / 125000000000000000000000000)) (cons (4985742116519633816441623 / 500000000000000000000000000) (cons (- (11853962456673850193744399 / 10000000000000000000000000000)) (cons (11441518042874010653733137 / 100000000000000000000000000000) (cons (- (11385500918105642288237511 / 1250000000000000000000000000000)) (cons (59254838856608154412245959 / 100000000000000000000000000000000) (cons (- (30236653500179749231598301 / 1000000000000000000000000000000000)) (cons (11198491470207974974892937 / 10000000000000000000000000000000000) (cons (- (6578994302685315710121787 / 250000000000000000000000000000000000)) (cons (29029079965628991845242019 / 100000000000000000000000000000000000000) (nil))))))))))).
+
+(* Q, close to G on [-a, a] *)
+Definition region_purity_Q : R -> R := fun x => x * region_horner region_purity_half (x ^ 2).
+
+(* K^(2p-1) (2 Phi(x))^(p-1) phi(x) (2 Phibar(x + s))^p, Phi = 1/2 + G, Phibar = 1/2 - G (paper-level); the scale K keeps the integrand near 1 at its peak (integral errs absolutely) *)
+Definition region_purity_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_G x)) ^ 6 * region_phi x * (k * (1 - 2 * region_G (x + s))) ^ 7.
+
+(* the same with G replaced by Q and each base raised by 2 a epsilon *)
+Definition region_purity_closed_tail_integrand : R -> R -> R -> R := fun k s x => (k * (1 + 2 * region_purity_Q x + 2 * ((7 / 2) * (989 / 5000000000)))) ^ 6 * region_phi x * (k * (1 - 2 * region_purity_Q (x + s) + 2 * ((7 / 2) * (989 / 5000000000)))) ^ 7.
+
+(* C(2p, p) Phi(-a)^p + p C(2p, p) Phibar(a)^p: the spacing-tail integral beyond the window [-a, a - s] is at most this (below -a: Phibar <= 1 and p int Phi^(p-1) phi = Phi^p; beyond a - s: Phi <= 1, Phibar(x + s) <= Phibar(a), int phi <= 1; paper-level) *)
+Definition region_purity_outside : R := region_central_binomial * (1 / 2 + region_G (- (7 / 2))) ^ 7 + 7 * region_central_binomial * (1 / 2 - region_G (7 / 2)) ^ 7.
+
+(* an upper bound of P(S > s) for k > 0 and 0 <= s <= 2 a: P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), split at -a and a - s (region_purity_outside's comment); paper-level *)
+Definition region_purity_spacing_tail : R -> R -> R := fun k s => 7 * region_central_binomial / (2 * k) ^ 13 * RInt (region_purity_tail_integrand k s) (- (7 / 2)) ((7 / 2) - s) + region_purity_outside.
+
+(* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
+Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720.
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (14984504501310610337821 / 1000000000000000000000000) + (190593386457342782409 / 250000000000000000000) * ((2104303718863883663847 / 100000000000000000000000) - (14984504501310610337821 / 1000000000000000000000000)) + (269004502855531828987 / 500000000000000000000) * ((29427608568511361906079 / 1000000000000000000000000) - (2104303718863883663847 / 100000000000000000000000)) + (177102261302934646109 / 500000000000000000000) * ((21051907277237413673143 / 500000000000000000000000) - (29427608568511361906079 / 1000000000000000000000000)) + (101359448155212470053 / 500000000000000000000) * ((58487639057563589190099 / 1000000000000000000000000) - (21051907277237413673143 / 500000000000000000000000)) + (26731395496993887091 / 250000000000000000000) * ((8579973432945083285429 / 100000000000000000000000) - (58487639057563589190099 / 1000000000000000000000000)) + (412092859126361324339 / 10000000000000000000000) * ((830350079250204039889 / 6250000000000000000000) - (8579973432945083285429 / 100000000000000000000000)) + (943095916666317767707 / 100000000000000000000000) * ((12826543803878091538369 / 50000000000000000000000) - (830350079250204039889 / 6250000000000000000000)) + (297096134626751925063 / 1000000000000000000000000) * (1 - (12826543803878091538369 / 50000000000000000000000)).
+
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
   0 < (383810759082595973626830736210457361634100921 / 1000000000000000000000000000000000000000000000000000000000000000).
@@ -801,4 +837,652 @@ Proof.
     + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
 Qed.
 
-(* Not exported (claims this file does not prove): region_purity_probability: this route bounds the tail of Z by Markov's inequality and proves a number 3.9e-01 (relative) below the kernel's bound; the kernel integrates the tail of the middle spacing for p <= 50 (Phi inside the integrand, which integral cannot nest), not yet in Coq (docs/coq.md, 'The purity claim in Coq') *)
+(* claim region_purity_probability: mu bounds lambda - sqrt(lambda^2 - 1): d <= mu S on the cut gamma_y >= lambda S / sqrt 2 (docs/purity-tube.md). *)
+Lemma region_purity_mu_above :
+  (3 / 2) - sqrt ((3 / 2) ^ 2 - 1) <= (38196601125010515179541317 / 100000000000000000000000000).
+Proof.
+  interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: Phibar(lambda c_p U) = 1/2 - G(lambda c_p U) >= its lower end. *)
+Lemma region_purity_phibar_lower :
+  (8399181815582968731512267 / 20000000000000000000000000) <= 1 / 2 - RInt region_phi 0 ((3 / 2) * sqrt (7 / (2 * (7 - 1))) * (8815921405197103179792031 / 50000000000000000000000000)).
+Proof.
+  unfold region_phi. integral with (i_prec 90, i_degree 12, i_fuel 100).
+Qed.
+
+(* claim region_purity_probability: G is increasing: Phibar(lambda c_p E) >= Phibar(lambda c_p U) for E <= U. *)
+Lemma region_purity_phibar_at_spacing_bound :
+  (8399181815582968731512267 / 20000000000000000000000000) <= 1 / 2 - RInt region_phi 0 ((3 / 2) * sqrt (7 / (2 * (7 - 1))) * region_spacing_bound).
+Proof.
+  assert (H := region_purity_phibar_lower). assert (HU := region_spacing_bound_upper).
+  assert (Hc : 0 <= (3 / 2) * sqrt (7 / (2 * (7 - 1)))) by (apply Rmult_le_pos; [lra | apply sqrt_pos]).
+  assert (Hm := region_G_monotone ((3 / 2) * sqrt (7 / (2 * (7 - 1))) * region_spacing_bound) ((3 / 2) * sqrt (7 / (2 * (7 - 1))) * (8815921405197103179792031 / 50000000000000000000000000)) ltac:(apply Rmult_le_compat_l; assumption)).
+  lra.
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_0)^2 <= cbar_0 < 1, z_0 = (4797139980247265232449093 / 200000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_0 :
+  region_purity_kappa (4797139980247265232449093 / 200000000000000000000000000) ^ 2 <= (12117142820159451264983 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_0 >= H(z_0): the union over the (p - 1)/2 classes at cbar_0 (region_purity_point_0). *)
+Lemma region_purity_tube_0 :
+  (7 - 1) / 2 * region_purity_deficit (12117142820159451264983 / 1000000000000000000000000) <= (14984504501310610337821 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_1)^2 <= cbar_1 < 1, z_1 = (4797139980247265232449093 / 100000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_1 :
+  region_purity_kappa (4797139980247265232449093 / 100000000000000000000000000) ^ 2 <= (14437413548578201601219 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_1 >= H(z_1): the union over the (p - 1)/2 classes at cbar_1 (region_purity_point_1). *)
+Lemma region_purity_tube_1 :
+  (7 - 1) / 2 * region_purity_deficit (14437413548578201601219 / 1000000000000000000000000) <= (2104303718863883663847 / 100000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_2)^2 <= cbar_2 < 1, z_2 = (48484693780359109704362982951 / 655360000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_2 :
+  region_purity_kappa (48484693780359109704362982951 / 655360000000000000000000000000) ^ 2 <= (17183113208710762449169 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_2 >= H(z_2): the union over the (p - 1)/2 classes at cbar_2 (region_purity_point_2). *)
+Lemma region_purity_tube_2 :
+  (7 - 1) / 2 * region_purity_deficit (17183113208710762449169 / 1000000000000000000000000) <= (29427608568511361906079 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_3)^2 <= cbar_3 < 1, z_3 = (137135840615328571200022221591 / 1310720000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_3 :
+  region_purity_kappa (137135840615328571200022221591 / 1310720000000000000000000000000) ^ 2 <= (10362251985722470484077 / 500000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_3 >= H(z_3): the union over the (p - 1)/2 classes at cbar_3 (region_purity_point_3). *)
+Lemma region_purity_tube_3 :
+  (7 - 1) / 2 * region_purity_deficit (10362251985722470484077 / 500000000000000000000000) <= (21051907277237413673143 / 500000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_4)^2 <= cbar_4 < 1, z_4 = (889212258158573825282461225759 / 6553600000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_4 :
+  region_purity_kappa (889212258158573825282461225759 / 6553600000000000000000000000000) ^ 2 <= (3081475642413763584719 / 125000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_4 >= H(z_4): the union over the (p - 1)/2 classes at cbar_4 (region_purity_point_4). *)
+Lemma region_purity_tube_4 :
+  (7 - 1) / 2 * region_purity_deficit (3081475642413763584719 / 125000000000000000000000) <= (58487639057563589190099 / 1000000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_5)^2 <= cbar_5 < 1, z_5 = (1153170088431699347432740118991 / 6553600000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_5 :
+  region_purity_kappa (1153170088431699347432740118991 / 6553600000000000000000000000000) ^ 2 <= (30252245168927528252371 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_5 >= H(z_5): the union over the (p - 1)/2 classes at cbar_5 (region_purity_point_5). *)
+Lemma region_purity_tube_5 :
+  (7 - 1) / 2 * region_purity_deficit (30252245168927528252371 / 1000000000000000000000000) <= (8579973432945083285429 / 100000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_6)^2 <= cbar_6 < 1, z_6 = (1495474808862223205359377599099 / 6553600000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_6 :
+  region_purity_kappa (1495474808862223205359377599099 / 6553600000000000000000000000000) ^ 2 <= (38367984152691433133077 / 1000000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_6 >= H(z_6): the union over the (p - 1)/2 classes at cbar_6 (region_purity_point_6). *)
+Lemma region_purity_tube_6 :
+  (7 - 1) / 2 * region_purity_deficit (38367984152691433133077 / 1000000000000000000000000) <= (830350079250204039889 / 6250000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: kappa(mu z_7)^2 <= cbar_7 < 1, z_7 = (2114919900231592070295064080003 / 6553600000000000000000000000000): P(rho < c / B) is nondecreasing in c. *)
+Lemma region_purity_point_7 :
+  region_purity_kappa (2114919900231592070295064080003 / 6553600000000000000000000000000) ^ 2 <= (11100639567718514412503 / 200000000000000000000000) < 1.
+Proof.
+  unfold region_purity_kappa. split; [interval with (i_prec 120) | lra].
+Qed.
+
+(* claim region_purity_probability: Hbar_7 >= H(z_7): the union over the (p - 1)/2 classes at cbar_7 (region_purity_point_7). *)
+Lemma region_purity_tube_7 :
+  (7 - 1) / 2 * region_purity_deficit (11100639567718514412503 / 200000000000000000000000) <= (12826543803878091538369 / 50000000000000000000000).
+Proof.
+  unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: the two forms of Q are one polynomial. *)
+Lemma region_purity_Q_prim :
+  forall x, region_purity_Q x = region_prim region_purity_fit 0 x.
+Proof.
+  intros x. unfold region_purity_Q, region_purity_half, region_purity_fit. rewrite region_prim_horner. cbn [region_horner]. ring.
+Qed.
+
+(* claim region_purity_probability: Q' is the derivative of its coefficients. *)
+Lemma region_purity_Q_derive :
+  forall x, is_derive region_purity_Q x (region_dprim region_purity_fit 0 x).
+Proof.
+  intros x. apply (is_derive_ext (region_prim region_purity_fit 0)); [intros y; symmetry; apply region_purity_Q_prim | ].
+  apply region_prim_derive.
+Qed.
+
+(* claim region_purity_probability: G - F has derivative phi - f, at most e in absolute value between 0 and x, and vanishes at 0. *)
+Lemma region_purity_G_near :
+  forall (F f : R -> R) e x, F 0 = 0 -> (forall y, is_derive F y (f y)) -> (forall y, continuous f y) -> (forall y, Rmin 0 x <= y <= Rmax 0 x -> Rabs (region_phi y - f y) <= e) -> Rabs (region_G x - F x) <= Rabs x * e.
+Proof.
+  intros F f e x H0 HF Hf Hb.
+  assert (HI : is_RInt f 0 x (minus (F x) (F 0))).
+  { apply (is_RInt_derive F f). - intros y _. apply HF. - intros y _. apply Hf. }
+  assert (HP : is_RInt region_phi 0 x (RInt region_phi 0 x)) by (apply (RInt_correct (V := R_CompleteNormedModule)); apply region_phi_ex_RInt).
+  assert (HN := norm_RInt_le_const_abs (fun y => minus (region_phi y) (f y)) 0 x _ e Hb (is_RInt_minus _ _ 0 x _ _ HP HI)).
+  change (Rabs (RInt region_phi 0 x - (F x - F 0)) <= Rabs (x - 0) * e) in HN.
+  rewrite H0, !Rminus_0_r in HN. unfold region_G. exact HN.
+Qed.
+
+(* claim region_purity_probability: |phi - Q'| <= epsilon on [-a, a] (the fit's error). *)
+Lemma region_purity_fit_error :
+  forall x, - (7 / 2) <= x <= (7 / 2) -> Rabs (region_phi x - region_dhorner region_purity_fit 0 x) <= (989 / 5000000000).
+Proof.
+  intros x Hx. unfold region_phi, region_purity_fit. cbn [region_dhorner INR]. interval with (i_taylor x, i_degree 4, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: |G - Q| <= |x| epsilon <= a epsilon on [-a, a] (region_purity_G_near, region_purity_fit_error). *)
+Lemma region_purity_Q_near :
+  forall x, - (7 / 2) <= x <= (7 / 2) -> Rabs (region_G x - region_purity_Q x) <= ((7 / 2) * (989 / 5000000000)).
+Proof.
+  intros x Hx. apply Rle_trans with (Rabs x * (989 / 5000000000)).
+  - apply (region_purity_G_near region_purity_Q (region_dprim region_purity_fit 0) (989 / 5000000000) x).
+    + unfold region_purity_Q. ring.
+    + exact region_purity_Q_derive.
+    + intros y. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). apply region_dprim_ex_derive.
+    + intros y Hy. rewrite region_dprim_horner, pow_O, Rmult_1_l. apply region_purity_fit_error.
+      destruct (Rle_dec 0 x).
+      * rewrite Rmin_left, Rmax_right in Hy by lra. lra.
+      * rewrite Rmin_right, Rmax_left in Hy by lra. lra.
+  - apply Rmult_le_compat_r; [interval | ]. apply Rabs_le. lra.
+Qed.
+
+(* claim region_purity_probability: the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4). *)
+Lemma region_purity_bases :
+  forall x, - (7 / 2) <= x <= (7 / 2) -> 0 <= 1 / 2 + region_purity_Q x - ((7 / 2) * (989 / 5000000000)) /\ 0 <= 1 / 2 - region_purity_Q x - ((7 / 2) * (989 / 5000000000)).
+Proof.
+  intros x Hx. unfold region_purity_Q, region_purity_half. cbn [region_horner]. split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_G_derive.
+Qed.
+
+(* claim region_purity_probability: a fact of calculus used by the tail bounds below. *)
+Lemma region_purity_closed_tail_integrand_continuous :
+  forall k s x, continuous (region_purity_closed_tail_integrand k s) x.
+Proof.
+  intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). unfold region_purity_closed_tail_integrand, region_phi. auto_derive. repeat split; try exact I; eexists; apply region_purity_Q_derive.
+Qed.
+
+(* claim region_purity_probability: 0 <= 1 + 2 G <= 1 + 2 Q + 2 a epsilon and 0 <= 1 - 2 G(x + s) <= 1 - 2 Q(x + s) + 2 a epsilon where x, x + s lie in [-a, a] (region_purity_Q_near, region_purity_bases): a power is nondecreasing on [0, inf). *)
+Lemma region_purity_closed_tail_integrand_above :
+  forall k s x, 0 <= k -> 0 <= s -> - (7 / 2) <= x -> x + s <= (7 / 2) -> region_purity_tail_integrand k s x <= region_purity_closed_tail_integrand k s x.
+Proof.
+  intros k s x Hk Hs Hl Hr. unfold region_purity_closed_tail_integrand, region_purity_tail_integrand.
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near x ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (x + s) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases x ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (x + s) ltac:(lra)) as [B3 B4].
+  destruct (region_phi_bounds x) as [P1 _].
+  assert (L1 : 0 <= k * (1 + 2 * region_G x) <= k * (1 + 2 * region_purity_Q x + 2 * ((7 / 2) * (989 / 5000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (L2 : 0 <= k * (1 - 2 * region_G (x + s)) <= k * (1 - 2 * region_purity_Q (x + s) + 2 * ((7 / 2) * (989 / 5000000000)))).
+  { split; [apply Rmult_le_pos | apply Rmult_le_compat_l]; lra. }
+  assert (E1 := pow_incr _ _ 6 L1). assert (E2 := pow_incr _ _ 7 L2).
+  assert (F1 := pow_le _ 6 (proj1 L1)). assert (F2 := pow_le _ 7 (proj1 L2)).
+  apply Rmult_le_compat; [ | exact F2 | | exact E2].
+  - apply Rmult_le_pos; [exact F1 | apply Rlt_le, P1].
+  - apply Rmult_le_compat_r; [apply Rlt_le, P1 | exact E1].
+Qed.
+
+(* claim region_purity_probability: the true integrand is below the closed form on [-a, a - s]. *)
+Lemma region_purity_closed_tail_integrand_integral_above :
+  forall k s u, 0 <= k -> 0 <= s <= 2 * (7 / 2) -> RInt (region_purity_closed_tail_integrand k s) (- (7 / 2)) ((7 / 2) - s) <= u -> RInt (region_purity_tail_integrand k s) (- (7 / 2)) ((7 / 2) - s) <= u.
+Proof.
+  intros k s u Hk Hs Hu. apply Rle_trans with (2 := Hu). apply RInt_le; [lra | | | ].
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_tail_integrand_continuous.
+  - apply (ex_RInt_continuous (V := R_CompleteNormedModule)). intros x _. apply region_purity_closed_tail_integrand_continuous.
+  - intros x Hx. apply region_purity_closed_tail_integrand_above; lra.
+Qed.
+
+(* claim region_purity_probability: the outer pieces' end: |G - Q| <= a epsilon at -a and a, and the bases are >= 0 there. *)
+Lemma region_purity_outside_upper :
+  region_purity_outside <= (40372761 / 39062500000000000000000000000).
+Proof.
+  unfold region_purity_outside. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  apply Rle_trans with (3432 * (94109 / 2500000000000000000000000000000) + 7 * 3432 * (94109 / 2500000000000000000000000000000)); [ | lra].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (- (7 / 2)) ltac:(lra))) as [N1 N2].
+  destruct (proj1 (Rabs_le_between _ _) (region_purity_Q_near (7 / 2) ltac:(lra))) as [N3 N4].
+  destruct (region_purity_bases (- (7 / 2)) ltac:(lra)) as [B1 B2].
+  destruct (region_purity_bases (7 / 2) ltac:(lra)) as [B3 B4].
+  assert (L1 : 0 <= 1 / 2 + region_G (- (7 / 2)) <= 1 / 2 + region_purity_Q (- (7 / 2)) + ((7 / 2) * (989 / 5000000000))) by lra.
+  assert (L2 : 0 <= 1 / 2 - region_G (7 / 2) <= 1 / 2 - region_purity_Q (7 / 2) + ((7 / 2) * (989 / 5000000000))) by lra.
+  assert (V1 : (1 / 2 + region_purity_Q (- (7 / 2)) + ((7 / 2) * (989 / 5000000000))) ^ 7 <= (94109 / 2500000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (V2 : (1 / 2 - region_purity_Q (7 / 2) + ((7 / 2) * (989 / 5000000000))) ^ 7 <= (94109 / 2500000000000000000000000000000)) by (unfold region_purity_Q, region_purity_half; cbn [region_horner]; interval with (i_prec 100)).
+  assert (W1 := Rle_trans _ _ _ (pow_incr _ _ 7 L1) V1). assert (W2 := Rle_trans _ _ _ (pow_incr _ _ 7 L2) V2).
+  apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_0 = z_0 r_0 = (685991017175358928240220299 / 12800000000000000000000000000), scale K = (5109 / 5000). *)
+Lemma region_purity_radius_0_integral :
+  RInt (region_purity_closed_tail_integrand (5109 / 5000) (685991017175358928240220299 / 12800000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (685991017175358928240220299 / 12800000000000000000000000000)) <= (42405268144110986509 / 125000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_0) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_0_spacing :
+  region_purity_spacing_tail (5109 / 5000) (685991017175358928240220299 / 12800000000000000000000000000) <= (375818800555480037909 / 500000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (5109 / 5000) (685991017175358928240220299 / 12800000000000000000000000000) (42405268144110986509 / 125000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_0_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 7 * 3432 / (2 * (5109 / 5000)) ^ 13 * RInt (region_purity_tail_integrand (5109 / 5000) (685991017175358928240220299 / 12800000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (685991017175358928240220299 / 12800000000000000000000000000)) <= 7 * 3432 / (2 * (5109 / 5000)) ^ 13 * (42405268144110986509 / 125000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (7 * 3432 / (2 * (5109 / 5000)) ^ 13 * (42405268144110986509 / 125000000000000000000) + (40372761 / 39062500000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_0^2) = e^(-y) region_purity_poisson(y), y = r_0^2 / 2 = (20449 / 8192). *)
+Lemma region_purity_radius_0_poisson :
+  (246479434269085363279 / 250000000000000000000) <= exp (- (20449 / 8192)) * region_purity_poisson (20449 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_0 >= P(S > z_0 r_0) / P(Q >= r_0^2) >= P(Z > z_0) (Z independent of Q; r_0 = (143 / 64)). *)
+Lemma region_purity_tail_0 :
+  region_purity_spacing_tail (5109 / 5000) ((4797139980247265232449093 / 200000000000000000000000000) * (143 / 64)) / (exp (- ((143 / 64) ^ 2 / 2)) * region_purity_poisson ((143 / 64) ^ 2 / 2)) <= (190593386457342782409 / 250000000000000000000).
+Proof.
+  replace ((4797139980247265232449093 / 200000000000000000000000000) * (143 / 64)) with (685991017175358928240220299 / 12800000000000000000000000000) by lra. replace ((143 / 64) ^ 2 / 2) with (20449 / 8192) by lra.
+  assert (HS := region_purity_radius_0_spacing). assert (HP := region_purity_radius_0_poisson).
+  set (D := exp (- (20449 / 8192)) * region_purity_poisson (20449 / 8192)) in *. set (T := region_purity_spacing_tail (5109 / 5000) (685991017175358928240220299 / 12800000000000000000000000000)) in *.
+  apply Rle_trans with ((375818800555480037909 / 500000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((375818800555480037909 / 500000000000000000000) / (246479434269085363279 / 250000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_1 = z_1 r_1 = (868282336424755007073285833 / 6400000000000000000000000000), scale K = (10571 / 10000). *)
+Lemma region_purity_radius_1_integral :
+  RInt (region_purity_closed_tail_integrand (10571 / 10000) (868282336424755007073285833 / 6400000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (868282336424755007073285833 / 6400000000000000000000000000)) <= (16792586284212226799 / 50000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_1) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_1_spacing :
+  region_purity_spacing_tail (10571 / 10000) (868282336424755007073285833 / 6400000000000000000000000000) <= (478513299684249608543 / 1000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (10571 / 10000) (868282336424755007073285833 / 6400000000000000000000000000) (16792586284212226799 / 50000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_1_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 7 * 3432 / (2 * (10571 / 10000)) ^ 13 * RInt (region_purity_tail_integrand (10571 / 10000) (868282336424755007073285833 / 6400000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (868282336424755007073285833 / 6400000000000000000000000000)) <= 7 * 3432 / (2 * (10571 / 10000)) ^ 13 * (16792586284212226799 / 50000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (7 * 3432 / (2 * (10571 / 10000)) ^ 13 * (16792586284212226799 / 50000000000000000000) + (40372761 / 39062500000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_1^2) = e^(-y) region_purity_poisson(y), y = r_1^2 / 2 = (32761 / 8192). *)
+Lemma region_purity_radius_1_poisson :
+  (222353759232997828449 / 250000000000000000000) <= exp (- (32761 / 8192)) * region_purity_poisson (32761 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_1 >= P(S > z_1 r_1) / P(Q >= r_1^2) >= P(Z > z_1) (Z independent of Q; r_1 = (181 / 64)). *)
+Lemma region_purity_tail_1 :
+  region_purity_spacing_tail (10571 / 10000) ((4797139980247265232449093 / 100000000000000000000000000) * (181 / 64)) / (exp (- ((181 / 64) ^ 2 / 2)) * region_purity_poisson ((181 / 64) ^ 2 / 2)) <= (269004502855531828987 / 500000000000000000000).
+Proof.
+  replace ((4797139980247265232449093 / 100000000000000000000000000) * (181 / 64)) with (868282336424755007073285833 / 6400000000000000000000000000) by lra. replace ((181 / 64) ^ 2 / 2) with (32761 / 8192) by lra.
+  assert (HS := region_purity_radius_1_spacing). assert (HP := region_purity_radius_1_poisson).
+  set (D := exp (- (32761 / 8192)) * region_purity_poisson (32761 / 8192)) in *. set (T := region_purity_spacing_tail (10571 / 10000) (868282336424755007073285833 / 6400000000000000000000000000)) in *.
+  apply Rle_trans with ((478513299684249608543 / 1000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((478513299684249608543 / 1000000000000000000000) / (222353759232997828449 / 250000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (8775729574244998856489699914131 / 41943040000000000000000000000000), scale K = (2727 / 2500). *)
+Lemma region_purity_radius_2_integral :
+  RInt (region_purity_closed_tail_integrand (2727 / 2500) (8775729574244998856489699914131 / 41943040000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (8775729574244998856489699914131 / 41943040000000000000000000000000)) <= (332498641053942648473 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_2) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_2_spacing :
+  region_purity_spacing_tail (2727 / 2500) (8775729574244998856489699914131 / 41943040000000000000000000000000) <= (31503482855497758841 / 100000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (2727 / 2500) (8775729574244998856489699914131 / 41943040000000000000000000000000) (332498641053942648473 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_2_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 7 * 3432 / (2 * (2727 / 2500)) ^ 13 * RInt (region_purity_tail_integrand (2727 / 2500) (8775729574244998856489699914131 / 41943040000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (8775729574244998856489699914131 / 41943040000000000000000000000000)) <= 7 * 3432 / (2 * (2727 / 2500)) ^ 13 * (332498641053942648473 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (7 * 3432 / (2 * (2727 / 2500)) ^ 13 * (332498641053942648473 / 1000000000000000000000) + (40372761 / 39062500000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_2^2) = e^(-y) region_purity_poisson(y), y = r_2^2 / 2 = (32761 / 8192). *)
+Lemma region_purity_radius_2_poisson :
+  (222353759232997828449 / 250000000000000000000) <= exp (- (32761 / 8192)) * region_purity_poisson (32761 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (181 / 64)). *)
+Lemma region_purity_tail_2 :
+  region_purity_spacing_tail (2727 / 2500) ((48484693780359109704362982951 / 655360000000000000000000000000) * (181 / 64)) / (exp (- ((181 / 64) ^ 2 / 2)) * region_purity_poisson ((181 / 64) ^ 2 / 2)) <= (177102261302934646109 / 500000000000000000000).
+Proof.
+  replace ((48484693780359109704362982951 / 655360000000000000000000000000) * (181 / 64)) with (8775729574244998856489699914131 / 41943040000000000000000000000000) by lra. replace ((181 / 64) ^ 2 / 2) with (32761 / 8192) by lra.
+  assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
+  set (D := exp (- (32761 / 8192)) * region_purity_poisson (32761 / 8192)) in *. set (T := region_purity_spacing_tail (2727 / 2500) (8775729574244998856489699914131 / 41943040000000000000000000000000)) in *.
+  apply Rle_trans with ((31503482855497758841 / 100000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((31503482855497758841 / 100000000000000000000) / (222353759232997828449 / 250000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (7268199552612414273601177744323 / 20971520000000000000000000000000), scale K = (2319 / 2000). *)
+Lemma region_purity_radius_3_integral :
+  RInt (region_purity_closed_tail_integrand (2319 / 2000) (7268199552612414273601177744323 / 20971520000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (7268199552612414273601177744323 / 20971520000000000000000000000000)) <= (325733488165210120379 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_3) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_3_spacing :
+  region_purity_spacing_tail (2319 / 2000) (7268199552612414273601177744323 / 20971520000000000000000000000000) <= (69753820793155062143 / 500000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (2319 / 2000) (7268199552612414273601177744323 / 20971520000000000000000000000000) (325733488165210120379 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_3_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 7 * 3432 / (2 * (2319 / 2000)) ^ 13 * RInt (region_purity_tail_integrand (2319 / 2000) (7268199552612414273601177744323 / 20971520000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (7268199552612414273601177744323 / 20971520000000000000000000000000)) <= 7 * 3432 / (2 * (2319 / 2000)) ^ 13 * (325733488165210120379 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (7 * 3432 / (2 * (2319 / 2000)) ^ 13 * (325733488165210120379 / 1000000000000000000000) + (40372761 / 39062500000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_3^2) = e^(-y) region_purity_poisson(y), y = r_3^2 / 2 = (2809 / 512). *)
+Lemma region_purity_radius_3_poisson :
+  (688182720631435584533 / 1000000000000000000000) <= exp (- (2809 / 512)) * region_purity_poisson (2809 / 512).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (53 / 16)). *)
+Lemma region_purity_tail_3 :
+  region_purity_spacing_tail (2319 / 2000) ((137135840615328571200022221591 / 1310720000000000000000000000000) * (53 / 16)) / (exp (- ((53 / 16) ^ 2 / 2)) * region_purity_poisson ((53 / 16) ^ 2 / 2)) <= (101359448155212470053 / 500000000000000000000).
+Proof.
+  replace ((137135840615328571200022221591 / 1310720000000000000000000000000) * (53 / 16)) with (7268199552612414273601177744323 / 20971520000000000000000000000000) by lra. replace ((53 / 16) ^ 2 / 2) with (2809 / 512) by lra.
+  assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
+  set (D := exp (- (2809 / 512)) * region_purity_poisson (2809 / 512)) in *. set (T := region_purity_spacing_tail (2319 / 2000) (7268199552612414273601177744323 / 20971520000000000000000000000000)) in *.
+  apply Rle_trans with ((69753820793155062143 / 500000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((69753820793155062143 / 500000000000000000000) / (688182720631435584533 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (47128249682404412739970444965227 / 104857600000000000000000000000000), scale K = (6081 / 5000). *)
+Lemma region_purity_radius_4_integral :
+  RInt (region_purity_closed_tail_integrand (6081 / 5000) (47128249682404412739970444965227 / 104857600000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (47128249682404412739970444965227 / 104857600000000000000000000000000)) <= (79897834334354598659 / 250000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_4) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_4_spacing :
+  region_purity_spacing_tail (6081 / 5000) (47128249682404412739970444965227 / 104857600000000000000000000000000) <= (735843379175846374571 / 10000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (6081 / 5000) (47128249682404412739970444965227 / 104857600000000000000000000000000) (79897834334354598659 / 250000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_4_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 7 * 3432 / (2 * (6081 / 5000)) ^ 13 * RInt (region_purity_tail_integrand (6081 / 5000) (47128249682404412739970444965227 / 104857600000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (47128249682404412739970444965227 / 104857600000000000000000000000000)) <= 7 * 3432 / (2 * (6081 / 5000)) ^ 13 * (79897834334354598659 / 250000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (7 * 3432 / (2 * (6081 / 5000)) ^ 13 * (79897834334354598659 / 250000000000000000000) + (40372761 / 39062500000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_4^2) = e^(-y) region_purity_poisson(y), y = r_4^2 / 2 = (2809 / 512). *)
+Lemma region_purity_radius_4_poisson :
+  (688182720631435584533 / 1000000000000000000000) <= exp (- (2809 / 512)) * region_purity_poisson (2809 / 512).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (53 / 16)). *)
+Lemma region_purity_tail_4 :
+  region_purity_spacing_tail (6081 / 5000) ((889212258158573825282461225759 / 6553600000000000000000000000000) * (53 / 16)) / (exp (- ((53 / 16) ^ 2 / 2)) * region_purity_poisson ((53 / 16) ^ 2 / 2)) <= (26731395496993887091 / 250000000000000000000).
+Proof.
+  replace ((889212258158573825282461225759 / 6553600000000000000000000000000) * (53 / 16)) with (47128249682404412739970444965227 / 104857600000000000000000000000000) by lra. replace ((53 / 16) ^ 2 / 2) with (2809 / 512) by lra.
+  assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
+  set (D := exp (- (2809 / 512)) * region_purity_poisson (2809 / 512)) in *. set (T := region_purity_spacing_tail (6081 / 5000) (47128249682404412739970444965227 / 104857600000000000000000000000000)) in *.
+  apply Rle_trans with ((735843379175846374571 / 10000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((735843379175846374571 / 10000000000000000000000) / (688182720631435584533 / 1000000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (275607651135176144036424888438849 / 419430400000000000000000000000000), scale K = (3367 / 2500). *)
+Lemma region_purity_radius_5_integral :
+  RInt (region_purity_closed_tail_integrand (3367 / 2500) (275607651135176144036424888438849 / 419430400000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (275607651135176144036424888438849 / 419430400000000000000000000000000)) <= (305858585998574605823 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_5) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_5_spacing :
+  region_purity_spacing_tail (3367 / 2500) (275607651135176144036424888438849 / 419430400000000000000000000000000) <= (46749358988761359977 / 2500000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (3367 / 2500) (275607651135176144036424888438849 / 419430400000000000000000000000000) (305858585998574605823 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_5_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 7 * 3432 / (2 * (3367 / 2500)) ^ 13 * RInt (region_purity_tail_integrand (3367 / 2500) (275607651135176144036424888438849 / 419430400000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (275607651135176144036424888438849 / 419430400000000000000000000000000)) <= 7 * 3432 / (2 * (3367 / 2500)) ^ 13 * (305858585998574605823 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (7 * 3432 / (2 * (3367 / 2500)) ^ 13 * (305858585998574605823 / 1000000000000000000000) + (40372761 / 39062500000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_5^2) = e^(-y) region_purity_poisson(y), y = r_5^2 / 2 = (57121 / 8192). *)
+Lemma region_purity_radius_5_poisson :
+  (22688749855006081349 / 50000000000000000000) <= exp (- (57121 / 8192)) * region_purity_poisson (57121 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (239 / 64)). *)
+Lemma region_purity_tail_5 :
+  region_purity_spacing_tail (3367 / 2500) ((1153170088431699347432740118991 / 6553600000000000000000000000000) * (239 / 64)) / (exp (- ((239 / 64) ^ 2 / 2)) * region_purity_poisson ((239 / 64) ^ 2 / 2)) <= (412092859126361324339 / 10000000000000000000000).
+Proof.
+  replace ((1153170088431699347432740118991 / 6553600000000000000000000000000) * (239 / 64)) with (275607651135176144036424888438849 / 419430400000000000000000000000000) by lra. replace ((239 / 64) ^ 2 / 2) with (57121 / 8192) by lra.
+  assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
+  set (D := exp (- (57121 / 8192)) * region_purity_poisson (57121 / 8192)) in *. set (T := region_purity_spacing_tail (3367 / 2500) (275607651135176144036424888438849 / 419430400000000000000000000000000)) in *.
+  apply Rle_trans with ((46749358988761359977 / 2500000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((46749358988761359977 / 2500000000000000000000) / (22688749855006081349 / 50000000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (393309874730764703009516308563037 / 419430400000000000000000000000000), scale K = (3129 / 2000). *)
+Lemma region_purity_radius_6_integral :
+  RInt (region_purity_closed_tail_integrand (3129 / 2000) (393309874730764703009516308563037 / 419430400000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (393309874730764703009516308563037 / 419430400000000000000000000000000)) <= (35465918840009088337 / 125000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_6) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_6_spacing :
+  region_purity_spacing_tail (3129 / 2000) (393309874730764703009516308563037 / 419430400000000000000000000000000) <= (247328521407049632289 / 100000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (3129 / 2000) (393309874730764703009516308563037 / 419430400000000000000000000000000) (35465918840009088337 / 125000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_6_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 7 * 3432 / (2 * (3129 / 2000)) ^ 13 * RInt (region_purity_tail_integrand (3129 / 2000) (393309874730764703009516308563037 / 419430400000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (393309874730764703009516308563037 / 419430400000000000000000000000000)) <= 7 * 3432 / (2 * (3129 / 2000)) ^ 13 * (35465918840009088337 / 125000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (7 * 3432 / (2 * (3129 / 2000)) ^ 13 * (35465918840009088337 / 125000000000000000000) + (40372761 / 39062500000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_6^2) = e^(-y) region_purity_poisson(y), y = r_6^2 / 2 = (69169 / 8192). *)
+Lemma region_purity_radius_6_poisson :
+  (16390732177679333687 / 62500000000000000000) <= exp (- (69169 / 8192)) * region_purity_poisson (69169 / 8192).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (263 / 64)). *)
+Lemma region_purity_tail_6 :
+  region_purity_spacing_tail (3129 / 2000) ((1495474808862223205359377599099 / 6553600000000000000000000000000) * (263 / 64)) / (exp (- ((263 / 64) ^ 2 / 2)) * region_purity_poisson ((263 / 64) ^ 2 / 2)) <= (943095916666317767707 / 100000000000000000000000).
+Proof.
+  replace ((1495474808862223205359377599099 / 6553600000000000000000000000000) * (263 / 64)) with (393309874730764703009516308563037 / 419430400000000000000000000000000) by lra. replace ((263 / 64) ^ 2 / 2) with (69169 / 8192) by lra.
+  assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
+  set (D := exp (- (69169 / 8192)) * region_purity_poisson (69169 / 8192)) in *. set (T := region_purity_spacing_tail (3129 / 2000) (393309874730764703009516308563037 / 419430400000000000000000000000000)) in *.
+  apply Rle_trans with ((247328521407049632289 / 100000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((247328521407049632289 / 100000000000000000000000) / (16390732177679333687 / 62500000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (302433545733117666052194163440429 / 209715200000000000000000000000000), scale K = (21237 / 10000). *)
+Lemma region_purity_radius_7_integral :
+  RInt (region_purity_closed_tail_integrand (21237 / 10000) (302433545733117666052194163440429 / 209715200000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (302433545733117666052194163440429 / 209715200000000000000000000000000)) <= (237383978198224376889 / 1000000000000000000000).
+Proof.
+  unfold region_purity_closed_tail_integrand, region_purity_Q, region_purity_half, region_phi. cbn [region_horner]. integral with (i_prec 40, i_degree 6, i_fuel 400).
+Qed.
+
+(* claim region_purity_probability: P(S > s_7) <= this end (region_purity_spacing_tail's comment). *)
+Lemma region_purity_radius_7_spacing :
+  region_purity_spacing_tail (21237 / 10000) (302433545733117666052194163440429 / 209715200000000000000000000000000) <= (48686171056483706297 / 1250000000000000000000000).
+Proof.
+  unfold region_purity_spacing_tail. destruct region_central_binomial_value as [HC _]. rewrite HC.
+  assert (HI := region_purity_closed_tail_integrand_integral_above (21237 / 10000) (302433545733117666052194163440429 / 209715200000000000000000000000000) (237383978198224376889 / 1000000000000000000000) ltac:(lra) ltac:(lra) region_purity_radius_7_integral).
+  assert (HO := region_purity_outside_upper).
+  assert (HW : 7 * 3432 / (2 * (21237 / 10000)) ^ 13 * RInt (region_purity_tail_integrand (21237 / 10000) (302433545733117666052194163440429 / 209715200000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (302433545733117666052194163440429 / 209715200000000000000000000000000)) <= 7 * 3432 / (2 * (21237 / 10000)) ^ 13 * (237383978198224376889 / 1000000000000000000000)) by (apply Rmult_le_compat_l; [interval | exact HI]).
+  apply Rle_trans with (7 * 3432 / (2 * (21237 / 10000)) ^ 13 * (237383978198224376889 / 1000000000000000000000) + (40372761 / 39062500000000000000000000000)); [lra | interval with (i_prec 200)].
+Qed.
+
+(* claim region_purity_probability: P(Q >= r_7^2) = e^(-y) region_purity_poisson(y), y = r_7^2 / 2 = (20449 / 2048). *)
+Lemma region_purity_radius_7_poisson :
+  (8193672919650933733 / 62500000000000000000) <= exp (- (20449 / 2048)) * region_purity_poisson (20449 / 2048).
+Proof.
+  unfold region_purity_poisson. interval with (i_prec 120).
+Qed.
+
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (143 / 32)). *)
+Lemma region_purity_tail_7 :
+  region_purity_spacing_tail (21237 / 10000) ((2114919900231592070295064080003 / 6553600000000000000000000000000) * (143 / 32)) / (exp (- ((143 / 32) ^ 2 / 2)) * region_purity_poisson ((143 / 32) ^ 2 / 2)) <= (297096134626751925063 / 1000000000000000000000000).
+Proof.
+  replace ((2114919900231592070295064080003 / 6553600000000000000000000000000) * (143 / 32)) with (302433545733117666052194163440429 / 209715200000000000000000000000000) by lra. replace ((143 / 32) ^ 2 / 2) with (20449 / 2048) by lra.
+  assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
+  set (D := exp (- (20449 / 2048)) * region_purity_poisson (20449 / 2048)) in *. set (T := region_purity_spacing_tail (21237 / 10000) (302433545733117666052194163440429 / 209715200000000000000000000000000)) in *.
+  apply Rle_trans with ((48686171056483706297 / 1250000000000000000000000) / D).
+  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
+  - apply Rle_trans with ((48686171056483706297 / 1250000000000000000000000) / (8193672919650933733 / 62500000000000000000)); [ | interval with (i_prec 200)].
+    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0. *)
+Lemma region_purity_tube_order :
+  0 <= (14984504501310610337821 / 1000000000000000000000000) /\ (14984504501310610337821 / 1000000000000000000000000) <= (2104303718863883663847 / 100000000000000000000000) /\ (2104303718863883663847 / 100000000000000000000000) <= (29427608568511361906079 / 1000000000000000000000000) /\ (29427608568511361906079 / 1000000000000000000000000) <= (21051907277237413673143 / 500000000000000000000000) /\ (21051907277237413673143 / 500000000000000000000000) <= (58487639057563589190099 / 1000000000000000000000000) /\ (58487639057563589190099 / 1000000000000000000000000) <= (8579973432945083285429 / 100000000000000000000000) /\ (8579973432945083285429 / 100000000000000000000000) <= (830350079250204039889 / 6250000000000000000000) /\ (830350079250204039889 / 6250000000000000000000) <= (12826543803878091538369 / 50000000000000000000000) /\ (12826543803878091538369 / 50000000000000000000000) <= 1.
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the Abel sum, computed. *)
+Lemma region_purity_lost_upper :
+  region_purity_lost <= (38172396470760272028534719 / 1000000000000000000000000000).
+Proof.
+  unfold region_purity_lost. interval with (i_prec 200).
+Qed.
+
+(* claim region_purity_probability: kept - lost, each end proved. *)
+Lemma region_purity_margin_numerator :
+  (8399181815582968731512267 / 20000000000000000000000000) - (38172396470760272028534719 / 1000000000000000000000000000) <= 1 / 2 - RInt region_phi 0 ((3 / 2) * sqrt (7 / (2 * (7 - 1))) * region_spacing_bound) - region_purity_lost.
+Proof.
+  assert (H1 := region_purity_phibar_at_spacing_bound). assert (H2 := region_purity_lost_upper). lra.
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_not_single_frequency_lo_positive :
+  0 < (5204759031591458920495344910899779926431449 / 40000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (3885659363854637299336826690851693161 / 1000000000000000000000000000000000000)) /\ 0 < 130118975789786473012383622772494498160786225 /\ (- (3885659363854637299336826690851693161 / 1000000000000000000000000000000000000)) <= (ln 130118975789786473012383622772494498160786225 / ln 10 - ln 1 / ln 10 + (-48)) /\ (ln 130118975789786473012383622772494498160786225 / ln 10 - ln 1 / ln 10 + (-48)) < ((- (3885659363854637299336826690851693161 / 1000000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; lo lowered by a relative 4 s (s what this route loses against the Jensen value) and rounded down to 15 significant digits. WEAKER than the certificate: its ends rounded outward to 15 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_lo_15_digits :
+  130118975789785 / 10 ^ 18 <= ((1 / 2 - RInt region_phi 0 (sqrt (7 / (2 * (7 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with ((892876411871067861342429 / 2000000000000000000000000) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The null-set lemma': P(R_dead and the terminal state is not single-frequency | active) = P(R_dead | active), and P(R_dead | active) = E[Phibar(c_p S)] / (C(2p, p) - 1) >= Phibar(c_p E[S]) / (C(2p, p) - 1) (the ordering identity, Jensen for the convex Phibar) >= Phibar(c_p E) / (C(2p, p) - 1), E = region_spacing_bound >= E[S] (its definition's comment) and Phibar decreasing; log10_lo lowered by 4 s/ln 10 and rounded down to 16 significant digits. WEAKER than the certificate: its ends rounded outward to 16 significant digits. *)
+Lemma region_purity_probability_not_single_frequency_log10_lo_16_digits :
+  (- (1942829681927321 / 500000000000000)) <= ln ((1 / 2 - RInt region_phi 0 (sqrt (7 / (2 * (7 - 1))) * region_spacing_bound)) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln ((892876411871067861342429 / 2000000000000000000000000) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_phibar_at_spacing_bound].
+Qed.
+
+(* claim region_purity_probability: the claim states lo > 0. *)
+Lemma region_purity_probability_purity_margin_lo_positive :
+  0 < (27768307305181555503540866838259130183658039 / 250000000000000000000000000000000000000000000000).
+Proof.
+  lra.
+Qed.
+
+(* claim region_purity_probability: the twin log10_lo is log10 lo rounded down at the unit of its last nonzero digit. *)
+Lemma region_purity_probability_purity_margin_log10_lo_pair :
+  2 * (1 / 1000000000000000000000000000000000000) <= Rabs (- (1977195300874729286796676026209694399 / 500000000000000000000000000000000000)) /\ 0 < 111073229220726222014163467353036520734632156 /\ (- (1977195300874729286796676026209694399 / 500000000000000000000000000000000000)) <= (ln 111073229220726222014163467353036520734632156 / ln 10 - ln 1 / ln 10 + (-48)) /\ (ln 111073229220726222014163467353036520734632156 / ln 10 - ln 1 / ln 10 + (-48)) < ((- (1977195300874729286796676026209694399 / 500000000000000000000000000000000000)) + (1 / 1000000000000000000000000000000000000)).
+Proof.
+  split; [unfold Rabs; destruct (Rcase_abs _); lra | split; [lra | split; interval with (i_prec 323)]].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = (3 / 2) (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_lo :
+  111073229220726222014163467353036520734632156 / 10 ^ 48 <= ((1 / 2 - RInt region_phi 0 ((3 / 2) * sqrt (7 / (2 * (7 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)).
+Proof.
+  apply Rle_trans with (((8399181815582968731512267 / 20000000000000000000000000) - (38172396470760272028534719 / 1000000000000000000000000000)) / (region_central_binomial - 1)).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
+
+(* claim region_purity_probability: docs/purity-tube.md, 'The delta-margin bound', delta = (1 / 100): P(R_dead and max_zeta F_zeta(theta_inf) <= 1 - delta | active) >= (kept - lost) / (C(2p, p) - 1) on the cut gamma_y >= lambda S / sqrt 2, lambda = (3 / 2) (d <= mu S), kept = E[Phibar(lambda c_p S)] >= Phibar(lambda c_p E[S]) (Jensen) >= 1/2 - G(lambda c_p E), E = region_spacing_bound >= E[S], lost <= region_purity_lost (its definition's comment); log10_lo as the certificate states it (the route's number exceeds the kernel's bound, recomputed from p and delta by a relative 1.0e-20 or more). *)
+Lemma region_purity_probability_purity_margin_log10_lo :
+  (- (1977195300874729286796676026209694399 / 500000000000000000000000000000000000)) <= ln ((1 / 2 - RInt region_phi 0 ((3 / 2) * sqrt (7 / (2 * (7 - 1))) * region_spacing_bound) - region_purity_lost) / (region_central_binomial - 1)) / ln 10.
+Proof.
+  apply Rle_trans with (ln (((8399181815582968731512267 / 20000000000000000000000000) - (38172396470760272028534719 / 1000000000000000000000000000)) / (region_central_binomial - 1)) / ln 10).
+  - destruct region_central_binomial_value as [HC _]. rewrite HC. interval with (i_prec 200).
+  - unfold Rdiv at 1 3. apply Rmult_le_compat_r; [interval | ]. apply ln_le.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. interval.
+    + destruct region_central_binomial_value as [HC _]. rewrite HC. unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_purity_margin_numerator].
+Qed.
