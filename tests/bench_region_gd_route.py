@@ -1,4 +1,5 @@
-"""Measurement for a Coq route to gd's region_probability (docs/coq.md, 'What is still missing'; not built).
+"""Measurement for a Coq route to gd's region_probability (docs/coq.md, 'The gd region in Coq': the chords and the bracket measured
+with the exact Phi).
 
 Run: python tests/bench_region_gd_route.py [P:N ...]   (default 5:6 5:8 13:5 31:4 101:3; a few minutes)
 

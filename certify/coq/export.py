@@ -78,13 +78,13 @@ def radius_lemma(document: dict) -> Lemma:
 #: Why a region claim without its own exporter is not exported (docs/coq.md): the region_probability of dead and
 #: smooth (certify.coq.region; smooth through R_dead in R_smooth), of slide (certify.coq.region_slide), of gd
 #: (certify.coq.region_gd) and of the staircase (the box mass times its relabelled copies) have theirs, and dead's
-#: region_purity_probability has certify.coq.region_purity's (which lists it, with its own reason, at p <= 50); this
-#: reason is for a theorem whose exporter states no region claim.
+#: region_purity_probability has certify.coq.region_purity's (which lists it, with its own reason, when its route falls
+#: short of the kernel's bound); this reason is for a theorem whose exporter states no region claim.
 REGION_NOT_EXPORTED = ("its bound adds to the law of the middle spacing S of 2p normals the purity tube's "
                        "chi-square, Beta and spacing-tail integrals, whose integrands contain the normal "
                        "distribution function Phi, itself an integral (integral takes no integral inside its "
                        "integrand); this theorem's exporter has no route of Phi's bounds to this bound (docs/coq.md, "
-                       "'What is still missing')")
+                       "'Theorem by theorem')")
 
 #: The region claims (every theorem's region_probability, dead's region_purity_probability), listed as not
 #: exported for the reason above when the theorem's exporter states neither lemmas nor a reason of its own.

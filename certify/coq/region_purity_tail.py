@@ -265,6 +265,8 @@ def tail_lemmas(tails: SpacingTails, points: list[tuple[int, TailEnds]], claim: 
         stem = f"region_purity_radius_{i}"
         power = f"(2 * {k}) ^ {2 * p - 1}"
         items += [
+            Lemma(f"{stem}_window", claim, f"0 < {k} /\\ 0 <= {z} * {r} <= 2 * {a}", "repeat split; lra.",
+                  f"K > 0 and s_{i} = z_{i} r_{i} lies in [0, 2a]: where {SPACING_TAIL} bounds P(S > s) (its comment)"),
             Lemma(f"{stem}_integral", claim, f"RInt ({CLOSED} {k} {s}) (- {a}) ({a} - {s}) <= {real(ends.integral)}",
                   f"unfold {CLOSED}, {Q}, {HALF}, {PHI}. cbn [{HORNER}]. {INTEGRAL_TACTIC}.",
                   f"the closed-form integral at s_{i} = z_{i} r_{i} = {s}, scale K = {k}"),
@@ -288,6 +290,7 @@ def tail_lemmas(tails: SpacingTails, points: list[tuple[int, TailEnds]], claim: 
                   "  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].\n"
                   f"  - apply Rle_trans with ({real(ends.spacing)} / {real(ends.poisson)}); [ | interval with (i_prec 200)].\n"
                   "    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].",
-                  f"T_{i} >= P(S > z_{i} r_{i}) / P(Q >= r_{i}^2) >= P(Z > z_{i}) (Z independent of Q; r_{i} = {r})"),
+                  f"T_{i} >= P(S > z_{i} r_{i}) / P(Q >= r_{i}^2) >= P(Z > z_{i}) (Z independent of Q; r_{i} = {r}; "
+                  f"{stem}_window)"),
         ]
     return items

@@ -1079,6 +1079,13 @@ Proof.
   apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
 Qed.
 
+(* claim region_purity_probability: K > 0 and s_2 = z_2 r_2 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_2_window :
+  0 < (539 / 500) /\ 0 <= (6082601410512113563677501 / 125000000000000000000000000) * (239 / 64) <= 2 * (11 / 4).
+Proof.
+  repeat split; lra.
+Qed.
+
 (* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (1453741737112395141718922739 / 8000000000000000000000000000), scale K = (539 / 500). *)
 Lemma region_purity_radius_2_integral :
   RInt (region_purity_closed_tail_integrand (539 / 500) (1453741737112395141718922739 / 8000000000000000000000000000)) (- (11 / 4)) ((11 / 4) - (1453741737112395141718922739 / 8000000000000000000000000000)) <= (132405668815551902643 / 500000000000000000000).
@@ -1104,7 +1111,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (239 / 64)). *)
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (239 / 64); region_purity_radius_2_window). *)
 Lemma region_purity_tail_2 :
   region_purity_spacing_tail (539 / 500) ((6082601410512113563677501 / 125000000000000000000000000) * (239 / 64)) / (exp (- ((239 / 64) ^ 2 / 2)) * region_purity_poisson ((239 / 64) ^ 2 / 2)) <= (224016671899006563719 / 1000000000000000000000).
 Proof.
@@ -1115,6 +1122,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((202376709242177240993 / 1000000000000000000000) / (225850053398497426459 / 250000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_3 = z_3 r_3 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_3_window :
+  0 < (1131 / 1000) /\ 0 <= (1127489245256756906503952617863 / 16384000000000000000000000000000) * (271 / 64) <= 2 * (11 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (305549585464581121662571159440873 / 1048576000000000000000000000000000), scale K = (1131 / 1000). *)
@@ -1142,7 +1156,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (271 / 64)). *)
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (271 / 64); region_purity_radius_3_window). *)
 Lemma region_purity_tail_3 :
   region_purity_spacing_tail (1131 / 1000) ((1127489245256756906503952617863 / 16384000000000000000000000000000) * (271 / 64)) / (exp (- ((271 / 64) ^ 2 / 2)) * region_purity_poisson ((271 / 64) ^ 2 / 2)) <= (102451663489903519713 / 1000000000000000000000).
 Proof.
@@ -1153,6 +1167,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((72754460406089671947 / 1000000000000000000000) / (710134495895808767997 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_4 = z_4 r_4 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_4_window :
+  0 < (5881 / 5000) /\ 0 <= (1462178305268775443231743432887 / 16384000000000000000000000000000) * (271 / 64) <= 2 * (11 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (396250320727838145115802470312377 / 1048576000000000000000000000000000), scale K = (5881 / 5000). *)
@@ -1180,7 +1201,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (271 / 64)). *)
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (271 / 64); region_purity_radius_4_window). *)
 Lemma region_purity_tail_4 :
   region_purity_spacing_tail (5881 / 5000) ((1462178305268775443231743432887 / 16384000000000000000000000000000) * (271 / 64)) / (exp (- ((271 / 64) ^ 2 / 2)) * region_purity_poisson ((271 / 64) ^ 2 / 2)) <= (221519562356336630869 / 5000000000000000000000).
 Proof.
@@ -1191,6 +1212,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((314617365489954578993 / 10000000000000000000000) / (710134495895808767997 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_5 = z_5 r_5 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_5_window :
+  0 < (12719 / 10000) /\ 0 <= (1896208411517277818681515194243 / 16384000000000000000000000000000) * (75 / 16) <= 2 * (11 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (5688625234551833456044545582729 / 10485760000000000000000000000000), scale K = (12719 / 10000). *)
@@ -1218,7 +1246,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (75 / 16)). *)
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (75 / 16); region_purity_radius_5_window). *)
 Lemma region_purity_tail_5 :
   region_purity_spacing_tail (12719 / 10000) ((1896208411517277818681515194243 / 16384000000000000000000000000000) * (75 / 16)) / (exp (- ((75 / 16) ^ 2 / 2)) * region_purity_poisson ((75 / 16) ^ 2 / 2)) <= (63944540357164421017 / 5000000000000000000000).
 Proof.
@@ -1229,6 +1257,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((590236032208925968657 / 100000000000000000000000) / (230760917551421274133 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_6 = z_6 r_6 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_6_window :
+  0 < (14239 / 10000) /\ 0 <= (2459080180843247783637103781781 / 16384000000000000000000000000000) * (163 / 32) <= 2 * (11 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (400830069477449388732847916430303 / 524288000000000000000000000000000), scale K = (14239 / 10000). *)
@@ -1256,7 +1291,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (163 / 32)). *)
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (163 / 32); region_purity_radius_6_window). *)
 Lemma region_purity_tail_6 :
   region_purity_spacing_tail (14239 / 10000) ((2459080180843247783637103781781 / 16384000000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)) <= (25767717947936815831 / 12500000000000000000000).
 Proof.
@@ -1267,6 +1302,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((2045274401082595481 / 3906250000000000000000) / (126997627354663444969 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_7 = z_7 r_7 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_7_window :
+  0 < (8409 / 5000) /\ 0 <= (6082601410512113563677501 / 31250000000000000000000000) * (175 / 32) <= 2 * (11 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (42578209873584794945742507 / 40000000000000000000000000), scale K = (8409 / 5000). *)
@@ -1294,7 +1336,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (175 / 32)). *)
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (175 / 32); region_purity_radius_7_window). *)
 Lemma region_purity_tail_7 :
   region_purity_spacing_tail (8409 / 5000) ((6082601410512113563677501 / 31250000000000000000000000) * (175 / 32)) / (exp (- ((175 / 32) ^ 2 / 2)) * region_purity_poisson ((175 / 32) ^ 2 / 2)) <= (30127082797366459649 / 250000000000000000000000).
 Proof.

@@ -1079,6 +1079,13 @@ Proof.
   apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
 Qed.
 
+(* claim region_purity_probability: K > 0 and s_2 = z_2 r_2 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_2_window :
+  0 < (5447 / 5000) /\ 0 <= (368886470549827463186318943363 / 8192000000000000000000000000000) * (293 / 64) <= 2 * (5 / 2).
+Proof.
+  repeat split; lra.
+Qed.
+
 (* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (108083735871099446713591450405359 / 524288000000000000000000000000000), scale K = (5447 / 5000). *)
 Lemma region_purity_radius_2_integral :
   RInt (region_purity_closed_tail_integrand (5447 / 5000) (108083735871099446713591450405359 / 524288000000000000000000000000000)) (- (5 / 2)) ((5 / 2) - (108083735871099446713591450405359 / 524288000000000000000000000000000)) <= (121203828570032566823 / 500000000000000000000).
@@ -1104,7 +1111,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (293 / 64)). *)
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (293 / 64); region_purity_radius_2_window). *)
 Lemma region_purity_tail_2 :
   region_purity_spacing_tail (5447 / 5000) ((368886470549827463186318943363 / 8192000000000000000000000000000) * (293 / 64)) / (exp (- ((293 / 64) ^ 2 / 2)) * region_purity_poisson ((293 / 64) ^ 2 / 2)) <= (38587157092414046079 / 250000000000000000000).
 Proof.
@@ -1115,6 +1122,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((57422741085904346087 / 500000000000000000000) / (744065453544299051693 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_3 = z_3 r_3 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_3_window :
+  0 < (1131 / 1000) /\ 0 <= (104336905692080267461524230011 / 1638400000000000000000000000000) * (293 / 64) <= 2 * (5 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (30570713367779518366226599393223 / 104857600000000000000000000000000), scale K = (1131 / 1000). *)
@@ -1142,7 +1156,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (293 / 64)). *)
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (293 / 64); region_purity_radius_3_window). *)
 Lemma region_purity_tail_3 :
   region_purity_spacing_tail (1131 / 1000) ((104336905692080267461524230011 / 1638400000000000000000000000000) * (293 / 64)) / (exp (- ((293 / 64) ^ 2 / 2)) * region_purity_poisson ((293 / 64) ^ 2 / 2)) <= (149178266152087625731 / 2500000000000000000000).
 Proof.
@@ -1153,6 +1167,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((13874799282925654353 / 312500000000000000000) / (744065453544299051693 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_4 = z_4 r_4 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_4_window :
+  0 < (5999 / 5000) /\ 0 <= (67654390705185170365926308511 / 819200000000000000000000000000) * (163 / 32) <= 2 * (5 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (11027665684945182769645988287293 / 26214400000000000000000000000000), scale K = (5999 / 5000). *)
@@ -1180,7 +1201,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (163 / 32)). *)
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (163 / 32); region_purity_radius_4_window). *)
 Lemma region_purity_tail_4 :
   region_purity_spacing_tail (5999 / 5000) ((67654390705185170365926308511 / 819200000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)) <= (21300428732490594753 / 1000000000000000000000).
 Proof.
@@ -1191,6 +1212,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((992728332786563345199 / 100000000000000000000000) / (466060258811742059559 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_5 = z_5 r_5 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_5_window :
+  0 < (6369 / 5000) /\ 0 <= (877367660228816687803853589931 / 8192000000000000000000000000000) * (163 / 32) <= 2 * (5 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (143010928617297120112028135158753 / 262144000000000000000000000000000), scale K = (6369 / 5000). *)
@@ -1218,7 +1246,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (163 / 32)). *)
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (163 / 32); region_purity_radius_5_window). *)
 Lemma region_purity_tail_5 :
   region_purity_spacing_tail (6369 / 5000) ((877367660228816687803853589931 / 8192000000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)) <= (116541760812439936819 / 25000000000000000000000).
 Proof.
@@ -1229,6 +1257,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((108630966413243790911 / 50000000000000000000000) / (466060258811742059559 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_6 = z_6 r_6 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_6_window :
+  0 < (143 / 100) /\ 0 <= (568903208397080755194806293911 / 4096000000000000000000000000000) * (89 / 16) <= 2 * (5 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (50632385547340187212337760158079 / 65536000000000000000000000000000), scale K = (143 / 100). *)
@@ -1256,7 +1291,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (89 / 16)). *)
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (89 / 16); region_purity_radius_6_window). *)
 Lemma region_purity_tail_6 :
   region_purity_spacing_tail (143 / 100) ((568903208397080755194806293911 / 4096000000000000000000000000000) * (89 / 16)) / (exp (- ((89 / 16) ^ 2 / 2)) * region_purity_poisson ((89 / 16) ^ 2 / 2)) <= (124005410192541205511 / 250000000000000000000000).
 Proof.
@@ -1267,6 +1302,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((114312584081494617809 / 1000000000000000000000000) / (230458864464065131483 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_7 = z_7 r_7 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_7_window :
+  0 < (16979 / 10000) /\ 0 <= (1475552982040920219538262018211 / 8192000000000000000000000000000) * 6 <= 2 * (5 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (4426658946122760658614786054633 / 4096000000000000000000000000000), scale K = (16979 / 10000). *)
@@ -1294,7 +1336,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = 6). *)
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = 6; region_purity_radius_7_window). *)
 Lemma region_purity_tail_7 :
   region_purity_spacing_tail (16979 / 10000) ((1475552982040920219538262018211 / 8192000000000000000000000000000) * 6) / (exp (- (6 ^ 2 / 2)) * region_purity_poisson (6 ^ 2 / 2)) <= (155729504002962831999 / 10000000000000000000000000).
 Proof.

@@ -1087,6 +1087,13 @@ Proof.
   apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
 Qed.
 
+(* claim region_purity_probability: K > 0 and s_2 = z_2 r_2 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_2_window :
+  0 < (10911 / 10000) /\ 0 <= (63960784916511623746213795023 / 1638400000000000000000000000000) * (43 / 8) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
+Qed.
+
 (* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (2750313751409999821087193185989 / 13107200000000000000000000000000), scale K = (10911 / 10000). *)
 Lemma region_purity_radius_2_integral :
   RInt (region_purity_closed_tail_integrand (10911 / 10000) (2750313751409999821087193185989 / 13107200000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (2750313751409999821087193185989 / 13107200000000000000000000000000)) <= (21117291984176948037 / 100000000000000000000).
@@ -1112,7 +1119,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (43 / 8)). *)
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (43 / 8); region_purity_radius_2_window). *)
 Lemma region_purity_tail_2 :
   region_purity_spacing_tail (10911 / 10000) ((63960784916511623746213795023 / 1638400000000000000000000000000) * (43 / 8)) / (exp (- ((43 / 8) ^ 2 / 2)) * region_purity_poisson ((43 / 8) ^ 2 / 2)) <= (383277897131906197759 / 5000000000000000000000).
 Proof.
@@ -1123,6 +1130,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((68628504545008991707 / 1250000000000000000000) / (358113551856554322933 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_3 = z_3 r_3 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_3_window :
+  0 < (11337 / 10000) /\ 0 <= (180908969863294527360543559743 / 3276800000000000000000000000000) * (43 / 8) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (7779085704121664676503373068949 / 26214400000000000000000000000000), scale K = (11337 / 10000). *)
@@ -1150,7 +1164,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (43 / 8)). *)
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (43 / 8); region_purity_radius_3_window). *)
 Lemma region_purity_tail_3 :
   region_purity_spacing_tail (11337 / 10000) ((180908969863294527360543559743 / 3276800000000000000000000000000) * (43 / 8)) / (exp (- ((43 / 8) ^ 2 / 2)) * region_purity_poisson ((43 / 8) ^ 2 / 2)) <= (214216346574080427093 / 10000000000000000000000).
 Proof.
@@ -1161,6 +1175,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((7671377673737856393 / 500000000000000000000) / (358113551856554322933 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_4 = z_4 r_4 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_4_window :
+  0 < (11979 / 10000) /\ 0 <= (2346095766275215666029741920203 / 32768000000000000000000000000000) * (373 / 64) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (875093720820655443429093736235719 / 2097152000000000000000000000000000), scale K = (11979 / 10000). *)
@@ -1188,7 +1209,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (373 / 64)). *)
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (373 / 64); region_purity_radius_4_window). *)
 Lemma region_purity_tail_4 :
   region_purity_spacing_tail (11979 / 10000) ((2346095766275215666029741920203 / 32768000000000000000000000000000) * (373 / 64)) / (exp (- ((373 / 64) ^ 2 / 2)) * region_purity_poisson ((373 / 64) ^ 2 / 2)) <= (32461995611664675879 / 6250000000000000000000).
 Proof.
@@ -1199,6 +1220,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((243764017889308753867 / 100000000000000000000000) / (234662885491353836111 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_5 = z_5 r_5 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_5_window :
+  0 < (12949 / 10000) /\ 0 <= (1521256673961163520083219109943 / 16384000000000000000000000000000) * (399 / 64) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (606981412910504244513204424867257 / 1048576000000000000000000000000000), scale K = (12949 / 10000). *)
@@ -1226,7 +1254,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (399 / 64)). *)
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (399 / 64); region_purity_radius_5_window). *)
 Lemma region_purity_tail_5 :
   region_purity_spacing_tail (12949 / 10000) ((1521256673961163520083219109943 / 16384000000000000000000000000000) * (399 / 64)) / (exp (- ((399 / 64) ^ 2 / 2)) * region_purity_poisson ((399 / 64) ^ 2 / 2)) <= (69770958028787558813 / 100000000000000000000000).
 Proof.
@@ -1237,6 +1265,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((181194267146387683307 / 1000000000000000000000000) / (129849347253929614289 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_6 = z_6 r_6 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_6_window :
+  0 < (3623 / 2500) /\ 0 <= (3945653300211841570659503355843 / 32768000000000000000000000000000) * (53 / 8) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (209119624911227603244953677859679 / 262144000000000000000000000000000), scale K = (3623 / 2500). *)
@@ -1264,7 +1299,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (53 / 8)). *)
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (53 / 8); region_purity_radius_6_window). *)
 Lemma region_purity_tail_6 :
   region_purity_spacing_tail (3623 / 2500) ((3945653300211841570659503355843 / 32768000000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)) <= (70123044677408567463 / 2000000000000000000000000).
 Proof.
@@ -1275,6 +1310,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((104528643545145489139 / 25000000000000000000000000) / (59625844271888165861 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_7 = z_7 r_7 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_7_window :
+  0 < (17461 / 10000) /\ 0 <= (5579991528113160053117422604627 / 32768000000000000000000000000000) * (53 / 8) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (295739550989997482815223398045231 / 262144000000000000000000000000000), scale K = (17461 / 10000). *)
@@ -1302,7 +1344,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (53 / 8)). *)
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (53 / 8); region_purity_radius_7_window). *)
 Lemma region_purity_tail_7 :
   region_purity_spacing_tail (17461 / 10000) ((5579991528113160053117422604627 / 32768000000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)) <= (339246886790071574183 / 5000000000000000000000000000).
 Proof.

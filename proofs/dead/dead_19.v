@@ -1079,6 +1079,13 @@ Proof.
   apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
 Qed.
 
+(* claim region_purity_probability: K > 0 and s_2 = z_2 r_2 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_2_window :
+  0 < (10883 / 10000) /\ 0 <= (236101038040747609876167802337 / 6553600000000000000000000000000) * (181 / 32) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
+Qed.
+
 (* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (42734287885375317387586372222997 / 209715200000000000000000000000000), scale K = (10883 / 10000). *)
 Lemma region_purity_radius_2_integral :
   RInt (region_purity_closed_tail_integrand (10883 / 10000) (42734287885375317387586372222997 / 209715200000000000000000000000000)) (- (9 / 4)) ((9 / 4) - (42734287885375317387586372222997 / 209715200000000000000000000000000)) <= (6253096057271024549 / 31250000000000000000).
@@ -1104,7 +1111,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (181 / 32)). *)
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (181 / 32); region_purity_radius_2_window). *)
 Lemma region_purity_tail_2 :
   region_purity_spacing_tail (10883 / 10000) ((236101038040747609876167802337 / 6553600000000000000000000000000) * (181 / 32)) / (exp (- ((181 / 32) ^ 2 / 2)) * region_purity_poisson ((181 / 32) ^ 2 / 2)) <= (575104364664689174069 / 10000000000000000000000).
 Proof.
@@ -1115,6 +1122,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((427091362045798816563 / 10000000000000000000000) / (742632795518447565633 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_3 = z_3 r_3 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_3_window :
+  0 < (11571 / 10000) /\ 0 <= (910295968088739038245766935229 / 16384000000000000000000000000000) * (197 / 32) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (179328305713481590534416086240113 / 524288000000000000000000000000000), scale K = (11571 / 10000). *)
@@ -1142,7 +1156,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (197 / 32)). *)
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (197 / 32); region_purity_radius_3_window). *)
 Lemma region_purity_tail_3 :
   region_purity_spacing_tail (11571 / 10000) ((910295968088739038245766935229 / 16384000000000000000000000000000) * (197 / 32)) / (exp (- ((197 / 32) ^ 2 / 2)) * region_purity_poisson ((197 / 32) ^ 2 / 2)) <= (3653467200738391113 / 400000000000000000000).
 Proof.
@@ -1153,6 +1167,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((108250653920588112383 / 25000000000000000000000) / (2370365419428643629 / 5000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_4 = z_4 r_4 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_4_window :
+  0 < (758 / 625) /\ 0 <= (2361015735751183784646629963121 / 32768000000000000000000000000000) * (197 / 32) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (465120099942983205575386102734837 / 1048576000000000000000000000000000), scale K = (758 / 625). *)
@@ -1180,7 +1201,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (197 / 32)). *)
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (197 / 32); region_purity_radius_4_window). *)
 Lemma region_purity_tail_4 :
   region_purity_spacing_tail (758 / 625) ((2361015735751183784646629963121 / 32768000000000000000000000000000) * (197 / 32)) / (exp (- ((197 / 32) ^ 2 / 2)) * region_purity_poisson ((197 / 32) ^ 2 / 2)) <= (78658241151605452803 / 50000000000000000000000).
 Proof.
@@ -1191,6 +1212,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((372897549557689310813 / 500000000000000000000000) / (2370365419428643629 / 5000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_5 = z_5 r_5 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_5_window :
+  0 < (13211 / 10000) /\ 0 <= (153093210571616393121101661837 / 1638400000000000000000000000000) * (53 / 8) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (8113940160295668835418388077361 / 13107200000000000000000000000000), scale K = (13211 / 10000). *)
@@ -1218,7 +1246,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (53 / 8)). *)
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (53 / 8); region_purity_radius_5_window). *)
 Lemma region_purity_tail_5 :
   region_purity_spacing_tail (13211 / 10000) ((153093210571616393121101661837 / 1638400000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)) <= (128960304122741572391 / 1000000000000000000000000).
 Proof.
@@ -1229,6 +1257,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((304331118469877137619 / 10000000000000000000000000) / (58997053500320046819 / 250000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_6 = z_6 r_6 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_6_window :
+  0 < (14953 / 10000) /\ 0 <= (794149273756447565408097615541 / 6553600000000000000000000000000) * (113 / 16) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (89738867934478574891115030556133 / 104857600000000000000000000000000), scale K = (14953 / 10000). *)
@@ -1256,7 +1291,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (113 / 16)). *)
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (113 / 16); region_purity_radius_6_window). *)
 Lemma region_purity_tail_6 :
   region_purity_spacing_tail (14953 / 10000) ((794149273756447565408097615541 / 6553600000000000000000000000000) * (113 / 16)) / (exp (- ((113 / 16) ^ 2 / 2)) * region_purity_poisson ((113 / 16) ^ 2 / 2)) <= (311730914010732412241 / 100000000000000000000000000).
 Proof.
@@ -1267,6 +1302,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((292928331980911345193 / 1000000000000000000000000000) / (469841646778134870839 / 5000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_7 = z_7 r_7 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_7_window :
+  0 < (2159 / 1250) /\ 0 <= (1287355007859486825941940923637 / 8192000000000000000000000000000) * (113 / 16) <= 2 * (9 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (145471115888122011331439324370981 / 131072000000000000000000000000000), scale K = (2159 / 1250). *)
@@ -1294,7 +1336,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (113 / 16)). *)
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (113 / 16); region_purity_radius_7_window). *)
 Lemma region_purity_tail_7 :
   region_purity_spacing_tail (2159 / 1250) ((1287355007859486825941940923637 / 8192000000000000000000000000000) * (113 / 16)) / (exp (- ((113 / 16) ^ 2 / 2)) * region_purity_poisson ((113 / 16) ^ 2 / 2)) <= (27850462979206091959 / 2000000000000000000000000000).
 Proof.

@@ -1080,6 +1080,13 @@ Proof.
   apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
 Qed.
 
+(* claim region_purity_probability: K > 0 and s_2 = z_2 r_2 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_2_window :
+  0 < (10879 / 10000) /\ 0 <= (80405581561795289906461151 / 2500000000000000000000000000) * (101 / 16) <= 2 * 2.
+Proof.
+  repeat split; lra.
+Qed.
+
 (* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (8120963737741324280552576251 / 40000000000000000000000000000), scale K = (10879 / 10000). *)
 Lemma region_purity_radius_2_integral :
   RInt (region_purity_closed_tail_integrand (10879 / 10000) (8120963737741324280552576251 / 40000000000000000000000000000)) (- 2) (2 - (8120963737741324280552576251 / 40000000000000000000000000000)) <= (18134350971331814391 / 100000000000000000000).
@@ -1105,7 +1112,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (101 / 16)). *)
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (101 / 16); region_purity_radius_2_window). *)
 Lemma region_purity_tail_2 :
   region_purity_spacing_tail (10879 / 10000) ((80405581561795289906461151 / 2500000000000000000000000000) * (101 / 16)) / (exp (- ((101 / 16) ^ 2 / 2)) * region_purity_poisson ((101 / 16) ^ 2 / 2)) <= (75804108233208219569 / 2500000000000000000000).
 Proof.
@@ -1116,6 +1123,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((55067700091010247957 / 2500000000000000000000) / (181611859088153688089 / 250000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_3 = z_3 r_3 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_3_window :
+  0 < (11541 / 10000) /\ 0 <= (32506448919384161598674020587431 / 655360000000000000000000000000000) * (217 / 32) <= 2 * 2.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (7053899415506363066912262467472527 / 20971520000000000000000000000000000), scale K = (11541 / 10000). *)
@@ -1143,7 +1157,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (217 / 32)). *)
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (217 / 32); region_purity_radius_3_window). *)
 Lemma region_purity_tail_3 :
   region_purity_spacing_tail (11541 / 10000) ((32506448919384161598674020587431 / 655360000000000000000000000000000) * (217 / 32)) / (exp (- ((217 / 32) ^ 2 / 2)) * region_purity_poisson ((217 / 32) ^ 2 / 2)) <= (160223843784636862371 / 50000000000000000000000).
 Proof.
@@ -1154,6 +1168,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((30306193352830506571 / 20000000000000000000000) / (29554544439370248027 / 62500000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_4 = z_4 r_4 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_4_window :
+  0 < (6043 / 5000) /\ 0 <= (80405581561795289906461151 / 1250000000000000000000000000) * (217 / 32) <= 2 * 2.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (17448011198909577909702069767 / 40000000000000000000000000000), scale K = (6043 / 5000). *)
@@ -1181,7 +1202,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (217 / 32)). *)
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (217 / 32); region_purity_radius_4_window). *)
 Lemma region_purity_tail_4 :
   region_purity_spacing_tail (6043 / 5000) ((80405581561795289906461151 / 1250000000000000000000000000) * (217 / 32)) / (exp (- ((217 / 32) ^ 2 / 2)) * region_purity_poisson ((217 / 32) ^ 2 / 2)) <= (394496527343699695287 / 1000000000000000000000000).
 Proof.
@@ -1192,6 +1213,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((46636660594226451281 / 250000000000000000000000) / (29554544439370248027 / 62500000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_5 = z_5 r_5 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_5_window :
+  0 < (13091 / 10000) /\ 0 <= (54669121798751168127331346404467 / 655360000000000000000000000000000) * (461 / 64) <= 2 * 2.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (25202465149224288506699750692459287 / 41943040000000000000000000000000000), scale K = (13091 / 10000). *)
@@ -1219,7 +1247,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (461 / 64)). *)
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (461 / 64); region_purity_radius_5_window). *)
 Lemma region_purity_tail_5 :
   region_purity_spacing_tail (13091 / 10000) ((54669121798751168127331346404467 / 655360000000000000000000000000000) * (461 / 64)) / (exp (- ((461 / 64) ^ 2 / 2)) * region_purity_poisson ((461 / 64) ^ 2 / 2)) <= (194373560520837457963 / 10000000000000000000000000).
 Proof.
@@ -1230,6 +1258,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((248072124620988614847 / 50000000000000000000000000) / (127626475512545082957 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_6 = z_6 r_6 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_6_window :
+  0 < (3673 / 2500) /\ 0 <= (70897058703042064307992774666193 / 655360000000000000000000000000000) * (487 / 64) <= 2 * 2.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (34526867588381485317992481262435991 / 41943040000000000000000000000000000), scale K = (3673 / 2500). *)
@@ -1257,7 +1292,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (487 / 64)). *)
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (487 / 64); region_purity_radius_6_window). *)
 Lemma region_purity_tail_6 :
   region_purity_spacing_tail (3673 / 2500) ((70897058703042064307992774666193 / 655360000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (233794555942627998773 / 1000000000000000000000000000).
 Proof.
@@ -1268,6 +1303,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((26191524751852359587 / 1000000000000000000000000000) / (112027949693916856133 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_7 = z_7 r_7 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_7_window :
+  0 < (223 / 125) /\ 0 <= (50131834831219059917909743653537 / 327680000000000000000000000000000) * (487 / 64) <= 2 * 2.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (24414203562803682180022045159272519 / 20971520000000000000000000000000000), scale K = (223 / 125). *)
@@ -1295,7 +1337,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (487 / 64)). *)
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (487 / 64); region_purity_radius_7_window). *)
 Lemma region_purity_tail_7 :
   region_purity_spacing_tail (223 / 125) ((50131834831219059917909743653537 / 327680000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (1319492943081824937 / 39062500000000000000000000000).
 Proof.

@@ -1126,6 +1126,13 @@ Proof.
   apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
 Qed.
 
+(* claim region_purity_probability: K > 0 and s_4 = z_4 r_4 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_4_window :
+  0 < (677 / 625) /\ 0 <= (17701455008122262807168717996611 / 655360000000000000000000000000000) * (457 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
+Qed.
+
 (* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (8089564938711874102876104124451227 / 41943040000000000000000000000000000), scale K = (677 / 625). *)
 Lemma region_purity_radius_4_integral :
   RInt (region_purity_closed_tail_integrand (677 / 625) (8089564938711874102876104124451227 / 41943040000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (8089564938711874102876104124451227 / 41943040000000000000000000000000000)) <= (40460974906256782319 / 250000000000000000000).
@@ -1151,7 +1158,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (457 / 64)). *)
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (457 / 64); region_purity_radius_4_window). *)
 Lemma region_purity_tail_4 :
   region_purity_spacing_tail (677 / 625) ((17701455008122262807168717996611 / 655360000000000000000000000000000) * (457 / 64)) / (exp (- ((457 / 64) ^ 2 / 2)) * region_purity_poisson ((457 / 64) ^ 2 / 2)) <= (28147363604199691923 / 2000000000000000000000).
 Proof.
@@ -1162,6 +1169,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((4116663711309551887 / 400000000000000000000) / (365634928478286530249 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_5 = z_5 r_5 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_5_window :
+  0 < (143 / 125) /\ 0 <= (13649703971019353728638226401399 / 327680000000000000000000000000000) * (487 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (6647405833886425265846816257481313 / 20971520000000000000000000000000000), scale K = (143 / 125). *)
@@ -1189,7 +1203,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (487 / 64)). *)
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (487 / 64); region_purity_radius_5_window). *)
 Lemma region_purity_tail_5 :
   region_purity_spacing_tail (143 / 125) ((13649703971019353728638226401399 / 327680000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (936641332587841568643 / 1000000000000000000000000).
 Proof.
@@ -1200,6 +1214,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((448559949710598941651 / 1000000000000000000000000) / (119725644732993722637 / 250000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_6 = z_6 r_6 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_6_window :
+  0 < (2389 / 2000) /\ 0 <= (35402966798449765578868498980099 / 655360000000000000000000000000000) * (487 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (17241244830845035836908959003308213 / 41943040000000000000000000000000000), scale K = (2389 / 2000). *)
@@ -1227,7 +1248,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (487 / 64)). *)
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (487 / 64); region_purity_radius_6_window). *)
 Lemma region_purity_tail_6 :
   region_purity_spacing_tail (2389 / 2000) ((35402966798449765578868498980099 / 655360000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (787997901747992381979 / 10000000000000000000000000).
 Proof.
@@ -1238,6 +1259,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((37737422734009851591 / 1000000000000000000000000) / (119725644732993722637 / 250000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_7 = z_7 r_7 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_7_window :
+  0 < (3213 / 2500) /\ 0 <= (22955966716618100582675397620437 / 327680000000000000000000000000000) * (515 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (2364464571811664360015565954905011 / 4194304000000000000000000000000000), scale K = (3213 / 2500). *)
@@ -1265,7 +1293,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (515 / 64)). *)
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (515 / 64); region_purity_radius_7_window). *)
 Lemma region_purity_tail_7 :
   region_purity_spacing_tail (3213 / 2500) ((22955966716618100582675397620437 / 327680000000000000000000000000000) * (515 / 64)) / (exp (- ((515 / 64) ^ 2 / 2)) * region_purity_poisson ((515 / 64) ^ 2 / 2)) <= (27880008825085602197 / 12500000000000000000000000).
 Proof.
@@ -1276,6 +1304,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((281996274792977442637 / 500000000000000000000000000) / (252866020023678747387 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_8 = z_8 r_8 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_8_window :
+  0 < (14287 / 10000) /\ 0 <= (56782205239964531062986877 / 625000000000000000000000000) * (543 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_8 = z_8 r_8 = (30832737445300740367201874211 / 40000000000000000000000000000), scale K = (14287 / 10000). *)
@@ -1303,7 +1338,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_8 >= P(S > z_8 r_8) / P(Q >= r_8^2) >= P(Z > z_8) (Z independent of Q; r_8 = (543 / 64)). *)
+(* claim region_purity_probability: T_8 >= P(S > z_8 r_8) / P(Q >= r_8^2) >= P(Z > z_8) (Z independent of Q; r_8 = (543 / 64); region_purity_radius_8_window). *)
 Lemma region_purity_tail_8 :
   region_purity_spacing_tail (14287 / 10000) ((56782205239964531062986877 / 625000000000000000000000000) * (543 / 64)) / (exp (- ((543 / 64) ^ 2 / 2)) * region_purity_poisson ((543 / 64) ^ 2 / 2)) <= (25213119026958734403 / 2000000000000000000000000000).
 Proof.
@@ -1314,6 +1349,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((32302252460042601803 / 25000000000000000000000000000) / (102493475481566313287 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_9 = z_9 r_9 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_9_window :
+  0 < (18107 / 10000) /\ 0 <= (734591389189421138361861227749 / 5242880000000000000000000000000) * (543 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_9 = z_9 r_9 = (398883124329855678130490646667707 / 335544320000000000000000000000000), scale K = (18107 / 10000). *)
@@ -1341,7 +1383,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_9 >= P(S > z_9 r_9) / P(Q >= r_9^2) >= P(Z > z_9) (Z independent of Q; r_9 = (543 / 64)). *)
+(* claim region_purity_probability: T_9 >= P(S > z_9 r_9) / P(Q >= r_9^2) >= P(Z > z_9) (Z independent of Q; r_9 = (543 / 64); region_purity_radius_9_window). *)
 Lemma region_purity_tail_9 :
   region_purity_spacing_tail (18107 / 10000) ((734591389189421138361861227749 / 5242880000000000000000000000000) * (543 / 64)) / (exp (- ((543 / 64) ^ 2 / 2)) * region_purity_poisson ((543 / 64) ^ 2 / 2)) <= (75582404038479744881 / 5000000000000000000000000000000000).
 Proof.

@@ -1080,6 +1080,13 @@ Proof.
   apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
 Qed.
 
+(* claim region_purity_probability: K > 0 and s_2 = z_2 r_2 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_2_window :
+  0 < (10777 / 10000) /\ 0 <= (500491189638200744393686846061 / 20480000000000000000000000000000) * (237 / 32) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
+Qed.
+
 (* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (118616411944253576421303782516457 / 655360000000000000000000000000000), scale K = (10777 / 10000). *)
 Lemma region_purity_radius_2_integral :
   RInt (region_purity_closed_tail_integrand (10777 / 10000) (118616411944253576421303782516457 / 655360000000000000000000000000000)) (- (7 / 4)) ((7 / 4) - (118616411944253576421303782516457 / 655360000000000000000000000000000)) <= (4899573090400665479 / 31250000000000000000).
@@ -1105,7 +1112,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (237 / 32)). *)
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (237 / 32); region_purity_radius_2_window). *)
 Lemma region_purity_tail_2 :
   region_purity_spacing_tail (10777 / 10000) ((500491189638200744393686846061 / 20480000000000000000000000000000) * (237 / 32)) / (exp (- ((237 / 32) ^ 2 / 2)) * region_purity_poisson ((237 / 32) ^ 2 / 2)) <= (140276136002162469139 / 10000000000000000000000).
 Proof.
@@ -1116,6 +1123,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((10216970971824811611 / 1000000000000000000000) / (29133881964548293003 / 40000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_3 = z_3 r_3 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_3_window :
+  0 < (5667 / 5000) /\ 0 <= (385931923422685232202696451449 / 10240000000000000000000000000000) * (503 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (194123757481610671797956315078847 / 655360000000000000000000000000000), scale K = (5667 / 5000). *)
@@ -1143,7 +1157,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (503 / 64)). *)
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (503 / 64); region_purity_radius_3_window). *)
 Lemma region_purity_tail_3 :
   region_purity_spacing_tail (5667 / 5000) ((385931923422685232202696451449 / 10240000000000000000000000000000) * (503 / 64)) / (exp (- ((503 / 64) ^ 2 / 2)) * region_purity_poisson ((503 / 64) ^ 2 / 2)) <= (239429656049202994689 / 250000000000000000000000).
 Proof.
@@ -1154,6 +1168,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((231936754761088676863 / 500000000000000000000000) / (484352603992851829289 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_4 = z_4 r_4 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_4_window :
+  0 < (12121 / 10000) /\ 0 <= (1091580141928564668736498908759 / 20480000000000000000000000000000) * (531 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (579629055364067839099080920551029 / 1310720000000000000000000000000000), scale K = (12121 / 10000). *)
@@ -1181,7 +1202,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (531 / 64)). *)
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (531 / 64); region_purity_radius_4_window). *)
 Lemma region_purity_tail_4 :
   region_purity_spacing_tail (12121 / 10000) ((1091580141928564668736498908759 / 20480000000000000000000000000000) * (531 / 64)) / (exp (- ((531 / 64) ^ 2 / 2)) * region_purity_poisson ((531 / 64) ^ 2 / 2)) <= (293850828332727846469 / 10000000000000000000000000).
 Proof.
@@ -1192,6 +1213,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((755558725395637391537 / 100000000000000000000000000) / (257123224624746275763 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_5 = z_5 r_5 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_5_window :
+  0 < (1637 / 1250) /\ 0 <= (1415603888540098860163412236061 / 20480000000000000000000000000000) * (557 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (788491365916835065111020615485977 / 1310720000000000000000000000000000), scale K = (1637 / 1250). *)
@@ -1219,7 +1247,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (557 / 64)). *)
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (557 / 64); region_purity_radius_5_window). *)
 Lemma region_purity_tail_5 :
   region_purity_spacing_tail (1637 / 1250) ((1415603888540098860163412236061 / 20480000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)) <= (115766447639611945647 / 200000000000000000000000000).
 Proof.
@@ -1230,6 +1258,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((652455037377630233071 / 10000000000000000000000000000) / (112719194668348604159 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_6 = z_6 r_6 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_6_window :
+  0 < (14357 / 10000) /\ 0 <= (45895310041243090237735332849 / 512000000000000000000000000000) * (557 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (25563687692972401262418580396893 / 32768000000000000000000000000000), scale K = (14357 / 10000). *)
@@ -1257,7 +1292,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (557 / 64)). *)
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (557 / 64); region_purity_radius_6_window). *)
 Lemma region_purity_tail_6 :
   region_purity_spacing_tail (14357 / 10000) ((45895310041243090237735332849 / 512000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)) <= (101531143524838705143 / 50000000000000000000000000000).
 Proof.
@@ -1268,6 +1303,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((45778034927505343463 / 200000000000000000000000000000) / (112719194668348604159 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_7 = z_7 r_7 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_7_window :
+  0 < (9133 / 5000) /\ 0 <= (2831209382541072986814746875149 / 20480000000000000000000000000000) * (557 / 64) <= 2 * (7 / 4).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (1576983626075377653655814009457993 / 1310720000000000000000000000000000), scale K = (9133 / 5000). *)
@@ -1295,7 +1337,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (557 / 64)). *)
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (557 / 64); region_purity_radius_7_window). *)
 Lemma region_purity_tail_7 :
   region_purity_spacing_tail (9133 / 5000) ((2831209382541072986814746875149 / 20480000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)) <= (149449275205102641603 / 200000000000000000000000000000000000).
 Proof.

@@ -1093,6 +1093,13 @@ Proof.
   apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
 Qed.
 
+(* claim region_purity_probability: K > 0 and s_0 = z_0 r_0 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_0_window :
+  0 < (10327 / 10000) /\ 0 <= (79542617930007572277300487 / 2000000000000000000000000000) * 2 <= 2 * 4.
+Proof.
+  repeat split; lra.
+Qed.
+
 (* claim region_purity_probability: the closed-form integral at s_0 = z_0 r_0 = (79542617930007572277300487 / 1000000000000000000000000000), scale K = (10327 / 10000). *)
 Lemma region_purity_radius_0_integral :
   RInt (region_purity_closed_tail_integrand (10327 / 10000) (79542617930007572277300487 / 1000000000000000000000000000)) (- 4) (4 - (79542617930007572277300487 / 1000000000000000000000000000)) <= (100745829951376991231 / 250000000000000000000).
@@ -1118,7 +1125,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_0 >= P(S > z_0 r_0) / P(Q >= r_0^2) >= P(Z > z_0) (Z independent of Q; r_0 = 2). *)
+(* claim region_purity_probability: T_0 >= P(S > z_0 r_0) / P(Q >= r_0^2) >= P(Z > z_0) (Z independent of Q; r_0 = 2; region_purity_radius_0_window). *)
 Lemma region_purity_tail_0 :
   region_purity_spacing_tail (10327 / 10000) ((79542617930007572277300487 / 2000000000000000000000000000) * 2) / (exp (- (2 ^ 2 / 2)) * region_purity_poisson (2 ^ 2 / 2)) <= (783629875752561577781 / 1000000000000000000000).
 Proof.
@@ -1129,6 +1136,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((371184699156755866347 / 500000000000000000000) / (94734698265628884231 / 100000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_1 = z_1 r_1 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_1_window :
+  0 < (10617 / 10000) /\ 0 <= (74690518236277110368385157293 / 1024000000000000000000000000000) * 2 <= 2 * 4.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_1 = z_1 r_1 = (74690518236277110368385157293 / 512000000000000000000000000000), scale K = (10617 / 10000). *)
@@ -1156,7 +1170,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= P(S > z_1 r_1) / P(Q >= r_1^2) >= P(Z > z_1) (Z independent of Q; r_1 = 2). *)
+(* claim region_purity_probability: T_1 >= P(S > z_1 r_1) / P(Q >= r_1^2) >= P(Z > z_1) (Z independent of Q; r_1 = 2; region_purity_radius_1_window). *)
 Lemma region_purity_tail_1 :
   region_purity_spacing_tail (10617 / 10000) ((74690518236277110368385157293 / 1024000000000000000000000000000) * 2) / (exp (- (2 ^ 2 / 2)) * region_purity_poisson (2 ^ 2 / 2)) <= (605798378448364432413 / 1000000000000000000000).
 Proof.
@@ -1167,6 +1181,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((573901265921130603773 / 1000000000000000000000) / (94734698265628884231 / 100000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_2 = z_2 r_2 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_2_window :
+  0 < (5669 / 5000) /\ 0 <= (7372089372371031806232486435647 / 65536000000000000000000000000000) * (169 / 64) <= 2 * 4.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (1245883103930704375253290207624343 / 4194304000000000000000000000000000), scale K = (5669 / 5000). *)
@@ -1194,7 +1215,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (169 / 64)). *)
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (169 / 64); region_purity_radius_2_window). *)
 Lemma region_purity_tail_2 :
   region_purity_spacing_tail (5669 / 5000) ((7372089372371031806232486435647 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)) <= (213299200731001550143 / 500000000000000000000).
 Proof.
@@ -1205,6 +1226,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((31056398727852714229 / 100000000000000000000) / (728000822821153765757 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_3 = z_3 r_3 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_3_window :
+  0 < (5901 / 5000) /\ 0 <= (9560465876861400134725577433991 / 65536000000000000000000000000000) * (169 / 64) <= 2 * 4.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (1615718733189576622768622586344479 / 4194304000000000000000000000000000), scale K = (5901 / 5000). *)
@@ -1232,7 +1260,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (169 / 64)). *)
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (169 / 64); region_purity_radius_3_window). *)
 Lemma region_purity_tail_3 :
   region_purity_spacing_tail (5901 / 5000) ((9560465876861400134725577433991 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)) <= (29285579214628790737 / 100000000000000000000).
 Proof.
@@ -1243,6 +1271,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((42639851530087675429 / 200000000000000000000) / (728000822821153765757 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_4 = z_4 r_4 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_4_window :
+  0 < (12457 / 10000) /\ 0 <= (12398387399368210298435104209177 / 65536000000000000000000000000000) * (169 / 64) <= 2 * 4.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (2095327470493227540435532611350913 / 4194304000000000000000000000000000), scale K = (12457 / 10000). *)
@@ -1270,7 +1305,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (169 / 64)). *)
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (169 / 64); region_purity_radius_4_window). *)
 Lemma region_purity_tail_4 :
   region_purity_spacing_tail (12457 / 10000) ((12398387399368210298435104209177 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)) <= (88117113111323076429 / 500000000000000000000).
 Proof.
@@ -1281,6 +1316,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((25659732339867150537 / 200000000000000000000) / (728000822821153765757 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_5 = z_5 r_5 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_5_window :
+  0 < (14313 / 10000) /\ 0 <= (803937239418586533006676022109 / 3276800000000000000000000000000) * (101 / 32) <= 2 * 4.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (81197661181277239833674278233009 / 104857600000000000000000000000000), scale K = (14313 / 10000). *)
@@ -1308,7 +1350,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (101 / 32)). *)
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (101 / 32); region_purity_radius_5_window). *)
 Lemma region_purity_tail_5 :
   region_purity_spacing_tail (14313 / 10000) ((803937239418586533006676022109 / 3276800000000000000000000000000) * (101 / 32)) / (exp (- ((101 / 32) ^ 2 / 2)) * region_purity_poisson ((101 / 32) ^ 2 / 2)) <= (77599423704148874307 / 1000000000000000000000).
 Proof.
@@ -1319,6 +1361,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((172209045912180789677 / 5000000000000000000000) / (88768208675742310361 / 200000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_6 = z_6 r_6 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_6_window :
+  0 < (881 / 500) /\ 0 <= (79542617930007572277300487 / 250000000000000000000000000) * (115 / 32) <= 2 * 4.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (1829480212390174162377911201 / 1600000000000000000000000000), scale K = (881 / 500). *)
@@ -1346,7 +1395,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (115 / 32)). *)
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (115 / 32); region_purity_radius_6_window). *)
 Lemma region_purity_tail_6 :
   region_purity_spacing_tail (881 / 500) ((79542617930007572277300487 / 250000000000000000000000000) * (115 / 32)) / (exp (- ((115 / 32) ^ 2 / 2)) * region_purity_poisson ((115 / 32) ^ 2 / 2)) <= (207511135164448689399 / 10000000000000000000000).
 Proof.
@@ -1357,6 +1406,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((237040963403978815513 / 50000000000000000000000) / (114230478868581336783 / 500000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_7 = z_7 r_7 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_7_window :
+  0 < (4887 / 2000) /\ 0 <= (13520574653124757128123259479773 / 32768000000000000000000000000000) * 4 <= 2 * 4.
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (13520574653124757128123259479773 / 8192000000000000000000000000000), scale K = (4887 / 2000). *)
@@ -1384,7 +1440,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = 4). *)
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = 4; region_purity_radius_7_window). *)
 Lemma region_purity_tail_7 :
   region_purity_spacing_tail (4887 / 2000) ((13520574653124757128123259479773 / 32768000000000000000000000000000) * 4) / (exp (- (4 ^ 2 / 2)) * region_purity_poisson (4 ^ 2 / 2)) <= (102293605721399561143 / 50000000000000000000000).
 Proof.

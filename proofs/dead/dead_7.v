@@ -1094,6 +1094,13 @@ Proof.
   apply Rplus_le_compat; [apply Rmult_le_compat_l; [interval | exact W1] | apply Rmult_le_compat_l; [interval | exact W2]].
 Qed.
 
+(* claim region_purity_probability: K > 0 and s_0 = z_0 r_0 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_0_window :
+  0 < (5109 / 5000) /\ 0 <= (4797139980247265232449093 / 200000000000000000000000000) * (143 / 64) <= 2 * (7 / 2).
+Proof.
+  repeat split; lra.
+Qed.
+
 (* claim region_purity_probability: the closed-form integral at s_0 = z_0 r_0 = (685991017175358928240220299 / 12800000000000000000000000000), scale K = (5109 / 5000). *)
 Lemma region_purity_radius_0_integral :
   RInt (region_purity_closed_tail_integrand (5109 / 5000) (685991017175358928240220299 / 12800000000000000000000000000)) (- (7 / 2)) ((7 / 2) - (685991017175358928240220299 / 12800000000000000000000000000)) <= (42405268144110986509 / 125000000000000000000).
@@ -1119,7 +1126,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_0 >= P(S > z_0 r_0) / P(Q >= r_0^2) >= P(Z > z_0) (Z independent of Q; r_0 = (143 / 64)). *)
+(* claim region_purity_probability: T_0 >= P(S > z_0 r_0) / P(Q >= r_0^2) >= P(Z > z_0) (Z independent of Q; r_0 = (143 / 64); region_purity_radius_0_window). *)
 Lemma region_purity_tail_0 :
   region_purity_spacing_tail (5109 / 5000) ((4797139980247265232449093 / 200000000000000000000000000) * (143 / 64)) / (exp (- ((143 / 64) ^ 2 / 2)) * region_purity_poisson ((143 / 64) ^ 2 / 2)) <= (190593386457342782409 / 250000000000000000000).
 Proof.
@@ -1130,6 +1137,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((375818800555480037909 / 500000000000000000000) / (246479434269085363279 / 250000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_1 = z_1 r_1 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_1_window :
+  0 < (10571 / 10000) /\ 0 <= (4797139980247265232449093 / 100000000000000000000000000) * (181 / 64) <= 2 * (7 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_1 = z_1 r_1 = (868282336424755007073285833 / 6400000000000000000000000000), scale K = (10571 / 10000). *)
@@ -1157,7 +1171,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= P(S > z_1 r_1) / P(Q >= r_1^2) >= P(Z > z_1) (Z independent of Q; r_1 = (181 / 64)). *)
+(* claim region_purity_probability: T_1 >= P(S > z_1 r_1) / P(Q >= r_1^2) >= P(Z > z_1) (Z independent of Q; r_1 = (181 / 64); region_purity_radius_1_window). *)
 Lemma region_purity_tail_1 :
   region_purity_spacing_tail (10571 / 10000) ((4797139980247265232449093 / 100000000000000000000000000) * (181 / 64)) / (exp (- ((181 / 64) ^ 2 / 2)) * region_purity_poisson ((181 / 64) ^ 2 / 2)) <= (269004502855531828987 / 500000000000000000000).
 Proof.
@@ -1168,6 +1182,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((478513299684249608543 / 1000000000000000000000) / (222353759232997828449 / 250000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_2 = z_2 r_2 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_2_window :
+  0 < (2727 / 2500) /\ 0 <= (48484693780359109704362982951 / 655360000000000000000000000000) * (181 / 64) <= 2 * (7 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_2 = z_2 r_2 = (8775729574244998856489699914131 / 41943040000000000000000000000000), scale K = (2727 / 2500). *)
@@ -1195,7 +1216,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (181 / 64)). *)
+(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (181 / 64); region_purity_radius_2_window). *)
 Lemma region_purity_tail_2 :
   region_purity_spacing_tail (2727 / 2500) ((48484693780359109704362982951 / 655360000000000000000000000000) * (181 / 64)) / (exp (- ((181 / 64) ^ 2 / 2)) * region_purity_poisson ((181 / 64) ^ 2 / 2)) <= (177102261302934646109 / 500000000000000000000).
 Proof.
@@ -1206,6 +1227,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((31503482855497758841 / 100000000000000000000) / (222353759232997828449 / 250000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_3 = z_3 r_3 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_3_window :
+  0 < (2319 / 2000) /\ 0 <= (137135840615328571200022221591 / 1310720000000000000000000000000) * (53 / 16) <= 2 * (7 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_3 = z_3 r_3 = (7268199552612414273601177744323 / 20971520000000000000000000000000), scale K = (2319 / 2000). *)
@@ -1233,7 +1261,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (53 / 16)). *)
+(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (53 / 16); region_purity_radius_3_window). *)
 Lemma region_purity_tail_3 :
   region_purity_spacing_tail (2319 / 2000) ((137135840615328571200022221591 / 1310720000000000000000000000000) * (53 / 16)) / (exp (- ((53 / 16) ^ 2 / 2)) * region_purity_poisson ((53 / 16) ^ 2 / 2)) <= (101359448155212470053 / 500000000000000000000).
 Proof.
@@ -1244,6 +1272,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((69753820793155062143 / 500000000000000000000) / (688182720631435584533 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_4 = z_4 r_4 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_4_window :
+  0 < (6081 / 5000) /\ 0 <= (889212258158573825282461225759 / 6553600000000000000000000000000) * (53 / 16) <= 2 * (7 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_4 = z_4 r_4 = (47128249682404412739970444965227 / 104857600000000000000000000000000), scale K = (6081 / 5000). *)
@@ -1271,7 +1306,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (53 / 16)). *)
+(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (53 / 16); region_purity_radius_4_window). *)
 Lemma region_purity_tail_4 :
   region_purity_spacing_tail (6081 / 5000) ((889212258158573825282461225759 / 6553600000000000000000000000000) * (53 / 16)) / (exp (- ((53 / 16) ^ 2 / 2)) * region_purity_poisson ((53 / 16) ^ 2 / 2)) <= (26731395496993887091 / 250000000000000000000).
 Proof.
@@ -1282,6 +1317,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((735843379175846374571 / 10000000000000000000000) / (688182720631435584533 / 1000000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_5 = z_5 r_5 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_5_window :
+  0 < (3367 / 2500) /\ 0 <= (1153170088431699347432740118991 / 6553600000000000000000000000000) * (239 / 64) <= 2 * (7 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_5 = z_5 r_5 = (275607651135176144036424888438849 / 419430400000000000000000000000000), scale K = (3367 / 2500). *)
@@ -1309,7 +1351,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (239 / 64)). *)
+(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (239 / 64); region_purity_radius_5_window). *)
 Lemma region_purity_tail_5 :
   region_purity_spacing_tail (3367 / 2500) ((1153170088431699347432740118991 / 6553600000000000000000000000000) * (239 / 64)) / (exp (- ((239 / 64) ^ 2 / 2)) * region_purity_poisson ((239 / 64) ^ 2 / 2)) <= (412092859126361324339 / 10000000000000000000000).
 Proof.
@@ -1320,6 +1362,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((46749358988761359977 / 2500000000000000000000) / (22688749855006081349 / 50000000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_6 = z_6 r_6 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_6_window :
+  0 < (3129 / 2000) /\ 0 <= (1495474808862223205359377599099 / 6553600000000000000000000000000) * (263 / 64) <= 2 * (7 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_6 = z_6 r_6 = (393309874730764703009516308563037 / 419430400000000000000000000000000), scale K = (3129 / 2000). *)
@@ -1347,7 +1396,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (263 / 64)). *)
+(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (263 / 64); region_purity_radius_6_window). *)
 Lemma region_purity_tail_6 :
   region_purity_spacing_tail (3129 / 2000) ((1495474808862223205359377599099 / 6553600000000000000000000000000) * (263 / 64)) / (exp (- ((263 / 64) ^ 2 / 2)) * region_purity_poisson ((263 / 64) ^ 2 / 2)) <= (943095916666317767707 / 100000000000000000000000).
 Proof.
@@ -1358,6 +1407,13 @@ Proof.
   - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].
   - apply Rle_trans with ((247328521407049632289 / 100000000000000000000000) / (16390732177679333687 / 62500000000000000000)); [ | interval with (i_prec 200)].
     unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].
+Qed.
+
+(* claim region_purity_probability: K > 0 and s_7 = z_7 r_7 lies in [0, 2a]: where region_purity_spacing_tail bounds P(S > s) (its comment). *)
+Lemma region_purity_radius_7_window :
+  0 < (21237 / 10000) /\ 0 <= (2114919900231592070295064080003 / 6553600000000000000000000000000) * (143 / 32) <= 2 * (7 / 2).
+Proof.
+  repeat split; lra.
 Qed.
 
 (* claim region_purity_probability: the closed-form integral at s_7 = z_7 r_7 = (302433545733117666052194163440429 / 209715200000000000000000000000000), scale K = (21237 / 10000). *)
@@ -1385,7 +1441,7 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (143 / 32)). *)
+(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (143 / 32); region_purity_radius_7_window). *)
 Lemma region_purity_tail_7 :
   region_purity_spacing_tail (21237 / 10000) ((2114919900231592070295064080003 / 6553600000000000000000000000000) * (143 / 32)) / (exp (- ((143 / 32) ^ 2 / 2)) * region_purity_poisson ((143 / 32) ^ 2 / 2)) <= (297096134626751925063 / 1000000000000000000000000).
 Proof.
