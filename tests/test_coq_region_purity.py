@@ -169,26 +169,43 @@ def test_each_end_has_its_lemma_and_each_lemma_its_formula(p):
             assert point and _exact(point.group(1)) == Fraction(str(bracket.grid[i])) and _exact(point.group(2)) == c
         radius = set(_radius_points(bracket))
         assert radius <= tails and (p > 50) == (not radius)
+        proved = {}  # i -> the end that region_purity_tail_i proves for region_purity_T_i
+        for i in tails:
+            match = re.fullmatch(rf"region_purity_T_{i} <= {NUMBER}", items[f"region_purity_tail_{i}"].statement)
+            assert match, items[f"region_purity_tail_{i}"].statement
+            proved[i] = _exact(match.group(1))
+            assert proved[i] == Fraction(str(bracket.tails[i]))
         for i in radius:
             match = re.fullmatch(rf"region_purity_spacing_tail {NUMBER} \({NUMBER} \* {NUMBER}\) / \(exp \(- \({NUMBER} "
-                                 rf"\^ 2 / 2\)\) \* region_purity_poisson \({NUMBER} \^ 2 / 2\)\) <= {NUMBER}",
-                                 items[f"region_purity_tail_{i}"].statement)
-            assert match, items[f"region_purity_tail_{i}"].statement
-            _, z, r, r_again, r_third, end = (_exact(group) for group in match.groups())
+                                 rf"\^ 2 / 2\)\) \* region_purity_poisson \({NUMBER} \^ 2 / 2\)\)",
+                                 items[f"region_purity_T_{i}"].body)
+            assert match, items[f"region_purity_T_{i}"].body
+            _, z, r, r_again, r_third = (_exact(group) for group in match.groups())
             assert r == r_again == r_third and z == Fraction(str(bracket.grid[i]))
-            assert end == Fraction(str(bracket.tails[i]))
             chi = mpmath.gammainc(p, _mp(r) ** 2 / 2, mpmath.inf, regularized=True)
-            assert _spacing_tail_oracle(p, _mp(z) * _mp(r)) / chi <= _mp(end)
+            assert _spacing_tail_oracle(p, _mp(z) * _mp(r)) / chi <= _mp(proved[i])
         for i in tails - radius:
-            lemma = items[f"region_purity_tail_{i}"]
             match = re.fullmatch(rf"region_spacing_bound / \({NUMBER} \* \(sqrt \(2 \* PI\) \* (\d+) \* "
-                                 rf"region_central_binomial / 4 \^ (\d+)\)\) <= {NUMBER}", lemma.statement)
-            assert match, lemma.statement
-            z, factor, power, end = match.groups()
+                                 rf"region_central_binomial / 4 \^ (\d+)\)\)", items[f"region_purity_T_{i}"].body)
+            assert match, items[f"region_purity_T_{i}"].body
+            z, factor, power = match.groups()
             assert (int(factor), int(power)) == (p, p) and _exact(z) == Fraction(str(bracket.grid[i]))
-            assert _mp(Fraction(str(bracket.grid[i]))) * mean_root_q * _mp(_exact(end)) >= spacing
-            assert f"* {p} * {math.comb(2 * p, p)} / 4 ^ {p}))" in lemma.proof
-        assert _exact(items["region_purity_lost"].body) == Fraction(str(bracket.lost))
+            assert _mp(Fraction(str(bracket.grid[i]))) * mean_root_q * _mp(proved[i]) >= spacing
+            assert f"* {p} * {math.comb(2 * p, p)} / 4 ^ {p}))" in items[f"region_purity_tail_{i}"].proof
+        # the Abel sum names each T_i whose lemma exists (1 elsewhere) and the tube lemmas' ends, in grid order: with
+        # each T_i replaced by its proved end it is the bracket's sum, and recomputed here from the parsed ends
+        body = items["region_purity_lost"].body
+        assert set(int(i) for i in re.findall(r"region_purity_T_(\d+)", body)) == tails
+        ends = [Fraction(str(h)) for h in bracket.hbar]
+        for i in tubes:
+            assert ends[i] == _exact(re.fullmatch(rf".* <= {NUMBER}", items[f"region_purity_tube_{i}"].statement).group(1))
+        weights = [proved.get(i, Fraction(1)) for i in range(len(ends))]
+        abel = ends[0] + sum(weights[i - 1] * (ends[i] - ends[i - 1]) for i in range(1, len(ends)))
+        if ends[-1] < 1:
+            abel += weights[-1] * (1 - ends[-1])
+        evaluated = _exact(re.sub(r"region_purity_T_(\d+)", lambda m: f"({proved[int(m.group(1))]})", body)
+                           .replace("/", " / "))
+        assert evaluated == abel == Fraction(str(bracket.lost))
 
 
 @pytest.mark.parametrize("p", [97, 101])
@@ -228,16 +245,14 @@ def _radius_points(bracket) -> list[int]:
 def test_radius_tails_bound_the_tail_by_an_independent_route(p):
     """Where the route uses a radius r_i (p <= 50): T_i >= P(S > z_i r_i) / P(Q >= r_i^2) (mpmath's quadrature and its
     regularized upper incomplete gamma, P(chi^2_2p >= r^2) = Q(p, r^2/2)) and within 1% of it (the fit and the
-    integral's gap cost 0.1-0.2%: a larger gap is a wrong quantity, not a rounding); s_i = z_i r_i and y_i = r_i^2/2
-    exactly; the spacing end above the window's bound plus the outer pieces, the Poisson end below its sum."""
+    integral's gap cost 0.1-0.2%: a larger gap is a wrong quantity, not a rounding); the spacing end above the
+    window's bound plus the outer pieces, the Poisson end below its sum."""
     bracket = purity_route(p, DELTA)
     points = _radius_points(bracket)
     assert points, "no radius tail at p <= 50"
     with mpmath.workdps(30):
         for i in points:
             ends = bracket.radius_tails[i]
-            assert ends.z == bracket.grid[i] and ends.tail == bracket.tails[i]
-            assert ends.s == ends.z * ends.r and ends.y == ends.r * ends.r / 2
             tail = _spacing_tail_oracle(p, _mp(ends.s))
             chi = mpmath.gammainc(p, _mp(ends.y), mpmath.inf, regularized=True)
             assert _mp(ends.poisson) <= chi <= _mp(ends.poisson) * (1 + mpmath.mpf(10) ** -15)

@@ -135,3 +135,11 @@ def fit_lemmas(fit: GFit, prefix: str, claim: str) -> list:
               "split; interval with (i_taylor x, i_degree 6, i_prec 60, i_bisect x).",
               "the two bases are >= 0 on [-a, a] (1/2 +- G >= Phibar(a) there, and a epsilon <= Phibar(a)/4)"),
     ]
+
+
+def continuity_lemma(name: str, derive: str, binders: str, claim: str, comment: str) -> Lemma:
+    """``forall BINDERS x, continuous (NAME BINDERS) x`` for an integrand ``name`` of phi and G or Q (``derive``: the
+    lemma giving G's or Q's derivative), proved by ``auto_derive``: what ``RInt_le`` needs of both integrands."""
+    return Lemma(f"{name}_continuous", claim, f"forall {binders} x, continuous ({name} {binders}) x",
+                 f"intros {binders} x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). "
+                 f"unfold {name}, {PHI}. auto_derive. repeat split; try exact I; eexists; apply {derive}.", comment)

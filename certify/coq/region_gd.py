@@ -46,7 +46,7 @@ from flint import fmpq
 from .lemma import Definition, Lemma
 from .region import (BINOMIAL, G, HORNER, PHI, _mp, _phi, _require_twin, _rounded, binomial_items, claim_lemmas,
                      shared_calculus_lemmas, stated_lo)
-from .region_fit import GFit, fit_lemmas, fit_names
+from .region_fit import GFit, continuity_lemma, fit_lemmas, fit_names
 from .relations import landmark_lemmas, twin_lemmas
 from .terms import number, real
 
@@ -172,8 +172,6 @@ def _generic(proof: GdRegionProof) -> list:
     p, a, error = proof.p, real(proof.a), real(proof.fit_error)
     e = f"({a} * {error})"
     calculus = "a fact of calculus used by the region bound below"
-    continuity = ("intros t x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). "
-                  f"unfold {{name}}, {PHI}. auto_derive. repeat split; try exact I; eexists; apply {{derive}}.")
     return [
         *fit_lemmas(proof.fit, PREFIX, CLAIM),
         Definition(TRUE_INTEGRAND, _integrand(p, f"1 + 2 * {G} x", f"1 - {G} x - {G} (x + t)"),
@@ -183,10 +181,8 @@ def _generic(proof: GdRegionProof) -> list:
                         "4^(p-1) keeps the integrand near 1 at its peak (integral errs absolutely)"),
         Definition(CLOSED, _integrand(p, f"1 + 2 * {Q} x - 2 * {e}", f"1 - {Q} x - {Q} (x + t) - 2 * {e}"),
                    type="R -> R -> R", note="the same with G replaced by Q and each base lowered by 2 a epsilon"),
-        Lemma(f"{TRUE_INTEGRAND}_continuous", CLAIM, f"forall t x, continuous ({TRUE_INTEGRAND} t) x",
-              continuity.format(name=TRUE_INTEGRAND, derive=f"{G}_derive"), calculus),
-        Lemma(f"{CLOSED}_continuous", CLAIM, f"forall t x, continuous ({CLOSED} t) x",
-              continuity.format(name=CLOSED, derive=f"{Q}_derive"), calculus),
+        continuity_lemma(TRUE_INTEGRAND, f"{G}_derive", "t", CLAIM, calculus),
+        continuity_lemma(CLOSED, f"{Q}_derive", "t", CLAIM, calculus),
         Lemma(f"{CLOSED}_below", CLAIM,
               f"forall t x, 0 <= t -> - {a} <= x -> x + t <= {a} -> {CLOSED} t x <= {TRUE_INTEGRAND} t x",
               f"intros t x Ht Hl Hr. unfold {CLOSED}, {TRUE_INTEGRAND}.\n"

@@ -20,21 +20,28 @@ initial activity:
   a = (p - 1)/2, k = a - 1: integers for odd p; docs/purity-tube.md, step (B)), I_c(a, p) = sum_(j = a)^(a + p - 1)
   C(a + p - 1, j) c^j (1 - c)^(a + p - 1 - j) (the binomial form of the incomplete beta at integer parameters), and
   Markov's P(Z > z) <= E[S] / (z E[sqrt Q]), E[sqrt Q] = sqrt(2 pi) p C(2p, p) / 4^p (Q ~ chi^2_2p; step (Z)).
-  These are the paper-level steps, stated in the comments. Coq proves every number that enters them: each Hbar_i
-  and T_i by ``interval`` from the closed forms, the Hbar_i nondecreasing, the sum, and kept by one ``integral``.
+  For p <= 50 some T_i are radius bounds instead (certify.coq.region_purity_tail): P(Z > z) <= P(S > z r) /
+  P(Q >= r^2), the spacing's tail an integral of the proved closed form of G and P(Q >= r^2) a Poisson sum.
+  These are the paper-level steps, stated in the comments. Coq proves every number that enters them: each Hbar_i by
+  ``interval`` from the closed forms, each T_i >= its Definition region_purity_T_i (Markov by ``interval``, a radius
+  bound by one ``integral``), the Hbar_i nondecreasing, the Abel sum (written with the T_i Definitions, so that Coq
+  ties it to their lemmas) at most its rational end, and kept by one ``integral``.
 
-The route uses Markov's tail only. The kernel does the same for p > 50 (certify.kernel.region_purity), so there the
-route's number meets the kernel's bound to about 15 digits, and the claim lemmas state lo and log10_lo lowered by
-the relative slack s the route loses (certify.coq.gaussian's rule: digits fixed by s, never by the certificate's
-numbers). For p <= 50 the kernel integrates the tail of the middle spacing (Phi inside the integrand), which this
-route does not, so the slack exceeds :data:`MAX_SLACK` and the exporter raises ValueError: the claim is listed as
-not exported, with that reason.
+For p > 50 the route uses Markov's tail on the kernel's grid, as the kernel does (certify.kernel.region_purity), so
+the route's number meets the kernel's bound to about 15 digits. For p <= 50 the kernel integrates the spacing's tail
+at 15-20 grid points; the route chooses, on a grid 2^(1/8) fine, a sub-grid and the few points (6-8 in the library)
+whose radius tails it proves, and reaches the kernel's bound (:func:`purity_route`). The exporter recomputes the
+kernel's bound from p and delta (never from lo): when the route's number exceeds it by :data:`FULL_MARGIN` the claim
+lemmas state lo and log10_lo in full, else lowered by the relative slack s the route loses (certify.coq.gaussian's
+rule: digits fixed by s, never by the certificate's numbers); a slack above :data:`MAX_SLACK` raises ValueError, and
+the claim is listed as not exported with the measured shortfall.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass
 
 import mpmath
@@ -44,6 +51,7 @@ from ..kernel.region_purity import GAMMA_RATIOS, TUBE_MULTIPLES
 from .lemma import Definition, Lemma
 from .region import (BINOMIAL, JENSEN_CHAIN, PHI, SPACING, _generic_lemmas, _mp, _require_twin, _rounded, _specific,
                      claim_lemmas, lowered_ends, region_proof, stated_lo)
+from .region_purity_tail import TAIL_TERM
 from .relations import landmark_lemmas, twin_lemmas
 from .terms import number, real
 
@@ -406,12 +414,15 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
         if radius is not None:
             radius_points.append((i, radius))
         elif t < 1 and not (bracket.saturated and i == len(bracket.grid) - 1):  # the sum uses T_I only unsaturated
-            items.append(Lemma(f"region_purity_tail_{i}", CLAIM, f"{SPACING} / ({real(z)} * {mean_root_q}) <= {real(t)}",
-                               f"destruct {BINOMIAL}_value as [HC _]. rewrite HC.\n"
+            items.append(Definition(f"{TAIL_TERM}_{i}", f"{SPACING} / ({real(z)} * {mean_root_q})",
+                                    note=f"E / (z_{i} E[sqrt Q]), z_{i} = {real(z)}: at least P(Z > z_{i}) (Markov; "
+                                         f"E = {SPACING} >= E[S], Z independent of Q; paper-level)"))
+            items.append(Lemma(f"region_purity_tail_{i}", CLAIM, f"{TAIL_TERM}_{i} <= {real(t)}",
+                               f"unfold {TAIL_TERM}_{i}. destruct {BINOMIAL}_value as [HC _]. rewrite HC.\n"
                                f"  apply Rle_trans with ({spacing_hi} / ({real(z)} * {_mean_root_q(p, math.comb(2 * p, p))})); "
                                "[ | interval with (i_prec 120)].\n"
                                "  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].",
-                               f"T_{i} >= E[S] / (z_{i} E[sqrt Q]) >= P(Z > z_{i}) (Markov; E = {SPACING} >= E[S])"))
+                               f"T_{i} bounds {TAIL_TERM}_{i} (Markov's bound of P(Z > z_{i}))"))
     if radius_points:
         from .region_purity_tail import SpacingTails, tail_lemmas
 
@@ -419,18 +430,22 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
     ends = [real(h) for h in bracket.hbar]
     chain = ["0", *ends, "1"]
     order = " /\\ ".join(f"{left} <= {right}" for left, right in zip(chain, chain[1:]))
-    abel = " + ".join([ends[0]] + [f"{real(bracket.tails[i - 1])} * ({ends[i]} - {ends[i - 1]})"
-                                   for i in range(1, len(ends))]
-                      + ([] if bracket.saturated else [f"{real(bracket.tails[-1])} * (1 - {ends[-1]})"]))
+    named = {int(item.name.rsplit("_", 1)[1]) for item in items
+             if isinstance(item, Lemma) and re.fullmatch(r"region_purity_tail_\d+", item.name)}
+    term = [f"{TAIL_TERM}_{i}" if i in named else "1" for i in range(len(ends))]  # T = 1 needs no lemma
+    abel = " + ".join([ends[0]] + [f"{term[i - 1]} * ({ends[i]} - {ends[i - 1]})" for i in range(1, len(ends))]
+                      + ([] if bracket.saturated else [f"{term[-1]} * (1 - {ends[-1]})"]))
+    uses = "".join(f"  assert (T{i} := region_purity_tail_{i}).\n" for i in sorted(named))
     items += [
         Lemma("region_purity_tube_order", CLAIM, order, "lra.",
               "the ends Hbar_i are nondecreasing in [0, 1]: every difference in the Abel sum is >= 0"),
-        Definition(LOST, abel, note="Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound "
-                                    "of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; "
-                                    "paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 "
-                                    "need no lemma) and region_purity_tube_order"),
+        Definition(LOST, abel, note=f"Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = "
+                                    f"{TAIL_TERM}_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] "
+                                    "(Abel summation over the grid, H nondecreasing; paper-level), by "
+                                    "region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order"),
         Lemma(f"{LOST}_upper", CLAIM, f"{LOST} <= {real(bracket.lost_hi)}",
-              f"unfold {LOST}. interval with (i_prec 200).", "the Abel sum, computed"),
+              f"unfold {LOST}.\n{uses}  lra.",
+              "each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends"),
         Lemma("region_purity_margin_numerator", CLAIM,
               f"{kept} - {real(bracket.lost_hi)} <= 1 / 2 - RInt {PHI} 0 {z_bound} - {LOST}",
               f"assert (H1 := {kept_lemma}). assert (H2 := {LOST}_upper). lra.",
@@ -465,7 +480,7 @@ def dead_purity_lemmas(document: dict, route_present: bool) -> list:
     whether the file already holds the dead region route's lemmas (region_probability's), else they are added.
 
     ValueError (the claim is then listed as not exported) when a component is not a lower bound with its log10 twin,
-    or when the route's number falls short of the kernel's bound by more than :data:`MAX_SLACK` (p <= 50)."""
+    or when the route's number falls short of the kernel's bound by more than :data:`MAX_SLACK`."""
     from ..kernel.region import expected_spacing_upper
 
     node = document["claims"][CLAIM]

@@ -33,7 +33,7 @@ from flint import fmpq
 
 from .lemma import Definition, Lemma
 from .region import BINOMIAL, G, HORNER, PHI, _mp, _phi, _rounded
-from .region_fit import GFit, fit_lemmas, fit_names
+from .region_fit import GFit, continuity_lemma, fit_lemmas, fit_names
 from .terms import real
 
 DPS = 30
@@ -41,17 +41,21 @@ PREFIX = "region_purity"
 FIT, HALF, Q = fit_names(PREFIX)
 TRUE_INTEGRAND, CLOSED = "region_purity_tail_integrand", "region_purity_closed_tail_integrand"
 SPACING_TAIL, POISSON, OUTSIDE = "region_purity_spacing_tail", "region_purity_poisson", "region_purity_outside"
+#: The Definition of point i's tail bound is TAIL_TERM_i (the Abel sum names it, so Coq ties the sum to its lemma)
+TAIL_TERM = "region_purity_T"
 #: Each point's closed-form integral is proved this far (relative) above mpmath's value, by INTEGRAL_TACTIC
 INTEGRAL_GAP = mpmath.mpf("1e-3")
 INTEGRAL_TACTIC = "integral with (i_prec 40, i_degree 6, i_fuel 400)"
-#: A float estimate of a proved tail end is raised by this before it chooses anything: the integral's gap and the
-#: fit's loss (at most 8 (2p - 1) a epsilon <= 8 10^-4 relatively, certify.coq.region_fit.FIT_LOSS), with room
+#: A float estimate of a proved tail end is raised by this before it chooses anything: the integral's gap (10^-3) and
+#: the fit's loss (2p - 1 bases, each raised by at most 4 a epsilon relatively to a base near 1, so at most
+#: 4 (2p - 1) a epsilon <= 4.5 10^-4 by certify.coq.region_fit.FIT_LOSS), with room
 ESTIMATE_MARGIN = 3e-3
 
 
 def domain_end(p: int) -> fmpq:
     """a: the window [-a, a - s] of every tail integral; a = 9/sqrt(p) rounded up to a quarter, at most 4. The
-    integrand is a peak of width about 1/sqrt(p) at -s/2, and the chosen s stay below about 1.2 (measured)."""
+    integrand is a peak of width about 1/sqrt(p) at -s/2; the chosen s reach 1.66 at p = 5, 1.44 at 7 and 1.21 at
+    31 (measured), and a radius with s > 2a is never chosen."""
     return min(fmpq(4), fmpq(math.ceil(4 * 9 / math.sqrt(p)), 4))
 
 
@@ -186,8 +190,6 @@ def tail_lemmas(tails: SpacingTails, points: list[tuple[int, TailEnds]], claim: 
     e = f"({a} * {real(tails.fit.fit_error)})"
     C = tails.binomial
     calculus = "a fact of calculus used by the tail bounds below"
-    continuity = ("intros k s x. apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). "
-                  f"unfold {{name}}, {PHI}. auto_derive. repeat split; try exact I; eexists; apply {{derive}}.")
     items = fit_lemmas(tails.fit, PREFIX, claim) + [
         Definition(TRUE_INTEGRAND, f"fun k s x => (k * (1 + 2 * {G} x)) ^ {p - 1} * {PHI} x * (k * (1 - 2 * {G} (x + s))) ^ {p}",
                    type="R -> R -> R -> R",
@@ -196,10 +198,8 @@ def tail_lemmas(tails: SpacingTails, points: list[tuple[int, TailEnds]], claim: 
         Definition(CLOSED, f"fun k s x => (k * (1 + 2 * {Q} x + 2 * {e})) ^ {p - 1} * {PHI} x * "
                            f"(k * (1 - 2 * {Q} (x + s) + 2 * {e})) ^ {p}", type="R -> R -> R -> R",
                    note="the same with G replaced by Q and each base raised by 2 a epsilon"),
-        Lemma(f"{TRUE_INTEGRAND}_continuous", claim, f"forall k s x, continuous ({TRUE_INTEGRAND} k s) x",
-              continuity.format(name=TRUE_INTEGRAND, derive=f"{G}_derive"), calculus),
-        Lemma(f"{CLOSED}_continuous", claim, f"forall k s x, continuous ({CLOSED} k s) x",
-              continuity.format(name=CLOSED, derive=f"{Q}_derive"), calculus),
+        continuity_lemma(TRUE_INTEGRAND, f"{G}_derive", "k s", claim, calculus),
+        continuity_lemma(CLOSED, f"{Q}_derive", "k s", claim, calculus),
         Lemma(f"{CLOSED}_above", claim,
               f"forall k s x, 0 <= k -> 0 <= s -> - {a} <= x -> x + s <= {a} -> {TRUE_INTEGRAND} k s x <= {CLOSED} k s x",
               f"intros k s x Hk Hs Hl Hr. unfold {CLOSED}, {TRUE_INTEGRAND}.\n"
@@ -281,16 +281,18 @@ def tail_lemmas(tails: SpacingTails, points: list[tuple[int, TailEnds]], claim: 
                   f"P(S > s_{i}) <= this end ({SPACING_TAIL}'s comment)"),
             Lemma(f"{stem}_poisson", claim, f"{real(ends.poisson)} <= exp (- {y}) * {POISSON} {y}",
                   f"unfold {POISSON}. interval with (i_prec 120).", f"P(Q >= r_{i}^2) = e^(-y) {POISSON}(y), y = r_{i}^2 / 2 = {y}"),
-            Lemma(f"region_purity_tail_{i}", claim,
-                  f"{SPACING_TAIL} {k} ({z} * {r}) / (exp (- ({r} ^ 2 / 2)) * {POISSON} ({r} ^ 2 / 2)) <= {real(ends.tail)}",
-                  f"replace ({z} * {r}) with {s} by lra. replace ({r} ^ 2 / 2) with {y} by lra.\n"
+            Definition(f"{TAIL_TERM}_{i}",
+                       f"{SPACING_TAIL} {k} ({z} * {r}) / (exp (- ({r} ^ 2 / 2)) * {POISSON} ({r} ^ 2 / 2))",
+                       note=f"P(S > z_{i} r_{i}) / P(Q >= r_{i}^2)'s bound, z_{i} = {z}, r_{i} = {r}: at least P(Z > z_{i}) "
+                            f"(Z independent of Q; {SPACING_TAIL}'s and {POISSON}'s comments, {stem}_window; paper-level)"),
+            Lemma(f"region_purity_tail_{i}", claim, f"{TAIL_TERM}_{i} <= {real(ends.tail)}",
+                  f"unfold {TAIL_TERM}_{i}. replace ({z} * {r}) with {s} by lra. replace ({r} ^ 2 / 2) with {y} by lra.\n"
                   f"  assert (HS := {stem}_spacing). assert (HP := {stem}_poisson).\n"
                   f"  set (D := exp (- {y}) * {POISSON} {y}) in *. set (T := {SPACING_TAIL} {k} {s}) in *.\n"
                   f"  apply Rle_trans with ({real(ends.spacing)} / D).\n"
                   "  - apply Rmult_le_compat_r; [apply Rlt_le, Rinv_0_lt_compat; lra | exact HS].\n"
                   f"  - apply Rle_trans with ({real(ends.spacing)} / {real(ends.poisson)}); [ | interval with (i_prec 200)].\n"
                   "    unfold Rdiv. apply Rmult_le_compat_l; [lra | ]. apply Rinv_le_contravar; [lra | exact HP].",
-                  f"T_{i} >= P(S > z_{i} r_{i}) / P(Q >= r_{i}^2) >= P(Z > z_{i}) (Z independent of Q; r_{i} = {r}; "
-                  f"{stem}_window)"),
+                  f"T_{i} bounds {TAIL_TERM}_{i}, an upper bound of P(Z > z_{i}) (its comment)"),
         ]
     return items

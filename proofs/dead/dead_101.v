@@ -319,8 +319,14 @@ Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 99
 (* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
 Definition region_purity_kappa : R -> R := fun z => (60961179679779243127232377 / 100000000000000000000000000) * z + sqrt (1 / 100) * (1 + (60961179679779243127232377 / 100000000000000000000000000) * z).
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (81960960124799689609471 / 10000000000000000000000000000000000000000000) + (39062500000000000000391 / 10000000000000000000000000) * ((17607865107323020163273 / 1000000000000000000000000000) - (81960960124799689609471 / 10000000000000000000000000000000000000000000)) + (4882812500000000000049 / 2500000000000000000000000) * (1 - (17607865107323020163273 / 1000000000000000000000000000)).
+(* E / (z_0 E[sqrt Q]), z_0 = (21831266605636549571175671 / 97656250000000000000000000): at least P(Z > z_0) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_0 : R := region_spacing_bound / ((21831266605636549571175671 / 97656250000000000000000000) * (sqrt (2 * PI) * 101 * region_central_binomial / 4 ^ 101)).
+
+(* E / (z_1 E[sqrt Q]), z_1 = (21831266605636549571175671 / 48828125000000000000000000): at least P(Z > z_1) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_1 : R := region_spacing_bound / ((21831266605636549571175671 / 48828125000000000000000000) * (sqrt (2 * PI) * 101 * region_central_binomial / 4 ^ 101)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (81960960124799689609471 / 10000000000000000000000000000000000000000000) + region_purity_T_0 * ((17607865107323020163273 / 1000000000000000000000000000) - (81960960124799689609471 / 10000000000000000000000000000000000000000000)) + region_purity_T_1 * (1 - (17607865107323020163273 / 1000000000000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -851,11 +857,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_0 >= E[S] / (z_0 E[sqrt Q]) >= P(Z > z_0) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_0 bounds region_purity_T_0 (Markov's bound of P(Z > z_0)). *)
 Lemma region_purity_tail_0 :
-  region_spacing_bound / ((21831266605636549571175671 / 97656250000000000000000000) * (sqrt (2 * PI) * 101 * region_central_binomial / 4 ^ 101)) <= (39062500000000000000391 / 10000000000000000000000000).
+  region_purity_T_0 <= (39062500000000000000391 / 10000000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_0. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((12395873008692191279423143 / 1000000000000000000000000000) / ((21831266605636549571175671 / 97656250000000000000000000) * (sqrt (2 * PI) * 101 * 360401018730232861668242368169788454233176683658575855546640 / 4 ^ 101))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -874,11 +880,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1 (Markov's bound of P(Z > z_1)). *)
 Lemma region_purity_tail_1 :
-  region_spacing_bound / ((21831266605636549571175671 / 48828125000000000000000000) * (sqrt (2 * PI) * 101 * region_central_binomial / 4 ^ 101)) <= (4882812500000000000049 / 2500000000000000000000000).
+  region_purity_T_1 <= (4882812500000000000049 / 2500000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_1. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((12395873008692191279423143 / 1000000000000000000000000000) / ((21831266605636549571175671 / 48828125000000000000000000) * (sqrt (2 * PI) * 101 * 360401018730232861668242368169788454233176683658575855546640 / 4 ^ 101))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -890,11 +896,14 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (19531593903615377484574563 / 10000000000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T0 := region_purity_tail_0).
+  assert (T1 := region_purity_tail_1).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)

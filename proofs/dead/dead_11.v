@@ -319,6 +319,9 @@ Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 13
 (* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
 Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
 
+(* E / (z_1 E[sqrt Q]), z_1 = (434705275005069220055339963967 / 16384000000000000000000000000000): at least P(Z > z_1) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_1 : R := region_spacing_bound / ((434705275005069220055339963967 / 16384000000000000000000000000000) * (sqrt (2 * PI) * 11 * region_central_binomial / 4 ^ 11)).
+
 (* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 8, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_purity_fit : list R := cons (4986775210548865035547519 / 12500000000000000000000000) (cons 0 (cons (- (33244246517694038550643921 / 500000000000000000000000000)) (cons 0 (cons (159512155114585723649371 / 16000000000000000000000000) (cons 0 (cons (- (739562342824929951915849 / 625000000000000000000000000)) (cons 0 (cons (5660575687543515903025257 / 50000000000000000000000000000) (cons 0 (cons (- (8701805483108766035405819 / 1000000000000000000000000000000)) (cons 0 (cons (50891414752392327321779307 / 100000000000000000000000000000000) (cons 0 (cons (- (19817647619920590635548051 / 1000000000000000000000000000000000)) (cons 0 (cons (750405123112093533954619 / 2000000000000000000000000000000000) (nil))))))))))))))))).
 
@@ -343,8 +346,26 @@ Definition region_purity_spacing_tail : R -> R -> R := fun k s => 11 * region_ce
 (* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
 Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800.
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (21191029126023481066709 / 250000000000000000000000000) + 1 * ((45686350202976541151673 / 100000000000000000000000000) - (21191029126023481066709 / 250000000000000000000000000)) + (91701064827123007822709 / 100000000000000000000000) * ((1710049779240522619843 / 1000000000000000000000000) - (45686350202976541151673 / 100000000000000000000000000)) + (224016671899006563719 / 1000000000000000000000) * ((47144268631945630580531 / 10000000000000000000000000) - (1710049779240522619843 / 1000000000000000000000000)) + (102451663489903519713 / 1000000000000000000000) * ((11454043858635191684419 / 1000000000000000000000000) - (47144268631945630580531 / 10000000000000000000000000)) + (221519562356336630869 / 5000000000000000000000) * ((15354594639351729729757 / 500000000000000000000000) - (11454043858635191684419 / 1000000000000000000000000)) + (63944540357164421017 / 5000000000000000000000) * ((44419502650639299500759 / 500000000000000000000000) - (15354594639351729729757 / 500000000000000000000000)) + (25767717947936815831 / 12500000000000000000000) * ((26646487140350518009969 / 100000000000000000000000) - (44419502650639299500759 / 500000000000000000000000)) + (30127082797366459649 / 250000000000000000000000) * (1 - (26646487140350518009969 / 100000000000000000000000)).
+(* P(S > z_2 r_2) / P(Q >= r_2^2)'s bound, z_2 = (6082601410512113563677501 / 125000000000000000000000000), r_2 = (239 / 64): at least P(Z > z_2) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_2_window; paper-level) *)
+Definition region_purity_T_2 : R := region_purity_spacing_tail (539 / 500) ((6082601410512113563677501 / 125000000000000000000000000) * (239 / 64)) / (exp (- ((239 / 64) ^ 2 / 2)) * region_purity_poisson ((239 / 64) ^ 2 / 2)).
+
+(* P(S > z_3 r_3) / P(Q >= r_3^2)'s bound, z_3 = (1127489245256756906503952617863 / 16384000000000000000000000000000), r_3 = (271 / 64): at least P(Z > z_3) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_3_window; paper-level) *)
+Definition region_purity_T_3 : R := region_purity_spacing_tail (1131 / 1000) ((1127489245256756906503952617863 / 16384000000000000000000000000000) * (271 / 64)) / (exp (- ((271 / 64) ^ 2 / 2)) * region_purity_poisson ((271 / 64) ^ 2 / 2)).
+
+(* P(S > z_4 r_4) / P(Q >= r_4^2)'s bound, z_4 = (1462178305268775443231743432887 / 16384000000000000000000000000000), r_4 = (271 / 64): at least P(Z > z_4) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_4_window; paper-level) *)
+Definition region_purity_T_4 : R := region_purity_spacing_tail (5881 / 5000) ((1462178305268775443231743432887 / 16384000000000000000000000000000) * (271 / 64)) / (exp (- ((271 / 64) ^ 2 / 2)) * region_purity_poisson ((271 / 64) ^ 2 / 2)).
+
+(* P(S > z_5 r_5) / P(Q >= r_5^2)'s bound, z_5 = (1896208411517277818681515194243 / 16384000000000000000000000000000), r_5 = (75 / 16): at least P(Z > z_5) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_5_window; paper-level) *)
+Definition region_purity_T_5 : R := region_purity_spacing_tail (12719 / 10000) ((1896208411517277818681515194243 / 16384000000000000000000000000000) * (75 / 16)) / (exp (- ((75 / 16) ^ 2 / 2)) * region_purity_poisson ((75 / 16) ^ 2 / 2)).
+
+(* P(S > z_6 r_6) / P(Q >= r_6^2)'s bound, z_6 = (2459080180843247783637103781781 / 16384000000000000000000000000000), r_6 = (163 / 32): at least P(Z > z_6) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_6_window; paper-level) *)
+Definition region_purity_T_6 : R := region_purity_spacing_tail (14239 / 10000) ((2459080180843247783637103781781 / 16384000000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)).
+
+(* P(S > z_7 r_7) / P(Q >= r_7^2)'s bound, z_7 = (6082601410512113563677501 / 31250000000000000000000000), r_7 = (175 / 32): at least P(Z > z_7) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_7_window; paper-level) *)
+Definition region_purity_T_7 : R := region_purity_spacing_tail (8409 / 5000) ((6082601410512113563677501 / 31250000000000000000000000) * (175 / 32)) / (exp (- ((175 / 32) ^ 2 / 2)) * region_purity_poisson ((175 / 32) ^ 2 / 2)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (21191029126023481066709 / 250000000000000000000000000) + 1 * ((45686350202976541151673 / 100000000000000000000000000) - (21191029126023481066709 / 250000000000000000000000000)) + region_purity_T_1 * ((1710049779240522619843 / 1000000000000000000000000) - (45686350202976541151673 / 100000000000000000000000000)) + region_purity_T_2 * ((47144268631945630580531 / 10000000000000000000000000) - (1710049779240522619843 / 1000000000000000000000000)) + region_purity_T_3 * ((11454043858635191684419 / 1000000000000000000000000) - (47144268631945630580531 / 10000000000000000000000000)) + region_purity_T_4 * ((15354594639351729729757 / 500000000000000000000000) - (11454043858635191684419 / 1000000000000000000000000)) + region_purity_T_5 * ((44419502650639299500759 / 500000000000000000000000) - (15354594639351729729757 / 500000000000000000000000)) + region_purity_T_6 * ((26646487140350518009969 / 100000000000000000000000) - (44419502650639299500759 / 500000000000000000000000)) + region_purity_T_7 * (1 - (26646487140350518009969 / 100000000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -865,11 +886,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1 (Markov's bound of P(Z > z_1)). *)
 Lemma region_purity_tail_1 :
-  region_spacing_bound / ((434705275005069220055339963967 / 16384000000000000000000000000000) * (sqrt (2 * PI) * 11 * region_central_binomial / 4 ^ 11)) <= (91701064827123007822709 / 100000000000000000000000).
+  region_purity_T_1 <= (91701064827123007822709 / 100000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_1. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((5641534197651680467745869 / 50000000000000000000000000) / ((434705275005069220055339963967 / 16384000000000000000000000000000) * (sqrt (2 * PI) * 11 * 705432 / 4 ^ 11))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -1111,11 +1132,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (239 / 64); region_purity_radius_2_window). *)
+(* claim region_purity_probability: T_2 bounds region_purity_T_2, an upper bound of P(Z > z_2) (its comment). *)
 Lemma region_purity_tail_2 :
-  region_purity_spacing_tail (539 / 500) ((6082601410512113563677501 / 125000000000000000000000000) * (239 / 64)) / (exp (- ((239 / 64) ^ 2 / 2)) * region_purity_poisson ((239 / 64) ^ 2 / 2)) <= (224016671899006563719 / 1000000000000000000000).
+  region_purity_T_2 <= (224016671899006563719 / 1000000000000000000000).
 Proof.
-  replace ((6082601410512113563677501 / 125000000000000000000000000) * (239 / 64)) with (1453741737112395141718922739 / 8000000000000000000000000000) by lra. replace ((239 / 64) ^ 2 / 2) with (57121 / 8192) by lra.
+  unfold region_purity_T_2. replace ((6082601410512113563677501 / 125000000000000000000000000) * (239 / 64)) with (1453741737112395141718922739 / 8000000000000000000000000000) by lra. replace ((239 / 64) ^ 2 / 2) with (57121 / 8192) by lra.
   assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
   set (D := exp (- (57121 / 8192)) * region_purity_poisson (57121 / 8192)) in *. set (T := region_purity_spacing_tail (539 / 500) (1453741737112395141718922739 / 8000000000000000000000000000)) in *.
   apply Rle_trans with ((202376709242177240993 / 1000000000000000000000) / D).
@@ -1156,11 +1177,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (271 / 64); region_purity_radius_3_window). *)
+(* claim region_purity_probability: T_3 bounds region_purity_T_3, an upper bound of P(Z > z_3) (its comment). *)
 Lemma region_purity_tail_3 :
-  region_purity_spacing_tail (1131 / 1000) ((1127489245256756906503952617863 / 16384000000000000000000000000000) * (271 / 64)) / (exp (- ((271 / 64) ^ 2 / 2)) * region_purity_poisson ((271 / 64) ^ 2 / 2)) <= (102451663489903519713 / 1000000000000000000000).
+  region_purity_T_3 <= (102451663489903519713 / 1000000000000000000000).
 Proof.
-  replace ((1127489245256756906503952617863 / 16384000000000000000000000000000) * (271 / 64)) with (305549585464581121662571159440873 / 1048576000000000000000000000000000) by lra. replace ((271 / 64) ^ 2 / 2) with (73441 / 8192) by lra.
+  unfold region_purity_T_3. replace ((1127489245256756906503952617863 / 16384000000000000000000000000000) * (271 / 64)) with (305549585464581121662571159440873 / 1048576000000000000000000000000000) by lra. replace ((271 / 64) ^ 2 / 2) with (73441 / 8192) by lra.
   assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
   set (D := exp (- (73441 / 8192)) * region_purity_poisson (73441 / 8192)) in *. set (T := region_purity_spacing_tail (1131 / 1000) (305549585464581121662571159440873 / 1048576000000000000000000000000000)) in *.
   apply Rle_trans with ((72754460406089671947 / 1000000000000000000000) / D).
@@ -1201,11 +1222,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (271 / 64); region_purity_radius_4_window). *)
+(* claim region_purity_probability: T_4 bounds region_purity_T_4, an upper bound of P(Z > z_4) (its comment). *)
 Lemma region_purity_tail_4 :
-  region_purity_spacing_tail (5881 / 5000) ((1462178305268775443231743432887 / 16384000000000000000000000000000) * (271 / 64)) / (exp (- ((271 / 64) ^ 2 / 2)) * region_purity_poisson ((271 / 64) ^ 2 / 2)) <= (221519562356336630869 / 5000000000000000000000).
+  region_purity_T_4 <= (221519562356336630869 / 5000000000000000000000).
 Proof.
-  replace ((1462178305268775443231743432887 / 16384000000000000000000000000000) * (271 / 64)) with (396250320727838145115802470312377 / 1048576000000000000000000000000000) by lra. replace ((271 / 64) ^ 2 / 2) with (73441 / 8192) by lra.
+  unfold region_purity_T_4. replace ((1462178305268775443231743432887 / 16384000000000000000000000000000) * (271 / 64)) with (396250320727838145115802470312377 / 1048576000000000000000000000000000) by lra. replace ((271 / 64) ^ 2 / 2) with (73441 / 8192) by lra.
   assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
   set (D := exp (- (73441 / 8192)) * region_purity_poisson (73441 / 8192)) in *. set (T := region_purity_spacing_tail (5881 / 5000) (396250320727838145115802470312377 / 1048576000000000000000000000000000)) in *.
   apply Rle_trans with ((314617365489954578993 / 10000000000000000000000) / D).
@@ -1246,11 +1267,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (75 / 16); region_purity_radius_5_window). *)
+(* claim region_purity_probability: T_5 bounds region_purity_T_5, an upper bound of P(Z > z_5) (its comment). *)
 Lemma region_purity_tail_5 :
-  region_purity_spacing_tail (12719 / 10000) ((1896208411517277818681515194243 / 16384000000000000000000000000000) * (75 / 16)) / (exp (- ((75 / 16) ^ 2 / 2)) * region_purity_poisson ((75 / 16) ^ 2 / 2)) <= (63944540357164421017 / 5000000000000000000000).
+  region_purity_T_5 <= (63944540357164421017 / 5000000000000000000000).
 Proof.
-  replace ((1896208411517277818681515194243 / 16384000000000000000000000000000) * (75 / 16)) with (5688625234551833456044545582729 / 10485760000000000000000000000000) by lra. replace ((75 / 16) ^ 2 / 2) with (5625 / 512) by lra.
+  unfold region_purity_T_5. replace ((1896208411517277818681515194243 / 16384000000000000000000000000000) * (75 / 16)) with (5688625234551833456044545582729 / 10485760000000000000000000000000) by lra. replace ((75 / 16) ^ 2 / 2) with (5625 / 512) by lra.
   assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
   set (D := exp (- (5625 / 512)) * region_purity_poisson (5625 / 512)) in *. set (T := region_purity_spacing_tail (12719 / 10000) (5688625234551833456044545582729 / 10485760000000000000000000000000)) in *.
   apply Rle_trans with ((590236032208925968657 / 100000000000000000000000) / D).
@@ -1291,11 +1312,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (163 / 32); region_purity_radius_6_window). *)
+(* claim region_purity_probability: T_6 bounds region_purity_T_6, an upper bound of P(Z > z_6) (its comment). *)
 Lemma region_purity_tail_6 :
-  region_purity_spacing_tail (14239 / 10000) ((2459080180843247783637103781781 / 16384000000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)) <= (25767717947936815831 / 12500000000000000000000).
+  region_purity_T_6 <= (25767717947936815831 / 12500000000000000000000).
 Proof.
-  replace ((2459080180843247783637103781781 / 16384000000000000000000000000000) * (163 / 32)) with (400830069477449388732847916430303 / 524288000000000000000000000000000) by lra. replace ((163 / 32) ^ 2 / 2) with (26569 / 2048) by lra.
+  unfold region_purity_T_6. replace ((2459080180843247783637103781781 / 16384000000000000000000000000000) * (163 / 32)) with (400830069477449388732847916430303 / 524288000000000000000000000000000) by lra. replace ((163 / 32) ^ 2 / 2) with (26569 / 2048) by lra.
   assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
   set (D := exp (- (26569 / 2048)) * region_purity_poisson (26569 / 2048)) in *. set (T := region_purity_spacing_tail (14239 / 10000) (400830069477449388732847916430303 / 524288000000000000000000000000000)) in *.
   apply Rle_trans with ((2045274401082595481 / 3906250000000000000000) / D).
@@ -1336,11 +1357,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (175 / 32); region_purity_radius_7_window). *)
+(* claim region_purity_probability: T_7 bounds region_purity_T_7, an upper bound of P(Z > z_7) (its comment). *)
 Lemma region_purity_tail_7 :
-  region_purity_spacing_tail (8409 / 5000) ((6082601410512113563677501 / 31250000000000000000000000) * (175 / 32)) / (exp (- ((175 / 32) ^ 2 / 2)) * region_purity_poisson ((175 / 32) ^ 2 / 2)) <= (30127082797366459649 / 250000000000000000000000).
+  region_purity_T_7 <= (30127082797366459649 / 250000000000000000000000).
 Proof.
-  replace ((6082601410512113563677501 / 31250000000000000000000000) * (175 / 32)) with (42578209873584794945742507 / 40000000000000000000000000) by lra. replace ((175 / 32) ^ 2 / 2) with (30625 / 2048) by lra.
+  unfold region_purity_T_7. replace ((6082601410512113563677501 / 31250000000000000000000000) * (175 / 32)) with (42578209873584794945742507 / 40000000000000000000000000) by lra. replace ((175 / 32) ^ 2 / 2) with (30625 / 2048) by lra.
   assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
   set (D := exp (- (30625 / 2048)) * region_purity_poisson (30625 / 2048)) in *. set (T := region_purity_spacing_tail (8409 / 5000) (42578209873584794945742507 / 40000000000000000000000000)) in *.
   apply Rle_trans with ((145497892434576874969 / 10000000000000000000000000) / D).
@@ -1356,11 +1377,19 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (1568942966479009664506921 / 312500000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T1 := region_purity_tail_1).
+  assert (T2 := region_purity_tail_2).
+  assert (T3 := region_purity_tail_3).
+  assert (T4 := region_purity_tail_4).
+  assert (T5 := region_purity_tail_5).
+  assert (T6 := region_purity_tail_6).
+  assert (T7 := region_purity_tail_7).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)

@@ -319,6 +319,9 @@ Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 85
 (* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
 Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
 
+(* E / (z_1 E[sqrt Q]), z_1 = (169134793456027864782651397151 / 8192000000000000000000000000000): at least P(Z > z_1) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_1 : R := region_spacing_bound / ((169134793456027864782651397151 / 8192000000000000000000000000000) * (sqrt (2 * PI) * 13 * region_central_binomial / 4 ^ 13)).
+
 (* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 8, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_purity_fit : list R := cons (39894221842058805847644399 / 100000000000000000000000000) (cons 0 (cons (- (13297968676543161104272589 / 200000000000000000000000000)) (cons 0 (cons (99721678665304492877014889 / 10000000000000000000000000000) (cons 0 (cons (- (11856635779007879714367731 / 10000000000000000000000000000)) (cons 0 (cons (2858304870591405617300337 / 25000000000000000000000000000) (cons 0 (cons (- (45023220138298434104483167 / 5000000000000000000000000000000)) (cons 0 (cons (55572661292519614547848567 / 100000000000000000000000000000000) (cons 0 (cons (- (23673120790188198685484147 / 1000000000000000000000000000000000)) (cons 0 (cons (6330816519153639472733483 / 12500000000000000000000000000000000) (nil))))))))))))))))).
 
@@ -343,8 +346,26 @@ Definition region_purity_spacing_tail : R -> R -> R := fun k s => 13 * region_ce
 (* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
 Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600.
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (26166694535256925027393 / 5000000000000000000000000000) + 1 * ((33785354309583035496897 / 1000000000000000000000000000) - (26166694535256925027393 / 5000000000000000000000000000)) + (91701064827123007822709 / 100000000000000000000000) * ((22519770273684200591073 / 100000000000000000000000000) - (33785354309583035496897 / 1000000000000000000000000000)) + (38587157092414046079 / 250000000000000000000) * ((75803860387582968090453 / 100000000000000000000000000) - (22519770273684200591073 / 100000000000000000000000000)) + (149178266152087625731 / 2500000000000000000000) * ((5529995228501076866641 / 2500000000000000000000000) - (75803860387582968090453 / 100000000000000000000000000)) + (21300428732490594753 / 1000000000000000000000) * ((14682592003864111420623 / 2000000000000000000000000) - (5529995228501076866641 / 2500000000000000000000000)) + (116541760812439936819 / 25000000000000000000000) * ((27085656939133433108439 / 1000000000000000000000000) - (14682592003864111420623 / 2000000000000000000000000)) + (124005410192541205511 / 250000000000000000000000) * ((2661634698801066986891 / 25000000000000000000000) - (27085656939133433108439 / 1000000000000000000000000)) + (155729504002962831999 / 10000000000000000000000000) * (1 - (2661634698801066986891 / 25000000000000000000000)).
+(* P(S > z_2 r_2) / P(Q >= r_2^2)'s bound, z_2 = (368886470549827463186318943363 / 8192000000000000000000000000000), r_2 = (293 / 64): at least P(Z > z_2) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_2_window; paper-level) *)
+Definition region_purity_T_2 : R := region_purity_spacing_tail (5447 / 5000) ((368886470549827463186318943363 / 8192000000000000000000000000000) * (293 / 64)) / (exp (- ((293 / 64) ^ 2 / 2)) * region_purity_poisson ((293 / 64) ^ 2 / 2)).
+
+(* P(S > z_3 r_3) / P(Q >= r_3^2)'s bound, z_3 = (104336905692080267461524230011 / 1638400000000000000000000000000), r_3 = (293 / 64): at least P(Z > z_3) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_3_window; paper-level) *)
+Definition region_purity_T_3 : R := region_purity_spacing_tail (1131 / 1000) ((104336905692080267461524230011 / 1638400000000000000000000000000) * (293 / 64)) / (exp (- ((293 / 64) ^ 2 / 2)) * region_purity_poisson ((293 / 64) ^ 2 / 2)).
+
+(* P(S > z_4 r_4) / P(Q >= r_4^2)'s bound, z_4 = (67654390705185170365926308511 / 819200000000000000000000000000), r_4 = (163 / 32): at least P(Z > z_4) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_4_window; paper-level) *)
+Definition region_purity_T_4 : R := region_purity_spacing_tail (5999 / 5000) ((67654390705185170365926308511 / 819200000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)).
+
+(* P(S > z_5 r_5) / P(Q >= r_5^2)'s bound, z_5 = (877367660228816687803853589931 / 8192000000000000000000000000000), r_5 = (163 / 32): at least P(Z > z_5) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_5_window; paper-level) *)
+Definition region_purity_T_5 : R := region_purity_spacing_tail (6369 / 5000) ((877367660228816687803853589931 / 8192000000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)).
+
+(* P(S > z_6 r_6) / P(Q >= r_6^2)'s bound, z_6 = (568903208397080755194806293911 / 4096000000000000000000000000000), r_6 = (89 / 16): at least P(Z > z_6) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_6_window; paper-level) *)
+Definition region_purity_T_6 : R := region_purity_spacing_tail (143 / 100) ((568903208397080755194806293911 / 4096000000000000000000000000000) * (89 / 16)) / (exp (- ((89 / 16) ^ 2 / 2)) * region_purity_poisson ((89 / 16) ^ 2 / 2)).
+
+(* P(S > z_7 r_7) / P(Q >= r_7^2)'s bound, z_7 = (1475552982040920219538262018211 / 8192000000000000000000000000000), r_7 = 6: at least P(Z > z_7) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_7_window; paper-level) *)
+Definition region_purity_T_7 : R := region_purity_spacing_tail (16979 / 10000) ((1475552982040920219538262018211 / 8192000000000000000000000000000) * 6) / (exp (- (6 ^ 2 / 2)) * region_purity_poisson (6 ^ 2 / 2)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (26166694535256925027393 / 5000000000000000000000000000) + 1 * ((33785354309583035496897 / 1000000000000000000000000000) - (26166694535256925027393 / 5000000000000000000000000000)) + region_purity_T_1 * ((22519770273684200591073 / 100000000000000000000000000) - (33785354309583035496897 / 1000000000000000000000000000)) + region_purity_T_2 * ((75803860387582968090453 / 100000000000000000000000000) - (22519770273684200591073 / 100000000000000000000000000)) + region_purity_T_3 * ((5529995228501076866641 / 2500000000000000000000000) - (75803860387582968090453 / 100000000000000000000000000)) + region_purity_T_4 * ((14682592003864111420623 / 2000000000000000000000000) - (5529995228501076866641 / 2500000000000000000000000)) + region_purity_T_5 * ((27085656939133433108439 / 1000000000000000000000000) - (14682592003864111420623 / 2000000000000000000000000)) + region_purity_T_6 * ((2661634698801066986891 / 25000000000000000000000) - (27085656939133433108439 / 1000000000000000000000000)) + region_purity_T_7 * (1 - (2661634698801066986891 / 25000000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -865,11 +886,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1 (Markov's bound of P(Z > z_1)). *)
 Lemma region_purity_tail_1 :
-  region_spacing_bound / ((169134793456027864782651397151 / 8192000000000000000000000000000) * (sqrt (2 * PI) * 13 * region_central_binomial / 4 ^ 13)) <= (91701064827123007822709 / 100000000000000000000000).
+  region_purity_T_1 <= (91701064827123007822709 / 100000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_1. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((19123138981859764222636233 / 200000000000000000000000000) / ((169134793456027864782651397151 / 8192000000000000000000000000000) * (sqrt (2 * PI) * 13 * 10400600 / 4 ^ 13))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -1111,11 +1132,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (293 / 64); region_purity_radius_2_window). *)
+(* claim region_purity_probability: T_2 bounds region_purity_T_2, an upper bound of P(Z > z_2) (its comment). *)
 Lemma region_purity_tail_2 :
-  region_purity_spacing_tail (5447 / 5000) ((368886470549827463186318943363 / 8192000000000000000000000000000) * (293 / 64)) / (exp (- ((293 / 64) ^ 2 / 2)) * region_purity_poisson ((293 / 64) ^ 2 / 2)) <= (38587157092414046079 / 250000000000000000000).
+  region_purity_T_2 <= (38587157092414046079 / 250000000000000000000).
 Proof.
-  replace ((368886470549827463186318943363 / 8192000000000000000000000000000) * (293 / 64)) with (108083735871099446713591450405359 / 524288000000000000000000000000000) by lra. replace ((293 / 64) ^ 2 / 2) with (85849 / 8192) by lra.
+  unfold region_purity_T_2. replace ((368886470549827463186318943363 / 8192000000000000000000000000000) * (293 / 64)) with (108083735871099446713591450405359 / 524288000000000000000000000000000) by lra. replace ((293 / 64) ^ 2 / 2) with (85849 / 8192) by lra.
   assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
   set (D := exp (- (85849 / 8192)) * region_purity_poisson (85849 / 8192)) in *. set (T := region_purity_spacing_tail (5447 / 5000) (108083735871099446713591450405359 / 524288000000000000000000000000000)) in *.
   apply Rle_trans with ((57422741085904346087 / 500000000000000000000) / D).
@@ -1156,11 +1177,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (293 / 64); region_purity_radius_3_window). *)
+(* claim region_purity_probability: T_3 bounds region_purity_T_3, an upper bound of P(Z > z_3) (its comment). *)
 Lemma region_purity_tail_3 :
-  region_purity_spacing_tail (1131 / 1000) ((104336905692080267461524230011 / 1638400000000000000000000000000) * (293 / 64)) / (exp (- ((293 / 64) ^ 2 / 2)) * region_purity_poisson ((293 / 64) ^ 2 / 2)) <= (149178266152087625731 / 2500000000000000000000).
+  region_purity_T_3 <= (149178266152087625731 / 2500000000000000000000).
 Proof.
-  replace ((104336905692080267461524230011 / 1638400000000000000000000000000) * (293 / 64)) with (30570713367779518366226599393223 / 104857600000000000000000000000000) by lra. replace ((293 / 64) ^ 2 / 2) with (85849 / 8192) by lra.
+  unfold region_purity_T_3. replace ((104336905692080267461524230011 / 1638400000000000000000000000000) * (293 / 64)) with (30570713367779518366226599393223 / 104857600000000000000000000000000) by lra. replace ((293 / 64) ^ 2 / 2) with (85849 / 8192) by lra.
   assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
   set (D := exp (- (85849 / 8192)) * region_purity_poisson (85849 / 8192)) in *. set (T := region_purity_spacing_tail (1131 / 1000) (30570713367779518366226599393223 / 104857600000000000000000000000000)) in *.
   apply Rle_trans with ((13874799282925654353 / 312500000000000000000) / D).
@@ -1201,11 +1222,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (163 / 32); region_purity_radius_4_window). *)
+(* claim region_purity_probability: T_4 bounds region_purity_T_4, an upper bound of P(Z > z_4) (its comment). *)
 Lemma region_purity_tail_4 :
-  region_purity_spacing_tail (5999 / 5000) ((67654390705185170365926308511 / 819200000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)) <= (21300428732490594753 / 1000000000000000000000).
+  region_purity_T_4 <= (21300428732490594753 / 1000000000000000000000).
 Proof.
-  replace ((67654390705185170365926308511 / 819200000000000000000000000000) * (163 / 32)) with (11027665684945182769645988287293 / 26214400000000000000000000000000) by lra. replace ((163 / 32) ^ 2 / 2) with (26569 / 2048) by lra.
+  unfold region_purity_T_4. replace ((67654390705185170365926308511 / 819200000000000000000000000000) * (163 / 32)) with (11027665684945182769645988287293 / 26214400000000000000000000000000) by lra. replace ((163 / 32) ^ 2 / 2) with (26569 / 2048) by lra.
   assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
   set (D := exp (- (26569 / 2048)) * region_purity_poisson (26569 / 2048)) in *. set (T := region_purity_spacing_tail (5999 / 5000) (11027665684945182769645988287293 / 26214400000000000000000000000000)) in *.
   apply Rle_trans with ((992728332786563345199 / 100000000000000000000000) / D).
@@ -1246,11 +1267,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (163 / 32); region_purity_radius_5_window). *)
+(* claim region_purity_probability: T_5 bounds region_purity_T_5, an upper bound of P(Z > z_5) (its comment). *)
 Lemma region_purity_tail_5 :
-  region_purity_spacing_tail (6369 / 5000) ((877367660228816687803853589931 / 8192000000000000000000000000000) * (163 / 32)) / (exp (- ((163 / 32) ^ 2 / 2)) * region_purity_poisson ((163 / 32) ^ 2 / 2)) <= (116541760812439936819 / 25000000000000000000000).
+  region_purity_T_5 <= (116541760812439936819 / 25000000000000000000000).
 Proof.
-  replace ((877367660228816687803853589931 / 8192000000000000000000000000000) * (163 / 32)) with (143010928617297120112028135158753 / 262144000000000000000000000000000) by lra. replace ((163 / 32) ^ 2 / 2) with (26569 / 2048) by lra.
+  unfold region_purity_T_5. replace ((877367660228816687803853589931 / 8192000000000000000000000000000) * (163 / 32)) with (143010928617297120112028135158753 / 262144000000000000000000000000000) by lra. replace ((163 / 32) ^ 2 / 2) with (26569 / 2048) by lra.
   assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
   set (D := exp (- (26569 / 2048)) * region_purity_poisson (26569 / 2048)) in *. set (T := region_purity_spacing_tail (6369 / 5000) (143010928617297120112028135158753 / 262144000000000000000000000000000)) in *.
   apply Rle_trans with ((108630966413243790911 / 50000000000000000000000) / D).
@@ -1291,11 +1312,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (89 / 16); region_purity_radius_6_window). *)
+(* claim region_purity_probability: T_6 bounds region_purity_T_6, an upper bound of P(Z > z_6) (its comment). *)
 Lemma region_purity_tail_6 :
-  region_purity_spacing_tail (143 / 100) ((568903208397080755194806293911 / 4096000000000000000000000000000) * (89 / 16)) / (exp (- ((89 / 16) ^ 2 / 2)) * region_purity_poisson ((89 / 16) ^ 2 / 2)) <= (124005410192541205511 / 250000000000000000000000).
+  region_purity_T_6 <= (124005410192541205511 / 250000000000000000000000).
 Proof.
-  replace ((568903208397080755194806293911 / 4096000000000000000000000000000) * (89 / 16)) with (50632385547340187212337760158079 / 65536000000000000000000000000000) by lra. replace ((89 / 16) ^ 2 / 2) with (7921 / 512) by lra.
+  unfold region_purity_T_6. replace ((568903208397080755194806293911 / 4096000000000000000000000000000) * (89 / 16)) with (50632385547340187212337760158079 / 65536000000000000000000000000000) by lra. replace ((89 / 16) ^ 2 / 2) with (7921 / 512) by lra.
   assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
   set (D := exp (- (7921 / 512)) * region_purity_poisson (7921 / 512)) in *. set (T := region_purity_spacing_tail (143 / 100) (50632385547340187212337760158079 / 65536000000000000000000000000000)) in *.
   apply Rle_trans with ((114312584081494617809 / 1000000000000000000000000) / D).
@@ -1336,11 +1357,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = 6; region_purity_radius_7_window). *)
+(* claim region_purity_probability: T_7 bounds region_purity_T_7, an upper bound of P(Z > z_7) (its comment). *)
 Lemma region_purity_tail_7 :
-  region_purity_spacing_tail (16979 / 10000) ((1475552982040920219538262018211 / 8192000000000000000000000000000) * 6) / (exp (- (6 ^ 2 / 2)) * region_purity_poisson (6 ^ 2 / 2)) <= (155729504002962831999 / 10000000000000000000000000).
+  region_purity_T_7 <= (155729504002962831999 / 10000000000000000000000000).
 Proof.
-  replace ((1475552982040920219538262018211 / 8192000000000000000000000000000) * 6) with (4426658946122760658614786054633 / 4096000000000000000000000000000) by lra. replace (6 ^ 2 / 2) with 18 by lra.
+  unfold region_purity_T_7. replace ((1475552982040920219538262018211 / 8192000000000000000000000000000) * 6) with (4426658946122760658614786054633 / 4096000000000000000000000000000) by lra. replace (6 ^ 2 / 2) with 18 by lra.
   assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
   set (D := exp (- 18) * region_purity_poisson 18) in *. set (T := region_purity_spacing_tail (16979 / 10000) (4426658946122760658614786054633 / 4096000000000000000000000000000)) in *.
   apply Rle_trans with ((35688988831587718329 / 25000000000000000000000000) / D).
@@ -1356,11 +1377,19 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (12658048464310964600736539 / 20000000000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T1 := region_purity_tail_1).
+  assert (T2 := region_purity_tail_2).
+  assert (T3 := region_purity_tail_3).
+  assert (T4 := region_purity_tail_4).
+  assert (T5 := region_purity_tail_5).
+  assert (T6 := region_purity_tail_6).
+  assert (T7 := region_purity_tail_7).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)

@@ -318,6 +318,12 @@ Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 34
 (* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
 Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
 
+(* E / (z_0 E[sqrt Q]), z_0 = (452269260475743169513274096063 / 32768000000000000000000000000000): at least P(Z > z_0) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_0 : R := region_spacing_bound / ((452269260475743169513274096063 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * region_central_binomial / 4 ^ 17)).
+
+(* E / (z_1 E[sqrt Q]), z_1 = (537841411820461698878694392521 / 32768000000000000000000000000000): at least P(Z > z_1) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_1 : R := region_spacing_bound / ((537841411820461698878694392521 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * region_central_binomial / 4 ^ 17)).
+
 (* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 8, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_purity_fit : list R := cons (39894226849255493230445799 / 100000000000000000000000000) (cons 0 (cons (- (33245126409623249852304433 / 500000000000000000000000000)) (cons 0 (cons (99731513153317819066359087 / 10000000000000000000000000000) (cons 0 (cons (- (593365322635270367938769 / 500000000000000000000000000)) (cons 0 (cons (2873738661576153001847661 / 25000000000000000000000000000) (cons 0 (cons (- (9208284627233766911300771 / 1000000000000000000000000000000)) (cons 0 (cons (29708348170593411043534497 / 50000000000000000000000000000000) (cons 0 (cons (- (3442628660156964709331723 / 125000000000000000000000000000000)) (cons 0 (cons (66743131645720318302887399 / 100000000000000000000000000000000000) (nil))))))))))))))))).
 
@@ -342,8 +348,26 @@ Definition region_purity_spacing_tail : R -> R -> R := fun k s => 17 * region_ce
 (* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
 Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000.
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (16429489589569815847779 / 100000000000000000000000000000) + (91701064827123007822709 / 100000000000000000000000) * ((22963239140903556938831 / 100000000000000000000000000000) - (16429489589569815847779 / 100000000000000000000000000000)) + (77111155561307933968697 / 100000000000000000000000) * ((15158178085236932002887 / 5000000000000000000000000000) - (22963239140903556938831 / 100000000000000000000000000000)) + (383277897131906197759 / 5000000000000000000000) * ((3608245787927780867363 / 250000000000000000000000000) - (15158178085236932002887 / 5000000000000000000000000000)) + (214216346574080427093 / 10000000000000000000000) * ((11652853632826791527939 / 200000000000000000000000000) - (3608245787927780867363 / 250000000000000000000000000)) + (32461995611664675879 / 6250000000000000000000) * ((5686654477496573073189 / 20000000000000000000000000) - (11652853632826791527939 / 200000000000000000000000000)) + (69770958028787558813 / 100000000000000000000000) * ((8218180098319144188069 / 5000000000000000000000000) - (5686654477496573073189 / 20000000000000000000000000)) + (70123044677408567463 / 2000000000000000000000000) * ((10253160358339858498523 / 500000000000000000000000) - (8218180098319144188069 / 5000000000000000000000000)) + (339246886790071574183 / 5000000000000000000000000000) * (1 - (10253160358339858498523 / 500000000000000000000000)).
+(* P(S > z_2 r_2) / P(Q >= r_2^2)'s bound, z_2 = (63960784916511623746213795023 / 1638400000000000000000000000000), r_2 = (43 / 8): at least P(Z > z_2) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_2_window; paper-level) *)
+Definition region_purity_T_2 : R := region_purity_spacing_tail (10911 / 10000) ((63960784916511623746213795023 / 1638400000000000000000000000000) * (43 / 8)) / (exp (- ((43 / 8) ^ 2 / 2)) * region_purity_poisson ((43 / 8) ^ 2 / 2)).
+
+(* P(S > z_3 r_3) / P(Q >= r_3^2)'s bound, z_3 = (180908969863294527360543559743 / 3276800000000000000000000000000), r_3 = (43 / 8): at least P(Z > z_3) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_3_window; paper-level) *)
+Definition region_purity_T_3 : R := region_purity_spacing_tail (11337 / 10000) ((180908969863294527360543559743 / 3276800000000000000000000000000) * (43 / 8)) / (exp (- ((43 / 8) ^ 2 / 2)) * region_purity_poisson ((43 / 8) ^ 2 / 2)).
+
+(* P(S > z_4 r_4) / P(Q >= r_4^2)'s bound, z_4 = (2346095766275215666029741920203 / 32768000000000000000000000000000), r_4 = (373 / 64): at least P(Z > z_4) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_4_window; paper-level) *)
+Definition region_purity_T_4 : R := region_purity_spacing_tail (11979 / 10000) ((2346095766275215666029741920203 / 32768000000000000000000000000000) * (373 / 64)) / (exp (- ((373 / 64) ^ 2 / 2)) * region_purity_poisson ((373 / 64) ^ 2 / 2)).
+
+(* P(S > z_5 r_5) / P(Q >= r_5^2)'s bound, z_5 = (1521256673961163520083219109943 / 16384000000000000000000000000000), r_5 = (399 / 64): at least P(Z > z_5) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_5_window; paper-level) *)
+Definition region_purity_T_5 : R := region_purity_spacing_tail (12949 / 10000) ((1521256673961163520083219109943 / 16384000000000000000000000000000) * (399 / 64)) / (exp (- ((399 / 64) ^ 2 / 2)) * region_purity_poisson ((399 / 64) ^ 2 / 2)).
+
+(* P(S > z_6 r_6) / P(Q >= r_6^2)'s bound, z_6 = (3945653300211841570659503355843 / 32768000000000000000000000000000), r_6 = (53 / 8): at least P(Z > z_6) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_6_window; paper-level) *)
+Definition region_purity_T_6 : R := region_purity_spacing_tail (3623 / 2500) ((3945653300211841570659503355843 / 32768000000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)).
+
+(* P(S > z_7 r_7) / P(Q >= r_7^2)'s bound, z_7 = (5579991528113160053117422604627 / 32768000000000000000000000000000), r_7 = (53 / 8): at least P(Z > z_7) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_7_window; paper-level) *)
+Definition region_purity_T_7 : R := region_purity_spacing_tail (17461 / 10000) ((5579991528113160053117422604627 / 32768000000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (16429489589569815847779 / 100000000000000000000000000000) + region_purity_T_0 * ((22963239140903556938831 / 100000000000000000000000000000) - (16429489589569815847779 / 100000000000000000000000000000)) + region_purity_T_1 * ((15158178085236932002887 / 5000000000000000000000000000) - (22963239140903556938831 / 100000000000000000000000000000)) + region_purity_T_2 * ((3608245787927780867363 / 250000000000000000000000000) - (15158178085236932002887 / 5000000000000000000000000000)) + region_purity_T_3 * ((11652853632826791527939 / 200000000000000000000000000) - (3608245787927780867363 / 250000000000000000000000000)) + region_purity_T_4 * ((5686654477496573073189 / 20000000000000000000000000) - (11652853632826791527939 / 200000000000000000000000000)) + region_purity_T_5 * ((8218180098319144188069 / 5000000000000000000000000) - (5686654477496573073189 / 20000000000000000000000000)) + region_purity_T_6 * ((10253160358339858498523 / 500000000000000000000000) - (8218180098319144188069 / 5000000000000000000000000)) + region_purity_T_7 * (1 - (10253160358339858498523 / 500000000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -850,11 +874,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_0 >= E[S] / (z_0 E[sqrt Q]) >= P(Z > z_0) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_0 bounds region_purity_T_0 (Markov's bound of P(Z > z_0)). *)
 Lemma region_purity_tail_0 :
-  region_spacing_bound / ((452269260475743169513274096063 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * region_central_binomial / 4 ^ 17)) <= (91701064827123007822709 / 100000000000000000000000).
+  region_purity_T_0 <= (91701064827123007822709 / 100000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_0. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((14652039709088710894103707 / 200000000000000000000000000) / ((452269260475743169513274096063 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * 2333606220 / 4 ^ 17))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -873,11 +897,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1 (Markov's bound of P(Z > z_1)). *)
 Lemma region_purity_tail_1 :
-  region_spacing_bound / ((537841411820461698878694392521 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * region_central_binomial / 4 ^ 17)) <= (77111155561307933968697 / 100000000000000000000000).
+  region_purity_T_1 <= (77111155561307933968697 / 100000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_1. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((14652039709088710894103707 / 200000000000000000000000000) / ((537841411820461698878694392521 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 17 * 2333606220 / 4 ^ 17))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -1119,11 +1143,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (43 / 8); region_purity_radius_2_window). *)
+(* claim region_purity_probability: T_2 bounds region_purity_T_2, an upper bound of P(Z > z_2) (its comment). *)
 Lemma region_purity_tail_2 :
-  region_purity_spacing_tail (10911 / 10000) ((63960784916511623746213795023 / 1638400000000000000000000000000) * (43 / 8)) / (exp (- ((43 / 8) ^ 2 / 2)) * region_purity_poisson ((43 / 8) ^ 2 / 2)) <= (383277897131906197759 / 5000000000000000000000).
+  region_purity_T_2 <= (383277897131906197759 / 5000000000000000000000).
 Proof.
-  replace ((63960784916511623746213795023 / 1638400000000000000000000000000) * (43 / 8)) with (2750313751409999821087193185989 / 13107200000000000000000000000000) by lra. replace ((43 / 8) ^ 2 / 2) with (1849 / 128) by lra.
+  unfold region_purity_T_2. replace ((63960784916511623746213795023 / 1638400000000000000000000000000) * (43 / 8)) with (2750313751409999821087193185989 / 13107200000000000000000000000000) by lra. replace ((43 / 8) ^ 2 / 2) with (1849 / 128) by lra.
   assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
   set (D := exp (- (1849 / 128)) * region_purity_poisson (1849 / 128)) in *. set (T := region_purity_spacing_tail (10911 / 10000) (2750313751409999821087193185989 / 13107200000000000000000000000000)) in *.
   apply Rle_trans with ((68628504545008991707 / 1250000000000000000000) / D).
@@ -1164,11 +1188,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (43 / 8); region_purity_radius_3_window). *)
+(* claim region_purity_probability: T_3 bounds region_purity_T_3, an upper bound of P(Z > z_3) (its comment). *)
 Lemma region_purity_tail_3 :
-  region_purity_spacing_tail (11337 / 10000) ((180908969863294527360543559743 / 3276800000000000000000000000000) * (43 / 8)) / (exp (- ((43 / 8) ^ 2 / 2)) * region_purity_poisson ((43 / 8) ^ 2 / 2)) <= (214216346574080427093 / 10000000000000000000000).
+  region_purity_T_3 <= (214216346574080427093 / 10000000000000000000000).
 Proof.
-  replace ((180908969863294527360543559743 / 3276800000000000000000000000000) * (43 / 8)) with (7779085704121664676503373068949 / 26214400000000000000000000000000) by lra. replace ((43 / 8) ^ 2 / 2) with (1849 / 128) by lra.
+  unfold region_purity_T_3. replace ((180908969863294527360543559743 / 3276800000000000000000000000000) * (43 / 8)) with (7779085704121664676503373068949 / 26214400000000000000000000000000) by lra. replace ((43 / 8) ^ 2 / 2) with (1849 / 128) by lra.
   assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
   set (D := exp (- (1849 / 128)) * region_purity_poisson (1849 / 128)) in *. set (T := region_purity_spacing_tail (11337 / 10000) (7779085704121664676503373068949 / 26214400000000000000000000000000)) in *.
   apply Rle_trans with ((7671377673737856393 / 500000000000000000000) / D).
@@ -1209,11 +1233,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (373 / 64); region_purity_radius_4_window). *)
+(* claim region_purity_probability: T_4 bounds region_purity_T_4, an upper bound of P(Z > z_4) (its comment). *)
 Lemma region_purity_tail_4 :
-  region_purity_spacing_tail (11979 / 10000) ((2346095766275215666029741920203 / 32768000000000000000000000000000) * (373 / 64)) / (exp (- ((373 / 64) ^ 2 / 2)) * region_purity_poisson ((373 / 64) ^ 2 / 2)) <= (32461995611664675879 / 6250000000000000000000).
+  region_purity_T_4 <= (32461995611664675879 / 6250000000000000000000).
 Proof.
-  replace ((2346095766275215666029741920203 / 32768000000000000000000000000000) * (373 / 64)) with (875093720820655443429093736235719 / 2097152000000000000000000000000000) by lra. replace ((373 / 64) ^ 2 / 2) with (139129 / 8192) by lra.
+  unfold region_purity_T_4. replace ((2346095766275215666029741920203 / 32768000000000000000000000000000) * (373 / 64)) with (875093720820655443429093736235719 / 2097152000000000000000000000000000) by lra. replace ((373 / 64) ^ 2 / 2) with (139129 / 8192) by lra.
   assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
   set (D := exp (- (139129 / 8192)) * region_purity_poisson (139129 / 8192)) in *. set (T := region_purity_spacing_tail (11979 / 10000) (875093720820655443429093736235719 / 2097152000000000000000000000000000)) in *.
   apply Rle_trans with ((243764017889308753867 / 100000000000000000000000) / D).
@@ -1254,11 +1278,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (399 / 64); region_purity_radius_5_window). *)
+(* claim region_purity_probability: T_5 bounds region_purity_T_5, an upper bound of P(Z > z_5) (its comment). *)
 Lemma region_purity_tail_5 :
-  region_purity_spacing_tail (12949 / 10000) ((1521256673961163520083219109943 / 16384000000000000000000000000000) * (399 / 64)) / (exp (- ((399 / 64) ^ 2 / 2)) * region_purity_poisson ((399 / 64) ^ 2 / 2)) <= (69770958028787558813 / 100000000000000000000000).
+  region_purity_T_5 <= (69770958028787558813 / 100000000000000000000000).
 Proof.
-  replace ((1521256673961163520083219109943 / 16384000000000000000000000000000) * (399 / 64)) with (606981412910504244513204424867257 / 1048576000000000000000000000000000) by lra. replace ((399 / 64) ^ 2 / 2) with (159201 / 8192) by lra.
+  unfold region_purity_T_5. replace ((1521256673961163520083219109943 / 16384000000000000000000000000000) * (399 / 64)) with (606981412910504244513204424867257 / 1048576000000000000000000000000000) by lra. replace ((399 / 64) ^ 2 / 2) with (159201 / 8192) by lra.
   assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
   set (D := exp (- (159201 / 8192)) * region_purity_poisson (159201 / 8192)) in *. set (T := region_purity_spacing_tail (12949 / 10000) (606981412910504244513204424867257 / 1048576000000000000000000000000000)) in *.
   apply Rle_trans with ((181194267146387683307 / 1000000000000000000000000) / D).
@@ -1299,11 +1323,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (53 / 8); region_purity_radius_6_window). *)
+(* claim region_purity_probability: T_6 bounds region_purity_T_6, an upper bound of P(Z > z_6) (its comment). *)
 Lemma region_purity_tail_6 :
-  region_purity_spacing_tail (3623 / 2500) ((3945653300211841570659503355843 / 32768000000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)) <= (70123044677408567463 / 2000000000000000000000000).
+  region_purity_T_6 <= (70123044677408567463 / 2000000000000000000000000).
 Proof.
-  replace ((3945653300211841570659503355843 / 32768000000000000000000000000000) * (53 / 8)) with (209119624911227603244953677859679 / 262144000000000000000000000000000) by lra. replace ((53 / 8) ^ 2 / 2) with (2809 / 128) by lra.
+  unfold region_purity_T_6. replace ((3945653300211841570659503355843 / 32768000000000000000000000000000) * (53 / 8)) with (209119624911227603244953677859679 / 262144000000000000000000000000000) by lra. replace ((53 / 8) ^ 2 / 2) with (2809 / 128) by lra.
   assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
   set (D := exp (- (2809 / 128)) * region_purity_poisson (2809 / 128)) in *. set (T := region_purity_spacing_tail (3623 / 2500) (209119624911227603244953677859679 / 262144000000000000000000000000000)) in *.
   apply Rle_trans with ((104528643545145489139 / 25000000000000000000000000) / D).
@@ -1344,11 +1368,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (53 / 8); region_purity_radius_7_window). *)
+(* claim region_purity_probability: T_7 bounds region_purity_T_7, an upper bound of P(Z > z_7) (its comment). *)
 Lemma region_purity_tail_7 :
-  region_purity_spacing_tail (17461 / 10000) ((5579991528113160053117422604627 / 32768000000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)) <= (339246886790071574183 / 5000000000000000000000000000).
+  region_purity_T_7 <= (339246886790071574183 / 5000000000000000000000000000).
 Proof.
-  replace ((5579991528113160053117422604627 / 32768000000000000000000000000000) * (53 / 8)) with (295739550989997482815223398045231 / 262144000000000000000000000000000) by lra. replace ((53 / 8) ^ 2 / 2) with (2809 / 128) by lra.
+  unfold region_purity_T_7. replace ((5579991528113160053117422604627 / 32768000000000000000000000000000) * (53 / 8)) with (295739550989997482815223398045231 / 262144000000000000000000000000000) by lra. replace ((53 / 8) ^ 2 / 2) with (2809 / 128) by lra.
   assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
   set (D := exp (- (2809 / 128)) * region_purity_poisson (2809 / 128)) in *. set (T := region_purity_spacing_tail (17461 / 10000) (295739550989997482815223398045231 / 262144000000000000000000000000000)) in *.
   apply Rle_trans with ((809115281658707289369 / 100000000000000000000000000000) / D).
@@ -1364,11 +1388,20 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (70481745406610280674246903 / 10000000000000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T0 := region_purity_tail_0).
+  assert (T1 := region_purity_tail_1).
+  assert (T2 := region_purity_tail_2).
+  assert (T3 := region_purity_tail_3).
+  assert (T4 := region_purity_tail_4).
+  assert (T5 := region_purity_tail_5).
+  assert (T6 := region_purity_tail_6).
+  assert (T7 := region_purity_tail_7).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)

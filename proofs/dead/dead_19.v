@@ -319,6 +319,9 @@ Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 22
 (* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
 Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
 
+(* E / (z_1 E[sqrt Q]), z_1 = (455145306372515676180407497739 / 32768000000000000000000000000000): at least P(Z > z_1) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_1 : R := region_spacing_bound / ((455145306372515676180407497739 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 19 * region_central_binomial / 4 ^ 19)).
+
 (* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 8, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_purity_fit : list R := cons (39894226849255493230445799 / 100000000000000000000000000) (cons 0 (cons (- (33245126409623249852304433 / 500000000000000000000000000)) (cons 0 (cons (99731513153317819066359087 / 10000000000000000000000000000) (cons 0 (cons (- (593365322635270367938769 / 500000000000000000000000000)) (cons 0 (cons (2873738661576153001847661 / 25000000000000000000000000000) (cons 0 (cons (- (9208284627233766911300771 / 1000000000000000000000000000000)) (cons 0 (cons (29708348170593411043534497 / 50000000000000000000000000000000) (cons 0 (cons (- (3442628660156964709331723 / 125000000000000000000000000000000)) (cons 0 (cons (66743131645720318302887399 / 100000000000000000000000000000000000) (nil))))))))))))))))).
 
@@ -343,8 +346,26 @@ Definition region_purity_spacing_tail : R -> R -> R := fun k s => 19 * region_ce
 (* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
 Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000 + y ^ 17 / 355687428096000 + y ^ 18 / 6402373705728000.
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (18919006585144868597253 / 10000000000000000000000000000000) + 1 * ((15512774785230198324373 / 1000000000000000000000000000000) - (18919006585144868597253 / 10000000000000000000000000000000)) + (77111155561307933968697 / 100000000000000000000000) * ((29939809087046465628571 / 100000000000000000000000000000) - (15512774785230198324373 / 1000000000000000000000000000000)) + (575104364664689174069 / 10000000000000000000000) * ((26468618431369207445607 / 10000000000000000000000000000) - (29939809087046465628571 / 100000000000000000000000000000)) + (3653467200738391113 / 400000000000000000000) * ((13120761524224409998221 / 1000000000000000000000000000) - (26468618431369207445607 / 10000000000000000000000000000)) + (78658241151605452803 / 50000000000000000000000) * ((40388692908757437905957 / 500000000000000000000000000) - (13120761524224409998221 / 1000000000000000000000000000)) + (128960304122741572391 / 1000000000000000000000000) * ((2412637718200345638129 / 4000000000000000000000000) - (40388692908757437905957 / 500000000000000000000000000)) + (311730914010732412241 / 100000000000000000000000000) * ((12990118233304841080739 / 2500000000000000000000000) - (2412637718200345638129 / 4000000000000000000000000)) + (27850462979206091959 / 2000000000000000000000000000) * (1 - (12990118233304841080739 / 2500000000000000000000000)).
+(* P(S > z_2 r_2) / P(Q >= r_2^2)'s bound, z_2 = (236101038040747609876167802337 / 6553600000000000000000000000000), r_2 = (181 / 32): at least P(Z > z_2) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_2_window; paper-level) *)
+Definition region_purity_T_2 : R := region_purity_spacing_tail (10883 / 10000) ((236101038040747609876167802337 / 6553600000000000000000000000000) * (181 / 32)) / (exp (- ((181 / 32) ^ 2 / 2)) * region_purity_poisson ((181 / 32) ^ 2 / 2)).
+
+(* P(S > z_3 r_3) / P(Q >= r_3^2)'s bound, z_3 = (910295968088739038245766935229 / 16384000000000000000000000000000), r_3 = (197 / 32): at least P(Z > z_3) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_3_window; paper-level) *)
+Definition region_purity_T_3 : R := region_purity_spacing_tail (11571 / 10000) ((910295968088739038245766935229 / 16384000000000000000000000000000) * (197 / 32)) / (exp (- ((197 / 32) ^ 2 / 2)) * region_purity_poisson ((197 / 32) ^ 2 / 2)).
+
+(* P(S > z_4 r_4) / P(Q >= r_4^2)'s bound, z_4 = (2361015735751183784646629963121 / 32768000000000000000000000000000), r_4 = (197 / 32): at least P(Z > z_4) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_4_window; paper-level) *)
+Definition region_purity_T_4 : R := region_purity_spacing_tail (758 / 625) ((2361015735751183784646629963121 / 32768000000000000000000000000000) * (197 / 32)) / (exp (- ((197 / 32) ^ 2 / 2)) * region_purity_poisson ((197 / 32) ^ 2 / 2)).
+
+(* P(S > z_5 r_5) / P(Q >= r_5^2)'s bound, z_5 = (153093210571616393121101661837 / 1638400000000000000000000000000), r_5 = (53 / 8): at least P(Z > z_5) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_5_window; paper-level) *)
+Definition region_purity_T_5 : R := region_purity_spacing_tail (13211 / 10000) ((153093210571616393121101661837 / 1638400000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)).
+
+(* P(S > z_6 r_6) / P(Q >= r_6^2)'s bound, z_6 = (794149273756447565408097615541 / 6553600000000000000000000000000), r_6 = (113 / 16): at least P(Z > z_6) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_6_window; paper-level) *)
+Definition region_purity_T_6 : R := region_purity_spacing_tail (14953 / 10000) ((794149273756447565408097615541 / 6553600000000000000000000000000) * (113 / 16)) / (exp (- ((113 / 16) ^ 2 / 2)) * region_purity_poisson ((113 / 16) ^ 2 / 2)).
+
+(* P(S > z_7 r_7) / P(Q >= r_7^2)'s bound, z_7 = (1287355007859486825941940923637 / 8192000000000000000000000000000), r_7 = (113 / 16): at least P(Z > z_7) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_7_window; paper-level) *)
+Definition region_purity_T_7 : R := region_purity_spacing_tail (2159 / 1250) ((1287355007859486825941940923637 / 8192000000000000000000000000000) * (113 / 16)) / (exp (- ((113 / 16) ^ 2 / 2)) * region_purity_poisson ((113 / 16) ^ 2 / 2)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (18919006585144868597253 / 10000000000000000000000000000000) + 1 * ((15512774785230198324373 / 1000000000000000000000000000000) - (18919006585144868597253 / 10000000000000000000000000000000)) + region_purity_T_1 * ((29939809087046465628571 / 100000000000000000000000000000) - (15512774785230198324373 / 1000000000000000000000000000000)) + region_purity_T_2 * ((26468618431369207445607 / 10000000000000000000000000000) - (29939809087046465628571 / 100000000000000000000000000000)) + region_purity_T_3 * ((13120761524224409998221 / 1000000000000000000000000000) - (26468618431369207445607 / 10000000000000000000000000000)) + region_purity_T_4 * ((40388692908757437905957 / 500000000000000000000000000) - (13120761524224409998221 / 1000000000000000000000000000)) + region_purity_T_5 * ((2412637718200345638129 / 4000000000000000000000000) - (40388692908757437905957 / 500000000000000000000000000)) + region_purity_T_6 * ((12990118233304841080739 / 2500000000000000000000000) - (2412637718200345638129 / 4000000000000000000000000)) + region_purity_T_7 * (1 - (12990118233304841080739 / 2500000000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -865,11 +886,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1 (Markov's bound of P(Z > z_1)). *)
 Lemma region_purity_tail_1 :
-  region_spacing_bound / ((455145306372515676180407497739 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 19 * region_central_binomial / 4 ^ 19)) <= (77111155561307933968697 / 100000000000000000000000).
+  region_purity_T_1 <= (77111155561307933968697 / 100000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_1. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((65592211256159379364020849 / 1000000000000000000000000000) / ((455145306372515676180407497739 / 32768000000000000000000000000000) * (sqrt (2 * PI) * 19 * 35345263800 / 4 ^ 19))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -1111,11 +1132,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (181 / 32); region_purity_radius_2_window). *)
+(* claim region_purity_probability: T_2 bounds region_purity_T_2, an upper bound of P(Z > z_2) (its comment). *)
 Lemma region_purity_tail_2 :
-  region_purity_spacing_tail (10883 / 10000) ((236101038040747609876167802337 / 6553600000000000000000000000000) * (181 / 32)) / (exp (- ((181 / 32) ^ 2 / 2)) * region_purity_poisson ((181 / 32) ^ 2 / 2)) <= (575104364664689174069 / 10000000000000000000000).
+  region_purity_T_2 <= (575104364664689174069 / 10000000000000000000000).
 Proof.
-  replace ((236101038040747609876167802337 / 6553600000000000000000000000000) * (181 / 32)) with (42734287885375317387586372222997 / 209715200000000000000000000000000) by lra. replace ((181 / 32) ^ 2 / 2) with (32761 / 2048) by lra.
+  unfold region_purity_T_2. replace ((236101038040747609876167802337 / 6553600000000000000000000000000) * (181 / 32)) with (42734287885375317387586372222997 / 209715200000000000000000000000000) by lra. replace ((181 / 32) ^ 2 / 2) with (32761 / 2048) by lra.
   assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
   set (D := exp (- (32761 / 2048)) * region_purity_poisson (32761 / 2048)) in *. set (T := region_purity_spacing_tail (10883 / 10000) (42734287885375317387586372222997 / 209715200000000000000000000000000)) in *.
   apply Rle_trans with ((427091362045798816563 / 10000000000000000000000) / D).
@@ -1156,11 +1177,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (197 / 32); region_purity_radius_3_window). *)
+(* claim region_purity_probability: T_3 bounds region_purity_T_3, an upper bound of P(Z > z_3) (its comment). *)
 Lemma region_purity_tail_3 :
-  region_purity_spacing_tail (11571 / 10000) ((910295968088739038245766935229 / 16384000000000000000000000000000) * (197 / 32)) / (exp (- ((197 / 32) ^ 2 / 2)) * region_purity_poisson ((197 / 32) ^ 2 / 2)) <= (3653467200738391113 / 400000000000000000000).
+  region_purity_T_3 <= (3653467200738391113 / 400000000000000000000).
 Proof.
-  replace ((910295968088739038245766935229 / 16384000000000000000000000000000) * (197 / 32)) with (179328305713481590534416086240113 / 524288000000000000000000000000000) by lra. replace ((197 / 32) ^ 2 / 2) with (38809 / 2048) by lra.
+  unfold region_purity_T_3. replace ((910295968088739038245766935229 / 16384000000000000000000000000000) * (197 / 32)) with (179328305713481590534416086240113 / 524288000000000000000000000000000) by lra. replace ((197 / 32) ^ 2 / 2) with (38809 / 2048) by lra.
   assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
   set (D := exp (- (38809 / 2048)) * region_purity_poisson (38809 / 2048)) in *. set (T := region_purity_spacing_tail (11571 / 10000) (179328305713481590534416086240113 / 524288000000000000000000000000000)) in *.
   apply Rle_trans with ((108250653920588112383 / 25000000000000000000000) / D).
@@ -1201,11 +1222,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (197 / 32); region_purity_radius_4_window). *)
+(* claim region_purity_probability: T_4 bounds region_purity_T_4, an upper bound of P(Z > z_4) (its comment). *)
 Lemma region_purity_tail_4 :
-  region_purity_spacing_tail (758 / 625) ((2361015735751183784646629963121 / 32768000000000000000000000000000) * (197 / 32)) / (exp (- ((197 / 32) ^ 2 / 2)) * region_purity_poisson ((197 / 32) ^ 2 / 2)) <= (78658241151605452803 / 50000000000000000000000).
+  region_purity_T_4 <= (78658241151605452803 / 50000000000000000000000).
 Proof.
-  replace ((2361015735751183784646629963121 / 32768000000000000000000000000000) * (197 / 32)) with (465120099942983205575386102734837 / 1048576000000000000000000000000000) by lra. replace ((197 / 32) ^ 2 / 2) with (38809 / 2048) by lra.
+  unfold region_purity_T_4. replace ((2361015735751183784646629963121 / 32768000000000000000000000000000) * (197 / 32)) with (465120099942983205575386102734837 / 1048576000000000000000000000000000) by lra. replace ((197 / 32) ^ 2 / 2) with (38809 / 2048) by lra.
   assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
   set (D := exp (- (38809 / 2048)) * region_purity_poisson (38809 / 2048)) in *. set (T := region_purity_spacing_tail (758 / 625) (465120099942983205575386102734837 / 1048576000000000000000000000000000)) in *.
   apply Rle_trans with ((372897549557689310813 / 500000000000000000000000) / D).
@@ -1246,11 +1267,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (53 / 8); region_purity_radius_5_window). *)
+(* claim region_purity_probability: T_5 bounds region_purity_T_5, an upper bound of P(Z > z_5) (its comment). *)
 Lemma region_purity_tail_5 :
-  region_purity_spacing_tail (13211 / 10000) ((153093210571616393121101661837 / 1638400000000000000000000000000) * (53 / 8)) / (exp (- ((53 / 8) ^ 2 / 2)) * region_purity_poisson ((53 / 8) ^ 2 / 2)) <= (128960304122741572391 / 1000000000000000000000000).
+  region_purity_T_5 <= (128960304122741572391 / 1000000000000000000000000).
 Proof.
-  replace ((153093210571616393121101661837 / 1638400000000000000000000000000) * (53 / 8)) with (8113940160295668835418388077361 / 13107200000000000000000000000000) by lra. replace ((53 / 8) ^ 2 / 2) with (2809 / 128) by lra.
+  unfold region_purity_T_5. replace ((153093210571616393121101661837 / 1638400000000000000000000000000) * (53 / 8)) with (8113940160295668835418388077361 / 13107200000000000000000000000000) by lra. replace ((53 / 8) ^ 2 / 2) with (2809 / 128) by lra.
   assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
   set (D := exp (- (2809 / 128)) * region_purity_poisson (2809 / 128)) in *. set (T := region_purity_spacing_tail (13211 / 10000) (8113940160295668835418388077361 / 13107200000000000000000000000000)) in *.
   apply Rle_trans with ((304331118469877137619 / 10000000000000000000000000) / D).
@@ -1291,11 +1312,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (113 / 16); region_purity_radius_6_window). *)
+(* claim region_purity_probability: T_6 bounds region_purity_T_6, an upper bound of P(Z > z_6) (its comment). *)
 Lemma region_purity_tail_6 :
-  region_purity_spacing_tail (14953 / 10000) ((794149273756447565408097615541 / 6553600000000000000000000000000) * (113 / 16)) / (exp (- ((113 / 16) ^ 2 / 2)) * region_purity_poisson ((113 / 16) ^ 2 / 2)) <= (311730914010732412241 / 100000000000000000000000000).
+  region_purity_T_6 <= (311730914010732412241 / 100000000000000000000000000).
 Proof.
-  replace ((794149273756447565408097615541 / 6553600000000000000000000000000) * (113 / 16)) with (89738867934478574891115030556133 / 104857600000000000000000000000000) by lra. replace ((113 / 16) ^ 2 / 2) with (12769 / 512) by lra.
+  unfold region_purity_T_6. replace ((794149273756447565408097615541 / 6553600000000000000000000000000) * (113 / 16)) with (89738867934478574891115030556133 / 104857600000000000000000000000000) by lra. replace ((113 / 16) ^ 2 / 2) with (12769 / 512) by lra.
   assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
   set (D := exp (- (12769 / 512)) * region_purity_poisson (12769 / 512)) in *. set (T := region_purity_spacing_tail (14953 / 10000) (89738867934478574891115030556133 / 104857600000000000000000000000000)) in *.
   apply Rle_trans with ((292928331980911345193 / 1000000000000000000000000000) / D).
@@ -1336,11 +1357,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (113 / 16); region_purity_radius_7_window). *)
+(* claim region_purity_probability: T_7 bounds region_purity_T_7, an upper bound of P(Z > z_7) (its comment). *)
 Lemma region_purity_tail_7 :
-  region_purity_spacing_tail (2159 / 1250) ((1287355007859486825941940923637 / 8192000000000000000000000000000) * (113 / 16)) / (exp (- ((113 / 16) ^ 2 / 2)) * region_purity_poisson ((113 / 16) ^ 2 / 2)) <= (27850462979206091959 / 2000000000000000000000000000).
+  region_purity_T_7 <= (27850462979206091959 / 2000000000000000000000000000).
 Proof.
-  replace ((1287355007859486825941940923637 / 8192000000000000000000000000000) * (113 / 16)) with (145471115888122011331439324370981 / 131072000000000000000000000000000) by lra. replace ((113 / 16) ^ 2 / 2) with (12769 / 512) by lra.
+  unfold region_purity_T_7. replace ((1287355007859486825941940923637 / 8192000000000000000000000000000) * (113 / 16)) with (145471115888122011331439324370981 / 131072000000000000000000000000000) by lra. replace ((113 / 16) ^ 2 / 2) with (12769 / 512) by lra.
   assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
   set (D := exp (- (12769 / 512)) * region_purity_poisson (12769 / 512)) in *. set (T := region_purity_spacing_tail (2159 / 1250) (145471115888122011331439324370981 / 131072000000000000000000000000000)) in *.
   apply Rle_trans with ((2044579279638073503 / 1562500000000000000000000000) / D).
@@ -1356,11 +1377,19 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (33353035254896546162799537 / 50000000000000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T1 := region_purity_tail_1).
+  assert (T2 := region_purity_tail_2).
+  assert (T3 := region_purity_tail_3).
+  assert (T4 := region_purity_tail_4).
+  assert (T5 := region_purity_tail_5).
+  assert (T6 := region_purity_tail_6).
+  assert (T7 := region_purity_tail_7).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)

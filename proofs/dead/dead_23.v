@@ -320,6 +320,9 @@ Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 92
 (* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
 Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
 
+(* E / (z_1 E[sqrt Q]), z_1 = (8862061982996391467620428679767 / 655360000000000000000000000000000): at least P(Z > z_1) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_1 : R := region_spacing_bound / ((8862061982996391467620428679767 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 23 * region_central_binomial / 4 ^ 23)).
+
 (* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 6, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_purity_fit : list R := cons (39894174910763774610598769 / 100000000000000000000000000) (cons 0 (cons (- (16621507249724742410993039 / 250000000000000000000000000)) (cons 0 (cons (9962964334796060977893751 / 1000000000000000000000000000) (cons 0 (cons (- (2939130731954553200041933 / 2500000000000000000000000000)) (cons 0 (cons (2172317442371883995235677 / 20000000000000000000000000000) (cons 0 (cons (- (14412795327049675895870057 / 2000000000000000000000000000000)) (cons 0 (cons (25275979788452159519255661 / 100000000000000000000000000000000) (nil))))))))))))).
 
@@ -344,8 +347,26 @@ Definition region_purity_spacing_tail : R -> R -> R := fun k s => 23 * region_ce
 (* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
 Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000 + y ^ 17 / 355687428096000 + y ^ 18 / 6402373705728000 + y ^ 19 / 121645100408832000 + y ^ 20 / 2432902008176640000 + y ^ 21 / 51090942171709440000 + y ^ 22 / 1124000727777607680000.
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (22987116119752931820261 / 2500000000000000000000000000000000) + 1 * ((2471259108015370395293 / 20000000000000000000000000000000) - (22987116119752931820261 / 2500000000000000000000000000000000)) + (29730440857580953936623 / 50000000000000000000000) * ((29597310264511806218449 / 10000000000000000000000000000000) - (2471259108015370395293 / 20000000000000000000000000000000)) + (75804108233208219569 / 2500000000000000000000) * ((18617872169717742514317 / 500000000000000000000000000000) - (29597310264511806218449 / 10000000000000000000000000000000)) + (160223843784636862371 / 50000000000000000000000) * ((2441950904637493389131 / 10000000000000000000000000000) - (18617872169717742514317 / 500000000000000000000000000000)) + (394496527343699695287 / 1000000000000000000000000) * ((329855246164461118959 / 156250000000000000000000000) - (2441950904637493389131 / 10000000000000000000000000000)) + (194373560520837457963 / 10000000000000000000000000) * ((1181149862687207111217 / 50000000000000000000000000) - (329855246164461118959 / 156250000000000000000000000)) + (233794555942627998773 / 1000000000000000000000000000) * ((81041231949980620704439 / 100000000000000000000000000) - (1181149862687207111217 / 50000000000000000000000000)) + (1319492943081824937 / 39062500000000000000000000000) * (1 - (81041231949980620704439 / 100000000000000000000000000)).
+(* P(S > z_2 r_2) / P(Q >= r_2^2)'s bound, z_2 = (80405581561795289906461151 / 2500000000000000000000000000), r_2 = (101 / 16): at least P(Z > z_2) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_2_window; paper-level) *)
+Definition region_purity_T_2 : R := region_purity_spacing_tail (10879 / 10000) ((80405581561795289906461151 / 2500000000000000000000000000) * (101 / 16)) / (exp (- ((101 / 16) ^ 2 / 2)) * region_purity_poisson ((101 / 16) ^ 2 / 2)).
+
+(* P(S > z_3 r_3) / P(Q >= r_3^2)'s bound, z_3 = (32506448919384161598674020587431 / 655360000000000000000000000000000), r_3 = (217 / 32): at least P(Z > z_3) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_3_window; paper-level) *)
+Definition region_purity_T_3 : R := region_purity_spacing_tail (11541 / 10000) ((32506448919384161598674020587431 / 655360000000000000000000000000000) * (217 / 32)) / (exp (- ((217 / 32) ^ 2 / 2)) * region_purity_poisson ((217 / 32) ^ 2 / 2)).
+
+(* P(S > z_4 r_4) / P(Q >= r_4^2)'s bound, z_4 = (80405581561795289906461151 / 1250000000000000000000000000), r_4 = (217 / 32): at least P(Z > z_4) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_4_window; paper-level) *)
+Definition region_purity_T_4 : R := region_purity_spacing_tail (6043 / 5000) ((80405581561795289906461151 / 1250000000000000000000000000) * (217 / 32)) / (exp (- ((217 / 32) ^ 2 / 2)) * region_purity_poisson ((217 / 32) ^ 2 / 2)).
+
+(* P(S > z_5 r_5) / P(Q >= r_5^2)'s bound, z_5 = (54669121798751168127331346404467 / 655360000000000000000000000000000), r_5 = (461 / 64): at least P(Z > z_5) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_5_window; paper-level) *)
+Definition region_purity_T_5 : R := region_purity_spacing_tail (13091 / 10000) ((54669121798751168127331346404467 / 655360000000000000000000000000000) * (461 / 64)) / (exp (- ((461 / 64) ^ 2 / 2)) * region_purity_poisson ((461 / 64) ^ 2 / 2)).
+
+(* P(S > z_6 r_6) / P(Q >= r_6^2)'s bound, z_6 = (70897058703042064307992774666193 / 655360000000000000000000000000000), r_6 = (487 / 64): at least P(Z > z_6) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_6_window; paper-level) *)
+Definition region_purity_T_6 : R := region_purity_spacing_tail (3673 / 2500) ((70897058703042064307992774666193 / 655360000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)).
+
+(* P(S > z_7 r_7) / P(Q >= r_7^2)'s bound, z_7 = (50131834831219059917909743653537 / 327680000000000000000000000000000), r_7 = (487 / 64): at least P(Z > z_7) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_7_window; paper-level) *)
+Definition region_purity_T_7 : R := region_purity_spacing_tail (223 / 125) ((50131834831219059917909743653537 / 327680000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (22987116119752931820261 / 2500000000000000000000000000000000) + 1 * ((2471259108015370395293 / 20000000000000000000000000000000) - (22987116119752931820261 / 2500000000000000000000000000000000)) + region_purity_T_1 * ((29597310264511806218449 / 10000000000000000000000000000000) - (2471259108015370395293 / 20000000000000000000000000000000)) + region_purity_T_2 * ((18617872169717742514317 / 500000000000000000000000000000) - (29597310264511806218449 / 10000000000000000000000000000000)) + region_purity_T_3 * ((2441950904637493389131 / 10000000000000000000000000000) - (18617872169717742514317 / 500000000000000000000000000000)) + region_purity_T_4 * ((329855246164461118959 / 156250000000000000000000000) - (2441950904637493389131 / 10000000000000000000000000000)) + region_purity_T_5 * ((1181149862687207111217 / 50000000000000000000000000) - (329855246164461118959 / 156250000000000000000000000)) + region_purity_T_6 * ((81041231949980620704439 / 100000000000000000000000000) - (1181149862687207111217 / 50000000000000000000000000)) + region_purity_T_7 * (1 - (81041231949980620704439 / 100000000000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -866,11 +887,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1 (Markov's bound of P(Z > z_1)). *)
 Lemma region_purity_tail_1 :
-  region_spacing_bound / ((8862061982996391467620428679767 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 23 * region_central_binomial / 4 ^ 23)) <= (29730440857580953936623 / 50000000000000000000000).
+  region_purity_T_1 <= (29730440857580953936623 / 50000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_1. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((10847633376593270077770369 / 200000000000000000000000000) / ((8862061982996391467620428679767 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 23 * 8233430727600 / 4 ^ 23))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -1112,11 +1133,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (101 / 16); region_purity_radius_2_window). *)
+(* claim region_purity_probability: T_2 bounds region_purity_T_2, an upper bound of P(Z > z_2) (its comment). *)
 Lemma region_purity_tail_2 :
-  region_purity_spacing_tail (10879 / 10000) ((80405581561795289906461151 / 2500000000000000000000000000) * (101 / 16)) / (exp (- ((101 / 16) ^ 2 / 2)) * region_purity_poisson ((101 / 16) ^ 2 / 2)) <= (75804108233208219569 / 2500000000000000000000).
+  region_purity_T_2 <= (75804108233208219569 / 2500000000000000000000).
 Proof.
-  replace ((80405581561795289906461151 / 2500000000000000000000000000) * (101 / 16)) with (8120963737741324280552576251 / 40000000000000000000000000000) by lra. replace ((101 / 16) ^ 2 / 2) with (10201 / 512) by lra.
+  unfold region_purity_T_2. replace ((80405581561795289906461151 / 2500000000000000000000000000) * (101 / 16)) with (8120963737741324280552576251 / 40000000000000000000000000000) by lra. replace ((101 / 16) ^ 2 / 2) with (10201 / 512) by lra.
   assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
   set (D := exp (- (10201 / 512)) * region_purity_poisson (10201 / 512)) in *. set (T := region_purity_spacing_tail (10879 / 10000) (8120963737741324280552576251 / 40000000000000000000000000000)) in *.
   apply Rle_trans with ((55067700091010247957 / 2500000000000000000000) / D).
@@ -1157,11 +1178,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (217 / 32); region_purity_radius_3_window). *)
+(* claim region_purity_probability: T_3 bounds region_purity_T_3, an upper bound of P(Z > z_3) (its comment). *)
 Lemma region_purity_tail_3 :
-  region_purity_spacing_tail (11541 / 10000) ((32506448919384161598674020587431 / 655360000000000000000000000000000) * (217 / 32)) / (exp (- ((217 / 32) ^ 2 / 2)) * region_purity_poisson ((217 / 32) ^ 2 / 2)) <= (160223843784636862371 / 50000000000000000000000).
+  region_purity_T_3 <= (160223843784636862371 / 50000000000000000000000).
 Proof.
-  replace ((32506448919384161598674020587431 / 655360000000000000000000000000000) * (217 / 32)) with (7053899415506363066912262467472527 / 20971520000000000000000000000000000) by lra. replace ((217 / 32) ^ 2 / 2) with (47089 / 2048) by lra.
+  unfold region_purity_T_3. replace ((32506448919384161598674020587431 / 655360000000000000000000000000000) * (217 / 32)) with (7053899415506363066912262467472527 / 20971520000000000000000000000000000) by lra. replace ((217 / 32) ^ 2 / 2) with (47089 / 2048) by lra.
   assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
   set (D := exp (- (47089 / 2048)) * region_purity_poisson (47089 / 2048)) in *. set (T := region_purity_spacing_tail (11541 / 10000) (7053899415506363066912262467472527 / 20971520000000000000000000000000000)) in *.
   apply Rle_trans with ((30306193352830506571 / 20000000000000000000000) / D).
@@ -1202,11 +1223,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (217 / 32); region_purity_radius_4_window). *)
+(* claim region_purity_probability: T_4 bounds region_purity_T_4, an upper bound of P(Z > z_4) (its comment). *)
 Lemma region_purity_tail_4 :
-  region_purity_spacing_tail (6043 / 5000) ((80405581561795289906461151 / 1250000000000000000000000000) * (217 / 32)) / (exp (- ((217 / 32) ^ 2 / 2)) * region_purity_poisson ((217 / 32) ^ 2 / 2)) <= (394496527343699695287 / 1000000000000000000000000).
+  region_purity_T_4 <= (394496527343699695287 / 1000000000000000000000000).
 Proof.
-  replace ((80405581561795289906461151 / 1250000000000000000000000000) * (217 / 32)) with (17448011198909577909702069767 / 40000000000000000000000000000) by lra. replace ((217 / 32) ^ 2 / 2) with (47089 / 2048) by lra.
+  unfold region_purity_T_4. replace ((80405581561795289906461151 / 1250000000000000000000000000) * (217 / 32)) with (17448011198909577909702069767 / 40000000000000000000000000000) by lra. replace ((217 / 32) ^ 2 / 2) with (47089 / 2048) by lra.
   assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
   set (D := exp (- (47089 / 2048)) * region_purity_poisson (47089 / 2048)) in *. set (T := region_purity_spacing_tail (6043 / 5000) (17448011198909577909702069767 / 40000000000000000000000000000)) in *.
   apply Rle_trans with ((46636660594226451281 / 250000000000000000000000) / D).
@@ -1247,11 +1268,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (461 / 64); region_purity_radius_5_window). *)
+(* claim region_purity_probability: T_5 bounds region_purity_T_5, an upper bound of P(Z > z_5) (its comment). *)
 Lemma region_purity_tail_5 :
-  region_purity_spacing_tail (13091 / 10000) ((54669121798751168127331346404467 / 655360000000000000000000000000000) * (461 / 64)) / (exp (- ((461 / 64) ^ 2 / 2)) * region_purity_poisson ((461 / 64) ^ 2 / 2)) <= (194373560520837457963 / 10000000000000000000000000).
+  region_purity_T_5 <= (194373560520837457963 / 10000000000000000000000000).
 Proof.
-  replace ((54669121798751168127331346404467 / 655360000000000000000000000000000) * (461 / 64)) with (25202465149224288506699750692459287 / 41943040000000000000000000000000000) by lra. replace ((461 / 64) ^ 2 / 2) with (212521 / 8192) by lra.
+  unfold region_purity_T_5. replace ((54669121798751168127331346404467 / 655360000000000000000000000000000) * (461 / 64)) with (25202465149224288506699750692459287 / 41943040000000000000000000000000000) by lra. replace ((461 / 64) ^ 2 / 2) with (212521 / 8192) by lra.
   assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
   set (D := exp (- (212521 / 8192)) * region_purity_poisson (212521 / 8192)) in *. set (T := region_purity_spacing_tail (13091 / 10000) (25202465149224288506699750692459287 / 41943040000000000000000000000000000)) in *.
   apply Rle_trans with ((248072124620988614847 / 50000000000000000000000000) / D).
@@ -1292,11 +1313,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (487 / 64); region_purity_radius_6_window). *)
+(* claim region_purity_probability: T_6 bounds region_purity_T_6, an upper bound of P(Z > z_6) (its comment). *)
 Lemma region_purity_tail_6 :
-  region_purity_spacing_tail (3673 / 2500) ((70897058703042064307992774666193 / 655360000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (233794555942627998773 / 1000000000000000000000000000).
+  region_purity_T_6 <= (233794555942627998773 / 1000000000000000000000000000).
 Proof.
-  replace ((70897058703042064307992774666193 / 655360000000000000000000000000000) * (487 / 64)) with (34526867588381485317992481262435991 / 41943040000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
+  unfold region_purity_T_6. replace ((70897058703042064307992774666193 / 655360000000000000000000000000000) * (487 / 64)) with (34526867588381485317992481262435991 / 41943040000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
   assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
   set (D := exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192)) in *. set (T := region_purity_spacing_tail (3673 / 2500) (34526867588381485317992481262435991 / 41943040000000000000000000000000000)) in *.
   apply Rle_trans with ((26191524751852359587 / 1000000000000000000000000000) / D).
@@ -1337,11 +1358,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (487 / 64); region_purity_radius_7_window). *)
+(* claim region_purity_probability: T_7 bounds region_purity_T_7, an upper bound of P(Z > z_7) (its comment). *)
 Lemma region_purity_tail_7 :
-  region_purity_spacing_tail (223 / 125) ((50131834831219059917909743653537 / 327680000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (1319492943081824937 / 39062500000000000000000000000).
+  region_purity_T_7 <= (1319492943081824937 / 39062500000000000000000000000).
 Proof.
-  replace ((50131834831219059917909743653537 / 327680000000000000000000000000000) * (487 / 64)) with (24414203562803682180022045159272519 / 20971520000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
+  unfold region_purity_T_7. replace ((50131834831219059917909743653537 / 327680000000000000000000000000000) * (487 / 64)) with (24414203562803682180022045159272519 / 20971520000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
   assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
   set (D := exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192)) in *. set (T := region_purity_spacing_tail (223 / 125) (24414203562803682180022045159272519 / 20971520000000000000000000000000000)) in *.
   apply Rle_trans with ((189209713982782696287 / 50000000000000000000000000000000) / D).
@@ -1357,11 +1378,19 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (4884785689252587636370017 / 1000000000000000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T1 := region_purity_tail_1).
+  assert (T2 := region_purity_tail_2).
+  assert (T3 := region_purity_tail_3).
+  assert (T4 := region_purity_tail_4).
+  assert (T5 := region_purity_tail_5).
+  assert (T6 := region_purity_tail_6).
+  assert (T7 := region_purity_tail_7).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)

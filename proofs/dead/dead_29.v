@@ -320,6 +320,15 @@ Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 25
 (* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
 Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
 
+(* E / (z_1 E[sqrt Q]), z_1 = (4058053861884545141478483138559 / 655360000000000000000000000000000): at least P(Z > z_1) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_1 : R := region_spacing_bound / ((4058053861884545141478483138559 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * region_central_binomial / 4 ^ 29)).
+
+(* E / (z_2 E[sqrt Q]), z_2 = (5262631563845152703448686747237 / 655360000000000000000000000000000): at least P(Z > z_2) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_2 : R := region_spacing_bound / ((5262631563845152703448686747237 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * region_central_binomial / 4 ^ 29)).
+
+(* E / (z_3 E[sqrt Q]), z_3 = (8850699112958511421318827504867 / 655360000000000000000000000000000): at least P(Z > z_3) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_3 : R := region_spacing_bound / ((8850699112958511421318827504867 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * region_central_binomial / 4 ^ 29)).
+
 (* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 6, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_purity_fit : list R := cons (7978843621168534206460649 / 20000000000000000000000000) (cons 0 (cons (- (66489318181771898920638629 / 1000000000000000000000000000)) (cons 0 (cons (49850962393584176063097583 / 5000000000000000000000000000) (cons 0 (cons (- (11825184416971158810479759 / 10000000000000000000000000000)) (cons 0 (cons (11181120277975439742398031 / 100000000000000000000000000000) (cons 0 (cons (- (79254077138152879243422461 / 10000000000000000000000000000000)) (cons 0 (cons (3154241467059317401925269 / 10000000000000000000000000000000) (nil))))))))))))).
 
@@ -344,8 +353,26 @@ Definition region_purity_spacing_tail : R -> R -> R := fun k s => 29 * region_ce
 (* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
 Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000 + y ^ 17 / 355687428096000 + y ^ 18 / 6402373705728000 + y ^ 19 / 121645100408832000 + y ^ 20 / 2432902008176640000 + y ^ 21 / 51090942171709440000 + y ^ 22 / 1124000727777607680000 + y ^ 23 / 25852016738884976640000 + y ^ 24 / 620448401733239439360000 + y ^ 25 / 15511210043330985984000000 + y ^ 26 / 403291461126605635584000000 + y ^ 27 / 10888869450418352160768000000 + y ^ 28 / 304888344611713860501504000000.
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (30105354969317950177321 / 10000000000000000000000000000000000000) + 1 * ((14554754772230914226879 / 1000000000000000000000000000000000000) - (30105354969317950177321 / 10000000000000000000000000000000000000)) + (91701064827123007822709 / 100000000000000000000000) * ((11710403417854175423249 / 500000000000000000000000000000000000) - (14554754772230914226879 / 1000000000000000000000000000000000000)) + (3535568239444977935103 / 5000000000000000000000) * ((45795731271630354584137 / 500000000000000000000000000000000000) - (11710403417854175423249 / 500000000000000000000000000000000000)) + (8409004882242367085687 / 20000000000000000000000) * ((30629611120086395247 / 15625000000000000000000000000000) - (45795731271630354584137 / 500000000000000000000000000000000000)) + (28147363604199691923 / 2000000000000000000000) * ((36435827674669963507047 / 1000000000000000000000000000000000) - (30629611120086395247 / 15625000000000000000000000000000)) + (936641332587841568643 / 1000000000000000000000000) * ((33039704836866220601701 / 100000000000000000000000000000000) - (36435827674669963507047 / 1000000000000000000000000000000000)) + (787997901747992381979 / 10000000000000000000000000) * ((42951181441210636622949 / 10000000000000000000000000000000) - (33039704836866220601701 / 100000000000000000000000000000000)) + (27880008825085602197 / 12500000000000000000000000) * ((4978199703196582293733 / 62500000000000000000000000000) - (42951181441210636622949 / 10000000000000000000000000000000)) + (25213119026958734403 / 2000000000000000000000000000) * ((20382103493481885295153 / 1000000000000000000000000000) - (4978199703196582293733 / 62500000000000000000000000000)) + (75582404038479744881 / 5000000000000000000000000000000000) * (1 - (20382103493481885295153 / 1000000000000000000000000000)).
+(* P(S > z_4 r_4) / P(Q >= r_4^2)'s bound, z_4 = (17701455008122262807168717996611 / 655360000000000000000000000000000), r_4 = (457 / 64): at least P(Z > z_4) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_4_window; paper-level) *)
+Definition region_purity_T_4 : R := region_purity_spacing_tail (677 / 625) ((17701455008122262807168717996611 / 655360000000000000000000000000000) * (457 / 64)) / (exp (- ((457 / 64) ^ 2 / 2)) * region_purity_poisson ((457 / 64) ^ 2 / 2)).
+
+(* P(S > z_5 r_5) / P(Q >= r_5^2)'s bound, z_5 = (13649703971019353728638226401399 / 327680000000000000000000000000000), r_5 = (487 / 64): at least P(Z > z_5) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_5_window; paper-level) *)
+Definition region_purity_T_5 : R := region_purity_spacing_tail (143 / 125) ((13649703971019353728638226401399 / 327680000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)).
+
+(* P(S > z_6 r_6) / P(Q >= r_6^2)'s bound, z_6 = (35402966798449765578868498980099 / 655360000000000000000000000000000), r_6 = (487 / 64): at least P(Z > z_6) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_6_window; paper-level) *)
+Definition region_purity_T_6 : R := region_purity_spacing_tail (2389 / 2000) ((35402966798449765578868498980099 / 655360000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)).
+
+(* P(S > z_7 r_7) / P(Q >= r_7^2)'s bound, z_7 = (22955966716618100582675397620437 / 327680000000000000000000000000000), r_7 = (515 / 64): at least P(Z > z_7) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_7_window; paper-level) *)
+Definition region_purity_T_7 : R := region_purity_spacing_tail (3213 / 2500) ((22955966716618100582675397620437 / 327680000000000000000000000000000) * (515 / 64)) / (exp (- ((515 / 64) ^ 2 / 2)) * region_purity_poisson ((515 / 64) ^ 2 / 2)).
+
+(* P(S > z_8 r_8) / P(Q >= r_8^2)'s bound, z_8 = (56782205239964531062986877 / 625000000000000000000000000), r_8 = (543 / 64): at least P(Z > z_8) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_8_window; paper-level) *)
+Definition region_purity_T_8 : R := region_purity_spacing_tail (14287 / 10000) ((56782205239964531062986877 / 625000000000000000000000000) * (543 / 64)) / (exp (- ((543 / 64) ^ 2 / 2)) * region_purity_poisson ((543 / 64) ^ 2 / 2)).
+
+(* P(S > z_9 r_9) / P(Q >= r_9^2)'s bound, z_9 = (734591389189421138361861227749 / 5242880000000000000000000000000), r_9 = (543 / 64): at least P(Z > z_9) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_9_window; paper-level) *)
+Definition region_purity_T_9 : R := region_purity_spacing_tail (18107 / 10000) ((734591389189421138361861227749 / 5242880000000000000000000000000) * (543 / 64)) / (exp (- ((543 / 64) ^ 2 / 2)) * region_purity_poisson ((543 / 64) ^ 2 / 2)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (30105354969317950177321 / 10000000000000000000000000000000000000) + 1 * ((14554754772230914226879 / 1000000000000000000000000000000000000) - (30105354969317950177321 / 10000000000000000000000000000000000000)) + region_purity_T_1 * ((11710403417854175423249 / 500000000000000000000000000000000000) - (14554754772230914226879 / 1000000000000000000000000000000000000)) + region_purity_T_2 * ((45795731271630354584137 / 500000000000000000000000000000000000) - (11710403417854175423249 / 500000000000000000000000000000000000)) + region_purity_T_3 * ((30629611120086395247 / 15625000000000000000000000000000) - (45795731271630354584137 / 500000000000000000000000000000000000)) + region_purity_T_4 * ((36435827674669963507047 / 1000000000000000000000000000000000) - (30629611120086395247 / 15625000000000000000000000000000)) + region_purity_T_5 * ((33039704836866220601701 / 100000000000000000000000000000000) - (36435827674669963507047 / 1000000000000000000000000000000000)) + region_purity_T_6 * ((42951181441210636622949 / 10000000000000000000000000000000) - (33039704836866220601701 / 100000000000000000000000000000000)) + region_purity_T_7 * ((4978199703196582293733 / 62500000000000000000000000000) - (42951181441210636622949 / 10000000000000000000000000000000)) + region_purity_T_8 * ((20382103493481885295153 / 1000000000000000000000000000) - (4978199703196582293733 / 62500000000000000000000000000)) + region_purity_T_9 * (1 - (20382103493481885295153 / 1000000000000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -866,11 +893,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1 (Markov's bound of P(Z > z_1)). *)
 Lemma region_purity_tail_1 :
-  region_spacing_bound / ((4058053861884545141478483138559 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * region_central_binomial / 4 ^ 29)) <= (91701064827123007822709 / 100000000000000000000000).
+  region_purity_T_1 <= (91701064827123007822709 / 100000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_1. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((43058052767708413319505117 / 1000000000000000000000000000) / ((4058053861884545141478483138559 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * 30067266499541040 / 4 ^ 29))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -889,11 +916,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= E[S] / (z_2 E[sqrt Q]) >= P(Z > z_2) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_2 bounds region_purity_T_2 (Markov's bound of P(Z > z_2)). *)
 Lemma region_purity_tail_2 :
-  region_spacing_bound / ((5262631563845152703448686747237 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * region_central_binomial / 4 ^ 29)) <= (3535568239444977935103 / 5000000000000000000000).
+  region_purity_T_2 <= (3535568239444977935103 / 5000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_2. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((43058052767708413319505117 / 1000000000000000000000000000) / ((5262631563845152703448686747237 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * 30067266499541040 / 4 ^ 29))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -912,11 +939,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= E[S] / (z_3 E[sqrt Q]) >= P(Z > z_3) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_3 bounds region_purity_T_3 (Markov's bound of P(Z > z_3)). *)
 Lemma region_purity_tail_3 :
-  region_spacing_bound / ((8850699112958511421318827504867 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * region_central_binomial / 4 ^ 29)) <= (8409004882242367085687 / 20000000000000000000000).
+  region_purity_T_3 <= (8409004882242367085687 / 20000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_3. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((43058052767708413319505117 / 1000000000000000000000000000) / ((8850699112958511421318827504867 / 655360000000000000000000000000000) * (sqrt (2 * PI) * 29 * 30067266499541040 / 4 ^ 29))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -1158,11 +1185,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (457 / 64); region_purity_radius_4_window). *)
+(* claim region_purity_probability: T_4 bounds region_purity_T_4, an upper bound of P(Z > z_4) (its comment). *)
 Lemma region_purity_tail_4 :
-  region_purity_spacing_tail (677 / 625) ((17701455008122262807168717996611 / 655360000000000000000000000000000) * (457 / 64)) / (exp (- ((457 / 64) ^ 2 / 2)) * region_purity_poisson ((457 / 64) ^ 2 / 2)) <= (28147363604199691923 / 2000000000000000000000).
+  region_purity_T_4 <= (28147363604199691923 / 2000000000000000000000).
 Proof.
-  replace ((17701455008122262807168717996611 / 655360000000000000000000000000000) * (457 / 64)) with (8089564938711874102876104124451227 / 41943040000000000000000000000000000) by lra. replace ((457 / 64) ^ 2 / 2) with (208849 / 8192) by lra.
+  unfold region_purity_T_4. replace ((17701455008122262807168717996611 / 655360000000000000000000000000000) * (457 / 64)) with (8089564938711874102876104124451227 / 41943040000000000000000000000000000) by lra. replace ((457 / 64) ^ 2 / 2) with (208849 / 8192) by lra.
   assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
   set (D := exp (- (208849 / 8192)) * region_purity_poisson (208849 / 8192)) in *. set (T := region_purity_spacing_tail (677 / 625) (8089564938711874102876104124451227 / 41943040000000000000000000000000000)) in *.
   apply Rle_trans with ((4116663711309551887 / 400000000000000000000) / D).
@@ -1203,11 +1230,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (487 / 64); region_purity_radius_5_window). *)
+(* claim region_purity_probability: T_5 bounds region_purity_T_5, an upper bound of P(Z > z_5) (its comment). *)
 Lemma region_purity_tail_5 :
-  region_purity_spacing_tail (143 / 125) ((13649703971019353728638226401399 / 327680000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (936641332587841568643 / 1000000000000000000000000).
+  region_purity_T_5 <= (936641332587841568643 / 1000000000000000000000000).
 Proof.
-  replace ((13649703971019353728638226401399 / 327680000000000000000000000000000) * (487 / 64)) with (6647405833886425265846816257481313 / 20971520000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
+  unfold region_purity_T_5. replace ((13649703971019353728638226401399 / 327680000000000000000000000000000) * (487 / 64)) with (6647405833886425265846816257481313 / 20971520000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
   assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
   set (D := exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192)) in *. set (T := region_purity_spacing_tail (143 / 125) (6647405833886425265846816257481313 / 20971520000000000000000000000000000)) in *.
   apply Rle_trans with ((448559949710598941651 / 1000000000000000000000000) / D).
@@ -1248,11 +1275,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (487 / 64); region_purity_radius_6_window). *)
+(* claim region_purity_probability: T_6 bounds region_purity_T_6, an upper bound of P(Z > z_6) (its comment). *)
 Lemma region_purity_tail_6 :
-  region_purity_spacing_tail (2389 / 2000) ((35402966798449765578868498980099 / 655360000000000000000000000000000) * (487 / 64)) / (exp (- ((487 / 64) ^ 2 / 2)) * region_purity_poisson ((487 / 64) ^ 2 / 2)) <= (787997901747992381979 / 10000000000000000000000000).
+  region_purity_T_6 <= (787997901747992381979 / 10000000000000000000000000).
 Proof.
-  replace ((35402966798449765578868498980099 / 655360000000000000000000000000000) * (487 / 64)) with (17241244830845035836908959003308213 / 41943040000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
+  unfold region_purity_T_6. replace ((35402966798449765578868498980099 / 655360000000000000000000000000000) * (487 / 64)) with (17241244830845035836908959003308213 / 41943040000000000000000000000000000) by lra. replace ((487 / 64) ^ 2 / 2) with (237169 / 8192) by lra.
   assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
   set (D := exp (- (237169 / 8192)) * region_purity_poisson (237169 / 8192)) in *. set (T := region_purity_spacing_tail (2389 / 2000) (17241244830845035836908959003308213 / 41943040000000000000000000000000000)) in *.
   apply Rle_trans with ((37737422734009851591 / 1000000000000000000000000) / D).
@@ -1293,11 +1320,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (515 / 64); region_purity_radius_7_window). *)
+(* claim region_purity_probability: T_7 bounds region_purity_T_7, an upper bound of P(Z > z_7) (its comment). *)
 Lemma region_purity_tail_7 :
-  region_purity_spacing_tail (3213 / 2500) ((22955966716618100582675397620437 / 327680000000000000000000000000000) * (515 / 64)) / (exp (- ((515 / 64) ^ 2 / 2)) * region_purity_poisson ((515 / 64) ^ 2 / 2)) <= (27880008825085602197 / 12500000000000000000000000).
+  region_purity_T_7 <= (27880008825085602197 / 12500000000000000000000000).
 Proof.
-  replace ((22955966716618100582675397620437 / 327680000000000000000000000000000) * (515 / 64)) with (2364464571811664360015565954905011 / 4194304000000000000000000000000000) by lra. replace ((515 / 64) ^ 2 / 2) with (265225 / 8192) by lra.
+  unfold region_purity_T_7. replace ((22955966716618100582675397620437 / 327680000000000000000000000000000) * (515 / 64)) with (2364464571811664360015565954905011 / 4194304000000000000000000000000000) by lra. replace ((515 / 64) ^ 2 / 2) with (265225 / 8192) by lra.
   assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
   set (D := exp (- (265225 / 8192)) * region_purity_poisson (265225 / 8192)) in *. set (T := region_purity_spacing_tail (3213 / 2500) (2364464571811664360015565954905011 / 4194304000000000000000000000000000)) in *.
   apply Rle_trans with ((281996274792977442637 / 500000000000000000000000000) / D).
@@ -1338,11 +1365,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_8 >= P(S > z_8 r_8) / P(Q >= r_8^2) >= P(Z > z_8) (Z independent of Q; r_8 = (543 / 64); region_purity_radius_8_window). *)
+(* claim region_purity_probability: T_8 bounds region_purity_T_8, an upper bound of P(Z > z_8) (its comment). *)
 Lemma region_purity_tail_8 :
-  region_purity_spacing_tail (14287 / 10000) ((56782205239964531062986877 / 625000000000000000000000000) * (543 / 64)) / (exp (- ((543 / 64) ^ 2 / 2)) * region_purity_poisson ((543 / 64) ^ 2 / 2)) <= (25213119026958734403 / 2000000000000000000000000000).
+  region_purity_T_8 <= (25213119026958734403 / 2000000000000000000000000000).
 Proof.
-  replace ((56782205239964531062986877 / 625000000000000000000000000) * (543 / 64)) with (30832737445300740367201874211 / 40000000000000000000000000000) by lra. replace ((543 / 64) ^ 2 / 2) with (294849 / 8192) by lra.
+  unfold region_purity_T_8. replace ((56782205239964531062986877 / 625000000000000000000000000) * (543 / 64)) with (30832737445300740367201874211 / 40000000000000000000000000000) by lra. replace ((543 / 64) ^ 2 / 2) with (294849 / 8192) by lra.
   assert (HS := region_purity_radius_8_spacing). assert (HP := region_purity_radius_8_poisson).
   set (D := exp (- (294849 / 8192)) * region_purity_poisson (294849 / 8192)) in *. set (T := region_purity_spacing_tail (14287 / 10000) (30832737445300740367201874211 / 40000000000000000000000000000)) in *.
   apply Rle_trans with ((32302252460042601803 / 25000000000000000000000000000) / D).
@@ -1383,11 +1410,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_9 >= P(S > z_9 r_9) / P(Q >= r_9^2) >= P(Z > z_9) (Z independent of Q; r_9 = (543 / 64); region_purity_radius_9_window). *)
+(* claim region_purity_probability: T_9 bounds region_purity_T_9, an upper bound of P(Z > z_9) (its comment). *)
 Lemma region_purity_tail_9 :
-  region_purity_spacing_tail (18107 / 10000) ((734591389189421138361861227749 / 5242880000000000000000000000000) * (543 / 64)) / (exp (- ((543 / 64) ^ 2 / 2)) * region_purity_poisson ((543 / 64) ^ 2 / 2)) <= (75582404038479744881 / 5000000000000000000000000000000000).
+  region_purity_T_9 <= (75582404038479744881 / 5000000000000000000000000000000000).
 Proof.
-  replace ((734591389189421138361861227749 / 5242880000000000000000000000000) * (543 / 64)) with (398883124329855678130490646667707 / 335544320000000000000000000000000) by lra. replace ((543 / 64) ^ 2 / 2) with (294849 / 8192) by lra.
+  unfold region_purity_T_9. replace ((734591389189421138361861227749 / 5242880000000000000000000000000) * (543 / 64)) with (398883124329855678130490646667707 / 335544320000000000000000000000000) by lra. replace ((543 / 64) ^ 2 / 2) with (294849 / 8192) by lra.
   assert (HS := region_purity_radius_9_spacing). assert (HP := region_purity_radius_9_poisson).
   set (D := exp (- (294849 / 8192)) * region_purity_poisson (294849 / 8192)) in *. set (T := region_purity_spacing_tail (18107 / 10000) (398883124329855678130490646667707 / 335544320000000000000000000000000)) in *.
   apply Rle_trans with ((154934065503115248487 / 100000000000000000000000000000000000) / D).
@@ -1403,11 +1430,21 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (23686739140408805179879769 / 10000000000000000000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T1 := region_purity_tail_1).
+  assert (T2 := region_purity_tail_2).
+  assert (T3 := region_purity_tail_3).
+  assert (T4 := region_purity_tail_4).
+  assert (T5 := region_purity_tail_5).
+  assert (T6 := region_purity_tail_6).
+  assert (T7 := region_purity_tail_7).
+  assert (T8 := region_purity_tail_8).
+  assert (T9 := region_purity_tail_9).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)

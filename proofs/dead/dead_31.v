@@ -320,6 +320,9 @@ Definition region_purity_deficit : R -> R := fun c => region_purity_ibeta c + 16
 (* kappa(mu z): the out-of-class share below kappa^2 / B is the tube's event given Z = z (docs/purity-tube.md, (P1)-(P3)) *)
 Definition region_purity_kappa : R -> R := fun z => 1 * z + sqrt (1 / 100) * (1 + 1 * z).
 
+(* E / (z_1 E[sqrt Q]), z_1 = (136446514328023542037110861703 / 20480000000000000000000000000000): at least P(Z > z_1) (Markov; E = region_spacing_bound >= E[S], Z independent of Q; paper-level) *)
+Definition region_purity_T_1 : R := region_spacing_bound / ((136446514328023542037110861703 / 20480000000000000000000000000000) * (sqrt (2 * PI) * 31 * region_central_binomial / 4 ^ 31)).
+
 (* Q(x) = sum_k d_k x^(k+1) (odd: every other d_k is 0), Q' = E(x^2) with E a Chebyshev fit of phi(sqrt y) on [0, a^2] of degree 6, its coefficients rounded (any polynomial serves: the lemmas below prove what it must satisfy) *)
 Definition region_purity_fit : list R := cons (7978843621168534206460649 / 20000000000000000000000000) (cons 0 (cons (- (66489318181771898920638629 / 1000000000000000000000000000)) (cons 0 (cons (49850962393584176063097583 / 5000000000000000000000000000) (cons 0 (cons (- (11825184416971158810479759 / 10000000000000000000000000000)) (cons 0 (cons (11181120277975439742398031 / 100000000000000000000000000000) (cons 0 (cons (- (79254077138152879243422461 / 10000000000000000000000000000000)) (cons 0 (cons (3154241467059317401925269 / 10000000000000000000000000000000) (nil))))))))))))).
 
@@ -344,8 +347,26 @@ Definition region_purity_spacing_tail : R -> R -> R := fun k s => 31 * region_ce
 (* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
 Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720 + y ^ 7 / 5040 + y ^ 8 / 40320 + y ^ 9 / 362880 + y ^ 10 / 3628800 + y ^ 11 / 39916800 + y ^ 12 / 479001600 + y ^ 13 / 6227020800 + y ^ 14 / 87178291200 + y ^ 15 / 1307674368000 + y ^ 16 / 20922789888000 + y ^ 17 / 355687428096000 + y ^ 18 / 6402373705728000 + y ^ 19 / 121645100408832000 + y ^ 20 / 2432902008176640000 + y ^ 21 / 51090942171709440000 + y ^ 22 / 1124000727777607680000 + y ^ 23 / 25852016738884976640000 + y ^ 24 / 620448401733239439360000 + y ^ 25 / 15511210043330985984000000 + y ^ 26 / 403291461126605635584000000 + y ^ 27 / 10888869450418352160768000000 + y ^ 28 / 304888344611713860501504000000 + y ^ 29 / 8841761993739701954543616000000 + y ^ 30 / 265252859812191058636308480000000.
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (22019711174489610498823 / 100000000000000000000000000000000000000) + 1 * ((1621807757475869990147 / 1250000000000000000000000000000000000) - (22019711174489610498823 / 100000000000000000000000000000000000000)) + (77111155561307933968697 / 100000000000000000000000) * ((6151963521861775548273 / 50000000000000000000000000000000000) - (1621807757475869990147 / 1250000000000000000000000000000000000)) + (140276136002162469139 / 10000000000000000000000) * ((23041901305830214040327 / 10000000000000000000000000000000000) - (6151963521861775548273 / 50000000000000000000000000000000000)) + (239429656049202994689 / 250000000000000000000000) * ((382477587883576084321 / 7812500000000000000000000000000) - (23041901305830214040327 / 10000000000000000000000000000000000)) + (293850828332727846469 / 10000000000000000000000000) * ((76004676244580633279723 / 100000000000000000000000000000000) - (382477587883576084321 / 7812500000000000000000000000000)) + (115766447639611945647 / 200000000000000000000000000) * ((4329317748344368208911 / 250000000000000000000000000000) - (76004676244580633279723 / 100000000000000000000000000000000)) + (101531143524838705143 / 50000000000000000000000000000) * ((13265992633219976486221 / 2000000000000000000000000000) - (4329317748344368208911 / 250000000000000000000000000000)) + (149449275205102641603 / 200000000000000000000000000000000000) * (1 - (13265992633219976486221 / 2000000000000000000000000000)).
+(* P(S > z_2 r_2) / P(Q >= r_2^2)'s bound, z_2 = (500491189638200744393686846061 / 20480000000000000000000000000000), r_2 = (237 / 32): at least P(Z > z_2) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_2_window; paper-level) *)
+Definition region_purity_T_2 : R := region_purity_spacing_tail (10777 / 10000) ((500491189638200744393686846061 / 20480000000000000000000000000000) * (237 / 32)) / (exp (- ((237 / 32) ^ 2 / 2)) * region_purity_poisson ((237 / 32) ^ 2 / 2)).
+
+(* P(S > z_3 r_3) / P(Q >= r_3^2)'s bound, z_3 = (385931923422685232202696451449 / 10240000000000000000000000000000), r_3 = (503 / 64): at least P(Z > z_3) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_3_window; paper-level) *)
+Definition region_purity_T_3 : R := region_purity_spacing_tail (5667 / 5000) ((385931923422685232202696451449 / 10240000000000000000000000000000) * (503 / 64)) / (exp (- ((503 / 64) ^ 2 / 2)) * region_purity_poisson ((503 / 64) ^ 2 / 2)).
+
+(* P(S > z_4 r_4) / P(Q >= r_4^2)'s bound, z_4 = (1091580141928564668736498908759 / 20480000000000000000000000000000), r_4 = (531 / 64): at least P(Z > z_4) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_4_window; paper-level) *)
+Definition region_purity_T_4 : R := region_purity_spacing_tail (12121 / 10000) ((1091580141928564668736498908759 / 20480000000000000000000000000000) * (531 / 64)) / (exp (- ((531 / 64) ^ 2 / 2)) * region_purity_poisson ((531 / 64) ^ 2 / 2)).
+
+(* P(S > z_5 r_5) / P(Q >= r_5^2)'s bound, z_5 = (1415603888540098860163412236061 / 20480000000000000000000000000000), r_5 = (557 / 64): at least P(Z > z_5) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_5_window; paper-level) *)
+Definition region_purity_T_5 : R := region_purity_spacing_tail (1637 / 1250) ((1415603888540098860163412236061 / 20480000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)).
+
+(* P(S > z_6 r_6) / P(Q >= r_6^2)'s bound, z_6 = (45895310041243090237735332849 / 512000000000000000000000000000), r_6 = (557 / 64): at least P(Z > z_6) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_6_window; paper-level) *)
+Definition region_purity_T_6 : R := region_purity_spacing_tail (14357 / 10000) ((45895310041243090237735332849 / 512000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)).
+
+(* P(S > z_7 r_7) / P(Q >= r_7^2)'s bound, z_7 = (2831209382541072986814746875149 / 20480000000000000000000000000000), r_7 = (557 / 64): at least P(Z > z_7) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_7_window; paper-level) *)
+Definition region_purity_T_7 : R := region_purity_spacing_tail (9133 / 5000) ((2831209382541072986814746875149 / 20480000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (22019711174489610498823 / 100000000000000000000000000000000000000) + 1 * ((1621807757475869990147 / 1250000000000000000000000000000000000) - (22019711174489610498823 / 100000000000000000000000000000000000000)) + region_purity_T_1 * ((6151963521861775548273 / 50000000000000000000000000000000000) - (1621807757475869990147 / 1250000000000000000000000000000000000)) + region_purity_T_2 * ((23041901305830214040327 / 10000000000000000000000000000000000) - (6151963521861775548273 / 50000000000000000000000000000000000)) + region_purity_T_3 * ((382477587883576084321 / 7812500000000000000000000000000) - (23041901305830214040327 / 10000000000000000000000000000000000)) + region_purity_T_4 * ((76004676244580633279723 / 100000000000000000000000000000000) - (382477587883576084321 / 7812500000000000000000000000000)) + region_purity_T_5 * ((4329317748344368208911 / 250000000000000000000000000000) - (76004676244580633279723 / 100000000000000000000000000000000)) + region_purity_T_6 * ((13265992633219976486221 / 2000000000000000000000000000) - (4329317748344368208911 / 250000000000000000000000000000)) + region_purity_T_7 * (1 - (13265992633219976486221 / 2000000000000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -866,11 +887,11 @@ Proof.
   unfold region_purity_deficit, region_purity_ibeta. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= E[S] / (z_1 E[sqrt Q]) >= P(Z > z_1) (Markov; E = region_spacing_bound >= E[S]). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1 (Markov's bound of P(Z > z_1)). *)
 Lemma region_purity_tail_1 :
-  region_spacing_bound / ((136446514328023542037110861703 / 20480000000000000000000000000000) * (sqrt (2 * PI) * 31 * region_central_binomial / 4 ^ 31)) <= (77111155561307933968697 / 100000000000000000000000).
+  region_purity_T_1 <= (77111155561307933968697 / 100000000000000000000000).
 Proof.
-  destruct region_central_binomial_value as [HC _]. rewrite HC.
+  unfold region_purity_T_1. destruct region_central_binomial_value as [HC _]. rewrite HC.
   apply Rle_trans with ((40289737507320924217032061 / 1000000000000000000000000000) / ((136446514328023542037110861703 / 20480000000000000000000000000000) * (sqrt (2 * PI) * 31 * 465428353255261088 / 4 ^ 31))); [ | interval with (i_prec 120)].
   unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].
 Qed.
@@ -1112,11 +1133,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (237 / 32); region_purity_radius_2_window). *)
+(* claim region_purity_probability: T_2 bounds region_purity_T_2, an upper bound of P(Z > z_2) (its comment). *)
 Lemma region_purity_tail_2 :
-  region_purity_spacing_tail (10777 / 10000) ((500491189638200744393686846061 / 20480000000000000000000000000000) * (237 / 32)) / (exp (- ((237 / 32) ^ 2 / 2)) * region_purity_poisson ((237 / 32) ^ 2 / 2)) <= (140276136002162469139 / 10000000000000000000000).
+  region_purity_T_2 <= (140276136002162469139 / 10000000000000000000000).
 Proof.
-  replace ((500491189638200744393686846061 / 20480000000000000000000000000000) * (237 / 32)) with (118616411944253576421303782516457 / 655360000000000000000000000000000) by lra. replace ((237 / 32) ^ 2 / 2) with (56169 / 2048) by lra.
+  unfold region_purity_T_2. replace ((500491189638200744393686846061 / 20480000000000000000000000000000) * (237 / 32)) with (118616411944253576421303782516457 / 655360000000000000000000000000000) by lra. replace ((237 / 32) ^ 2 / 2) with (56169 / 2048) by lra.
   assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
   set (D := exp (- (56169 / 2048)) * region_purity_poisson (56169 / 2048)) in *. set (T := region_purity_spacing_tail (10777 / 10000) (118616411944253576421303782516457 / 655360000000000000000000000000000)) in *.
   apply Rle_trans with ((10216970971824811611 / 1000000000000000000000) / D).
@@ -1157,11 +1178,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (503 / 64); region_purity_radius_3_window). *)
+(* claim region_purity_probability: T_3 bounds region_purity_T_3, an upper bound of P(Z > z_3) (its comment). *)
 Lemma region_purity_tail_3 :
-  region_purity_spacing_tail (5667 / 5000) ((385931923422685232202696451449 / 10240000000000000000000000000000) * (503 / 64)) / (exp (- ((503 / 64) ^ 2 / 2)) * region_purity_poisson ((503 / 64) ^ 2 / 2)) <= (239429656049202994689 / 250000000000000000000000).
+  region_purity_T_3 <= (239429656049202994689 / 250000000000000000000000).
 Proof.
-  replace ((385931923422685232202696451449 / 10240000000000000000000000000000) * (503 / 64)) with (194123757481610671797956315078847 / 655360000000000000000000000000000) by lra. replace ((503 / 64) ^ 2 / 2) with (253009 / 8192) by lra.
+  unfold region_purity_T_3. replace ((385931923422685232202696451449 / 10240000000000000000000000000000) * (503 / 64)) with (194123757481610671797956315078847 / 655360000000000000000000000000000) by lra. replace ((503 / 64) ^ 2 / 2) with (253009 / 8192) by lra.
   assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
   set (D := exp (- (253009 / 8192)) * region_purity_poisson (253009 / 8192)) in *. set (T := region_purity_spacing_tail (5667 / 5000) (194123757481610671797956315078847 / 655360000000000000000000000000000)) in *.
   apply Rle_trans with ((231936754761088676863 / 500000000000000000000000) / D).
@@ -1202,11 +1223,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (531 / 64); region_purity_radius_4_window). *)
+(* claim region_purity_probability: T_4 bounds region_purity_T_4, an upper bound of P(Z > z_4) (its comment). *)
 Lemma region_purity_tail_4 :
-  region_purity_spacing_tail (12121 / 10000) ((1091580141928564668736498908759 / 20480000000000000000000000000000) * (531 / 64)) / (exp (- ((531 / 64) ^ 2 / 2)) * region_purity_poisson ((531 / 64) ^ 2 / 2)) <= (293850828332727846469 / 10000000000000000000000000).
+  region_purity_T_4 <= (293850828332727846469 / 10000000000000000000000000).
 Proof.
-  replace ((1091580141928564668736498908759 / 20480000000000000000000000000000) * (531 / 64)) with (579629055364067839099080920551029 / 1310720000000000000000000000000000) by lra. replace ((531 / 64) ^ 2 / 2) with (281961 / 8192) by lra.
+  unfold region_purity_T_4. replace ((1091580141928564668736498908759 / 20480000000000000000000000000000) * (531 / 64)) with (579629055364067839099080920551029 / 1310720000000000000000000000000000) by lra. replace ((531 / 64) ^ 2 / 2) with (281961 / 8192) by lra.
   assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
   set (D := exp (- (281961 / 8192)) * region_purity_poisson (281961 / 8192)) in *. set (T := region_purity_spacing_tail (12121 / 10000) (579629055364067839099080920551029 / 1310720000000000000000000000000000)) in *.
   apply Rle_trans with ((755558725395637391537 / 100000000000000000000000000) / D).
@@ -1247,11 +1268,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (557 / 64); region_purity_radius_5_window). *)
+(* claim region_purity_probability: T_5 bounds region_purity_T_5, an upper bound of P(Z > z_5) (its comment). *)
 Lemma region_purity_tail_5 :
-  region_purity_spacing_tail (1637 / 1250) ((1415603888540098860163412236061 / 20480000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)) <= (115766447639611945647 / 200000000000000000000000000).
+  region_purity_T_5 <= (115766447639611945647 / 200000000000000000000000000).
 Proof.
-  replace ((1415603888540098860163412236061 / 20480000000000000000000000000000) * (557 / 64)) with (788491365916835065111020615485977 / 1310720000000000000000000000000000) by lra. replace ((557 / 64) ^ 2 / 2) with (310249 / 8192) by lra.
+  unfold region_purity_T_5. replace ((1415603888540098860163412236061 / 20480000000000000000000000000000) * (557 / 64)) with (788491365916835065111020615485977 / 1310720000000000000000000000000000) by lra. replace ((557 / 64) ^ 2 / 2) with (310249 / 8192) by lra.
   assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
   set (D := exp (- (310249 / 8192)) * region_purity_poisson (310249 / 8192)) in *. set (T := region_purity_spacing_tail (1637 / 1250) (788491365916835065111020615485977 / 1310720000000000000000000000000000)) in *.
   apply Rle_trans with ((652455037377630233071 / 10000000000000000000000000000) / D).
@@ -1292,11 +1313,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (557 / 64); region_purity_radius_6_window). *)
+(* claim region_purity_probability: T_6 bounds region_purity_T_6, an upper bound of P(Z > z_6) (its comment). *)
 Lemma region_purity_tail_6 :
-  region_purity_spacing_tail (14357 / 10000) ((45895310041243090237735332849 / 512000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)) <= (101531143524838705143 / 50000000000000000000000000000).
+  region_purity_T_6 <= (101531143524838705143 / 50000000000000000000000000000).
 Proof.
-  replace ((45895310041243090237735332849 / 512000000000000000000000000000) * (557 / 64)) with (25563687692972401262418580396893 / 32768000000000000000000000000000) by lra. replace ((557 / 64) ^ 2 / 2) with (310249 / 8192) by lra.
+  unfold region_purity_T_6. replace ((45895310041243090237735332849 / 512000000000000000000000000000) * (557 / 64)) with (25563687692972401262418580396893 / 32768000000000000000000000000000) by lra. replace ((557 / 64) ^ 2 / 2) with (310249 / 8192) by lra.
   assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
   set (D := exp (- (310249 / 8192)) * region_purity_poisson (310249 / 8192)) in *. set (T := region_purity_spacing_tail (14357 / 10000) (25563687692972401262418580396893 / 32768000000000000000000000000000)) in *.
   apply Rle_trans with ((45778034927505343463 / 200000000000000000000000000000) / D).
@@ -1337,11 +1358,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (557 / 64); region_purity_radius_7_window). *)
+(* claim region_purity_probability: T_7 bounds region_purity_T_7, an upper bound of P(Z > z_7) (its comment). *)
 Lemma region_purity_tail_7 :
-  region_purity_spacing_tail (9133 / 5000) ((2831209382541072986814746875149 / 20480000000000000000000000000000) * (557 / 64)) / (exp (- ((557 / 64) ^ 2 / 2)) * region_purity_poisson ((557 / 64) ^ 2 / 2)) <= (149449275205102641603 / 200000000000000000000000000000000000).
+  region_purity_T_7 <= (149449275205102641603 / 200000000000000000000000000000000000).
 Proof.
-  replace ((2831209382541072986814746875149 / 20480000000000000000000000000000) * (557 / 64)) with (1576983626075377653655814009457993 / 1310720000000000000000000000000000) by lra. replace ((557 / 64) ^ 2 / 2) with (310249 / 8192) by lra.
+  unfold region_purity_T_7. replace ((2831209382541072986814746875149 / 20480000000000000000000000000000) * (557 / 64)) with (1576983626075377653655814009457993 / 1310720000000000000000000000000000) by lra. replace ((557 / 64) ^ 2 / 2) with (310249 / 8192) by lra.
   assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
   set (D := exp (- (310249 / 8192)) * region_purity_poisson (310249 / 8192)) in *. set (T := region_purity_spacing_tail (9133 / 5000) (1576983626075377653655814009457993 / 1310720000000000000000000000000000)) in *.
   apply Rle_trans with ((84229009724437844539 / 1000000000000000000000000000000000000) / D).
@@ -1357,11 +1378,19 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (21511117919275327471536757 / 100000000000000000000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T1 := region_purity_tail_1).
+  assert (T2 := region_purity_tail_2).
+  assert (T3 := region_purity_tail_3).
+  assert (T4 := region_purity_tail_4).
+  assert (T5 := region_purity_tail_5).
+  assert (T6 := region_purity_tail_6).
+  assert (T7 := region_purity_tail_7).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)

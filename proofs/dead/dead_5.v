@@ -342,8 +342,32 @@ Definition region_purity_spacing_tail : R -> R -> R := fun k s => 5 * region_cen
 (* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
 Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24.
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (14518576365443386433397 / 100000000000000000000000) + (783629875752561577781 / 1000000000000000000000) * ((17073281862322405639547 / 100000000000000000000000) - (14518576365443386433397 / 100000000000000000000000)) + (605798378448364432413 / 1000000000000000000000) * ((636105329760882606477 / 3125000000000000000000) - (17073281862322405639547 / 100000000000000000000000)) + (213299200731001550143 / 500000000000000000000) * ((4663451493293494582129 / 20000000000000000000000) - (636105329760882606477 / 3125000000000000000000)) + (29285579214628790737 / 100000000000000000000) * ((27404015051675486220839 / 100000000000000000000000) - (4663451493293494582129 / 20000000000000000000000)) + (88117113111323076429 / 500000000000000000000) * ((16543889437942863580889 / 50000000000000000000000) - (27404015051675486220839 / 100000000000000000000000)) + (77599423704148874307 / 1000000000000000000000) * ((41036148951798950956479 / 100000000000000000000000) - (16543889437942863580889 / 50000000000000000000000)) + (207511135164448689399 / 10000000000000000000000) * ((6519581296166011503653 / 12500000000000000000000) - (41036148951798950956479 / 100000000000000000000000)) + (102293605721399561143 / 50000000000000000000000) * (1 - (6519581296166011503653 / 12500000000000000000000)).
+(* P(S > z_0 r_0) / P(Q >= r_0^2)'s bound, z_0 = (79542617930007572277300487 / 2000000000000000000000000000), r_0 = 2: at least P(Z > z_0) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_0_window; paper-level) *)
+Definition region_purity_T_0 : R := region_purity_spacing_tail (10327 / 10000) ((79542617930007572277300487 / 2000000000000000000000000000) * 2) / (exp (- (2 ^ 2 / 2)) * region_purity_poisson (2 ^ 2 / 2)).
+
+(* P(S > z_1 r_1) / P(Q >= r_1^2)'s bound, z_1 = (74690518236277110368385157293 / 1024000000000000000000000000000), r_1 = 2: at least P(Z > z_1) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_1_window; paper-level) *)
+Definition region_purity_T_1 : R := region_purity_spacing_tail (10617 / 10000) ((74690518236277110368385157293 / 1024000000000000000000000000000) * 2) / (exp (- (2 ^ 2 / 2)) * region_purity_poisson (2 ^ 2 / 2)).
+
+(* P(S > z_2 r_2) / P(Q >= r_2^2)'s bound, z_2 = (7372089372371031806232486435647 / 65536000000000000000000000000000), r_2 = (169 / 64): at least P(Z > z_2) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_2_window; paper-level) *)
+Definition region_purity_T_2 : R := region_purity_spacing_tail (5669 / 5000) ((7372089372371031806232486435647 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)).
+
+(* P(S > z_3 r_3) / P(Q >= r_3^2)'s bound, z_3 = (9560465876861400134725577433991 / 65536000000000000000000000000000), r_3 = (169 / 64): at least P(Z > z_3) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_3_window; paper-level) *)
+Definition region_purity_T_3 : R := region_purity_spacing_tail (5901 / 5000) ((9560465876861400134725577433991 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)).
+
+(* P(S > z_4 r_4) / P(Q >= r_4^2)'s bound, z_4 = (12398387399368210298435104209177 / 65536000000000000000000000000000), r_4 = (169 / 64): at least P(Z > z_4) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_4_window; paper-level) *)
+Definition region_purity_T_4 : R := region_purity_spacing_tail (12457 / 10000) ((12398387399368210298435104209177 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)).
+
+(* P(S > z_5 r_5) / P(Q >= r_5^2)'s bound, z_5 = (803937239418586533006676022109 / 3276800000000000000000000000000), r_5 = (101 / 32): at least P(Z > z_5) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_5_window; paper-level) *)
+Definition region_purity_T_5 : R := region_purity_spacing_tail (14313 / 10000) ((803937239418586533006676022109 / 3276800000000000000000000000000) * (101 / 32)) / (exp (- ((101 / 32) ^ 2 / 2)) * region_purity_poisson ((101 / 32) ^ 2 / 2)).
+
+(* P(S > z_6 r_6) / P(Q >= r_6^2)'s bound, z_6 = (79542617930007572277300487 / 250000000000000000000000000), r_6 = (115 / 32): at least P(Z > z_6) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_6_window; paper-level) *)
+Definition region_purity_T_6 : R := region_purity_spacing_tail (881 / 500) ((79542617930007572277300487 / 250000000000000000000000000) * (115 / 32)) / (exp (- ((115 / 32) ^ 2 / 2)) * region_purity_poisson ((115 / 32) ^ 2 / 2)).
+
+(* P(S > z_7 r_7) / P(Q >= r_7^2)'s bound, z_7 = (13520574653124757128123259479773 / 32768000000000000000000000000000), r_7 = 4: at least P(Z > z_7) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_7_window; paper-level) *)
+Definition region_purity_T_7 : R := region_purity_spacing_tail (4887 / 2000) ((13520574653124757128123259479773 / 32768000000000000000000000000000) * 4) / (exp (- (4 ^ 2 / 2)) * region_purity_poisson (4 ^ 2 / 2)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (14518576365443386433397 / 100000000000000000000000) + region_purity_T_0 * ((17073281862322405639547 / 100000000000000000000000) - (14518576365443386433397 / 100000000000000000000000)) + region_purity_T_1 * ((636105329760882606477 / 3125000000000000000000) - (17073281862322405639547 / 100000000000000000000000)) + region_purity_T_2 * ((4663451493293494582129 / 20000000000000000000000) - (636105329760882606477 / 3125000000000000000000)) + region_purity_T_3 * ((27404015051675486220839 / 100000000000000000000000) - (4663451493293494582129 / 20000000000000000000000)) + region_purity_T_4 * ((16543889437942863580889 / 50000000000000000000000) - (27404015051675486220839 / 100000000000000000000000)) + region_purity_T_5 * ((41036148951798950956479 / 100000000000000000000000) - (16543889437942863580889 / 50000000000000000000000)) + region_purity_T_6 * ((6519581296166011503653 / 12500000000000000000000) - (41036148951798950956479 / 100000000000000000000000)) + region_purity_T_7 * (1 - (6519581296166011503653 / 12500000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -1125,11 +1149,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_0 >= P(S > z_0 r_0) / P(Q >= r_0^2) >= P(Z > z_0) (Z independent of Q; r_0 = 2; region_purity_radius_0_window). *)
+(* claim region_purity_probability: T_0 bounds region_purity_T_0, an upper bound of P(Z > z_0) (its comment). *)
 Lemma region_purity_tail_0 :
-  region_purity_spacing_tail (10327 / 10000) ((79542617930007572277300487 / 2000000000000000000000000000) * 2) / (exp (- (2 ^ 2 / 2)) * region_purity_poisson (2 ^ 2 / 2)) <= (783629875752561577781 / 1000000000000000000000).
+  region_purity_T_0 <= (783629875752561577781 / 1000000000000000000000).
 Proof.
-  replace ((79542617930007572277300487 / 2000000000000000000000000000) * 2) with (79542617930007572277300487 / 1000000000000000000000000000) by lra. replace (2 ^ 2 / 2) with 2 by lra.
+  unfold region_purity_T_0. replace ((79542617930007572277300487 / 2000000000000000000000000000) * 2) with (79542617930007572277300487 / 1000000000000000000000000000) by lra. replace (2 ^ 2 / 2) with 2 by lra.
   assert (HS := region_purity_radius_0_spacing). assert (HP := region_purity_radius_0_poisson).
   set (D := exp (- 2) * region_purity_poisson 2) in *. set (T := region_purity_spacing_tail (10327 / 10000) (79542617930007572277300487 / 1000000000000000000000000000)) in *.
   apply Rle_trans with ((371184699156755866347 / 500000000000000000000) / D).
@@ -1170,11 +1194,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= P(S > z_1 r_1) / P(Q >= r_1^2) >= P(Z > z_1) (Z independent of Q; r_1 = 2; region_purity_radius_1_window). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1, an upper bound of P(Z > z_1) (its comment). *)
 Lemma region_purity_tail_1 :
-  region_purity_spacing_tail (10617 / 10000) ((74690518236277110368385157293 / 1024000000000000000000000000000) * 2) / (exp (- (2 ^ 2 / 2)) * region_purity_poisson (2 ^ 2 / 2)) <= (605798378448364432413 / 1000000000000000000000).
+  region_purity_T_1 <= (605798378448364432413 / 1000000000000000000000).
 Proof.
-  replace ((74690518236277110368385157293 / 1024000000000000000000000000000) * 2) with (74690518236277110368385157293 / 512000000000000000000000000000) by lra. replace (2 ^ 2 / 2) with 2 by lra.
+  unfold region_purity_T_1. replace ((74690518236277110368385157293 / 1024000000000000000000000000000) * 2) with (74690518236277110368385157293 / 512000000000000000000000000000) by lra. replace (2 ^ 2 / 2) with 2 by lra.
   assert (HS := region_purity_radius_1_spacing). assert (HP := region_purity_radius_1_poisson).
   set (D := exp (- 2) * region_purity_poisson 2) in *. set (T := region_purity_spacing_tail (10617 / 10000) (74690518236277110368385157293 / 512000000000000000000000000000)) in *.
   apply Rle_trans with ((573901265921130603773 / 1000000000000000000000) / D).
@@ -1215,11 +1239,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (169 / 64); region_purity_radius_2_window). *)
+(* claim region_purity_probability: T_2 bounds region_purity_T_2, an upper bound of P(Z > z_2) (its comment). *)
 Lemma region_purity_tail_2 :
-  region_purity_spacing_tail (5669 / 5000) ((7372089372371031806232486435647 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)) <= (213299200731001550143 / 500000000000000000000).
+  region_purity_T_2 <= (213299200731001550143 / 500000000000000000000).
 Proof.
-  replace ((7372089372371031806232486435647 / 65536000000000000000000000000000) * (169 / 64)) with (1245883103930704375253290207624343 / 4194304000000000000000000000000000) by lra. replace ((169 / 64) ^ 2 / 2) with (28561 / 8192) by lra.
+  unfold region_purity_T_2. replace ((7372089372371031806232486435647 / 65536000000000000000000000000000) * (169 / 64)) with (1245883103930704375253290207624343 / 4194304000000000000000000000000000) by lra. replace ((169 / 64) ^ 2 / 2) with (28561 / 8192) by lra.
   assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
   set (D := exp (- (28561 / 8192)) * region_purity_poisson (28561 / 8192)) in *. set (T := region_purity_spacing_tail (5669 / 5000) (1245883103930704375253290207624343 / 4194304000000000000000000000000000)) in *.
   apply Rle_trans with ((31056398727852714229 / 100000000000000000000) / D).
@@ -1260,11 +1284,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (169 / 64); region_purity_radius_3_window). *)
+(* claim region_purity_probability: T_3 bounds region_purity_T_3, an upper bound of P(Z > z_3) (its comment). *)
 Lemma region_purity_tail_3 :
-  region_purity_spacing_tail (5901 / 5000) ((9560465876861400134725577433991 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)) <= (29285579214628790737 / 100000000000000000000).
+  region_purity_T_3 <= (29285579214628790737 / 100000000000000000000).
 Proof.
-  replace ((9560465876861400134725577433991 / 65536000000000000000000000000000) * (169 / 64)) with (1615718733189576622768622586344479 / 4194304000000000000000000000000000) by lra. replace ((169 / 64) ^ 2 / 2) with (28561 / 8192) by lra.
+  unfold region_purity_T_3. replace ((9560465876861400134725577433991 / 65536000000000000000000000000000) * (169 / 64)) with (1615718733189576622768622586344479 / 4194304000000000000000000000000000) by lra. replace ((169 / 64) ^ 2 / 2) with (28561 / 8192) by lra.
   assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
   set (D := exp (- (28561 / 8192)) * region_purity_poisson (28561 / 8192)) in *. set (T := region_purity_spacing_tail (5901 / 5000) (1615718733189576622768622586344479 / 4194304000000000000000000000000000)) in *.
   apply Rle_trans with ((42639851530087675429 / 200000000000000000000) / D).
@@ -1305,11 +1329,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (169 / 64); region_purity_radius_4_window). *)
+(* claim region_purity_probability: T_4 bounds region_purity_T_4, an upper bound of P(Z > z_4) (its comment). *)
 Lemma region_purity_tail_4 :
-  region_purity_spacing_tail (12457 / 10000) ((12398387399368210298435104209177 / 65536000000000000000000000000000) * (169 / 64)) / (exp (- ((169 / 64) ^ 2 / 2)) * region_purity_poisson ((169 / 64) ^ 2 / 2)) <= (88117113111323076429 / 500000000000000000000).
+  region_purity_T_4 <= (88117113111323076429 / 500000000000000000000).
 Proof.
-  replace ((12398387399368210298435104209177 / 65536000000000000000000000000000) * (169 / 64)) with (2095327470493227540435532611350913 / 4194304000000000000000000000000000) by lra. replace ((169 / 64) ^ 2 / 2) with (28561 / 8192) by lra.
+  unfold region_purity_T_4. replace ((12398387399368210298435104209177 / 65536000000000000000000000000000) * (169 / 64)) with (2095327470493227540435532611350913 / 4194304000000000000000000000000000) by lra. replace ((169 / 64) ^ 2 / 2) with (28561 / 8192) by lra.
   assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
   set (D := exp (- (28561 / 8192)) * region_purity_poisson (28561 / 8192)) in *. set (T := region_purity_spacing_tail (12457 / 10000) (2095327470493227540435532611350913 / 4194304000000000000000000000000000)) in *.
   apply Rle_trans with ((25659732339867150537 / 200000000000000000000) / D).
@@ -1350,11 +1374,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (101 / 32); region_purity_radius_5_window). *)
+(* claim region_purity_probability: T_5 bounds region_purity_T_5, an upper bound of P(Z > z_5) (its comment). *)
 Lemma region_purity_tail_5 :
-  region_purity_spacing_tail (14313 / 10000) ((803937239418586533006676022109 / 3276800000000000000000000000000) * (101 / 32)) / (exp (- ((101 / 32) ^ 2 / 2)) * region_purity_poisson ((101 / 32) ^ 2 / 2)) <= (77599423704148874307 / 1000000000000000000000).
+  region_purity_T_5 <= (77599423704148874307 / 1000000000000000000000).
 Proof.
-  replace ((803937239418586533006676022109 / 3276800000000000000000000000000) * (101 / 32)) with (81197661181277239833674278233009 / 104857600000000000000000000000000) by lra. replace ((101 / 32) ^ 2 / 2) with (10201 / 2048) by lra.
+  unfold region_purity_T_5. replace ((803937239418586533006676022109 / 3276800000000000000000000000000) * (101 / 32)) with (81197661181277239833674278233009 / 104857600000000000000000000000000) by lra. replace ((101 / 32) ^ 2 / 2) with (10201 / 2048) by lra.
   assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
   set (D := exp (- (10201 / 2048)) * region_purity_poisson (10201 / 2048)) in *. set (T := region_purity_spacing_tail (14313 / 10000) (81197661181277239833674278233009 / 104857600000000000000000000000000)) in *.
   apply Rle_trans with ((172209045912180789677 / 5000000000000000000000) / D).
@@ -1395,11 +1419,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (115 / 32); region_purity_radius_6_window). *)
+(* claim region_purity_probability: T_6 bounds region_purity_T_6, an upper bound of P(Z > z_6) (its comment). *)
 Lemma region_purity_tail_6 :
-  region_purity_spacing_tail (881 / 500) ((79542617930007572277300487 / 250000000000000000000000000) * (115 / 32)) / (exp (- ((115 / 32) ^ 2 / 2)) * region_purity_poisson ((115 / 32) ^ 2 / 2)) <= (207511135164448689399 / 10000000000000000000000).
+  region_purity_T_6 <= (207511135164448689399 / 10000000000000000000000).
 Proof.
-  replace ((79542617930007572277300487 / 250000000000000000000000000) * (115 / 32)) with (1829480212390174162377911201 / 1600000000000000000000000000) by lra. replace ((115 / 32) ^ 2 / 2) with (13225 / 2048) by lra.
+  unfold region_purity_T_6. replace ((79542617930007572277300487 / 250000000000000000000000000) * (115 / 32)) with (1829480212390174162377911201 / 1600000000000000000000000000) by lra. replace ((115 / 32) ^ 2 / 2) with (13225 / 2048) by lra.
   assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
   set (D := exp (- (13225 / 2048)) * region_purity_poisson (13225 / 2048)) in *. set (T := region_purity_spacing_tail (881 / 500) (1829480212390174162377911201 / 1600000000000000000000000000)) in *.
   apply Rle_trans with ((237040963403978815513 / 50000000000000000000000) / D).
@@ -1440,11 +1464,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = 4; region_purity_radius_7_window). *)
+(* claim region_purity_probability: T_7 bounds region_purity_T_7, an upper bound of P(Z > z_7) (its comment). *)
 Lemma region_purity_tail_7 :
-  region_purity_spacing_tail (4887 / 2000) ((13520574653124757128123259479773 / 32768000000000000000000000000000) * 4) / (exp (- (4 ^ 2 / 2)) * region_purity_poisson (4 ^ 2 / 2)) <= (102293605721399561143 / 50000000000000000000000).
+  region_purity_T_7 <= (102293605721399561143 / 50000000000000000000000).
 Proof.
-  replace ((13520574653124757128123259479773 / 32768000000000000000000000000000) * 4) with (13520574653124757128123259479773 / 8192000000000000000000000000000) by lra. replace (4 ^ 2 / 2) with 8 by lra.
+  unfold region_purity_T_7. replace ((13520574653124757128123259479773 / 32768000000000000000000000000000) * 4) with (13520574653124757128123259479773 / 8192000000000000000000000000000) by lra. replace (4 ^ 2 / 2) with 8 by lra.
   assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
   set (D := exp (- 8) * region_purity_poisson 8) in *. set (T := region_purity_spacing_tail (4887 / 2000) (13520574653124757128123259479773 / 8192000000000000000000000000000)) in *.
   apply Rle_trans with ((50958787462492313787 / 250000000000000000000000) / D).
@@ -1460,11 +1484,20 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (916651103788166455225481 / 4000000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T0 := region_purity_tail_0).
+  assert (T1 := region_purity_tail_1).
+  assert (T2 := region_purity_tail_2).
+  assert (T3 := region_purity_tail_3).
+  assert (T4 := region_purity_tail_4).
+  assert (T5 := region_purity_tail_5).
+  assert (T6 := region_purity_tail_6).
+  assert (T7 := region_purity_tail_7).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)

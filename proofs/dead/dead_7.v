@@ -343,8 +343,32 @@ Definition region_purity_spacing_tail : R -> R -> R := fun k s => 7 * region_cen
 (* sum_(k < p) y^k / k!: P(Q >= 2 y) = e^(-y) region_purity_poisson(y) for Q ~ chi^2_2p (the Poisson-Gamma identity at integer shape p; paper-level) *)
 Definition region_purity_poisson : R -> R := fun y => 1 + y ^ 1 / 1 + y ^ 2 / 2 + y ^ 3 / 6 + y ^ 4 / 24 + y ^ 5 / 120 + y ^ 6 / 720.
 
-(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i, region_purity_tail_i (T = 1 and Hbar = 1 need no lemma) and region_purity_tube_order *)
-Definition region_purity_lost : R := (14984504501310610337821 / 1000000000000000000000000) + (190593386457342782409 / 250000000000000000000) * ((2104303718863883663847 / 100000000000000000000000) - (14984504501310610337821 / 1000000000000000000000000)) + (269004502855531828987 / 500000000000000000000) * ((29427608568511361906079 / 1000000000000000000000000) - (2104303718863883663847 / 100000000000000000000000)) + (177102261302934646109 / 500000000000000000000) * ((21051907277237413673143 / 500000000000000000000000) - (29427608568511361906079 / 1000000000000000000000000)) + (101359448155212470053 / 500000000000000000000) * ((58487639057563589190099 / 1000000000000000000000000) - (21051907277237413673143 / 500000000000000000000000)) + (26731395496993887091 / 250000000000000000000) * ((8579973432945083285429 / 100000000000000000000000) - (58487639057563589190099 / 1000000000000000000000000)) + (412092859126361324339 / 10000000000000000000000) * ((830350079250204039889 / 6250000000000000000000) - (8579973432945083285429 / 100000000000000000000000)) + (943095916666317767707 / 100000000000000000000000) * ((12826543803878091538369 / 50000000000000000000000) - (830350079250204039889 / 6250000000000000000000)) + (297096134626751925063 / 1000000000000000000000000) * (1 - (12826543803878091538369 / 50000000000000000000000)).
+(* P(S > z_0 r_0) / P(Q >= r_0^2)'s bound, z_0 = (4797139980247265232449093 / 200000000000000000000000000), r_0 = (143 / 64): at least P(Z > z_0) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_0_window; paper-level) *)
+Definition region_purity_T_0 : R := region_purity_spacing_tail (5109 / 5000) ((4797139980247265232449093 / 200000000000000000000000000) * (143 / 64)) / (exp (- ((143 / 64) ^ 2 / 2)) * region_purity_poisson ((143 / 64) ^ 2 / 2)).
+
+(* P(S > z_1 r_1) / P(Q >= r_1^2)'s bound, z_1 = (4797139980247265232449093 / 100000000000000000000000000), r_1 = (181 / 64): at least P(Z > z_1) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_1_window; paper-level) *)
+Definition region_purity_T_1 : R := region_purity_spacing_tail (10571 / 10000) ((4797139980247265232449093 / 100000000000000000000000000) * (181 / 64)) / (exp (- ((181 / 64) ^ 2 / 2)) * region_purity_poisson ((181 / 64) ^ 2 / 2)).
+
+(* P(S > z_2 r_2) / P(Q >= r_2^2)'s bound, z_2 = (48484693780359109704362982951 / 655360000000000000000000000000), r_2 = (181 / 64): at least P(Z > z_2) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_2_window; paper-level) *)
+Definition region_purity_T_2 : R := region_purity_spacing_tail (2727 / 2500) ((48484693780359109704362982951 / 655360000000000000000000000000) * (181 / 64)) / (exp (- ((181 / 64) ^ 2 / 2)) * region_purity_poisson ((181 / 64) ^ 2 / 2)).
+
+(* P(S > z_3 r_3) / P(Q >= r_3^2)'s bound, z_3 = (137135840615328571200022221591 / 1310720000000000000000000000000), r_3 = (53 / 16): at least P(Z > z_3) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_3_window; paper-level) *)
+Definition region_purity_T_3 : R := region_purity_spacing_tail (2319 / 2000) ((137135840615328571200022221591 / 1310720000000000000000000000000) * (53 / 16)) / (exp (- ((53 / 16) ^ 2 / 2)) * region_purity_poisson ((53 / 16) ^ 2 / 2)).
+
+(* P(S > z_4 r_4) / P(Q >= r_4^2)'s bound, z_4 = (889212258158573825282461225759 / 6553600000000000000000000000000), r_4 = (53 / 16): at least P(Z > z_4) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_4_window; paper-level) *)
+Definition region_purity_T_4 : R := region_purity_spacing_tail (6081 / 5000) ((889212258158573825282461225759 / 6553600000000000000000000000000) * (53 / 16)) / (exp (- ((53 / 16) ^ 2 / 2)) * region_purity_poisson ((53 / 16) ^ 2 / 2)).
+
+(* P(S > z_5 r_5) / P(Q >= r_5^2)'s bound, z_5 = (1153170088431699347432740118991 / 6553600000000000000000000000000), r_5 = (239 / 64): at least P(Z > z_5) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_5_window; paper-level) *)
+Definition region_purity_T_5 : R := region_purity_spacing_tail (3367 / 2500) ((1153170088431699347432740118991 / 6553600000000000000000000000000) * (239 / 64)) / (exp (- ((239 / 64) ^ 2 / 2)) * region_purity_poisson ((239 / 64) ^ 2 / 2)).
+
+(* P(S > z_6 r_6) / P(Q >= r_6^2)'s bound, z_6 = (1495474808862223205359377599099 / 6553600000000000000000000000000), r_6 = (263 / 64): at least P(Z > z_6) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_6_window; paper-level) *)
+Definition region_purity_T_6 : R := region_purity_spacing_tail (3129 / 2000) ((1495474808862223205359377599099 / 6553600000000000000000000000000) * (263 / 64)) / (exp (- ((263 / 64) ^ 2 / 2)) * region_purity_poisson ((263 / 64) ^ 2 / 2)).
+
+(* P(S > z_7 r_7) / P(Q >= r_7^2)'s bound, z_7 = (2114919900231592070295064080003 / 6553600000000000000000000000000), r_7 = (143 / 32): at least P(Z > z_7) (Z independent of Q; region_purity_spacing_tail's and region_purity_poisson's comments, region_purity_radius_7_window; paper-level) *)
+Definition region_purity_T_7 : R := region_purity_spacing_tail (21237 / 10000) ((2114919900231592070295064080003 / 6553600000000000000000000000000) * (143 / 32)) / (exp (- ((143 / 32) ^ 2 / 2)) * region_purity_poisson ((143 / 32) ^ 2 / 2)).
+
+(* Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I) with T_i = region_purity_T_i >= P(Z > z_i) (or 1): an upper bound of the lost mass E[H(Z)] (Abel summation over the grid, H nondecreasing; paper-level), by region_purity_tube_i (Hbar = 1 needs no lemma) and region_purity_tube_order *)
+Definition region_purity_lost : R := (14984504501310610337821 / 1000000000000000000000000) + region_purity_T_0 * ((2104303718863883663847 / 100000000000000000000000) - (14984504501310610337821 / 1000000000000000000000000)) + region_purity_T_1 * ((29427608568511361906079 / 1000000000000000000000000) - (2104303718863883663847 / 100000000000000000000000)) + region_purity_T_2 * ((21051907277237413673143 / 500000000000000000000000) - (29427608568511361906079 / 1000000000000000000000000)) + region_purity_T_3 * ((58487639057563589190099 / 1000000000000000000000000) - (21051907277237413673143 / 500000000000000000000000)) + region_purity_T_4 * ((8579973432945083285429 / 100000000000000000000000) - (58487639057563589190099 / 1000000000000000000000000)) + region_purity_T_5 * ((830350079250204039889 / 6250000000000000000000) - (8579973432945083285429 / 100000000000000000000000)) + region_purity_T_6 * ((12826543803878091538369 / 50000000000000000000000) - (830350079250204039889 / 6250000000000000000000)) + region_purity_T_7 * (1 - (12826543803878091538369 / 50000000000000000000000)).
 
 (* claim gaussian_probability: the claim states lo > 0. *)
 Lemma gaussian_probability_lo_positive :
@@ -1126,11 +1150,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_0 >= P(S > z_0 r_0) / P(Q >= r_0^2) >= P(Z > z_0) (Z independent of Q; r_0 = (143 / 64); region_purity_radius_0_window). *)
+(* claim region_purity_probability: T_0 bounds region_purity_T_0, an upper bound of P(Z > z_0) (its comment). *)
 Lemma region_purity_tail_0 :
-  region_purity_spacing_tail (5109 / 5000) ((4797139980247265232449093 / 200000000000000000000000000) * (143 / 64)) / (exp (- ((143 / 64) ^ 2 / 2)) * region_purity_poisson ((143 / 64) ^ 2 / 2)) <= (190593386457342782409 / 250000000000000000000).
+  region_purity_T_0 <= (190593386457342782409 / 250000000000000000000).
 Proof.
-  replace ((4797139980247265232449093 / 200000000000000000000000000) * (143 / 64)) with (685991017175358928240220299 / 12800000000000000000000000000) by lra. replace ((143 / 64) ^ 2 / 2) with (20449 / 8192) by lra.
+  unfold region_purity_T_0. replace ((4797139980247265232449093 / 200000000000000000000000000) * (143 / 64)) with (685991017175358928240220299 / 12800000000000000000000000000) by lra. replace ((143 / 64) ^ 2 / 2) with (20449 / 8192) by lra.
   assert (HS := region_purity_radius_0_spacing). assert (HP := region_purity_radius_0_poisson).
   set (D := exp (- (20449 / 8192)) * region_purity_poisson (20449 / 8192)) in *. set (T := region_purity_spacing_tail (5109 / 5000) (685991017175358928240220299 / 12800000000000000000000000000)) in *.
   apply Rle_trans with ((375818800555480037909 / 500000000000000000000) / D).
@@ -1171,11 +1195,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_1 >= P(S > z_1 r_1) / P(Q >= r_1^2) >= P(Z > z_1) (Z independent of Q; r_1 = (181 / 64); region_purity_radius_1_window). *)
+(* claim region_purity_probability: T_1 bounds region_purity_T_1, an upper bound of P(Z > z_1) (its comment). *)
 Lemma region_purity_tail_1 :
-  region_purity_spacing_tail (10571 / 10000) ((4797139980247265232449093 / 100000000000000000000000000) * (181 / 64)) / (exp (- ((181 / 64) ^ 2 / 2)) * region_purity_poisson ((181 / 64) ^ 2 / 2)) <= (269004502855531828987 / 500000000000000000000).
+  region_purity_T_1 <= (269004502855531828987 / 500000000000000000000).
 Proof.
-  replace ((4797139980247265232449093 / 100000000000000000000000000) * (181 / 64)) with (868282336424755007073285833 / 6400000000000000000000000000) by lra. replace ((181 / 64) ^ 2 / 2) with (32761 / 8192) by lra.
+  unfold region_purity_T_1. replace ((4797139980247265232449093 / 100000000000000000000000000) * (181 / 64)) with (868282336424755007073285833 / 6400000000000000000000000000) by lra. replace ((181 / 64) ^ 2 / 2) with (32761 / 8192) by lra.
   assert (HS := region_purity_radius_1_spacing). assert (HP := region_purity_radius_1_poisson).
   set (D := exp (- (32761 / 8192)) * region_purity_poisson (32761 / 8192)) in *. set (T := region_purity_spacing_tail (10571 / 10000) (868282336424755007073285833 / 6400000000000000000000000000)) in *.
   apply Rle_trans with ((478513299684249608543 / 1000000000000000000000) / D).
@@ -1216,11 +1240,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_2 >= P(S > z_2 r_2) / P(Q >= r_2^2) >= P(Z > z_2) (Z independent of Q; r_2 = (181 / 64); region_purity_radius_2_window). *)
+(* claim region_purity_probability: T_2 bounds region_purity_T_2, an upper bound of P(Z > z_2) (its comment). *)
 Lemma region_purity_tail_2 :
-  region_purity_spacing_tail (2727 / 2500) ((48484693780359109704362982951 / 655360000000000000000000000000) * (181 / 64)) / (exp (- ((181 / 64) ^ 2 / 2)) * region_purity_poisson ((181 / 64) ^ 2 / 2)) <= (177102261302934646109 / 500000000000000000000).
+  region_purity_T_2 <= (177102261302934646109 / 500000000000000000000).
 Proof.
-  replace ((48484693780359109704362982951 / 655360000000000000000000000000) * (181 / 64)) with (8775729574244998856489699914131 / 41943040000000000000000000000000) by lra. replace ((181 / 64) ^ 2 / 2) with (32761 / 8192) by lra.
+  unfold region_purity_T_2. replace ((48484693780359109704362982951 / 655360000000000000000000000000) * (181 / 64)) with (8775729574244998856489699914131 / 41943040000000000000000000000000) by lra. replace ((181 / 64) ^ 2 / 2) with (32761 / 8192) by lra.
   assert (HS := region_purity_radius_2_spacing). assert (HP := region_purity_radius_2_poisson).
   set (D := exp (- (32761 / 8192)) * region_purity_poisson (32761 / 8192)) in *. set (T := region_purity_spacing_tail (2727 / 2500) (8775729574244998856489699914131 / 41943040000000000000000000000000)) in *.
   apply Rle_trans with ((31503482855497758841 / 100000000000000000000) / D).
@@ -1261,11 +1285,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_3 >= P(S > z_3 r_3) / P(Q >= r_3^2) >= P(Z > z_3) (Z independent of Q; r_3 = (53 / 16); region_purity_radius_3_window). *)
+(* claim region_purity_probability: T_3 bounds region_purity_T_3, an upper bound of P(Z > z_3) (its comment). *)
 Lemma region_purity_tail_3 :
-  region_purity_spacing_tail (2319 / 2000) ((137135840615328571200022221591 / 1310720000000000000000000000000) * (53 / 16)) / (exp (- ((53 / 16) ^ 2 / 2)) * region_purity_poisson ((53 / 16) ^ 2 / 2)) <= (101359448155212470053 / 500000000000000000000).
+  region_purity_T_3 <= (101359448155212470053 / 500000000000000000000).
 Proof.
-  replace ((137135840615328571200022221591 / 1310720000000000000000000000000) * (53 / 16)) with (7268199552612414273601177744323 / 20971520000000000000000000000000) by lra. replace ((53 / 16) ^ 2 / 2) with (2809 / 512) by lra.
+  unfold region_purity_T_3. replace ((137135840615328571200022221591 / 1310720000000000000000000000000) * (53 / 16)) with (7268199552612414273601177744323 / 20971520000000000000000000000000) by lra. replace ((53 / 16) ^ 2 / 2) with (2809 / 512) by lra.
   assert (HS := region_purity_radius_3_spacing). assert (HP := region_purity_radius_3_poisson).
   set (D := exp (- (2809 / 512)) * region_purity_poisson (2809 / 512)) in *. set (T := region_purity_spacing_tail (2319 / 2000) (7268199552612414273601177744323 / 20971520000000000000000000000000)) in *.
   apply Rle_trans with ((69753820793155062143 / 500000000000000000000) / D).
@@ -1306,11 +1330,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_4 >= P(S > z_4 r_4) / P(Q >= r_4^2) >= P(Z > z_4) (Z independent of Q; r_4 = (53 / 16); region_purity_radius_4_window). *)
+(* claim region_purity_probability: T_4 bounds region_purity_T_4, an upper bound of P(Z > z_4) (its comment). *)
 Lemma region_purity_tail_4 :
-  region_purity_spacing_tail (6081 / 5000) ((889212258158573825282461225759 / 6553600000000000000000000000000) * (53 / 16)) / (exp (- ((53 / 16) ^ 2 / 2)) * region_purity_poisson ((53 / 16) ^ 2 / 2)) <= (26731395496993887091 / 250000000000000000000).
+  region_purity_T_4 <= (26731395496993887091 / 250000000000000000000).
 Proof.
-  replace ((889212258158573825282461225759 / 6553600000000000000000000000000) * (53 / 16)) with (47128249682404412739970444965227 / 104857600000000000000000000000000) by lra. replace ((53 / 16) ^ 2 / 2) with (2809 / 512) by lra.
+  unfold region_purity_T_4. replace ((889212258158573825282461225759 / 6553600000000000000000000000000) * (53 / 16)) with (47128249682404412739970444965227 / 104857600000000000000000000000000) by lra. replace ((53 / 16) ^ 2 / 2) with (2809 / 512) by lra.
   assert (HS := region_purity_radius_4_spacing). assert (HP := region_purity_radius_4_poisson).
   set (D := exp (- (2809 / 512)) * region_purity_poisson (2809 / 512)) in *. set (T := region_purity_spacing_tail (6081 / 5000) (47128249682404412739970444965227 / 104857600000000000000000000000000)) in *.
   apply Rle_trans with ((735843379175846374571 / 10000000000000000000000) / D).
@@ -1351,11 +1375,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_5 >= P(S > z_5 r_5) / P(Q >= r_5^2) >= P(Z > z_5) (Z independent of Q; r_5 = (239 / 64); region_purity_radius_5_window). *)
+(* claim region_purity_probability: T_5 bounds region_purity_T_5, an upper bound of P(Z > z_5) (its comment). *)
 Lemma region_purity_tail_5 :
-  region_purity_spacing_tail (3367 / 2500) ((1153170088431699347432740118991 / 6553600000000000000000000000000) * (239 / 64)) / (exp (- ((239 / 64) ^ 2 / 2)) * region_purity_poisson ((239 / 64) ^ 2 / 2)) <= (412092859126361324339 / 10000000000000000000000).
+  region_purity_T_5 <= (412092859126361324339 / 10000000000000000000000).
 Proof.
-  replace ((1153170088431699347432740118991 / 6553600000000000000000000000000) * (239 / 64)) with (275607651135176144036424888438849 / 419430400000000000000000000000000) by lra. replace ((239 / 64) ^ 2 / 2) with (57121 / 8192) by lra.
+  unfold region_purity_T_5. replace ((1153170088431699347432740118991 / 6553600000000000000000000000000) * (239 / 64)) with (275607651135176144036424888438849 / 419430400000000000000000000000000) by lra. replace ((239 / 64) ^ 2 / 2) with (57121 / 8192) by lra.
   assert (HS := region_purity_radius_5_spacing). assert (HP := region_purity_radius_5_poisson).
   set (D := exp (- (57121 / 8192)) * region_purity_poisson (57121 / 8192)) in *. set (T := region_purity_spacing_tail (3367 / 2500) (275607651135176144036424888438849 / 419430400000000000000000000000000)) in *.
   apply Rle_trans with ((46749358988761359977 / 2500000000000000000000) / D).
@@ -1396,11 +1420,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_6 >= P(S > z_6 r_6) / P(Q >= r_6^2) >= P(Z > z_6) (Z independent of Q; r_6 = (263 / 64); region_purity_radius_6_window). *)
+(* claim region_purity_probability: T_6 bounds region_purity_T_6, an upper bound of P(Z > z_6) (its comment). *)
 Lemma region_purity_tail_6 :
-  region_purity_spacing_tail (3129 / 2000) ((1495474808862223205359377599099 / 6553600000000000000000000000000) * (263 / 64)) / (exp (- ((263 / 64) ^ 2 / 2)) * region_purity_poisson ((263 / 64) ^ 2 / 2)) <= (943095916666317767707 / 100000000000000000000000).
+  region_purity_T_6 <= (943095916666317767707 / 100000000000000000000000).
 Proof.
-  replace ((1495474808862223205359377599099 / 6553600000000000000000000000000) * (263 / 64)) with (393309874730764703009516308563037 / 419430400000000000000000000000000) by lra. replace ((263 / 64) ^ 2 / 2) with (69169 / 8192) by lra.
+  unfold region_purity_T_6. replace ((1495474808862223205359377599099 / 6553600000000000000000000000000) * (263 / 64)) with (393309874730764703009516308563037 / 419430400000000000000000000000000) by lra. replace ((263 / 64) ^ 2 / 2) with (69169 / 8192) by lra.
   assert (HS := region_purity_radius_6_spacing). assert (HP := region_purity_radius_6_poisson).
   set (D := exp (- (69169 / 8192)) * region_purity_poisson (69169 / 8192)) in *. set (T := region_purity_spacing_tail (3129 / 2000) (393309874730764703009516308563037 / 419430400000000000000000000000000)) in *.
   apply Rle_trans with ((247328521407049632289 / 100000000000000000000000) / D).
@@ -1441,11 +1465,11 @@ Proof.
   unfold region_purity_poisson. interval with (i_prec 120).
 Qed.
 
-(* claim region_purity_probability: T_7 >= P(S > z_7 r_7) / P(Q >= r_7^2) >= P(Z > z_7) (Z independent of Q; r_7 = (143 / 32); region_purity_radius_7_window). *)
+(* claim region_purity_probability: T_7 bounds region_purity_T_7, an upper bound of P(Z > z_7) (its comment). *)
 Lemma region_purity_tail_7 :
-  region_purity_spacing_tail (21237 / 10000) ((2114919900231592070295064080003 / 6553600000000000000000000000000) * (143 / 32)) / (exp (- ((143 / 32) ^ 2 / 2)) * region_purity_poisson ((143 / 32) ^ 2 / 2)) <= (297096134626751925063 / 1000000000000000000000000).
+  region_purity_T_7 <= (297096134626751925063 / 1000000000000000000000000).
 Proof.
-  replace ((2114919900231592070295064080003 / 6553600000000000000000000000000) * (143 / 32)) with (302433545733117666052194163440429 / 209715200000000000000000000000000) by lra. replace ((143 / 32) ^ 2 / 2) with (20449 / 2048) by lra.
+  unfold region_purity_T_7. replace ((2114919900231592070295064080003 / 6553600000000000000000000000000) * (143 / 32)) with (302433545733117666052194163440429 / 209715200000000000000000000000000) by lra. replace ((143 / 32) ^ 2 / 2) with (20449 / 2048) by lra.
   assert (HS := region_purity_radius_7_spacing). assert (HP := region_purity_radius_7_poisson).
   set (D := exp (- (20449 / 2048)) * region_purity_poisson (20449 / 2048)) in *. set (T := region_purity_spacing_tail (21237 / 10000) (302433545733117666052194163440429 / 209715200000000000000000000000000)) in *.
   apply Rle_trans with ((48686171056483706297 / 1250000000000000000000000) / D).
@@ -1461,11 +1485,20 @@ Proof.
   lra.
 Qed.
 
-(* claim region_purity_probability: the Abel sum, computed. *)
+(* claim region_purity_probability: each T_i by its proved end (region_purity_tail_i), every weight Hbar_i - Hbar_(i-1) >= 0: the sum of the ends. *)
 Lemma region_purity_lost_upper :
   region_purity_lost <= (38172396470760272028534719 / 1000000000000000000000000000).
 Proof.
-  unfold region_purity_lost. interval with (i_prec 200).
+  unfold region_purity_lost.
+  assert (T0 := region_purity_tail_0).
+  assert (T1 := region_purity_tail_1).
+  assert (T2 := region_purity_tail_2).
+  assert (T3 := region_purity_tail_3).
+  assert (T4 := region_purity_tail_4).
+  assert (T5 := region_purity_tail_5).
+  assert (T6 := region_purity_tail_6).
+  assert (T7 := region_purity_tail_7).
+  lra.
 Qed.
 
 (* claim region_purity_probability: kept - lost, each end proved. *)
