@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from dataclasses import dataclass
 
 import mpmath
@@ -51,7 +50,7 @@ from ..kernel.region_purity import GAMMA_RATIOS, TUBE_MULTIPLES
 from .lemma import Definition, Lemma
 from .region import (BINOMIAL, JENSEN_CHAIN, PHI, SPACING, _generic_lemmas, _mp, _require_twin, _rounded, _specific,
                      claim_lemmas, lowered_ends, region_proof, stated_lo)
-from .region_purity_tail import TAIL_TERM
+from .region_purity_tail import TAIL_TERM, spacing_tails, tail_lemmas
 from .relations import landmark_lemmas, twin_lemmas
 from .terms import number, real
 
@@ -156,13 +155,19 @@ def _markov(p: int, proof, z: fmpq) -> fmpq:
     return fmpq(1) if markov >= 1 else min(_up(markov), fmpq(1))
 
 
-def _finish(ratio, mu, kept, grid, cbar, hbar, tails, saturated, radius_tails=()) -> Bracket:
-    """The Bracket of these ends, with the Abel sum computed exactly and its rational end."""
-    lost = hbar[0] + sum((tails[i - 1] * (hbar[i] - hbar[i - 1]) for i in range(1, len(hbar))), fmpq(0))
-    if not saturated:
-        lost += tails[-1] * (1 - hbar[-1])
+def _abel_sum(hbar, tails):
+    """Hbar_0 + sum_i T_(i-1) (Hbar_i - Hbar_(i-1)) + T_I (1 - Hbar_I), the last term only when Hbar_I < 1 (H saturated
+    there: nothing beyond): exact on fmpq, a float estimate on floats."""
+    lost = hbar[0] + sum(tails[i - 1] * (hbar[i] - hbar[i - 1]) for i in range(1, len(hbar)))
+    return lost + tails[-1] * (1 - hbar[-1]) if hbar[-1] < 1 else lost
+
+
+def _finish(ratio, mu, kept, grid, cbar, hbar, tails, radius_tails=()) -> Bracket:
+    """The Bracket of these ends (saturated when the last Hbar is 1), with the Abel sum computed exactly and its
+    rational end."""
+    lost = _abel_sum(hbar, tails)
     lost_hi = _rounded(_mp(lost) * (1 + mpmath.mpf(10) ** -(SUM_DIGITS - 2)), SUM_DIGITS, up=True)
-    return Bracket(ratio, mu, kept, tuple(grid), tuple(cbar), tuple(hbar), tuple(tails), saturated, lost, lost_hi,
+    return Bracket(ratio, mu, kept, tuple(grid), tuple(cbar), tuple(hbar), tuple(tails), hbar[-1] == 1, lost, lost_hi,
                    tuple(radius_tails))
 
 
@@ -174,16 +179,15 @@ def _bracket(p: int, delta: fmpq, ratio: fmpq | None, proof) -> Bracket:
     with mpmath.workdps(DPS):
         mean_z, mu, kept = _mean_z_and_kept(p, ratio, proof)
         root_delta = mpmath.sqrt(_mp(delta))
-        grid, cbar, hbar, tails, saturated = [], [], [], [], False
+        grid, cbar, hbar, tails = [], [], [], []
         for m in TUBE_MULTIPLES:
             z = mean_z * m
             c, end = _point(p, root_delta, mu, z, hbar[-1] if hbar else None)
             grid.append(z), cbar.append(c if end < 1 else None), hbar.append(end), tails.append(_markov(p, proof, z))
             if end == 1:
-                saturated = True
                 break
         start = max([i for i, h in enumerate(hbar) if h <= NEGLIGIBLE_HEAD] + [0])
-        return _finish(ratio, mu, kept, grid[start:], cbar[start:], hbar[start:], tails[start:], saturated)
+        return _finish(ratio, mu, kept, grid[start:], cbar[start:], hbar[start:], tails[start:])
 
 
 #: The candidate grid of the route with radius tails (p <= 50): z_j = m_j times the base, m_j = 2^(j/8) / 16 rounded
@@ -244,11 +248,6 @@ def _choose(hs: list[float], markov: list[float], radius: list[float], budget: i
     return out
 
 
-def _abel_float(hs, tails) -> float:
-    lost = hs[0] + sum(tails[i - 1] * (hs[i] - hs[i - 1]) for i in range(1, len(hs)))
-    return lost + (tails[-1] * (1 - hs[-1]) if hs[-1] < 1 else 0.0)
-
-
 def _tail_bracket(p: int, delta: fmpq, ratio: fmpq | None, proof, tails_proof, kernel_numerator: float):
     """The route with radius tails at ``ratio`` (p <= 50): (the least number of radius tails whose chosen bracket's
     float estimate reaches the kernel's numerator within :data:`TARGET_SLACK`, its Bracket with every end proved), or
@@ -266,7 +265,8 @@ def _tail_bracket(p: int, delta: fmpq, ratio: fmpq | None, proof, tails_proof, k
         start = max([i for i, h in enumerate(hbar) if h <= NEGLIGIBLE_HEAD] + [0])
         grid, cbar, hbar = grid[start:], cbar[start:], hbar[start:]
         hs = [float(h) for h in hbar]
-        markov = [float(_markov(p, proof, z)) for z in grid]
+        markov_ends = [_markov(p, proof, z) for z in grid]
+        markov = [float(end) for end in markov_ends]
         estimates = [tails_proof.estimate(z) for z in grid]
         radius = [min(1.0, t) if r is not None else math.inf for t, r in estimates]
         target = float(kept) - kernel_numerator * (1 - TARGET_SLACK)  # the largest lost that reaches the kernel
@@ -284,7 +284,7 @@ def _tail_bracket(p: int, delta: fmpq, ratio: fmpq | None, proof, tails_proof, k
                 if path[position][1]:
                     continue
                 trial = path[:position] + path[position + 1:]
-                if _abel_float([hs[i] for i, _ in trial], [radius[i] if r else markov[i] for i, r in trial]) <= target:
+                if _abel_sum([hs[i] for i, _ in trial], [radius[i] if r else markov[i] for i, r in trial]) <= target:
                     path, changed = trial, True
                     break
         points = [i for i, _ in path]
@@ -295,11 +295,10 @@ def _tail_bracket(p: int, delta: fmpq, ratio: fmpq | None, proof, tails_proof, k
                 ends.append(proved.tail)
                 radius_tails.append(proved)
             else:
-                ends.append(_markov(p, proof, grid[i]))
+                ends.append(markov_ends[i])
                 radius_tails.append(None)
-        saturated = hbar[points[-1]] == 1
         bracket = _finish(ratio, mu, kept, [grid[i] for i in points], [cbar[i] for i in points],
-                          [hbar[i] for i in points], ends, saturated, radius_tails)
+                          [hbar[i] for i in points], ends, radius_tails)
         return b, bracket
 
 
@@ -320,7 +319,6 @@ def purity_route(p: int, delta: fmpq) -> Bracket:
     p <= 50: over the ratios, the bracket that reaches the kernel's bound (within :data:`TARGET_SLACK`, by its float
     estimate) with the fewest radius tails, the larger number breaking ties; the Markov bracket when none does."""
     from ..kernel.region_purity import _SPACING_INTEGRAL_MAX_P
-    from .region_purity_tail import SpacingTails
 
     proof = region_proof(p)
     markov = max((_bracket(p, delta, ratio, proof) for ratio in GAMMA_RATIOS), key=lambda b: b.value)
@@ -328,7 +326,7 @@ def purity_route(p: int, delta: fmpq) -> Bracket:
         return markov
     with mpmath.workdps(DPS):
         numerator = float(mpmath.exp(_kernel_log(p, delta)) * (math.comb(2 * p, p) - 1))
-    tails = SpacingTails(p)
+    tails = spacing_tails(p)
     found = [found for ratio in GAMMA_RATIOS if (found := _tail_bracket(p, delta, ratio, proof, tails, numerator))]
     if not found:
         return markov
@@ -399,7 +397,7 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
     classes = f"({p} - 1) / 2"
     mean_root_q = _mean_root_q(p, BINOMIAL)
     spacing_hi = real(region_proof(p).spacing_hi)
-    radius_points = []
+    radius_points, named = [], set()  # named: the points whose T_i has a Definition and a lemma (T = 1 needs none)
     for i, (z, c, h, t) in enumerate(zip(bracket.grid, bracket.cbar, bracket.hbar, bracket.tails)):
         if h < 1:
             items += [
@@ -413,10 +411,12 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
         radius = bracket.radius_tails[i] if bracket.radius_tails else None
         if radius is not None:
             radius_points.append((i, radius))
+            named.add(i)
         elif t < 1 and not (bracket.saturated and i == len(bracket.grid) - 1):  # the sum uses T_I only unsaturated
             items.append(Definition(f"{TAIL_TERM}_{i}", f"{SPACING} / ({real(z)} * {mean_root_q})",
                                     note=f"E / (z_{i} E[sqrt Q]), z_{i} = {real(z)}: at least P(Z > z_{i}) (Markov; "
                                          f"E = {SPACING} >= E[S], Z independent of Q; paper-level)"))
+            named.add(i)
             items.append(Lemma(f"region_purity_tail_{i}", CLAIM, f"{TAIL_TERM}_{i} <= {real(t)}",
                                f"unfold {TAIL_TERM}_{i}. destruct {BINOMIAL}_value as [HC _]. rewrite HC.\n"
                                f"  apply Rle_trans with ({spacing_hi} / ({real(z)} * {_mean_root_q(p, math.comb(2 * p, p))})); "
@@ -424,15 +424,11 @@ def _tube_lemmas(p: int, delta: fmpq, bracket: Bracket) -> list:
                                "  unfold Rdiv. apply Rmult_le_compat_r; [interval | exact region_spacing_bound_upper].",
                                f"T_{i} bounds {TAIL_TERM}_{i} (Markov's bound of P(Z > z_{i}))"))
     if radius_points:
-        from .region_purity_tail import SpacingTails, tail_lemmas
-
-        items += tail_lemmas(SpacingTails(p), radius_points, CLAIM)
+        items += tail_lemmas(spacing_tails(p), radius_points, CLAIM)
     ends = [real(h) for h in bracket.hbar]
     chain = ["0", *ends, "1"]
     order = " /\\ ".join(f"{left} <= {right}" for left, right in zip(chain, chain[1:]))
-    named = {int(item.name.rsplit("_", 1)[1]) for item in items
-             if isinstance(item, Lemma) and re.fullmatch(r"region_purity_tail_\d+", item.name)}
-    term = [f"{TAIL_TERM}_{i}" if i in named else "1" for i in range(len(ends))]  # T = 1 needs no lemma
+    term = [f"{TAIL_TERM}_{i}" if i in named else "1" for i in range(len(ends))]
     abel = " + ".join([ends[0]] + [f"{term[i - 1]} * ({ends[i]} - {ends[i - 1]})" for i in range(1, len(ends))]
                       + ([] if bracket.saturated else [f"{term[-1]} * (1 - {ends[-1]})"]))
     uses = "".join(f"  assert (T{i} := region_purity_tail_{i}).\n" for i in sorted(named))

@@ -25,12 +25,14 @@ between them, so a poor choice makes coqc fail, never a false lemma).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import mpmath
 from flint import fmpq
 
+from ..kernel.region_purity import _log_erfc_float
 from .lemma import Definition, Lemma
 from .region import BINOMIAL, G, HORNER, PHI, _mp, _phi, _rounded
 from .region_fit import GFit, continuity_lemma, fit_lemmas, fit_names
@@ -76,10 +78,6 @@ def _log_poisson_tail(p: int, y: float) -> float:
     return -y + top + math.log(sum(math.exp(t - top) for t in terms))
 
 
-def _log_erfc(z: float) -> float:
-    return math.log(math.erfc(z)) if z < 25 else -z * z - math.log(z * math.sqrt(math.pi))
-
-
 class SpacingTails:
     """The numbers of the tail bounds at p: the window's end ``a``, the fit, the outer pieces' end ``outside``
     (exact, >= C Phi(-a)^p + p C Phibar(a)^p), and per point (:meth:`proved`) the tail's proved ends."""
@@ -115,7 +113,7 @@ class SpacingTails:
         for i in range(n + 1):
             x = lo + i * h
             w = 0.5 if i in (0, n) else 1.0
-            logs.append(math.log(w) + (p - 1) * _log_erfc(-x / root2) + p * _log_erfc((x + s) / root2)
+            logs.append(math.log(w) + (p - 1) * _log_erfc_float(-x / root2) + p * _log_erfc_float((x + s) / root2)
                         - x * x / 2 - 0.5 * math.log(2 * math.pi))
         top = max(logs)
         return math.exp(self._log_window_factor + top + math.log(h * sum(math.exp(v - top) for v in logs)))
@@ -158,6 +156,12 @@ class SpacingTails:
             poisson_lo = _rounded(poisson * (1 - mpmath.mpf(10) ** -18), 20, up=False)
             tail = _rounded(_mp(spacing) / _mp(poisson_lo) * (1 + mpmath.mpf(10) ** -18), 20, up=True)
         return TailEnds(z, r, s, y, scale, integral, spacing, poisson_lo, min(tail, fmpq(1)))
+
+
+@functools.lru_cache(maxsize=None)
+def spacing_tails(p: int) -> SpacingTails:
+    """The tail numbers at p, computed once per process: the route's choice and its lemmas use the same fit."""
+    return SpacingTails(p)
 
 
 @dataclass(frozen=True)
