@@ -106,3 +106,14 @@ def capture_time_ode(p: int, gamma_star: Fraction, X: Fraction, dps: int = 30):
         integral = mpmath.quad(rate, [x0] + cuts + [x1], method="gauss-legendre")
         log_time = mpmath.log(mpmath.mpf(p) ** 2 / (2 * (p - 1))) + M + mpmath.log(integral)
         return log_time, d(x1)
+
+
+def spacing_tail(p: int, s) -> mpmath.mpf:
+    """P(S > s), S = X_(p+1) - X_(p) the middle spacing of 2p iid N(0, 1): p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p
+    dx by mpmath's quadrature at the ambient precision, with breaks around the integrand's peak at -s/2 (width about
+    1/sqrt p). ``s`` is an mpf (or anything mpmath takes)."""
+    s = mpmath.mpf(s)
+    integrand = lambda x: mpmath.ncdf(x) ** (p - 1) * mpmath.npdf(x) * mpmath.ncdf(-x - s) ** p  # noqa: E731
+    c, w = -s / 2, 12 / mpmath.sqrt(p)
+    return p * mpmath.binomial(2 * p, p) * mpmath.quad(integrand, [-mpmath.inf, c - w, c - w / 3, c, c + w / 3,
+                                                                   c + w, mpmath.inf])

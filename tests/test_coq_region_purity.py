@@ -27,6 +27,7 @@ from certify.kernel.dead import PURITY_PRECISION
 from certify.kernel.region_purity import dead_region_purity_log_probability_lower
 from conftest import ROOT
 from coqtext import failing_lemma, region_forgeries_past, region_only
+from oracles import spacing_tail
 
 CLAIM = "region_purity_probability"
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "dead").glob("dead-*.json")}
@@ -99,14 +100,13 @@ def test_the_route_meets_the_kernel_where_both_use_markov(p):
 
 
 def _python(body: str, **functions):
-    """A Coq ``fun x => ...`` body of +, -, *, /, ^, sqrt, integer literals and the one-argument ``functions`` (applied
-    to the variable) as a Python function on mpf."""
-    variable, expression = re.fullmatch(r"fun (\w+) => (.*)", body, flags=re.S).groups()
-    for name in functions:
-        expression = expression.replace(f"{name} {variable}", f"{name}({variable})")
+    """A Coq ``fun v1 v2 ... => ...`` body of +, -, *, /, ^, sqrt, exp, integer literals and the ``functions`` (named
+    region_..., applied to a variable or a parenthesised sum) as a Python function on mpf."""
+    variables, expression = re.fullmatch(r"fun ([\w ]+?) => (.*)", body, flags=re.S).groups()
+    expression = re.sub(r"\b(region_\w+) (\([^()]*\)|\w+)", r"\1(\2)", expression)
     expression = re.sub(r"\b(\d+)\b", r"mpf(\1)", expression.replace("^", "**"))
-    names = {"mpf": mpmath.mpf, "sqrt": mpmath.sqrt, **functions}
-    return eval(f"lambda {variable}: {expression}", names)  # noqa: S307 (a test evaluates the exporter's text)
+    names = {"mpf": mpmath.mpf, "sqrt": mpmath.sqrt, "exp": mpmath.exp, **functions}
+    return eval(f"lambda {', '.join(variables.split())}: {expression}", names)  # noqa: S307 (the exporter's text)
 
 
 def test_the_tube_definitions_transcribe_the_paper_formulas():
@@ -183,7 +183,7 @@ def test_each_end_has_its_lemma_and_each_lemma_its_formula(p):
             _, z, r, r_again, r_third = (_exact(group) for group in match.groups())
             assert r == r_again == r_third and z == Fraction(str(bracket.grid[i]))
             chi = mpmath.gammainc(p, _mp(r) ** 2 / 2, mpmath.inf, regularized=True)
-            assert _spacing_tail_oracle(p, _mp(z) * _mp(r)) / chi <= _mp(proved[i])
+            assert spacing_tail(p, _mp(z) * _mp(r)) / chi <= _mp(proved[i])
         for i in tails - radius:
             match = re.fullmatch(rf"region_spacing_bound / \({NUMBER} \* \(sqrt \(2 \* PI\) \* (\d+) \* "
                                  rf"region_central_binomial / 4 \^ (\d+)\)\)", items[f"region_purity_T_{i}"].body)
@@ -228,15 +228,6 @@ def _full(p: int) -> dict:
     return parse_certificate(LIBRARY[p].read_bytes())
 
 
-def _spacing_tail_oracle(p: int, s) -> mpmath.mpf:
-    """P(S > s) = p C(2p, p) int_R Phi^(p-1) phi Phibar(x + s)^p dx (the law of the middle spacing of 2p normals), by
-    mpmath's quadrature with its own normal distribution: independent of the fit of G the route writes."""
-    integrand = lambda x: mpmath.ncdf(x) ** (p - 1) * mpmath.npdf(x) * mpmath.ncdf(-x - s) ** p  # noqa: E731
-    c, w = -s / 2, 12 / mpmath.sqrt(p)
-    return p * mpmath.binomial(2 * p, p) * mpmath.quad(integrand, [-mpmath.inf, c - w, c - w / 3, c, c + w / 3,
-                                                                   c + w, mpmath.inf])
-
-
 def _radius_points(bracket) -> list[int]:
     return [i for i, ends in enumerate(bracket.radius_tails) if ends is not None]
 
@@ -253,21 +244,11 @@ def test_radius_tails_bound_the_tail_by_an_independent_route(p):
     with mpmath.workdps(30):
         for i in points:
             ends = bracket.radius_tails[i]
-            tail = _spacing_tail_oracle(p, _mp(ends.s))
+            tail = spacing_tail(p, _mp(ends.s))
             chi = mpmath.gammainc(p, _mp(ends.y), mpmath.inf, regularized=True)
             assert _mp(ends.poisson) <= chi <= _mp(ends.poisson) * (1 + mpmath.mpf(10) ** -15)
             assert tail <= _mp(ends.spacing) <= tail * mpmath.mpf("1.01")
             assert tail / chi <= _mp(ends.tail) <= tail / chi * mpmath.mpf("1.01")
-
-
-def _coq_python(body: str, **names):
-    """A Coq ``fun v1 v2 ... => ...`` body of +, -, *, /, ^, exp, integer literals and the functions ``names`` (applied
-    to a variable or a parenthesised sum) as a Python function on mpf."""
-    variables, expression = re.fullmatch(r"fun ([\w ]+?) => (.*)", body, flags=re.S).groups()
-    expression = re.sub(r"\b(region_\w+) (\([^()]*\)|\w+)", r"\1(\2)", expression)
-    expression = re.sub(r"\b(\d+)\b", r"mpf(\1)", expression.replace("^", "**"))
-    return eval(f"lambda {', '.join(variables.split())}: {expression}",  # noqa: S307 (the exporter's text)
-                {"mpf": mpmath.mpf, "exp": mpmath.exp, **names})
 
 
 def test_the_tail_definitions_transcribe_the_paper_formulas():
@@ -282,11 +263,11 @@ def test_the_tail_definitions_transcribe_the_paper_formulas():
     phi = mpmath.npdf
     C = mpmath.binomial(2 * p, p)
     with mpmath.workdps(30):
-        integrand = _coq_python(items["region_purity_tail_integrand"].body, region_G=G, region_phi=phi)
+        integrand = _python(items["region_purity_tail_integrand"].body, region_G=G, region_phi=phi)
         k, s, x = mpmath.mpf("1.3"), mpmath.mpf("0.4"), mpmath.mpf("-0.25")
         assert mpmath.almosteq(integrand(k, s, x), k ** (2 * p - 1) * (2 * mpmath.ncdf(x)) ** (p - 1) * phi(x)
                                * (2 * mpmath.ncdf(-x - s)) ** p, rel_eps=mpmath.mpf(10) ** -25)
-        poisson = _coq_python(items["region_purity_poisson"].body)
+        poisson = _python(items["region_purity_poisson"].body)
         y = mpmath.mpf("13.5")
         assert mpmath.almosteq(mpmath.exp(-y) * poisson(y), mpmath.gammainc(p, y, mpmath.inf, regularized=True),
                                rel_eps=mpmath.mpf(10) ** -25)
@@ -305,7 +286,7 @@ def test_the_tail_definitions_transcribe_the_paper_formulas():
         for s in (mpmath.mpf("0.5"), mpmath.mpf(1)):
             window = mpmath.quad(lambda x: integrand(k, s, x), [-a, -s / 2, a - s])
             value = p * C / (2 * k) ** (2 * p - 1) * window + pieces
-            truth = _spacing_tail_oracle(p, s)
+            truth = spacing_tail(p, s)
             assert truth <= value <= truth * (1 + mpmath.mpf(10) ** -9)
 
 

@@ -31,6 +31,7 @@ from certify.kernel.region_purity import (DEFAULT_PURITY_MARGIN, chi_square_cdf_
                                           dead_region_purity_log_probability_lower, purity_tube_probability_upper,
                                           scaled_spacing_tail_probability_upper, spacing_tail_probability,
                                           spacing_tail_probability_upper)
+from oracles import spacing_tail
 
 K_SE = 5
 PREC = 64
@@ -60,11 +61,8 @@ def chi2_cdf_oracle(n: int, x) -> float:
 
 
 def spacing_tail_oracle(p: int, s) -> float:
-    """P(X_(p+1) - X_(p) > s) = p C(2p,p) int Phi^{p-1} phi Phibar(x+s)^p dx by mpmath at 30 digits."""
-    s = _mp(s)
-    k = p * mpmath.binomial(2 * p, p)
-    f = lambda x: mpmath.ncdf(x) ** (p - 1) * mpmath.npdf(x) * (1 - mpmath.ncdf(x + s)) ** p
-    return float(k * mpmath.quad(f, [-mpmath.inf, -s / 2, mpmath.inf]))
+    """P(X_(p+1) - X_(p) > s) = p C(2p,p) int Phi^{p-1} phi Phibar(x+s)^p dx by mpmath at 30 digits (oracles.py)."""
+    return float(spacing_tail(p, _mp(s)))
 
 
 def spacing_tail_oracle_2d(p: int, s) -> float:
