@@ -79,6 +79,15 @@ PAPER_STAIRCASE = {
     / ((p - 2) * (p**2 + 4 * p - 9)),
     "(S.18)": ((p**2 - 3) * sp.log(p) + 2 * sp.log(2)) / p**2,
     "(S.19) loss": ((p**2 - 3) * sp.log(p) + 3 * sp.log(2)) / p**2,
+    # Theorem S1 (section 10): the loss budget (S1.1), the force bound of Lemma S1.6, F_1 and delta_1 (S1.2);
+    # Lemma S.7's (S.20)
+    "(S1.1)": 2 / (p * rho),
+    "Lemma S1.6": ell0X * p * rho * gamma_min,
+    "F_1": 2 / (p - 1),
+    "(S1.2)": (1 - (sp.sqrt(2 / (p - 1)) + rho0 - 1)**2) * L0 / (2 * L0 + C_plus),
+    "(S.20)": -(rg + cg - Xg) - (Xg * (sp.Symbol("q_0(X)") - sp.Symbol("q_1(X)"))
+                                 + rg * (sp.Symbol("q_0(r)") - sp.Symbol("q_1(r)"))
+                                 + cg * (sp.Symbol("q_0(c)") - sp.Symbol("q_1(c)"))),
 }
 
 
@@ -563,6 +572,59 @@ def purity_margin() -> Derivation:
                     "(S.11) with (S.14) at rho <= rho_0 and N_w >= L >= L_0 (x/(2x + C_+) increasing); positive "
                     "when sqrt(F_0) + rho_0 - 1 < 1", relation="<=")
     dv.compare("(S.15)", delta, PAPER_STAIRCASE["(S.15)"])
+    return dv
+
+
+def one_gate_steps() -> Derivation:
+    """Theorem S1 (docs/staircase.md, section 10), symbolic p: the identity W0 - mu = S (Lemma S1.2), the force
+    bound of Lemma S1.6 and the budget (S1.1) it gives, the fraction F_1 = 2/(p - 1) of Step 2 of Proposition
+    S1.7 from the DFT of w_0 = p e_0 - 1 (all gamma_j = 1), and delta_1 (S1.2); and Lemma S.7's (S.20), the
+    velocity of D = w(0) - w(1) from the w-velocity of three active gates (section 11).
+
+    As for the other staircase derivations, the analytic steps (Clarke calculus, the first-exit argument) are the
+    proof's in docs/staircase.md; what sympy checks is the algebra.
+    """
+    dv = Derivation("staircase-one-gate", "Theorem S1 (one gate) and Lemma S.7, symbolic p",
+                    ("(S1.1)", "Lemma S1.6", "F_1", "(S1.2)", "(S.20)"))
+    gam = sp.IndexedBase("gamma")
+    j = sp.Symbol("j", integer=True)
+    S = sp.Sum(gam[j], (j, 1, p - 1))
+    # Lemma S1.2: sum_c (w(c) - mu) = 0 with w(j) = mu - gamma_j for j >= 1
+    excess = dv.step(sp.Symbol("W_0 - mu"), -sp.Sum(-gam[j], (j, 1, p - 1)),
+                     "sum_c (w(c) - mu) = 0 (mu is the mean), and w(j) - mu = -gamma_j for j >= 1")
+    dv.compare("W_0 - mu = S = sum_{j >= 1} gamma_j", sp.simplify(excess - S), sp.Integer(0))
+    # Lemma S1.6: A <= (1 - q_0)(W0 - w_min) <= ell_0 (S + gamma_max) <= ell_0 p gamma_max = ell_0 p rho gamma_min
+    spread = dv.step(sp.Symbol("W_0 - w_min"), (p - 1) * gamma_max + gamma_max,
+                     "W_0 - w_min = (W_0 - mu) + gamma_max = S + gamma_max, and S <= (p - 1) gamma_max",
+                     relation="<=")
+    force = dv.step(sp.Symbol("A"), ell0X * spread.subs(gamma_max, rho * gamma_min),
+                    "A = sum_{c != 0} q_c(X)(W_0 - w(c)) <= (1 - q_0(X))(W_0 - w_min), 1 - q_0 = 1 - e^{-ell_0} "
+                    "<= ell_0, gamma_max = rho gamma_min", relation="<=")
+    dv.compare("Lemma S1.6", sp.expand(force), sp.expand(PAPER_STAIRCASE["Lemma S1.6"]))
+    budget = dv.step(sp.Symbol("ell_0(X)"), sp.solve(sp.Eq(force, 2 * gamma_min), ell0X)[0],
+                     "A < 2 gamma_min (Lemma S1.5) holds when the bound of A is below 2 gamma_min", relation="<")
+    dv.compare("(S1.1)", budget, PAPER_STAIRCASE["(S1.1)"])
+    # Step 2 of Proposition S1.7: w_0 = p g e_0 - g 1 at rho = 1, scaled to g = 1
+    theta = sp.Symbol("theta", real=True)
+    a = sp.Symbol("a", integer=True)
+    hat = dv.step(sp.Symbol("w_0^(zeta)"), p - sp.Sum(sp.exp(-sp.I * theta * a), (a, 0, p - 1)),
+                  "DFT of w_0 = p e_0 - 1 at theta = 2 pi zeta/p")
+    hat = dv.step(sp.Symbol("w_0^(zeta)"), p, "the character sum over all a vanishes for zeta != 0")
+    energy = dv.step(sp.Symbol("|Pi_zeta w_0|^2"), sp.Rational(2) / p * hat**2,
+                     "|Pi_zeta x|^2 = (2/p)|hat x(zeta)|^2 for real x and zeta != 0")
+    norm = dv.step(sp.Symbol("|w_0|^2"), (p - 1)**2 + (p - 1), "entries S = p - 1 at 0 and -1 at the p - 1 others")
+    dv.compare("F_1", sp.factor(energy / norm), PAPER_STAIRCASE["F_1"])
+    dv.compare("(S1.2)", (1 - (sp.sqrt(sp.factor(energy / norm)) + rho0 - 1)**2) * L0 / (2 * L0 + C_plus),
+               PAPER_STAIRCASE["(S1.2)"])
+    # (S.20): p^2 w' = -[X (q(X) - e_0) + r (q(r) - e_1) + c (q(c) - e_1)], D = w(0) - w(1)
+    q = {(c, z): sp.Symbol(f"q_{c}({z})") for c in (0, 1) for z in ("X", "r", "c")}
+    gates = (("X", Xg, 0), ("r", rg, 1), ("c", cg, 1))
+    w_dot = {c: dv.step(sp.Symbol(f"p^2 w({c})'"), -sum(z * (q[c, name] - (1 if label == c else 0))
+                                                          for name, z, label in gates),
+                        "only the strictly active gates move w (Lemma A.6), each by -z (q(z) - e_y)")
+             for c in (0, 1)}
+    d_dot = dv.step(sp.Symbol("p^2 D'"), sp.expand(w_dot[0] - w_dot[1]), "D = w(0) - w(1)")
+    dv.compare("(S.20)", d_dot, sp.expand(PAPER_STAIRCASE["(S.20)"]))
     return dv
 
 
