@@ -48,7 +48,7 @@ from .kernel.exact import (MAX_EXPANDED_EXP10, ExactNumber, canonical_text, pars
                            require_bounded_input)
 
 __all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
-           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "staircase", "load", "derivation", "plot", "simulate",
+           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "staircase", "memorise", "load", "derivation", "plot", "simulate",
            "sweep", "law", "Records"]
 
 #: Numbers with a decimal exponent beyond this (in absolute value) are not turned into Fractions: the
@@ -655,14 +655,28 @@ def sensitivity(p, *, epsilon=None, A=None, B=None, radius=None, prec: int = 128
 
 
 def staircase(p, *, k=None, X=None, s=None, D=None, E=None, sigma=None, radius=None, prec: int = 128) -> Certificate:
-    """Certify Theorem S of docs/staircase.md at the prime p: the (1, 2) staircase (k = 2, the only k with a
-    proof) persists for all time from every point of the box, with 1 - max F_zeta >= delta for all t.
-    Defaults X = p, s = ln(p)/p (3 digits), D = 1/4, E = 5p/2, sigma = 1.
+    """Certify Theorem S of docs/staircase.md at the prime p: the (1, 2) staircase (k = 2) persists for all time
+    from every point of the box, with 1 - max F_zeta >= delta for all t. Defaults X = p, s = ln(p)/p (3 digits),
+    D = 1/4, E = 5p/2, sigma = 1. With k = 1 the certificate is Theorem S1's (:func:`memorise`); k >= 3 has no
+    proof.
 
     >>> staircase(p=5).claims["purity_margin_box"].lo > 0
     True
+    >>> staircase(p=5, k=1).theorem
+    'memorise'
     """
     return certify_theorem("staircase", p, k=k, X=X, s=s, D=D, E=E, sigma=sigma, radius=radius, prec=prec)
+
+
+def memorise(p, *, X=None, s=None, E=None, sigma=None, radius=None, prec: int = 128) -> Certificate:
+    """Certify Theorem S1 of docs/staircase.md (section 10) at the prime p: the one-gate staircase, by the loss.
+    From every point of the box the gate (0, 0) stays the only active gate for all time, with
+    1 - max F_zeta >= delta_1 for all t. Defaults X = 1, s = 1/4, E = 3 ln p (3 digits), sigma = 1.
+
+    >>> memorise(p=13).claims["loss_margin_box"].lo > 0
+    True
+    """
+    return certify_theorem("memorise", p, X=X, s=s, E=E, sigma=sigma, radius=radius, prec=prec)
 
 
 def load(source) -> Certificate:

@@ -172,6 +172,7 @@ INSTANCES = {
     "sensitivity-13": ("sensitivity", 13, {}),
     "staircase-5": ("staircase", 5, {}),
     "staircase-13": ("staircase", 13, {}),
+    "memorise-13": ("memorise", 13, {}),
 }
 
 
@@ -643,6 +644,9 @@ ANCHORS = (
     "At p = 13: (S.10) margin >= {staircase-13/loss_margin_box}, 1 - max_zeta F_zeta(theta(t)) >= "
     "{staircase-13/purity_margin_box} for all t,\nP(region | active) >= {staircase-13/region_probability/log10} (docs",
     "the staircase region bound is {staircase-5/region_probability/log10} at p = 5, where",
+    "(S1.1) margin >= {memorise-13/loss_margin_box}, 1 - max_zeta F_zeta(theta(t)) >= "
+    "{memorise-13/purity_margin_box} for all t, P(region | active) >=\n{memorise-13/region_probability/log10}, "
+    "where `certify slide`'s bound of its whole region is {slide-13/region_probability/log10}: for",
     "The capture time is astronomically large ({slide-13/capture_time/log10} for p = 13)",
     "at p = 13 the dead box has {dead-13/gaussian_probability/log10} and the dead region "
     "{dead-13/region_probability/log10}. `certify dead` also bounds",

@@ -67,11 +67,14 @@ def test_the_stated_k_is_checked(staircase_certificates):
     document = copy.deepcopy(staircase_certificates[5])
     document["parameters"]["k"] = "3"
     result = verdict(document)
-    assert result.status == "rejected" and "k = 3 has no persistence theorem" in result.message
+    assert result.status == "rejected" and "k = 3 is not Theorem S's" in result.message
+    document["parameters"]["k"] = "1"  # k = 1 is Theorem S1's, a memorise certificate: not this one
+    result = verdict(document)
+    assert result.status == "rejected" and "k = 1 is not Theorem S's" in result.message
 
 
 @pytest.mark.parametrize("args, words", [
-    (("--k", "1"), "k = 1 has no persistence theorem"),
+    (("--k", "1", "--D", "1/4"), "D is a parameter of k = 2 only"),
     (("--k", "3"), "k >= 3 is open"),
     (("--X", "1/2"), "X > 2s fails"),
     (("--s", "1", "--D", "1"), "(S.10) fails at the base point"),
@@ -83,6 +86,14 @@ def test_bad_input_is_one_line_and_a_nonzero_exit(args, words):
     assert result.returncode != 0 and result.stdout == "", result
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_k_one_makes_the_memorise_certificate(tmp_path):
+    """certify staircase --k 1 writes Theorem S1's certificate, byte for byte certify memorise's."""
+    staircase, memorise = tmp_path / "s.json", tmp_path / "m.json"
+    assert run_certify("staircase", "--p", "7", "--k", "1", "--out", staircase).returncode == 0
+    assert run_certify("memorise", "--p", "7", "--out", memorise).returncode == 0
+    assert staircase.read_bytes() == memorise.read_bytes() and b'"theorem": "memorise"' in staircase.read_bytes()
 
 
 def test_the_command_is_deterministic(tmp_path):

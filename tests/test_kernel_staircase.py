@@ -173,9 +173,9 @@ def test_the_region_claim_is_the_box_times_the_copies():
     assert abs(float(region - box) - float(mpmath.log10(7 * 7 * 6))) < 1e-9
 
 
-@pytest.mark.parametrize("k, words", [(1, "certify slide"), (3, "k >= 3 is open"), (Fraction(5, 2), "k = 2.5")])
+@pytest.mark.parametrize("k, words", [(1, "certify memorise"), (3, "k >= 3 is open"), (Fraction(5, 2), "k = 2.5")])
 def test_only_k_two_has_a_theorem(k, words):
-    with pytest.raises(HypothesisError, match="no persistence theorem") as info:
+    with pytest.raises(HypothesisError, match="is not Theorem S's") as info:
         require_staircase_hypotheses(params(5, k=k))
     assert words in str(info.value)
 

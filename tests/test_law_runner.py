@@ -96,9 +96,17 @@ def test_certified_staircase_floor_is_the_staircase_certificate_rounded_down(p, 
     document = certify_staircase(p, sigma=fmpq(Fraction(sigma).numerator, Fraction(sigma).denominator)).certificate
     assert check_bytes(dumps(document).encode())
     stored = Fraction(document["claims"]["region_probability"]["log10_lo"])
-    got = Fraction(certified_staircase_region(p, sigma)["staircase_region_log10_lower_bound"])
+    floors = certified_staircase_region(p, sigma)
+    got = Fraction(floors["staircase_region_log10_lower_bound"])
     assert stored - Fraction(1, 10**9) < got <= stored
     assert len(str(got.numerator).lstrip("-")) <= 12
+    from certify.theorems.memorise import certify_memorise  # and Theorem S1's, the k = 1 floor, the same way
+
+    document = certify_memorise(p, sigma=fmpq(Fraction(sigma).numerator, Fraction(sigma).denominator)).certificate
+    assert check_bytes(dumps(document).encode())
+    stored = Fraction(document["claims"]["region_probability"]["log10_lo"])
+    got = Fraction(floors["memorise_region_log10_lower_bound"])
+    assert stored - Fraction(1, 10**9) < got <= stored
 
 
 def test_the_summary_text_shows_the_staircase_floor_only_when_it_has_one():
@@ -113,6 +121,9 @@ def test_the_summary_text_shows_the_staircase_floor_only_when_it_has_one():
     assert "staircase region" not in summary_text(summary)  # a summary written before the floor existed
     summary["certified"]["staircase_region_log10_lower_bound"] = "-80.25"
     assert "P(staircase region R_stair, k = 2 | active) >= 10^-80.25" in summary_text(summary)
+    assert "one-gate region" not in summary_text(summary)
+    summary["certified"]["memorise_region_log10_lower_bound"] = "-19.39"
+    assert "P(one-gate region R_1, k = 1 | active) >= 10^-19.39" in summary_text(summary)
 
 
 # --- parameters ---------------------------------------------------------------------------------------------

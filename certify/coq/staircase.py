@@ -51,6 +51,16 @@ BASE_POINT_PAPER = ("the base point of docs/staircase.md 9.1: u = v = (X/2, s - 
                     "w = (E + D, E, 0, ...) - mu_0, mu_0 = (2E + D)/p; every claim below is about this one point's box")
 SECTION = "docs/staircase.md, section 9.2"
 
+#: Theorem S1's base point of docs/staircase.md 10.6 in the parameters (certify.kernel.staircase.memorise_base_point).
+MEMORISE_BASE_POINT = {
+    "u": ("{X} / 2", "- ({X} / 2) - {s}"),
+    "v": ("{X} / 2", "- ({X} / 2) - {s}"),
+    "w": ("{E} - {E} / {p}", "- ({E} / {p})"),
+}
+MEMORISE_BASE_POINT_PAPER = ("the base point of docs/staircase.md 10.6: u = v = (X/2, -X/2 - s, ...), "
+                             "w = (E, 0, ...) - mu_0, mu_0 = E/p; every claim below is about this one point's box")
+MEMORISE_SECTION = "docs/staircase.md, section 10.6"
+
 
 def staircase_obligations(document: dict) -> list:
     """The lemmas and non-exported claims of a ``staircase`` certificate (see the module docstring)."""
@@ -58,14 +68,26 @@ def staircase_obligations(document: dict) -> list:
     # every claim below is Theorem S's, the k = 2 staircase: a certificate stating another k gets a false lemma
     items.append(Lemma("parameter_k", "base_point", f"{real(number(document['parameters']['k'], 'k'))} = 2", "lra.",
                        "Theorem S is the (1, 2) staircase, k = 2: the only k certify staircase certifies"))
-    s = _Staircase(document)
-    builders = {"pattern_box": s.pattern_box, "loss_margin_box": s.loss_margin_box,
-                "purity_margin_box": s.purity_margin_box, "region_probability": s.region_probability}
+    return items + _claim_lemmas(_Staircase(document), "certify.coq.staircase")
+
+
+def memorise_obligations(document: dict) -> list:
+    """The lemmas and non-exported claims of a ``memorise`` certificate (Theorem S1, docs/staircase.md 10.6):
+    the same claims as the staircase's, for one active gate (see :class:`_Memorise`)."""
+    items: list = base_point_lemmas(document, MEMORISE_BASE_POINT, MEMORISE_BASE_POINT_PAPER)
+    return items + _claim_lemmas(_Memorise(document), "certify.coq.staircase (memorise)")
+
+
+def _claim_lemmas(numbers: "_Staircase", exporter: str) -> list:
+    """One method of ``numbers`` per claim of its certificate; NotExported for a claim it cannot state."""
+    document, items = numbers.document, []
+    builders = {"pattern_box": numbers.pattern_box, "loss_margin_box": numbers.loss_margin_box,
+                "purity_margin_box": numbers.purity_margin_box, "region_probability": numbers.region_probability}
     for claim in document["claims"]:
         if claim in SHARED_CLAIMS and claim not in builders:  # certify.coq.export covers them
             continue
         if claim not in builders:
-            items.append(NotExported(claim, "no Coq statement of this claim in certify.coq.staircase"))
+            items.append(NotExported(claim, f"no Coq statement of this claim in {exporter}"))
             continue
         try:
             items.extend(builders[claim]())
@@ -81,14 +103,35 @@ OWN_SHARED_CLAIMS = ("region_probability",)
 class _Staircase:
     """The certificate's numbers as exact values and Coq terms, and one method per claim."""
 
+    SECTION = SECTION
+    PARAMETERS = ("X", "s", "D", "E")
+
     def __init__(self, document: dict):
         self.document = document
         self.p = int(document["p"])
         parameters = document["parameters"]
-        self.values = {name: number(parameters[name], name) for name in ("X", "s", "D", "E")}
+        self.values = {name: number(parameters[name], name) for name in self.PARAMETERS}
         self.r = number(document["radius"], "radius")
         self.levels = {block: tuple(number(document["base_point"][block][level], "base point")
-                                    for level in ("at_0", "at_1", "elsewhere")) for block in "uvw"}
+                                    for level in self.LEVELS) for block in "uvw"}
+
+    #: the stored levels of each block, and how many coordinates each stands for (at p)
+    LEVELS = ("at_0", "at_1", "elsewhere")
+
+    def counts(self) -> tuple[int, ...]:
+        return (1, 1, self.p - 2)
+
+    #: Coq terms of the purity margin: the F of Step 2 and L_- (g the lower bound of gamma_j), with {p}, {g}
+    F_TERM = "(2 * (1 + cos (2 * PI / {p})) / ({p} - 2))"
+    L_TERM = "(({p} - 2) ^ 2 * {g} ^ 2 / 2 + ({p} - 2) * {g} ^ 2)"
+    PURITY_PAPER = ("Proposition S.6 at rho_0 <= rho_+, L_0 >= L_- and C_+ <= the number written (|mu| <= r, each "
+                    "coordinate within r of the base point): delta decreases in rho_0 and C_+ and increases in L_0")
+    PURITY_HYPOTHESIS = "the hypothesis sqrt(F_0) + rho_0 - 1 < 1 of Proposition S.6, at rho_0 <= rho_+"
+    #: the disjoint relabelled copies of the box (a Coq term with {p}) and why
+    COPIES = "({p} ^ 2 * ({p} - 1))"
+    COPIES_PAPER = ("the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each of the "
+                    "box's Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= "
+                    "p^2 (p - 1) P(box)")
 
     def term(self, name: str) -> str:
         return real(self.values[name] if name in self.values else self.r)
@@ -117,6 +160,11 @@ class _Staircase:
         }
         quantities = {positive: "a + b", negative: "- (a + b)",
                       "{gamma}": f"(a + b + t) / {p} - ({p} - 1) / {p} * c"}
+        return self._pattern_lemmas(statements, quantities, "the box lies in the pattern P of Theorem S, the "
+                                                            "boundary gates strictly negative (U_stair)")
+
+    def _pattern_lemmas(self, statements: dict, quantities: dict, why_positive: str) -> list:
+        """One lemma per gate class (or gamma_j) and variant: lo <= the quantity on the box (lra), and lo > 0."""
         lemmas: list = []
         for component, variants in statements.items():
             if component not in self.document["claims"]["pattern_box"]["components"]:
@@ -127,17 +175,20 @@ class _Staircase:
                     statement = statement.replace(placeholder, stated(self.document, "pattern_box", "lo", quantity,
                                                                       component))
                 lemmas.append(Lemma(ident("pattern_box", component, variant, "lo"), "pattern_box", statement,
-                                    BOX_TACTIC, f"{SECTION}: each coordinate of a box point within r of the base "
-                                                "point; the margin bounds the gate class (or gamma_j) on the box"))
+                                    BOX_TACTIC, f"{self.SECTION}: each coordinate of a box point within r of the "
+                                                "base point; the margin bounds the gate class (or gamma_j) on the box"))
             lemmas += landmark_lemmas(self.document, "pattern_box", "lo", component,
-                                      paper="the margin is positive: the box lies in the pattern P of Theorem S, "
-                                            "the boundary gates strictly negative (U_stair)")
+                                      paper=f"the margin is positive: {why_positive}")
         return lemmas
+
+    def _mu0(self) -> str:
+        """mu_0 = (2E + D)/p, the mean subtracted from w (a Coq term, bracketed by its caller)."""
+        return f"(2 * {self.term('E')} + {self.term('D')}) / {self.p}"
 
     def _g(self) -> str:
         """g = mu_0 - 2(p - 1) r/p, the lower bound of every gamma_j on the box (a Coq term)."""
-        p, E, D, r = self.p, self.term("E"), self.term("D"), real(self.r)
-        return f"((2 * {E} + {D}) / {p} - 2 * ({p} - 1) * {r} / {p})"
+        p, r = self.p, real(self.r)
+        return f"({self._mu0()} - 2 * ({p} - 1) * {r} / {p})"
 
     def _rho(self) -> str:
         return f"(1 + 2 * {real(self.r)} / {self._g()})"
@@ -170,23 +221,19 @@ class _Staircase:
         p, r = self.p, self.r
         C_plus = fmpq(p) * r**2
         for block in "uv":
-            C_plus += sum(count * (abs(level) + r) ** 2 for count, level in zip((1, 1, p - 2), self.levels[block]))
-        for count, level in zip((1, 1, p - 2), self.levels["w"]):
+            C_plus += sum(count * (abs(level) + r) ** 2 for count, level in zip(self.counts(), self.levels[block]))
+        for count, level in zip(self.counts(), self.levels["w"]):
             if not abs(level) >= r:
                 raise ValueError("a coordinate of w is within r of 0: the bound of C_+ needs |w_c| >= r")
             C_plus -= count * (abs(level) - r) ** 2
         C_plus = max(C_plus, fmpq(0))  # C_+ = max(0, ...) is at most this exact number
-        g = self._g()
-        L = f"(({p} - 2) ^ 2 * {g} ^ 2 / 2 + ({p} - 2) * {g} ^ 2)"
-        F0 = f"(2 * (1 + cos (2 * PI / {p})) / ({p} - 2))"
-        spread = f"(sqrt {F0} + {self._rho()} - 1)"
+        L = self.L_TERM.format(p=p, g=self._g())
+        spread = f"(sqrt {self.F_TERM.format(p=p)} + {self._rho()} - 1)"
         quantity = f"(1 - {spread} ^ 2) * {L} / (2 * {L} + {real(C_plus)})"
-        paper = (f"{SECTION}: Proposition S.6 at rho_0 <= rho_+, L_0 >= L_- and C_+ <= the number written "
-                 "(|mu| <= r, each coordinate within r of the base point): delta decreases in rho_0 and C_+ "
-                 "and increases in L_0")
+        paper = f"{self.SECTION}: {self.PURITY_PAPER}"
         return [
             Lemma("purity_margin_box_hypothesis", "purity_margin_box", f"{spread} < 1", INTERVAL,
-                  f"{SECTION}: the hypothesis sqrt(F_0) + rho_0 - 1 < 1 of Proposition S.6, at rho_0 <= rho_+"),
+                  f"{self.SECTION}: {self.PURITY_HYPOTHESIS}"),
             Lemma("purity_margin_box_lo", "purity_margin_box", stated(self.document, "purity_margin_box", "lo",
                                                                        quantity), INTERVAL, paper),
             *landmark_lemmas(self.document, "purity_margin_box", "lo",
@@ -199,10 +246,8 @@ class _Staircase:
         rel = relation(self.document, claim)
         if rel.keys() != ("lo", "log10_lo") or GAUSSIAN not in self.document["claims"]:
             raise ValueError("region_probability: not a lower bound with a log10 twin beside a box mass")
-        copies = f"({p} ^ 2 * ({p} - 1))"
-        paper = (f"{SECTION}: the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each "
-                 "of the box's Gaussian mass and inside R, and R lies in the initially active set, so "
-                 "P(R | active) >= p^2 (p - 1) P(box)")
+        copies = self.COPIES.format(p=p)
+        paper = f"{self.SECTION}: {self.COPIES_PAPER}"
         slack = box_slack(self.document)
         stored_node = self.document["claims"][claim]
         log10_end, log10_digits = lowered_log10(number(stored_node["log10_lo"], f"{claim}.log10_lo"), slack)
@@ -237,3 +282,64 @@ class _Staircase:
                 f"  apply Rplus_le_compat_l. exact (proj2 {BOX_LN}).",
                 f"{why}, in logarithms (its literal is too long for Coq)", lo_digits))
         return landmark_lemmas(self.document, claim, "lo") + twin_lemmas(self.document, claim) + lemmas
+
+
+class _Memorise(_Staircase):
+    """Theorem S1's certificate (one active gate, docs/staircase.md 10.6): two-level blocks, its own pattern and
+    loss margin; the purity margin and the region bound are the staircase's with F_1, L_-, and p^2 copies."""
+
+    SECTION = MEMORISE_SECTION
+    PARAMETERS = ("X", "s", "E")
+    LEVELS = ("at_0", "elsewhere")
+    F_TERM = "(2 / ({p} - 1))"
+    L_TERM = "(({p} - 1) ^ 2 * {g} ^ 2 + ({p} - 1) * {g} ^ 2)"
+    PURITY_PAPER = ("Proposition S1.7 at rho_0 <= rho_+, L_0 >= L_- and C_+ <= the number written (|mu| <= r, each "
+                    "coordinate within r of the base point): delta_1 decreases in rho_0 and C_+ and increases in L_0")
+    PURITY_HYPOTHESIS = "the hypothesis sqrt(F_1) + rho_0 - 1 < 1 of Proposition S1.7, at rho_0 <= rho_+"
+    COPIES = "({p} ^ 2)"
+    COPIES_PAPER = ("the p^2 translated images of the box are disjoint (each has its own active gate), each of the "
+                    "box's Gaussian mass and inside R, and R lies in the initially active set, so "
+                    "P(R | active) >= p^2 P(box)")
+
+    def counts(self) -> tuple[int, ...]:
+        return (1, self.p - 1)
+
+    def _mu0(self) -> str:
+        return f"{self.term('E')} / {self.p}"
+
+    def pattern_box(self) -> list:
+        """The gate (0, 0), the boundary gates, every other gate and gamma_j on the box, by lra."""
+        r = real(self.r)
+        (u0, uj), (v0, vj), (w0, wj) = ((real(x) for x in self.levels[b]) for b in "uvw")
+        p = self.p
+        gates = f"forall a b : R, Rabs (a - {{u}}) <= {r} -> Rabs (b - {{v}}) <= {r} -> {{q}}"
+        positive, negative = "{a + b}", "{- (a + b)}"
+        statements = {
+            "active_gate": [("", gates.format(u=u0, v=v0, q=positive))],
+            "boundary_gates": [("z0j", gates.format(u=u0, v=vj, q=negative)),
+                               ("zj0", gates.format(u=uj, v=v0, q=negative))],
+            "other_gates": [("", gates.format(u=uj, v=vj, q=negative))],
+            # gamma_j = mu - w(j) = (w(0) + t)/p - (p - 1)/p w(j), t the sum of the other p - 2 labels
+            "gamma_min": [("", f"forall a t c : R, Rabs (a - {w0}) <= {r} -> "
+                               f"Rabs (t - ({p} - 2) * {wj}) <= ({p} - 2) * {r} -> Rabs (c - {wj}) <= {r} -> "
+                               "{gamma}")],
+        }
+        quantities = {positive: "a + b", negative: "- (a + b)", "{gamma}": f"(a + t) / {p} - ({p} - 1) / {p} * c"}
+        return self._pattern_lemmas(statements, quantities, "the box lies in the pattern P_1 of Theorem S1, the "
+                                                            "boundary gates strictly negative (U_1)")
+
+    def loss_margin_box(self) -> list[Lemma]:
+        """The (S1.1) margin at the worst point of the box, 2/(p rho_+) - ell_0+(X - 2r) (interval)."""
+        X, E = self.values["X"], self.values["E"]
+        r, p = self.r, self.p
+        if not (X - 2 * r > 0 and E - 2 * r > 0):
+            raise ValueError("the reduction of section 10.6 needs X, E > 2r (the sign of the exponent)")
+        ell_0 = f"ln (1 + ({p} - 1) * exp (- ({real(X - 2 * r)}) * ({real(E - 2 * r)})))"
+        quantity = f"2 / ({p} * {self._rho()}) - {ell_0}"
+        return [Lemma("loss_margin_box_lo", "loss_margin_box", stated(self.document, "loss_margin_box", "lo", quantity),
+                      INTERVAL, f"{self.SECTION}: on the box rho <= rho_+ and ell_0(z00) <= ell_0+(X - 2r) (ell_0 "
+                                "increases in each w-difference w(c) - w(0) <= -E + 2r, and decreases in z00 >= X - 2r)",
+                      fields=("lo",))] + \
+            landmark_lemmas(self.document, "loss_margin_box", "lo",
+                            paper="the margin is positive: the box lies in U_1 of (S1.1), and Theorem S1 holds from "
+                                  "every point of it")

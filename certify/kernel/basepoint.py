@@ -38,6 +38,10 @@ class TwoLevel:
         """The stored levels by name, in the order a certificate writes them."""
         return {"at_0": self.at_0, "elsewhere": self.elsewhere}
 
+    def levels_with_counts(self, p: int) -> list[tuple[fmpq, int]]:
+        """(value, how many coordinates have it): at_0 once, elsewhere p - 1 times."""
+        return [(self.at_0, 1), (self.elsewhere, p - 1)]
+
     def centred_norm_squared(self, p: int) -> fmpq:
         """||x_0||^2 = c^2 (p-1)/p, x_0 the recentering (1.2): x_0 = c q with q = e_0 - 1/p."""
         return self.contrast**2 * fmpq(p - 1, p)

@@ -1,4 +1,6 @@
-"""Obligations of Theorem S (docs/staircase.md, sections 3-4): the (1, 2) staircase persists, never aligned.
+"""Obligations of Theorem S (docs/staircase.md, sections 3-4): the (1, 2) staircase persists, never aligned; and
+of Theorem S1 (section 10): the one-gate staircase, by the same loss argument (the ``memorise`` record, at the end
+of this module; it shares the box bounds of gamma, rho and C_+).
 
 Base point (a variant of docs/staircase.md, section 3.8: centred w, boundary gates at -s), with exact
 constants X, s, D, E > 0:
@@ -23,7 +25,7 @@ from flint import arb, fmpq
 
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_lt, certainly_positive, working_precision
-from .basepoint import BasePoint, ThreeLevel
+from .basepoint import BasePoint, ThreeLevel, TwoLevel
 from .claims import POSITIVE_LOWER, Claim, ClaimSpec, Component
 from .exact import format_rational
 from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
@@ -74,9 +76,9 @@ def require_staircase_hypotheses(params: StaircaseParameters, prec: int = 64) ->
     if params.p < 5:
         raise HypothesisError(f"p >= 5 fails: p = {params.p} (Proposition S.6 needs F_0 = 2(1 + cos(2 pi/p))/(p - 2) < 1)")
     if params.k not in PROVED_K:
-        raise HypothesisError(f"k = {format_rational(params.k)} has no persistence theorem: Theorem S is the (1, 2) "
-                              "staircase, k = 2; k = 1 is Theorem A.1 (certify slide); k >= 3 is open "
-                              "(docs/staircase.md, section 7)")
+        raise HypothesisError(f"k = {format_rational(params.k)} is not Theorem S's: Theorem S is the (1, 2) "
+                              "staircase, k = 2; k = 1 is Theorem S1 (a memorise certificate: certify memorise, or "
+                              "certify staircase --k 1); k >= 3 is open (docs/staircase.md, section 7)")
     for name in ("X", "s", "D", "E"):
         if not getattr(params, name) > 0:
             raise HypothesisError(f"{name} > 0 fails: {name} = {format_rational(getattr(params, name))}")
@@ -84,17 +86,26 @@ def require_staircase_hypotheses(params: StaircaseParameters, prec: int = 64) ->
     if not params.X > 2 * params.s:
         raise HypothesisError(f"X > 2s fails (the gate (1, 1) = 2s - X must be inactive): "
                               f"X = {format_rational(params.X)}, s = {format_rational(params.s)}")
+    margin = _base_point_margin(loss_margin_lower, params, prec)
+    if margin is not None:
+        raise HypothesisError(f"(S.10) fails at the base point: 2 log 2 + 2/(p - 1) - Lambda = {margin.str(5)} is not "
+                              "positive (raise X D, E s or lower s D: docs/staircase.md, section 3.8)")
+
+
+def _base_point_margin(margin_lower, params, prec: int):
+    """None if ``margin_lower(params, 0)`` (a region's margin at the base point, a ball) is proved positive at
+    ``prec`` bits or at one of the higher precisions tried in turn; else the margin at 64 bits, for the error
+    message. A margin proved negative stops the search; one never decided is refused too (a point on the
+    boundary of the region)."""
     for bits in (prec,) + _DECISION_PRECISIONS:
         with working_precision(bits):
-            margin = loss_margin_lower(params, fmpq(0))
+            margin = margin_lower(params, fmpq(0))
             if certainly_positive(margin):
-                return
+                return None
             if certainly_lt(margin, arb(0)):
                 break
     with working_precision(64):
-        margin = loss_margin_lower(params, fmpq(0))
-    raise HypothesisError(f"(S.10) fails at the base point: 2 log 2 + 2/(p - 1) - Lambda = {margin.str(5)} is not "
-                          "positive (raise X D, E s or lower s D: docs/staircase.md, section 3.8)")
+        return margin_lower(params, fmpq(0))
 
 
 def staircase_base_point(params: StaircaseParameters) -> BasePoint:
@@ -132,17 +143,18 @@ def pattern_margins(params: StaircaseParameters, radius) -> dict[str, fmpq]:
     return margins
 
 
-def gamma_lower(params: StaircaseParameters, radius) -> fmpq:
-    """mu_0 - 2(p-1)r/p: every gamma_j = (1/p) sum_{c != j} w(c) - ((p-1)/p) w(j), j >= 2, is at least this on
-    the box of radius r (each w(c) moves by at most r), exactly."""
+def gamma_lower(params, radius) -> fmpq:
+    """mu_0 - 2(p-1)r/p: every gamma_j = (1/p) sum_{c != j} w(c) - ((p-1)/p) w(j) of a low label (j >= 2; j >= 1
+    for Theorem S1) is at least this on the box of radius r (each w(c) moves by at most r), exactly."""
     return params.gamma0 - fmpq(2 * (params.p - 1), params.p) * fmpq(radius)
 
 
-def rho_upper(params: StaircaseParameters, radius) -> fmpq:
-    """An exact upper bound of rho = gamma_max/gamma_min (j >= 2) on the box: 1 + 2r/(mu_0 - 2(p-1)r/p).
+def rho_upper(params, radius) -> fmpq:
+    """An exact upper bound of rho = gamma_max/gamma_min over the low labels (j >= 2; j >= 1 for Theorem S1) on
+    the box: 1 + 2r/(mu_0 - 2(p-1)r/p).
 
-    gamma_a - gamma_b = w(b) - w(a), and every w(j), j >= 2, lies in [-mu_0 - r, -mu_0 + r]; gamma_min is at
-    least mu_0 - 2(p-1)r/p (:func:`pattern_margins`). Needs that lower bound positive.
+    gamma_a - gamma_b = w(b) - w(a), and every low w(j) lies in [-mu_0 - r, -mu_0 + r]; gamma_min is at least
+    mu_0 - 2(p-1)r/p (:func:`gamma_lower`). Needs that lower bound positive.
     """
     r, g = fmpq(radius), gamma_lower(params, radius)
     if not g > 0:
@@ -191,14 +203,14 @@ def loss_margin_lower(params: StaircaseParameters, radius) -> arb:
     return threshold - loss_upper(params, radius)
 
 
-def balance_upper(params: StaircaseParameters, radius) -> fmpq:
+def balance_upper(params, radius) -> fmpq:
     """An exact upper bound of C_+ = max(0, p mu^2 + ||u||^2 + ||v||^2 - ||w||^2) ((S.11)) on the box.
 
     Each coordinate moves by at most r: |u(a)| <= |base| + r, |w(c)| >= max(|base| - r, 0), |mu| <= r (the
     base point's w has mean 0).
     """
     p, r = params.p, fmpq(radius)
-    base = staircase_base_point(params)
+    base = _base_point(params)
     gates = sum(count * (abs(level) + r) ** 2 for level, count in base.u.levels_with_counts(p))
     w_least = sum(count * max(abs(level) - r, fmpq(0)) ** 2 for level, count in base.w.levels_with_counts(p))
     return max(fmpq(0), p * r**2 + 2 * gates - w_least)
@@ -224,9 +236,9 @@ def purity_margin_lower(params: StaircaseParameters, radius) -> arb:
     return (1 - spread * spread) * ball(L0 / (2 * L0 + balance_upper(params, radius)))
 
 
-def staircase_gaussian_centres(params: StaircaseParameters) -> list[tuple[fmpq, int]]:
-    """The 3p coordinates of the base point as (value, multiplicity)."""
-    base = staircase_base_point(params)
+def staircase_gaussian_centres(params) -> list[tuple[fmpq, int]]:
+    """The 3p coordinates of the base point (of either record) as (value, multiplicity)."""
+    base = _base_point(params)
     return [(level, 2 * count) for level, count in base.u.levels_with_counts(params.p)] + \
         base.w.levels_with_counts(params.p)
 
@@ -268,38 +280,238 @@ REGION_PROBABILITY = region_probability_spec(
 CLAIMS = (PATTERN_BOX, LOSS_MARGIN_BOX, PURITY_MARGIN_BOX, GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
 
 
+@dataclass(frozen=True)
+class _Record:
+    """What differs between Theorem S's box and Theorem S1's: the margin functions, the words that name a
+    failure, the claim specs in schema order and the number of disjoint relabelled copies of the box."""
+
+    pattern: object
+    loss_margin: object
+    purity: object
+    region: str
+    purity_equation: str
+    specs: tuple
+    copies: object
+
+
+def _box_bounds(record: _Record, params, radius, prec: int) -> tuple[dict, arb, arb]:
+    """(pattern margins, loss margin ball, delta ball) on the box of radius r > 0 at ``prec`` bits, each proved
+    positive; NotCertified names the first that is not."""
+    r = fmpq(radius)
+    if not r > 0:
+        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
+    margins = record.pattern(params, r)
+    with working_precision(prec):
+        loss_margin = record.loss_margin(params, r)
+        if not certainly_positive(loss_margin):
+            raise NotCertified(f"{record.region} on the box: the loss margin is not proved positive "
+                               f"({loss_margin.str(5)}) at radius {format_rational(r)}", "loss_margin_box")
+        delta = record.purity(params, r)
+        if not certainly_positive(delta):
+            raise NotCertified(f"{record.purity_equation} on the box: delta is not proved positive ({delta.str(5)})",
+                               "purity_margin_box")
+    return margins, loss_margin, delta
+
+
+def _claims(record: _Record, params, radius, prec: int) -> list[Claim]:
+    """Every claim of the record's certificate at ``prec`` bits (the hypotheses are the caller's)."""
+    r = fmpq(radius)
+    margins, loss_margin, delta = _box_bounds(record, params, r, prec)
+    pattern, loss, purity, gaussian, region = record.specs
+    with working_precision(prec):
+        log_mass = box_log_mass(staircase_gaussian_centres(params), r, params.sigma)
+        log_region = log_mass + ball(record.copies(params.p)).log()
+        return [
+            pattern.claim(components={name: {"lower": value} for name, value in margins.items()}),
+            loss.claim(lower=loss_margin),
+            purity.claim(lower=delta),
+            gaussian_probability_claim(gaussian, log_mass, params.sigma),
+            region_probability_claim(region, log_region, params.sigma),
+        ]
+
+
 def staircase_box_bounds(params: StaircaseParameters, radius, prec: int) -> tuple[dict, arb, arb]:
     """(pattern margins, (S.10) margin ball, delta ball) on the box of radius r > 0 at ``prec`` bits, each proved
     positive; NotCertified names the first that is not. The builder's radius search and the claims both call
     it."""
-    r = fmpq(radius)
-    if not r > 0:
-        raise NotCertified(f"the radius must be positive, got {format_rational(r)}")
-    margins = pattern_margins(params, r)
-    with working_precision(prec):
-        loss_margin = loss_margin_lower(params, r)
-        if not certainly_positive(loss_margin):
-            raise NotCertified(f"(S.10) on the box: 2 log 2 + 2/((p - 1) rho) - Lambda is not proved positive "
-                               f"({loss_margin.str(5)}) at radius {format_rational(r)}", "loss_margin_box")
-        delta = purity_margin_lower(params, r)
-        if not certainly_positive(delta):
-            raise NotCertified(f"(S.15) on the box: delta is not proved positive ({delta.str(5)})",
-                               "purity_margin_box")
-    return margins, loss_margin, delta
+    return _box_bounds(_STAIRCASE, params, radius, prec)
 
 
 def staircase_claims(params: StaircaseParameters, radius, prec: int) -> list[Claim]:
     """Every claim of a ``staircase`` certificate (docs/staircase.md, section 9), at ``prec`` bits."""
     require_staircase_hypotheses(params, prec)
+    return _claims(_STAIRCASE, params, radius, prec)
+
+
+# -- Theorem S1: the one-gate staircase by the loss (docs/staircase.md, section 10) --------------------------
+
+MEMORISE_PAPER = ("Theorem S1 of docs/staircase.md (the one-gate staircase, by the loss): region S_1 (S1.1), "
+                  "Lemmas S1.1-S1.6, Proposition S1.7 (S1.2)")
+
+
+@dataclass(frozen=True)
+class MemoriseParameters:
+    """The prime p and the exact constants X, s, E of the base point of Theorem S1 (docs/staircase.md, 10.6)."""
+
+    p: int
+    X: fmpq
+    s: fmpq
+    E: fmpq
+    #: the initialisation scale: theta(0) ~ N(0, sigma^2 I_{3p}) (the probability claims; default 1)
+    sigma: fmpq = fmpq(1)
+
+    @property
+    def mu0(self) -> fmpq:
+        """E/p: the mean of (E, 0, ..., 0), subtracted so that w has mean 0."""
+        return self.E / self.p
+
+    @property
+    def gamma0(self) -> fmpq:
+        """gamma_j = mu - w(j) (j >= 1) at the base point: every one equals mu_0."""
+        return self.mu0
+
+
+def _base_point(params) -> BasePoint:
+    """The base point of either record: Theorem S's (three-level blocks) or Theorem S1's (two-level)."""
+    return memorise_base_point(params) if isinstance(params, MemoriseParameters) else staircase_base_point(params)
+
+
+def require_memorise_hypotheses(params: MemoriseParameters, prec: int = 64) -> None:
+    """Raise HypothesisError naming the broken hypothesis: p >= 5, X, s, E, sigma > 0, and the base point in S_1
+    ((S1.1): ell_0(X) < 2/p, rho = 1 there), decided with balls at ``prec`` bits and then at increasing
+    precision (a base point on the boundary of S_1 is refused)."""
+    if params.p < 5:
+        raise HypothesisError(f"p >= 5 fails: p = {params.p} (Theorem S1 and Proposition S1.7 need p >= 5)")
+    for name in ("X", "s", "E"):
+        if not getattr(params, name) > 0:
+            raise HypothesisError(f"{name} > 0 fails: {name} = {format_rational(getattr(params, name))}")
+    require_positive_sigma(params.sigma)
+    margin = _base_point_margin(memorise_loss_margin_lower, params, prec)
+    if margin is not None:
+        raise HypothesisError(f"(S1.1) fails at the base point: 2/p - ell_0(X) = {margin.str(5)} is not positive "
+                              "(raise X E: docs/staircase.md, section 10.6)")
+
+
+def memorise_base_point(params: MemoriseParameters) -> BasePoint:
+    """u = v = (X/2, -X/2 - s, ..., -X/2 - s), w = (E, 0, ..., 0) - mu_0 1 (docs/staircase.md, 10.6), exactly."""
+    gates = TwoLevel(params.X / 2, -params.X / 2 - params.s)
+    return BasePoint(u=gates, v=gates, w=TwoLevel(params.E - params.mu0, -params.mu0))
+
+
+def memorise_pattern_margins(params: MemoriseParameters, radius) -> dict[str, fmpq]:
+    """Exact margins of the pattern (Q1)-(Q2) of Theorem S1, strict as U_1 asks, on the box of radius r.
+
+    A gate u(a) + v(b) moves by at most 2r on the box, gamma_j by at most 2(p-1)r/p (:func:`gamma_lower`). At the
+    base point z00 = X, the boundary gates z0j = zj0 = -s and every other gate is -X - 2s. NotCertified names a
+    failure.
+    """
     r = fmpq(radius)
-    margins, loss_margin, delta = staircase_box_bounds(params, r, prec)
-    with working_precision(prec):
-        log_mass = box_log_mass(staircase_gaussian_centres(params), r, params.sigma)
-        log_region = log_mass + ball(relabelled_copies(params.p)).log()
-        return [
-            PATTERN_BOX.claim(components={name: {"lower": value} for name, value in margins.items()}),
-            LOSS_MARGIN_BOX.claim(lower=loss_margin),
-            PURITY_MARGIN_BOX.claim(lower=delta),
-            gaussian_probability_claim(GAUSSIAN_PROBABILITY, log_mass, params.sigma),
-            region_probability_claim(REGION_PROBABILITY, log_region, params.sigma),
-        ]
+    if not r >= 0:
+        raise NotCertified(f"the radius must not be negative, got {format_rational(r)}")
+    X, s = params.X, params.s
+    margins = {
+        "active_gate": X - 2 * r,
+        "boundary_gates": s - 2 * r,
+        "other_gates": X + 2 * s - 2 * r,
+        "gamma_min": gamma_lower(params, r),
+    }
+    names = {"active_gate": "the gate (0, 0) > 0", "boundary_gates": "the boundary gates (0, j), (j, 0) < 0",
+             "other_gates": "every other gate < 0", "gamma_min": "gamma_j > 0"}
+    for name, value in margins.items():
+        if not value > 0:
+            raise NotCertified(f"box inside U_1: {names[name]} fails by {format_rational(-value)} "
+                               f"at radius {format_rational(r)}", "pattern_box")
+    return margins
+
+
+def memorise_loss_upper(params: MemoriseParameters, radius) -> arb:
+    """A ball whose upper end bounds ell_0(z00) at every point of the box (docs/staircase.md, section 10.6).
+    Current precision; NotCertified unless X, E > 2r.
+
+    ell_0(z) = log sum_c e^{z (w(c) - w(0))} (A.2). On the box each difference w(c) - w(0), c >= 1, is at most
+    -E + 2r. For z > 0, ell_0 increases in each difference (its partial derivative is z q_c >= 0), so
+    ell_0(z) <= log(1 + (p - 1) e^{-z (E - 2r)}), which decreases in z; and z00 >= X - 2r > 0.
+    """
+    p, r, X, E = params.p, fmpq(radius), params.X, params.E
+    if not (X > 2 * r and E > 2 * r):
+        raise NotCertified(f"(S1.1) on the box: the bound of ell_0 needs X, E > 2r, at radius {format_rational(r)}",
+                           "loss_margin_box")
+    return (1 + (p - 1) * (-ball(X - 2 * r) * ball(E - 2 * r)).exp()).log()
+
+
+def memorise_loss_margin_lower(params: MemoriseParameters, radius) -> arb:
+    """A ball whose lower end is <= 2/(p rho) - ell_0(z00) at every point of the box ((S1.1)): ell_0 is at most
+    the upper end of :func:`memorise_loss_upper`, and rho <= :func:`rho_upper`. Current precision."""
+    return ball(fmpq(2, params.p) / rho_upper(params, radius)) - memorise_loss_upper(params, radius)
+
+
+def memorise_purity_margin_lower(params: MemoriseParameters, radius) -> arb:
+    """A ball whose every point is <= delta_1 of (S1.2) at every point of the box (Proposition S1.7).
+
+    delta_1 = (1 - (sqrt(F_1) + rho_0 - 1)^2) L_0/(2 L_0 + C_+), F_1 = 2/(p - 1). It decreases in rho_0 (for
+    sqrt(F_1) + rho_0 - 1 < 1) and in C_+, and increases in L_0 = S^2 + sum gamma_j^2, S = sum_{j >= 1} gamma_j;
+    so rho_0 <= :func:`rho_upper`, C_+ <= :func:`balance_upper` and L_0 >= (p-1)^2 g^2 + (p-1) g^2,
+    g = mu_0 - 2(p-1)r/p, give the bound. NotCertified unless sqrt(F_1) + rho_upper - 1 < 1 is proved.
+    Current precision.
+    """
+    p = params.p
+    spread = ball(fmpq(2, p - 1)).sqrt() + ball(rho_upper(params, radius) - 1)
+    if not certainly_lt(spread, arb(1)):
+        raise NotCertified(f"(S1.2) needs sqrt(F_1) + rho_0 - 1 < 1; on the box it is up to {spread.str(5)}",
+                           "purity_margin_box")
+    g = gamma_lower(params, radius)
+    L0 = (p - 1) ** 2 * g**2 + (p - 1) * g**2
+    return (1 - spread * spread) * ball(L0 / (2 * L0 + balance_upper(params, radius)))
+
+
+def translated_copies(p: int) -> int:
+    """p^2: the translations (r0, c0) of docs/staircase.md, section 1.1 (step 1). The images of Theorem S1's box
+    under them are disjoint: each has its own active gate (r0, c0). The other steps add no image: the base point
+    and its sup-norm box are invariant under the permutations of the indices != 0 of every block."""
+    return p * p
+
+
+MEMORISE_PATTERN_BOX = ClaimSpec(
+    "pattern_box", "box", "for every point of the box",
+    components=(Component("active_gate", "the gate z00", POSITIVE_LOWER),
+                Component("boundary_gates", "-(every boundary gate z0j, zj0, j >= 1)", POSITIVE_LOWER),
+                Component("other_gates", "-(every other gate)", POSITIVE_LOWER),
+                Component("gamma_min", "gamma_j = mu - w(j) (every j >= 1)", POSITIVE_LOWER)),
+    note="so the box lies in the pattern P_1 of Theorem S1 with exactly one active gate", source="(Q1)-(Q2), U_1 of (S1.1)")
+MEMORISE_LOSS_MARGIN_BOX = ClaimSpec(
+    "loss_margin_box", "box",
+    "for every point of the box, 2/(p rho) - ell_0(z00), rho = max_{j >= 1} gamma_j / min_{j >= 1} gamma_j,",
+    POSITIVE_LOWER,
+    note="so the box lies in U_1: from each of its points there is exactly one complete Clarke trajectory, and "
+         "the gate (0, 0) stays its only active gate for all t >= 0 (Theorem S1)", source="(S1.1), Theorem S1")
+MEMORISE_PURITY_MARGIN_BOX = ClaimSpec(
+    "purity_margin_box", "box",
+    "along every trajectory from the box and for all t >= 0, 1 - max_zeta F_zeta(theta(t))", POSITIVE_LOWER,
+    note="the trajectory never aligns to one Fourier class", source="Proposition S1.7, (S1.2)")
+MEMORISE_GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_1 (Theorem S1)")
+MEMORISE_REGION_PROBABILITY = region_probability_spec(
+    "R = U_1 relabelled: the union of the images of the open region U_1 of (S1.1) under the relabellings "
+    "a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (m != 0), from every point of which Theorem S1 holds "
+    "relabelled; the bound measures the p^2 disjoint translated copies of the box, and P(R | active) >= P(R) "
+    "since R lies in the initially active set")
+MEMORISE_CLAIMS = (MEMORISE_PATTERN_BOX, MEMORISE_LOSS_MARGIN_BOX, MEMORISE_PURITY_MARGIN_BOX,
+                   MEMORISE_GAUSSIAN_PROBABILITY, MEMORISE_REGION_PROBABILITY)
+
+
+def memorise_box_bounds(params: MemoriseParameters, radius, prec: int) -> tuple[dict, arb, arb]:
+    """(pattern margins, (S1.1) margin ball, delta_1 ball) on the box of radius r > 0 at ``prec`` bits, each
+    proved positive; NotCertified names the first that is not. The builder's radius search and the claims both
+    call it."""
+    return _box_bounds(_MEMORISE, params, radius, prec)
+
+
+def memorise_claims(params: MemoriseParameters, radius, prec: int) -> list[Claim]:
+    """Every claim of a ``memorise`` certificate (docs/staircase.md, section 10.6), at ``prec`` bits."""
+    require_memorise_hypotheses(params, prec)
+    return _claims(_MEMORISE, params, radius, prec)
+
+
+_STAIRCASE = _Record(pattern_margins, loss_margin_lower, purity_margin_lower, "(S.10)", "(S.15)", CLAIMS,
+                     relabelled_copies)
+_MEMORISE = _Record(memorise_pattern_margins, memorise_loss_margin_lower, memorise_purity_margin_lower, "(S1.1)",
+                    "(S1.2)", MEMORISE_CLAIMS, translated_copies)

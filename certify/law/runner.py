@@ -820,24 +820,30 @@ def certified_dead_region(p: int, prec: int = 128) -> dict:
 
 
 def certified_staircase_region(p: int, sigma: str = "1") -> dict:
-    """{"staircase_region_log10_lower_bound": text}: log10 of the proved lower bound on
-    P(theta(0) in R_stair | initially active) under N(0, sigma^2 I_3p), R_stair the region of Theorem S (the
-    (1, 2) staircase, k = 2) relabelled, from ``certify staircase --p P --sigma SIGMA`` with its defaults
-    (the kernel's region_probability claim, docs/staircase.md section 9), rounded down to CERTIFIED_DIGITS;
-    {} when the defaults certify nothing at this p or sigma. Of the staircases with k >= 2 only k = 2 has a
-    persistence theorem (k = 1 is memorises_one_entry, Theorem A.1's state): the issue's sum over k >= 2 is
-    this one term."""
+    """{"staircase_region_log10_lower_bound": text, "memorise_region_log10_lower_bound": text}: log10 of the proved
+    lower bounds on P(theta(0) in R | initially active) under N(0, sigma^2 I_3p) for the two staircase theorems:
+    R_stair, Theorem S's region (the (1, 2) staircase, k = 2) relabelled, from ``certify staircase --p P --sigma
+    SIGMA``, and R_1, Theorem S1's (one active gate, k = 1) relabelled, from ``certify memorise --p P --sigma
+    SIGMA``, each with its defaults (the kernel's region_probability claim, docs/staircase.md sections 9 and
+    10.6), rounded down to CERTIFIED_DIGITS; a key is left out when its defaults certify nothing at this p or
+    sigma. k >= 3 has no persistence theorem: the issue's sum over k is these two terms, and the summary shows
+    each beside its measured share (k = 1 is the outcome memorises_one_entry)."""
     from certify.errors import CertifyError
     from certify.kernel.exact import format_decimal, parse_exact, parse_rational, round_decimal
+    from certify.theorems.memorise import certify_memorise
     from certify.theorems.staircase import certify_staircase
 
-    try:
-        scale = parse_rational(sigma, "sigma", canonical=False)
-        claim = certify_staircase(p, sigma=scale).certificate["claims"]["region_probability"]
-    except CertifyError:
-        return {}
-    rounded = round_decimal(parse_exact(claim["log10_lo"]), CERTIFIED_DIGITS, upward=False)
-    return {"staircase_region_log10_lower_bound": format_decimal(rounded.numerator, rounded.exp10)}
+    out = {}
+    for key, build in (("staircase_region_log10_lower_bound", certify_staircase),
+                       ("memorise_region_log10_lower_bound", certify_memorise)):
+        try:
+            scale = parse_rational(sigma, "sigma", canonical=False)
+            claim = build(p, sigma=scale).certificate["claims"]["region_probability"]
+        except CertifyError:
+            continue
+        rounded = round_decimal(parse_exact(claim["log10_lo"]), CERTIFIED_DIGITS, upward=False)
+        out[key] = format_decimal(rounded.numerator, rounded.exp10)
+    return out
 
 
 def _reason_kind(reason: str) -> str:
@@ -1010,6 +1016,11 @@ def summary_text(summary: dict) -> str:
         lines.append(f"certified: P(staircase region R_stair, k = 2 | active) >= "
                      f"10^{certified['staircase_region_log10_lower_bound']} (Theorem S, docs/staircase.md; k >= 3 has "
                      f"no proof), sigma {summary['sigma']}; measured k = 2 staircases {100 * k2['fraction']:.2f}%")
+    if "memorise_region_log10_lower_bound" in certified:  # summaries written before it have no such line
+        k1 = summary["outcomes"].get("memorises_one_entry", {"count": 0, "fraction": 0.0})
+        lines.append(f"certified: P(one-gate region R_1, k = 1 | active) >= "
+                     f"10^{certified['memorise_region_log10_lower_bound']} (Theorem S1, docs/staircase.md section 10), "
+                     f"sigma {summary['sigma']}; measured memorises_one_entry {100 * k1['fraction']:.2f}%")
     lines.append(f"in the dead region at t = 0: {summary['in_dead_region']} samples, "
                  f"{summary['dead_given_in_dead_region']} of them dead at the horizon")
     for reason, count in summary["undecided_reasons"].items():

@@ -1,9 +1,9 @@
-"""The float experiment beside a ``staircase`` certificate (Theorem S): the full-network Clarke flow of
-:mod:`certify.law.flow` from the base point and from corners of the box, with the quantities Theorem S and
-Proposition S.6 bound along it. Floats: cross-checks and a figure, never bounds (the certified numbers are the
-certificate's).
+"""The float experiment beside a ``staircase`` certificate (Theorem S) or a ``memorise`` certificate (Theorem
+S1, the one-gate staircase): the full-network Clarke flow of :mod:`certify.law.flow` from the base point and from
+corners of the box, with the quantities the theorem and its purity proposition bound along it. Floats:
+cross-checks and a figure, never bounds (the certified numbers are the certificate's).
 
-``certify staircase --plot FILE`` (and ``certify plot staircase``) runs :func:`experiment`.
+``certify staircase --plot FILE``, ``certify memorise --plot FILE`` (and ``certify plot``) run :func:`experiment`.
 """
 
 from __future__ import annotations
@@ -38,10 +38,24 @@ def staircase_points(certificate: dict) -> list[np.ndarray]:
     return [base] + [base + r * rng.choice([-1.0, 1.0], size=base.size) for _ in range(CORNERS)]
 
 
-def staircase_quantities(theta: np.ndarray, p: int) -> dict[str, float]:
-    """At one state: Lambda (the loss of the three gates (0,0), (0,1), (1,0)), the (S.10) threshold
-    2 log 2 + 2/((p-1) rho), max_zeta F_zeta (1.5), the smallest of the three gates, the largest other gate
-    except the boundary gates, and the largest boundary gate. Floats."""
+#: Per staircase size k: its active gates (row, column), the label of each, and the loss budget of its region as a
+#: function of (p, rho): (S.10) for k = 2, (S1.1) for k = 1 (docs/staircase.md, sections 3.1 and 10.1).
+PATTERNS = {
+    1: (((0, 0),), (0,), lambda p, rho: 2 / (p * rho)),
+    2: (((0, 0), (0, 1), (1, 0)), (0, 1, 1), lambda p, rho: 2 * np.log(2) + 2 / ((p - 1) * rho)),
+}
+
+
+def size_of(certificate: dict) -> int:
+    """The staircase size k of a ``staircase`` (k = 2) or ``memorise`` (k = 1) certificate."""
+    return 1 if certificate["theorem"] == "memorise" else 2
+
+
+def staircase_quantities(theta: np.ndarray, p: int, k: int = 2) -> dict[str, float]:
+    """At one state: Lambda (the loss of the staircase's active gates: (0,0), (0,1), (1,0) for k = 2, (0,0) for
+    k = 1), the region's threshold ((S.10) or (S1.1)), max_zeta F_zeta (1.5), the smallest active gate, the
+    largest other gate except the boundary gates, and the largest boundary gate (row 0 and column 0 beyond the
+    active ones). Floats."""
     from scipy.special import logsumexp
 
     from .fourier import fourier_fractions
@@ -52,17 +66,19 @@ def staircase_quantities(theta: np.ndarray, p: int) -> dict[str, float]:
     def ell(zv, y):
         return float(logsumexp(zv * w) - zv * w[y])
 
-    gamma = w.mean() - w[2:]
+    gates, labels, budget = PATTERNS[k]
+    gamma = w.mean() - w[k:]
     rho = float(gamma.max() / gamma.min()) if gamma.min() > 0 else float("inf")
     boundary = np.zeros((p, p), dtype=bool)
-    boundary[0, 2:] = boundary[2:, 0] = True
+    boundary[0, k:] = boundary[k:, 0] = True
     other = np.ones((p, p), dtype=bool)
-    other[0, 0] = other[0, 1] = other[1, 0] = False
+    for gate in gates:
+        other[gate] = False
     other &= ~boundary
-    return {"Lambda": ell(z[0, 0], 0) + ell(z[0, 1], 1) + ell(z[1, 0], 1),
-            "threshold": 2 * np.log(2) + 2 / ((p - 1) * rho),
+    return {"Lambda": sum(ell(z[gate], label) for gate, label in zip(gates, labels)),
+            "threshold": budget(p, rho),
             "max_F": float(fourier_fractions(u, v, w).max()),
-            "active_min": float(min(z[0, 0], z[0, 1], z[1, 0])),
+            "active_min": float(min(z[gate] for gate in gates)),
             "other_max": float(z[other].max()),
             "boundary_max": float(z[boundary].max())}
 
@@ -73,21 +89,26 @@ def staircase_runs(certificate: dict, horizon: float = HORIZON) -> list[dict]:
     horizon)."""
     from certify.law.flow import simulate_flow
 
-    p = int(certificate["p"])
+    p, k = int(certificate["p"]), size_of(certificate)
     runs = []
     for theta0 in staircase_points(certificate):
         trajectory = simulate_flow(theta0, p, horizon)
-        rows = [staircase_quantities(state, p) for state in trajectory.states]
+        rows = [staircase_quantities(state, p, k) for state in trajectory.states]
         runs.append({"times": np.asarray(trajectory.times), "rows": rows, "failure": trajectory.failure})
     return runs
 
 
 def experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
-    """``certify staircase --plot FILE``: :func:`staircase_runs` drawn to ``path`` (PNG, PDF or SVG) beside the
-    certificate's delta; returns the lines to print. Floats: cross-checks, never bounds."""
+    """``certify staircase --plot FILE`` (or ``certify memorise --plot FILE``): :func:`staircase_runs` drawn to
+    ``path`` (PNG, PDF or SVG) beside the certificate's delta; returns the lines to print. Floats: cross-checks,
+    never bounds."""
     from certify.figures import check_options, default_style, freeze_layout, lay_out, new_figure, save_figure
 
     check_options(path, size, dpi, FIGSIZE, DPI)  # before the experiment's seconds
+    k = size_of(certificate)
+    margin, theorem = ((r"(S.10) margin $2\log2+2/((p-1)\rho)-\Lambda$", "Theorem S, p = {p}: the (1, 2) staircase")
+                       if k == 2 else (r"(S1.1) margin $2/(p\rho)-\ell_0(z_{00})$",
+                                       "Theorem S1, p = {p}: one active gate"))
     runs = staircase_runs(certificate)
     delta = float(Fraction(certificate["claims"]["purity_margin_box"]["lo"]))
     with default_style():
@@ -99,11 +120,11 @@ def experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
             left.semilogx(t, [row["threshold"] - row["Lambda"] for row in run["rows"]], label=label)
             right.semilogx(t, [row["max_F"] for row in run["rows"]], label=label)
         left.axhline(0, color="k", lw=0.8)
-        left.set(xlabel="t", title=r"(S.10) margin $2\log2+2/((p-1)\rho)-\Lambda$ (floats)")
+        left.set(xlabel="t", title=f"{margin} (floats)")
         right.axhline(1 - delta, color="r", lw=0.8, ls="--", label=r"$1-\delta$ (certified)")
         right.set(xlabel="t", title=r"$\max_\zeta F_\zeta(\theta(t))$ (floats)")
         right.legend(fontsize="small")
-        figure.suptitle(f"Theorem S, p = {certificate['p']}: the (1, 2) staircase from the certified box")
+        figure.suptitle(f"{theorem.format(p=certificate['p'])}, from the certified box")
         lay_out(figure)
         freeze_layout(figure)
         save_figure(figure, path)
@@ -114,7 +135,7 @@ def experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
         kept = all(row["active_min"] > 0 and row["other_max"] < 0 and row["boundary_max"] <= 1e-9 for row in rows)
         lines.append(f"  {'base point' if index == 0 else f'corner {index}'}: reached t = {run['times'][-1]:.3g}"
                      f"{'' if run['failure'] is None else ' (' + run['failure'] + ')'}; pattern kept: "
-                     f"{'yes' if kept else 'NO'}; smallest (S.10) margin "
+                     f"{'yes' if kept else 'NO'}; smallest {'(S.10)' if k == 2 else '(S1.1)'} margin "
                      f"{min(row['threshold'] - row['Lambda'] for row in rows):.3g}; largest max F "
                      f"{max(row['max_F'] for row in rows):.4f} (certified <= {1 - delta:.4f})")
     lines.append(f"figure: {path}")

@@ -280,6 +280,33 @@ FORMS["staircase"] = {
 }
 
 
+FORMS["memorise"] = {
+    "pattern_box": LatexForm(
+        _BOX, note=r"so the box lies in the pattern $P_1$ of Theorem S1 with exactly one active gate",
+        components={
+            "active_gate": LatexForm("", r"z_{00}"),
+            "boundary_gates": LatexForm("", r"-z_{0j},\ -z_{j0}", note=r"every boundary gate, $j \ge 1$"),
+            "other_gates": LatexForm("", r"-z_{ab}", note="every other gate"),
+            "gamma_min": LatexForm("", r"\gamma_j = \mu - w(j)", note=r"every $j \ge 1$"),
+        }),
+    "loss_margin_box": LatexForm(
+        f"{_BOX},", r"\frac{2}{p\rho} - \ell_0(z_{00})",
+        note=r"with $\rho = \gamma_{\max}/\gamma_{\min}$ over $j \ge 1$; so the box lies in $U_1$, and every "
+             r"Clarke trajectory from it is unique and keeps $(0, 0)$ as its only active gate for all $t \ge 0$ "
+             r"(Theorem S1)"),
+    "purity_margin_box": LatexForm(
+        r"along every trajectory from the box and for all $t \ge 0$,", r"1 - \max_\zeta F_\zeta(\theta(t))",
+        note="the trajectory never aligns to one Fourier class (Proposition S1.7)"),
+    "gaussian_probability": _gaussian_box(r"every point of the box lies in $U_1$ (Theorem S1)"),
+    "region_probability": LatexForm(
+        _GAUSSIAN, _REGION_PROBABILITY,
+        note=r"$R$ is $U_1$ of (S1.1) relabelled: its union over the affine relabellings of rows, columns and "
+             r"labels, from every point of which Theorem S1 holds; the bound measures the $p^2$ disjoint "
+             r"translated copies of the box, and $\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in the "
+             r"initially active set"),
+}
+
+
 def quoted_values(spec, statement: str) -> dict[str, str]:
     """The instance values (``sigma``, ``delta``, ...) that the plain ``statement`` of claim ``spec`` quotes,
     as written there: the statement is matched against the spec's template (the checker has compared it

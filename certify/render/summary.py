@@ -137,6 +137,22 @@ def staircase_summary(certificate: dict) -> list[str]:
     ]
 
 
+def memorise_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, the pattern's margins, the (S1.1) margin, delta_1, probability."""
+    claims = certificate["claims"]
+    pattern = claims["pattern_box"]["components"]
+    return [
+        f"certify memorise: p = {certificate['p']}, {parameters_text(certificate, 'X', 's', 'E')}, "
+        f"radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
+        f"  on the box: {shown(pattern['active_gate'], 'z00')}, "
+        f"{shown(pattern['boundary_gates'], '-(boundary gates)')}, {shown(pattern['gamma_min'], 'gamma_j')} (Q1)-(Q2)",
+        f"  {shown(claims['loss_margin_box'], '2/(p rho) - ell_0(z00)')} (S1.1): one active gate for all t "
+        f"(Theorem S1)",
+        f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S1.7)",
+        *probability_lines(certificate, "R", "R = U_1 relabelled: p^2 disjoint copies of the box"),
+    ]
+
+
 def generic_summary(certificate: dict) -> list[str]:
     """Lines for a theorem whose record names no summary: parameters, then each claim of the record with
     what its numbers imply (:func:`shown`; a claim with a log10 by its log10 alone)."""

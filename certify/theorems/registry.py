@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..kernel.registry import DEAD, GD, SENSITIVITY, SLIDE, SMOOTH, STAIRCASE, KernelRecord
+from ..kernel.registry import DEAD, GD, MEMORISE, SENSITIVITY, SLIDE, SMOOTH, STAIRCASE, KernelRecord
 
 NUMBER_NOTE = "an exact number: integer, p/q or decimal (e.g. 1, 3/2, 0.25, 1e-3)"
 
@@ -442,8 +442,9 @@ Clarke trajectory from it is unique, keeps the pattern for all t >= 0, and
 satisfies max_zeta F_zeta(theta(t)) <= 1 - delta for all t (Proposition S.6,
 delta certified).
 
-Hypotheses: k = 2 (k = 1 is Theorem A.1, certify slide; k >= 3 has no proof
-yet, docs/staircase.md section 7); X, s, D, E, sigma > 0; X > 2s; and the base
+Hypotheses: k = 2 (--k 1 makes the certificate of Theorem S1, the one-gate
+staircase, as certify memorise does; k >= 3 has no proof yet,
+docs/staircase.md section 7); X, s, D, E, sigma > 0; X > 2s; and the base
 point in S_stair (S.10), decided with balls. Defaults: X = p, D = 1/4,
 s = ln(p)/p and E = 5p/2 for p < 55, s = 4/p and E = 5p ln(p)/8 beyond (3
 digits, rounded down): valid at every p. Without --radius the radius is 99% of
@@ -456,12 +457,12 @@ are tiny (about 10^-80 at p = 5), far below the measured share of (1, 2)
 staircases (docs/staircase.md, section 9).""",
     hypotheses="k = 2; X, s, D, E, sigma > 0; X > 2s; (S.10) at the base point (decided with balls)",
     parameters=(
-        Parameter("k", "--k", "the staircase size k (default 2, the only k with a proof: Theorem S)", "2", "k",
-                  label="the staircase size"),
+        Parameter("k", "--k", "the staircase size k (default 2, Theorem S; 1 gives Theorem S1's memorise "
+                  "certificate, with its own defaults; k >= 3 has no proof)", "2", "k", label="the staircase size"),
         Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default p); {NUMBER_NOTE}", "p", "X"),
         Parameter("s", "--s", "the gates z01 = z10 at the base point (default min(ln p, 4)/p, 3 digits)",
                   "min(ln p, 4)/p", "s"),
-        Parameter("D", "--D", "D = w(0) - w(1) at the base point (default 1/4)", "1/4", "D"),
+        Parameter("D", "--D", "D = w(0) - w(1) at the base point (default 1/4; k = 2 only)", "1/4", "D"),
         Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 5p/2; 5p ln(p)/8 from p = 55)",
                   "5p/2 (5p ln(p)/8 from p = 55)", "E"),
         _SIGMA,
@@ -489,11 +490,67 @@ staircases (docs/staircase.md, section 9).""",
                  _PROBABILITY, _REGION),
 )
 
-#: Every theorem, by name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase. Consumers read
+MEMORISE_THEOREM = Theorem(
+    name="memorise",
+    paper="Theorem S1 (docs/staircase.md, section 10): the one-gate staircase, by the loss",
+    title="Theorem S1: one active gate persists and never aligns",
+    help="certify Theorem S1 (one active gate persists, never aligned; staircase k = 1) for a prime p",
+    description="""\
+Certify Theorem S1 of docs/staircase.md (section 10) for the prime p: the
+staircase with k = 1 step, one active gate (0, 0), by the loss argument of
+Theorem S. The base point u = v = (X/2, -X/2 - s, ...), w = (E, 0, ...) - mu_0
+(mean 0) and the sup-norm box of radius R around it: every point of the box is
+in U_1 of (S1.1), so every Clarke trajectory from it is unique, keeps (0, 0)
+as its only active gate for all t >= 0 (it memorises one table entry), and
+satisfies max_zeta F_zeta(theta(t)) <= 1 - delta_1 for all t (Proposition
+S1.7, delta_1 certified). `certify staircase --k 1` makes the same certificate.
+
+Beside Theorem A.1 (certify slide): fewer conclusions (no capture, no limit
+direction) but a margin at every time and a region that contains A.1's:
+(S1.1) holds once X gamma_min > ln(p (p - 1) rho/2)/p; A.1 asks (p - 1)/e.
+
+Hypotheses: X, s, E, sigma > 0 and the base point in S_1 (S1.1), decided
+with balls. Defaults: X = 1, s = 1/4, E = 3 ln p (3 digits, rounded down):
+valid at every p. Without --radius the radius is 99% of the largest the kernel
+certifies, rounded down to 3 digits.
+
+Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
+box, and of its p^2 translated copies (region_probability, a lower bound of
+P(U_1 relabelled | active)).""",
+    hypotheses="X, s, E, sigma > 0; (S1.1) at the base point (decided with balls)",
+    parameters=(
+        Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 1); {NUMBER_NOTE}", "1", "X"),
+        Parameter("s", "--s", "minus every boundary gate z0j = zj0 at the base point (default 1/4)", "1/4", "s"),
+        Parameter("E", "--E", "E = w(0) - w(j), j >= 1, at the base point (default 3 ln p, 3 digits)", "3 ln p",
+                  "E"),
+        _SIGMA,
+    ),
+    coq="certify.coq.staircase:memorise_obligations",
+    kernel=MEMORISE,
+    builder="certify.theorems.memorise:certify_memorise",
+    summary="certify.render.summary:memorise_summary",
+    latex=LatexSection(
+        title="Theorem S1: one active gate persists and never aligns",
+        base_point=(r"u=v=(X/2,\ -X/2-s,\dots),\ w=(E,\ 0,\dots)-\mu_0,\ \mu_0=E/p \quad (\S 10.6)"),
+        statement=(r"the box lies in $U_1$ of (S1.1); from every point of it the Clarke trajectory is unique, the "
+                   r"gate $(0,0)$ stays its only active gate, the boundary gates stay inactive or slide, for all "
+                   r"$t\ge0$, and $\max_{\zeta\ne0}F_\zeta(\theta(t))\le1-\delta_1$ for all $t\ge0$ with "
+                   r"$\delta_1>0$ as certified below.")),
+    simulator="",
+    plot="",
+    experiment="certify.numeric.staircase:experiment",
+    clock="t",
+    derivations=("staircase-one-gate",),
+    key_numbers=(KeyNumber("loss_margin_box", None, "lo", "min", "(S1.1) margin"),
+                 KeyNumber("purity_margin_box", None, "lo", "min", "purity margin delta_1"),
+                 _PROBABILITY, _REGION),
+)
+
+#: Every theorem, by name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise. Consumers read
 #: it when they run (not when they are imported), so a record added here is seen everywhere.
 THEOREMS: dict[str, Theorem] = {theorem.name: theorem for theorem in
                                 (DEAD_THEOREM, SLIDE_THEOREM, SMOOTH_THEOREM, GD_THEOREM, SENSITIVITY_THEOREM,
-                                 STAIRCASE_THEOREM)}
+                                 STAIRCASE_THEOREM, MEMORISE_THEOREM)}
 
 
 class RegistryView(Mapping):

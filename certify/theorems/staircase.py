@@ -10,9 +10,11 @@ from __future__ import annotations
 from flint import fmpq
 
 from ..certificate import build_certificate
+from ..errors import HypothesisError
 from ..kernel import staircase as kernel
 from ..kernel.balls import working_precision, ball
 from ..kernel.primes import require_prime
+from .memorise import certify_memorise
 from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius, round_down
 
 DEFAULT_K = fmpq(2)
@@ -52,8 +54,14 @@ def default_E(p: int) -> fmpq:
 
 def certify_staircase(p, k=None, X=None, s=None, D=None, E=None, sigma=None, radius=None,
                       prec=DEFAULT_PRECISION) -> CertifiedInstance:
-    """Certificate of Theorem S (the (1, 2) staircase) for the prime p (InputError, HypothesisError or
-    NotCertified otherwise)."""
+    """Certificate of Theorem S (the (1, 2) staircase) for the prime p; with k = 1, the ``memorise`` certificate
+    of Theorem S1 (the one-gate staircase, :func:`certify.theorems.memorise.certify_memorise`, its own defaults
+    for X, s, E), which has no D. InputError, HypothesisError or NotCertified otherwise."""
+    if k is not None and fmpq(k) == 1:
+        if D is not None:
+            raise HypothesisError("D is a parameter of k = 2 only: the one-gate staircase (k = 1, Theorem S1) has "
+                                  "one high label")
+        return certify_memorise(p, X=X, s=s, E=E, sigma=sigma, radius=radius, prec=prec)
     p = require_prime(p)
     params = kernel.StaircaseParameters(
         p, DEFAULT_K if k is None else fmpq(k), default_X(p) if X is None else fmpq(X),
