@@ -14,7 +14,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from staircase_full_loss import gradient_entry
+from staircase_full_loss import gradient_entry, max_fourier_fraction, softmax
 
 mp.mp.dps = 30
 TOLERANCE = mp.mpf(10) ** -10
@@ -30,13 +30,6 @@ def one_gate_state(rng, p):
     # mean(w) = max_{j >= 1} w(j) + slack, so every gamma_j >= slack > 0
     w[0] = p * max(w[1:]) - mp.fsum(w[1:]) + p * mp.mpf(rng.uniform(0.1, 2))
     return u, v, w, X
-
-
-def softmax(z, w):
-    top = max(w)
-    e = [mp.exp(z * (x - top)) for x in w]
-    total = mp.fsum(e)
-    return [x / total for x in e]
 
 
 @pytest.mark.parametrize("p", [5, 7])
@@ -93,17 +86,6 @@ def test_lemma_s1_6_is_tight_enough_to_fail_with_p_minus_1(p):
         assert A <= ell_0 * p * rho * gamma.min() * (1 + RELATIVE)
         failures += A > ell_0 * (p - 1) * rho * gamma.min() * (1 + RELATIVE)
     assert checked > 1500 and failures > 0
-
-
-def max_fourier_fraction(u, v, w, p):
-    """max over nonzero classes of F_zeta (1.5), by the FFT of the centred blocks."""
-    energy = np.zeros(p)
-    total = 0.0
-    for x in (u, v, w):
-        x0 = x - x.mean()
-        energy += np.abs(np.fft.fft(x0)) ** 2 / p
-        total += x0 @ x0
-    return max((energy[z] + energy[p - z]) / total for z in range(1, (p + 1) // 2))
 
 
 def k1_cone_state(rng, p, f1):

@@ -11,18 +11,9 @@ import mpmath as mp
 import numpy as np
 import pytest
 
+from staircase_full_loss import max_fourier_fraction
+
 RELATIVE = 1e-9
-
-
-def max_fourier_fraction(u, v, w, p):
-    """max over nonzero classes of F_zeta (1.5), by the FFT of the centred blocks."""
-    energy = np.zeros(p)
-    total = 0.0
-    for x in (u, v, w):
-        x0 = x - x.mean()
-        energy += np.abs(np.fft.fft(x0)) ** 2 / p
-        total += x0 @ x0
-    return max((energy[z] + energy[p - z]) / total for z in range(1, (p + 1) // 2))
 
 
 def cone_state(rng, p):

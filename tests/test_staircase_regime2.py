@@ -12,7 +12,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from staircase_full_loss import gradient_entry
+from staircase_full_loss import gradient_entry, softmax
 
 mp.mp.dps = 30
 TOLERANCE = mp.mpf(10) ** -10
@@ -29,13 +29,6 @@ def pattern_state(rng, p, sign_of_d):
     D = sign_of_d * mp.mpf(rng.uniform(0.01, 2))
     w[0] = w[1] + D
     return u, v, w, X, r, c
-
-
-def softmax(z, w):
-    top = max(w)
-    e = [mp.exp(z * (x - top)) for x in w]
-    total = mp.fsum(e)
-    return [x / total for x in e]
 
 
 @pytest.mark.parametrize("p", [5, 7])

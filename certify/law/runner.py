@@ -833,11 +833,14 @@ def certified_staircase_region(p: int, sigma: str = "1") -> dict:
     from certify.theorems.memorise import certify_memorise
     from certify.theorems.staircase import certify_staircase
 
+    try:
+        scale = parse_rational(sigma, "sigma", canonical=False)
+    except CertifyError:
+        return {}
     out = {}
     for key, build in (("staircase_region_log10_lower_bound", certify_staircase),
                        ("memorise_region_log10_lower_bound", certify_memorise)):
         try:
-            scale = parse_rational(sigma, "sigma", canonical=False)
             claim = build(p, sigma=scale).certificate["claims"]["region_probability"]
         except CertifyError:
             continue
