@@ -31,6 +31,8 @@ FALSE_CLAIMS = [  # p = 13 (X = 1, s = 1/4, E = 7.69, r = 0.112): each end moved
     (("purity_margin_box", "lo"), "0.0096"),                            # 0.00953864
     (("gaussian_probability", "log10_lo"), "-55.7"),                    # -55.7725
     (("region_probability", "log10_lo"), "-53.5"),                      # -53.5446
+    (("whole_region_probability", "log10_lo"), "-25.88"),              # -25.88582 (Proposition S1.8)
+    (("whole_region_probability", "lo"), "1.302e-26"),                  # 1.30072e-26
 ]
 
 
@@ -46,6 +48,8 @@ def test_a_weaker_claim_is_accepted(memorise_certificates):
     document = copy.deepcopy(memorise_certificates[13])
     set_claim_path(document, ("loss_margin_box", "lo"), "0.06")
     set_claim_path(document, ("purity_margin_box", "lo"), "0.009")
+    set_claim_path(document, ("whole_region_probability", "log10_lo"), "-26")
+    set_claim_path(document, ("whole_region_probability", "lo"), "1e-26")
     assert verdict(document).status == "verified"
 
 

@@ -100,11 +100,13 @@ def test_certified_staircase_floor_is_the_staircase_certificate_rounded_down(p, 
     got = Fraction(floors["staircase_region_log10_lower_bound"])
     assert stored - Fraction(1, 10**9) < got <= stored
     assert len(str(got.numerator).lstrip("-")) <= 12
-    from certify.theorems.memorise import certify_memorise  # and Theorem S1's, the k = 1 floor, the same way
+    from certify.theorems.memorise import certify_memorise  # and Theorem S1's, the k = 1 floor: the larger claim
 
     document = certify_memorise(p, sigma=fmpq(Fraction(sigma).numerator, Fraction(sigma).denominator)).certificate
     assert check_bytes(dumps(document).encode())
-    stored = Fraction(document["claims"]["region_probability"]["log10_lo"])
+    box = Fraction(document["claims"]["region_probability"]["log10_lo"])
+    stored = Fraction(document["claims"]["whole_region_probability"]["log10_lo"])
+    assert stored > box  # Proposition S1.8 beats the box copies at these p and sigma
     got = Fraction(floors["memorise_region_log10_lower_bound"])
     assert stored - Fraction(1, 10**9) < got <= stored
 

@@ -141,7 +141,8 @@ MEMORISE = KernelRecord(
     name="memorise", module="certify.kernel.staircase", parameters="MemoriseParameters",
     require_hypotheses="require_memorise_hypotheses", base_point="memorise_base_point",
     claims="memorise_claims", parameter_names=("X", "s", "E", "sigma"), hypotheses_take_precision=True,
-    claim_ids=("pattern_box", "loss_margin_box", "purity_margin_box", "gaussian_probability", "region_probability"),
+    claim_ids=("pattern_box", "loss_margin_box", "purity_margin_box", "gaussian_probability", "region_probability",
+               "whole_region_probability"),
     paper="MEMORISE_PAPER", specs="MEMORISE_CLAIMS")
 
 #: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise.

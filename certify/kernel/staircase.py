@@ -26,10 +26,11 @@ from flint import arb, fmpq
 from ..errors import HypothesisError, NotCertified
 from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .basepoint import BasePoint, ThreeLevel, TwoLevel
-from .claims import POSITIVE_LOWER, Claim, ClaimSpec, Component
+from .claims import POSITIVE_LOWER, PROBABILITY_LOWER, Claim, ClaimSpec, Component
 from .exact import format_rational
-from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
-                       region_probability_spec, require_positive_sigma)
+from .gaussian import (NORMAL_LAW, box_log_mass, gaussian_probability_claim, gaussian_probability_spec,
+                       region_probability_claim, region_probability_spec, require_positive_sigma)
+from .region_memorise import memorise_whole_region_log_lower
 
 PAPER = ("Theorem S of docs/staircase.md (the (1, 2) staircase): region S_stair (S.10), Lemmas S.1-S.5, "
          "Proposition S.6 (S.11)-(S.15)")
@@ -317,10 +318,10 @@ def _claims(record: _Record, params, radius, prec: int) -> list[Claim]:
     """Every claim of the record's certificate at ``prec`` bits (the hypotheses are the caller's)."""
     r = fmpq(radius)
     margins, loss_margin, delta = _box_bounds(record, params, r, prec)
-    pattern, loss, purity, gaussian, region = record.specs
+    pattern, loss, purity, gaussian, region = record.specs[:5]
     with working_precision(prec):
         log_mass = box_log_mass(staircase_gaussian_centres(params), r, params.sigma)
-        log_region = log_mass + ball(record.copies(params.p)).log()
+        log_region = _copies_log_lower(record, params, log_mass)
         return [
             pattern.claim(components={name: {"lower": value} for name, value in margins.items()}),
             loss.claim(lower=loss_margin),
@@ -328,6 +329,12 @@ def _claims(record: _Record, params, radius, prec: int) -> list[Claim]:
             gaussian_probability_claim(gaussian, log_mass, params.sigma),
             region_probability_claim(region, log_region, params.sigma),
         ]
+
+
+def _copies_log_lower(record: _Record, params, log_mass: arb) -> arb:
+    """A ball enclosing a lower bound of log P(R | active): the box's mass times its disjoint relabelled copies
+    (section 9.2's region_probability; current precision)."""
+    return log_mass + ball(record.copies(params.p)).log()
 
 
 def staircase_box_bounds(params: StaircaseParameters, radius, prec: int) -> tuple[dict, arb, arb]:
@@ -494,8 +501,17 @@ MEMORISE_REGION_PROBABILITY = region_probability_spec(
     "a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (m != 0), from every point of which Theorem S1 holds "
     "relabelled; the bound measures the p^2 disjoint translated copies of the box, and P(R | active) >= P(R) "
     "since R lies in the initially active set")
+MEMORISE_WHOLE_REGION_PROBABILITY = ClaimSpec(
+    "whole_region_probability", "region",
+    f"for {NORMAL_LAW}, P(theta(0) in R | theta(0) initially active)", PROBABILITY_LOWER,
+    note="R = U_1 relabelled, as in region_probability; the bound measures the whole of U_1, not a box: "
+         "P(R | active) >= p^2 P(U_1), and P(U_1) is bounded below by the gates' closed-form mass (S1.3)-(S1.4) "
+         "above a threshold proved on each cell of the law of w (Lemma S1.9) and a proved lower bound of the "
+         "cell's mass (Lemma S1.10), on fixed grids; where that bound is smaller than region_probability's, "
+         "or not attempted (p >= 2^32), this claim states region_probability's bound",
+    source="Proposition S1.8, (S1.7)")
 MEMORISE_CLAIMS = (MEMORISE_PATTERN_BOX, MEMORISE_LOSS_MARGIN_BOX, MEMORISE_PURITY_MARGIN_BOX,
-                   MEMORISE_GAUSSIAN_PROBABILITY, MEMORISE_REGION_PROBABILITY)
+                   MEMORISE_GAUSSIAN_PROBABILITY, MEMORISE_REGION_PROBABILITY, MEMORISE_WHOLE_REGION_PROBABILITY)
 
 
 def memorise_box_bounds(params: MemoriseParameters, radius, prec: int) -> tuple[dict, arb, arb]:
@@ -506,9 +522,28 @@ def memorise_box_bounds(params: MemoriseParameters, radius, prec: int) -> tuple[
 
 
 def memorise_claims(params: MemoriseParameters, radius, prec: int) -> list[Claim]:
-    """Every claim of a ``memorise`` certificate (docs/staircase.md, section 10.6), at ``prec`` bits."""
+    """Every claim of a ``memorise`` certificate (docs/staircase.md, sections 10.6-10.7), at ``prec`` bits: the
+    box's, then the whole region's bound of Proposition S1.8 (fixed grids and precision: it does not depend on
+    the box or on ``prec``)."""
     require_memorise_hypotheses(params, prec)
-    return _claims(_MEMORISE, params, radius, prec)
+    claims = _claims(_MEMORISE, params, radius, prec)
+    with working_precision(prec):
+        log_best = _copies_log_lower(_MEMORISE, params, box_log_mass(staircase_gaussian_centres(params),
+                                                                     fmpq(radius), params.sigma))
+        if params.p < WHOLE_REGION_PRIMES_BELOW:
+            try:
+                log_whole = memorise_whole_region_log_lower(params.p, params.sigma)
+            except NotCertified:  # not proved positive: the box copies' bound stands
+                log_whole = None
+            if log_whole is not None and log_whole.mid() > log_best.mid():  # either is a proved lower bound
+                log_best = log_whole
+        claims.append(region_probability_claim(MEMORISE_WHOLE_REGION_PROBABILITY, log_best, params.sigma))
+    return claims
+
+
+#: Proposition S1.8 is attempted below this p: its cells of Delta use Arb's erfc directly, whose balls lose
+#: every digit once the Gaussian factors are below about e^(-10^15) (p near 10^18 fails; p = 10^7 is fine).
+WHOLE_REGION_PRIMES_BELOW = 2**32
 
 
 _STAIRCASE = _Record(pattern_margins, loss_margin_lower, purity_margin_lower, "(S.10)", "(S.15)", CLAIMS,

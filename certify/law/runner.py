@@ -824,12 +824,13 @@ def certified_staircase_region(p: int, sigma: str = "1") -> dict:
     lower bounds on P(theta(0) in R | initially active) under N(0, sigma^2 I_3p) for the two staircase theorems:
     R_stair, Theorem S's region (the (1, 2) staircase, k = 2) relabelled, from ``certify staircase --p P --sigma
     SIGMA``, and R_1, Theorem S1's (one active gate, k = 1) relabelled, from ``certify memorise --p P --sigma
-    SIGMA``, each with its defaults (the kernel's region_probability claim, docs/staircase.md sections 9 and
-    10.6), rounded down to CERTIFIED_DIGITS; a key is left out when its defaults certify nothing at this p or
+    SIGMA``, each with its defaults (the larger of the kernel's region_probability and, for memorise,
+    whole_region_probability claims, docs/staircase.md sections 9, 10.6 and 10.7), rounded down to
+    CERTIFIED_DIGITS; a key is left out when its defaults certify nothing at this p or
     sigma. k >= 3 has no persistence theorem: the issue's sum over k is these two terms, and the summary shows
     each beside its measured share (k = 1 is the outcome memorises_one_entry)."""
     from certify.errors import CertifyError
-    from certify.kernel.exact import format_decimal, parse_exact, parse_rational, round_decimal
+    from certify.kernel.exact import compare, format_decimal, parse_exact, parse_rational, round_decimal
     from certify.theorems.memorise import certify_memorise
     from certify.theorems.staircase import certify_staircase
 
@@ -841,10 +842,16 @@ def certified_staircase_region(p: int, sigma: str = "1") -> dict:
     for key, build in (("staircase_region_log10_lower_bound", certify_staircase),
                        ("memorise_region_log10_lower_bound", certify_memorise)):
         try:
-            claim = build(p, sigma=scale).certificate["claims"]["region_probability"]
+            claims = build(p, sigma=scale).certificate["claims"]
         except CertifyError:
             continue
-        rounded = round_decimal(parse_exact(claim["log10_lo"]), CERTIFIED_DIGITS, upward=False)
+        # the larger of the proved bounds: memorise's whole-region claim (Proposition S1.8) beats its box copies
+        best = None
+        for name in ("region_probability", "whole_region_probability"):
+            if name in claims:
+                value = parse_exact(claims[name]["log10_lo"])
+                best = value if best is None or compare(value, best) > 0 else best
+        rounded = round_decimal(best, CERTIFIED_DIGITS, upward=False)
         out[key] = format_decimal(rounded.numerator, rounded.exp10)
     return out
 

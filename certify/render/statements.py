@@ -304,6 +304,12 @@ FORMS["memorise"] = {
              r"labels, from every point of which Theorem S1 holds; the bound measures the $p^2$ disjoint "
              r"translated copies of the box, and $\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in the "
              r"initially active set"),
+    "whole_region_probability": LatexForm(
+        _GAUSSIAN, _REGION_PROBABILITY,
+        note=r"$R$ is $U_1$ relabelled, as above, but the bound measures the whole of $U_1$: "
+             r"$\Pr(R \mid \text{active}) \ge p^2 \Pr(U_1)$, with $\Pr(U_1)$ bounded below by the closed-form mass "
+             r"of the gates above a threshold proved on each cell of the law of $w$ and a proved lower bound of "
+             r"the cell's mass (Proposition S1.8)"),
 }
 
 

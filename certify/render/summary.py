@@ -138,7 +138,8 @@ def staircase_summary(certificate: dict) -> list[str]:
 
 
 def memorise_summary(certificate: dict) -> list[str]:
-    """Lines: parameters, the pattern's margins, the (S1.1) margin, delta_1, probability."""
+    """Lines: parameters, the pattern's margins, the (S1.1) margin, delta_1, the probabilities (box, its copies,
+    and the whole region when the certificate has that claim)."""
     claims = certificate["claims"]
     pattern = claims["pattern_box"]["components"]
     return [
@@ -150,6 +151,8 @@ def memorise_summary(certificate: dict) -> list[str]:
         f"(Theorem S1)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S1.7)",
         *probability_lines(certificate, "R", "R = U_1 relabelled: p^2 disjoint copies of the box"),
+        *([f"  {shown(claims['whole_region_probability'], 'P(theta(0) in R | active)', 'log10_lo')} "
+           f"(the whole of U_1, Proposition S1.8)"] if "whole_region_probability" in claims else []),
     ]
 
 

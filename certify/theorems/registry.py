@@ -515,8 +515,10 @@ valid at every p. Without --radius the radius is 99% of the largest the kernel
 certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
-box, and of its p^2 translated copies (region_probability, a lower bound of
-P(U_1 relabelled | active)).""",
+box, of its p^2 translated copies (region_probability, a lower bound of
+P(U_1 relabelled | active)), and the same probability bounded over the whole
+of U_1 (whole_region_probability, Proposition S1.8: 10^-7.93 at p = 5, within
+a factor 2.7 of its Monte Carlo value there, 4.2 at p = 7; not in Coq).""",
     hypotheses="X, s, E, sigma > 0; (S1.1) at the base point (decided with balls)",
     parameters=(
         Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 1); {NUMBER_NOTE}", "1", "X"),
