@@ -1,0 +1,102 @@
+"""Is Lambda - D z11/2 nonincreasing along the (1, 2) staircases of `certify law`? (docs/staircase.md, section 11.2)
+
+    python examples/staircase/regime2_candidate.py LAW_DIR [LAW_DIR ...] [--limit N]
+
+Section 11.2 names a candidate second quantity for regime II: Q = Lambda - D z11/2, with Lambda the loss of the
+three active examples, D = w(0) - w(1) and z11 the fourth gate (<= 0). By (S.22) a bound Q < 3 log 2 + b bounds the
+tails of the three gates by b. For every sample of a law folder classified as a k = 2 staircase with one common
+step, this re-simulates the trajectory (the law's draw and simulator), relabels each checkpoint (as
+entrance.py does) and, from the first checkpoint where the three gates are the only active ones, prints:
+
+* the largest increase of Q between consecutive checkpoints (a positive value: Q is not monotone there);
+* the largest force ratios (A - g_1(r))/(2 gamma_min), (A - g_1(c))/(2 gamma_min) and (-g_1(r) - g_1(c))/(2 gamma_2)
+  met (Lemma S.5 needs the first two < 1 while a boundary gate is on its kink, section 11.2 the third);
+* Lambda - 3 log 2, z11 and D at the horizon.
+
+Checkpoints only (log-spaced), floats only: evidence about a conjecture, never a proof.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from entrance import canonical, ell  # noqa: E402  (the same relabelling and loss as entrance.py)
+
+
+def force(z: float, w: np.ndarray, y: int) -> float:
+    """g_y(z) = sum_c q_c(z) w(c) - w(y) (A.4), q = softmax(z w)."""
+    a = z * w
+    q = np.exp(a - a.max())
+    q /= q.sum()
+    return float(q @ w - w[y])
+
+
+def measures(u, v, w, band: float):
+    """(three gates the only active ones, Q, force ratios, Lambda, z11, D) of a canonical state; a gate within the
+    simulator's kink band of 0 counts as on its kink (as in entrance.py)."""
+    z = u[:, None] + v[None, :]
+    X, r, c, z11 = z[0, 0], z[0, 1], z[1, 0], z[1, 1]
+    others = np.ones_like(z, dtype=bool)
+    others[0, 0] = others[0, 1] = others[1, 0] = False
+    pattern = X > band and r > band and c > band and bool(np.all(z[others] <= band))
+    lam = ell(X, w, 0) + ell(r, w, 1) + ell(c, w, 1)
+    D = w[0] - w[1]
+    gamma = w.mean() - w[2:]
+    A = -force(X, w, 0)
+    ratios = ((A - force(r, w, 1)) / (2 * gamma.min()), (A - force(c, w, 1)) / (2 * gamma.min()),
+              (-force(r, w, 1) - force(c, w, 1)) / (2 * gamma[0]))
+    return pattern, lam - D * min(z11, 0.0) / 2, ratios, lam, z11, D
+
+
+def main(argv=None) -> int:
+    from certify.law.flow import simulate_flow
+    from certify.law.sampling import draw_initial
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="+")
+    parser.add_argument("--limit", type=int, default=None, help="at most N staircases per folder")
+    args = parser.parse_args(argv)
+    for folder in map(Path, args.folders):
+        run = json.loads((folder / "run.json").read_text())
+        p, horizon, seed, sigma = int(run["p"]), float(run["horizon"]), int(run["seed"]), float(run["sigma"])
+        rows = [row for row in csv.DictReader(open(folder / "samples.csv"))
+                if row["outcome"] == "staircase" and row["k"] == "2" and row["delta"]]
+        rows = rows[:args.limit] if args.limit else rows
+        rises, worst = [], []
+        for row in rows:
+            trajectory = simulate_flow(draw_initial(p, sigma, seed, int(row["index"])).theta, p, horizon)
+            if trajectory.failure:
+                print(f"p = {p}, sample {row['index']}: simulation failed ({trajectory.failure})", file=sys.stderr)
+                continue
+            rws, cols = [int(x) for x in row["rows"].split()], [int(x) for x in row["columns"].split()]
+            band = float(np.max(trajectory.kink_band))
+            states = [measures(*canonical(s, p, rws, cols, int(row["delta"])), band) for s in trajectory.states]
+            start = next((i for i, m in enumerate(states) if m[0] and all(n[0] for n in states[i:])), None)
+            if start is None:
+                print(f"p = {p}, sample {row['index']}: the pattern is not kept to the horizon from any checkpoint")
+                continue
+            q = [m[1] for m in states[start:]]
+            rise = max((b - a for a, b in zip(q, q[1:])), default=0.0)
+            ratio = max(max(m[2]) for m in states[start:])
+            rises.append(rise)
+            worst.append(ratio)
+            lam, z11, D = states[-1][3], states[-1][4], states[-1][5]
+            print(f"p = {p}, sample {row['index']}: from t = {trajectory.times[start]:.3g}, largest rise of Q = "
+                  f"{rise:.3g}, largest force ratio {ratio:.3g}; at the horizon Lambda - 3 log 2 = "
+                  f"{lam - 3 * math.log(2):.2g}, z11 = {z11:.2g}, D = {D:.2g}")
+        if rises:
+            print(f"p = {p}: {sum(r <= 0 for r in rises)} of {len(rises)} staircases have Q nonincreasing over the "
+                  f"checkpoints; the largest rise is {max(rises):.3g}; the largest force ratio is {max(worst):.3g}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
