@@ -89,3 +89,30 @@ def test_the_command_is_deterministic(tmp_path):
         assert run_certify("memorise", "--p", "7", "--out", out).returncode == 0
     assert first.read_bytes() == second.read_bytes()
     assert run_certify("check", first).returncode == 0
+
+
+def test_whole_region_claim_is_the_larger_bound_and_falls_back_to_the_box_copies():
+    """whole_region_probability states Proposition S1.8's bound where it is larger (p = 5) and the box copies'
+    (region_probability's) where S1.8 is not attempted (p >= 2^32, here p = 10^18 - 11); both verify."""
+    from fractions import Fraction
+
+    from certify.kernel.primes import MAX_P
+    from certify.kernel.staircase import WHOLE_REGION_PRIMES_BELOW
+    from certify.theorems.memorise import certify_memorise
+
+    small = certify_memorise(5).certificate
+    assert Fraction(small["claims"]["whole_region_probability"]["log10_lo"]) > \
+        Fraction(small["claims"]["region_probability"]["log10_lo"]) + 11
+    large_p = 999999999999999989
+    assert WHOLE_REGION_PRIMES_BELOW <= large_p <= MAX_P
+    large = certify_memorise(large_p).certificate
+    assert verdict(large).status == "verified"
+    assert large["claims"]["whole_region_probability"]["log10_lo"] == large["claims"]["region_probability"]["log10_lo"]
+
+
+def test_coq_lists_the_whole_region_claim_as_not_exported_with_its_reason(memorise_certificates):
+    from certify.coq.export import coq_file
+
+    exported = coq_file(memorise_certificates[13])
+    assert [item.claim for item in exported.not_exported] == ["whole_region_probability"]
+    assert "Proposition S1.8" in exported.not_exported[0].reason and "hours of coqc" in exported.not_exported[0].reason
