@@ -70,26 +70,44 @@ def theorem_s_test(u, v, w, p: int, band: float):
     return bool(ok and excess < 0), excess, rho, delta
 
 
-def main(argv=None) -> int:
+def staircase_runs(folder: Path, limit: int | None):
+    """(p, its k = 2 staircase rows with one common step, at most ``limit``, and a function re-simulating a row's
+    trajectory with the law's draw and simulator) of a `certify law` folder."""
     from certify.law.flow import simulate_flow
     from certify.law.sampling import draw_initial
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    run = json.loads((folder / "run.json").read_text())
+    p, horizon, seed, sigma = int(run["p"]), float(run["horizon"]), int(run["seed"]), float(run["sigma"])
+    with open(folder / "samples.csv") as handle:
+        rows = [row for row in csv.DictReader(handle)
+                if row["outcome"] == "staircase" and row["k"] == "2" and row["delta"]]
+    rows = rows[:limit] if limit else rows
+
+    def trajectory_of(row):
+        trajectory = simulate_flow(draw_initial(p, sigma, seed, int(row["index"])).theta, p, horizon)
+        if trajectory.failure:
+            print(f"p = {p}, sample {row['index']}: simulation failed ({trajectory.failure})", file=sys.stderr)
+            return None
+        return trajectory
+    return p, rows, trajectory_of
+
+
+def command_line(argv):
+    """The folders and --limit of this script and of regime2_candidate.py."""
+    parser = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+")
     parser.add_argument("--limit", type=int, default=None, help="at most N staircases per folder")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = command_line(argv)
     for folder in map(Path, args.folders):
-        run = json.loads((folder / "run.json").read_text())
-        p, horizon, seed, sigma = int(run["p"]), float(run["horizon"]), int(run["seed"]), float(run["sigma"])
-        rows = [row for row in csv.DictReader(open(folder / "samples.csv"))
-                if row["outcome"] == "staircase" and row["k"] == "2" and row["delta"]]
-        rows = rows[:args.limit] if args.limit else rows
+        p, rows, trajectory_of = staircase_runs(folder, args.limit)
         entered, deltas, never, regime_two = [], [], 0, 0
         for row in rows:
-            theta = draw_initial(p, sigma, seed, int(row["index"])).theta
-            trajectory = simulate_flow(theta, p, horizon)
-            if trajectory.failure:
-                print(f"p = {p}, sample {row['index']}: simulation failed ({trajectory.failure})", file=sys.stderr)
+            trajectory = trajectory_of(row)
+            if trajectory is None:
                 continue
             rws = [int(x) for x in row["rows"].split()]
             cols = [int(x) for x in row["columns"].split()]

@@ -18,9 +18,6 @@ Checkpoints only (log-spaced), floats only: evidence about a conjecture, never a
 
 from __future__ import annotations
 
-import argparse
-import csv
-import json
 import math
 import sys
 from pathlib import Path
@@ -28,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from entrance import canonical, ell  # noqa: E402  (the same relabelling and loss as entrance.py)
+from entrance import canonical, command_line, ell, staircase_runs  # noqa: E402  (entrance.py's relabelling, loss, runs)
 
 
 def force(z: float, w: np.ndarray, y: int) -> float:
@@ -57,24 +54,13 @@ def measures(u, v, w, band: float):
 
 
 def main(argv=None) -> int:
-    from certify.law.flow import simulate_flow
-    from certify.law.sampling import draw_initial
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folders", nargs="+")
-    parser.add_argument("--limit", type=int, default=None, help="at most N staircases per folder")
-    args = parser.parse_args(argv)
+    args = command_line(argv)
     for folder in map(Path, args.folders):
-        run = json.loads((folder / "run.json").read_text())
-        p, horizon, seed, sigma = int(run["p"]), float(run["horizon"]), int(run["seed"]), float(run["sigma"])
-        rows = [row for row in csv.DictReader(open(folder / "samples.csv"))
-                if row["outcome"] == "staircase" and row["k"] == "2" and row["delta"]]
-        rows = rows[:args.limit] if args.limit else rows
+        p, rows, trajectory_of = staircase_runs(folder, args.limit)
         rises, worst = [], []
         for row in rows:
-            trajectory = simulate_flow(draw_initial(p, sigma, seed, int(row["index"])).theta, p, horizon)
-            if trajectory.failure:
-                print(f"p = {p}, sample {row['index']}: simulation failed ({trajectory.failure})", file=sys.stderr)
+            trajectory = trajectory_of(row)
+            if trajectory is None:
                 continue
             rws, cols = [int(x) for x in row["rows"].split()], [int(x) for x in row["columns"].split()]
             band = float(np.max(trajectory.kink_band))
