@@ -116,3 +116,11 @@ def test_coq_lists_the_whole_region_claim_as_not_exported_with_its_reason(memori
     exported = coq_file(memorise_certificates[13])
     assert [item.claim for item in exported.not_exported] == ["whole_region_probability"]
     assert "Proposition S1.8" in exported.not_exported[0].reason and "hours of coqc" in exported.not_exported[0].reason
+
+
+@pytest.mark.parametrize("sigma, words", [("1", "(the whole of U_1, Proposition S1.8)"),
+                                          ("1e-3", "(the box copies' bound: Proposition S1.8 gives no more here)")])
+def test_the_summary_names_the_bound_the_whole_region_claim_states(sigma, words):
+    result = run_certify("memorise", "--p", "7", "--sigma", sigma)
+    assert result.returncode == 0, result.stderr
+    assert words in (result.stdout + result.stderr)

@@ -152,8 +152,16 @@ def memorise_summary(certificate: dict) -> list[str]:
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S1.7)",
         *probability_lines(certificate, "R", "R = U_1 relabelled: p^2 disjoint copies of the box"),
         *([f"  {shown(claims['whole_region_probability'], 'P(theta(0) in R | active)', 'log10_lo')} "
-           f"(the whole of U_1, Proposition S1.8)"] if "whole_region_probability" in claims else []),
+           f"({_whole_region_source(claims)})"] if "whole_region_probability" in claims else []),
     ]
+
+
+def _whole_region_source(claims: dict) -> str:
+    """Which bound the checked whole_region_probability states: the box copies' when its log10 is theirs (the
+    kernel states them where Proposition S1.8 gives less or is not attempted), else S1.8's."""
+    if claims["whole_region_probability"].get("log10_lo") == claims.get("region_probability", {}).get("log10_lo"):
+        return "the box copies' bound: Proposition S1.8 gives no more here"
+    return "the whole of U_1, Proposition S1.8"
 
 
 def generic_summary(certificate: dict) -> list[str]:
