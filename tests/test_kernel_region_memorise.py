@@ -17,7 +17,7 @@ from flint import arb, fmpq
 from scipy import integrate
 from scipy.stats import norm
 
-from certify.errors import HypothesisError, InputError
+from certify.errors import HypothesisError, InputError, NotCertified
 from certify.kernel.balls import lower_endpoint, upper_endpoint, working_precision
 from certify.kernel.region_memorise import (STEP, X_POINTS, centred_box_lower, memorise_whole_region_log_lower,
                                             single_gate_mass_lower, threshold_holds)
@@ -177,3 +177,14 @@ def test_bad_input():
         single_gate_mass_lower(4)
     with pytest.raises(HypothesisError):
         memorise_whole_region_log_lower(5, 0)
+    with working_precision(100), pytest.raises(InputError, match="alpha must be positive"):
+        centred_box_lower(4, fmpq(-1, 2))  # an empty box has no positive lower bound
+    with working_precision(100), pytest.raises(InputError, match="n must be an integer >= 2"):
+        centred_box_lower(1, fmpq(1, 2))
+
+
+@pytest.mark.parametrize("sigma", [fmpq(1, 10**155), fmpq(10**160)])
+def test_extreme_sigma_is_not_certified_rather_than_a_float_error(sigma):
+    """sigma^2 is never turned into a float (it would overflow or vanish): the bound is refused cleanly."""
+    with pytest.raises(NotCertified):
+        memorise_whole_region_log_lower(5, sigma)

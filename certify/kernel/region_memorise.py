@@ -6,8 +6,8 @@ of Delta (S1.5), the proposition gives
     P(R | active) >= p^2 sum_i P(delta_i <= Delta < delta_{i+1}) sum_k (h_ik - h_i,k+1) Sid(alpha_ik)     (S1.7)
 
 R = U_1 relabelled, h_ik a lower bound of H(x_ik) (the mass (S1.3) of one active gate above x_ik with its
-boundary gates negative), x_ik a grid point where (S1.6) is proved for (delta_i, alpha_ik), and Sid Sidak's lower
-bound of P(e in [-alpha, alpha]^n) (Lemma S1.10). Every number is a ball at a fixed precision; the grids are fixed
+boundary gates negative), x_ik a grid point where (S1.6) is proved for (delta_i, alpha_ik), and Sid the lower bound
+of P(e in [-alpha, alpha]^n) of Lemma S1.10 (the larger of Sidak's product and the section bound). Every number is a ball at a fixed precision; the grids are fixed
 rationals, so the bound is the same in every process. Floats only guess where to start the search for x_ik;
 the x_ik used are the ones proved in Arb.
 """
@@ -18,7 +18,7 @@ import math
 
 from flint import arb, arb_poly, fmpq
 
-from ..errors import NotCertified
+from ..errors import InputError, NotCertified
 from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .gaussian import require_positive_sigma
 from .memo import memoized
@@ -51,7 +51,8 @@ def normal_cdf(x: arb) -> arb:
 
 
 def _lowest_node(p: int) -> int:
-    """A_0/STEP: the lower sum starts about 8 below -sqrt(2 log p), where the law of u(0) given the pattern sits."""
+    """A_0/STEP: the lower sum starts 8 + isqrt(2 log2 p) below 0, at least 8 below -sqrt(2 ln p), near which the
+    law of u(0) given the pattern sits for large p."""
     return -100 * (8 + math.isqrt(2 * p.bit_length()))
 
 
@@ -64,6 +65,7 @@ def single_gate_mass_lower(p: int) -> list[arb]:
     for all m are the coefficients of one product of polynomials in Arb (a_j - x_m = A_0 + (j - m) STEP), whose
     balls enclose them. h_m is the running minimum of their lower bounds (arb_get_lbound, rounded towards
     -infinity; 0 for a ball that is not finite or reaches below 0): still a lower bound, because H decreases.
+    Computed at a fixed precision from exact inputs, so the memoised values are the same in every process.
     Requires a prime p >= 5.
     """
     require_prime(p)
@@ -98,7 +100,12 @@ def centred_box_lower(n: int, alpha) -> arb:
     (Lemma S1.10): the larger of Sidak's product (2 Phi(alpha sqrt(n/(n-1))) - 1)^n and the section bound
     m^n sqrt(pi/(6 v)), with m = erf(alpha/sqrt 2) = P(|N(0, 1)| <= alpha) and v = 1 - 2 alpha phi(alpha)/m the variance
     of N(0, 1) truncated to [-alpha, alpha] (Sidak's alone where v is not proved positive). So its lower end is a
-    proved lower bound; its upper end need not be. ``alpha`` > 0 exact, n >= 2. Current precision."""
+    proved lower bound; its upper end need not be. ``alpha`` > 0 exact and an integer n >= 2, else InputError.
+    Current precision."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise InputError(f"the dimension n must be an integer >= 2, got {n!r}")
+    if not fmpq(alpha) > 0:
+        raise InputError(f"the half-width alpha must be positive, got {alpha}")
     a = ball(fmpq(alpha))
     sidak = (a * ball(fmpq(n, 2 * (n - 1))).sqrt()).erf() ** n
     mass = (a / ball(2).sqrt()).erf()
@@ -125,13 +132,18 @@ def threshold_holds(p: int, kappa, delta, alpha, x) -> bool:
 
 def _first_grid_point(p: int, kappa: fmpq, delta: fmpq, alpha: fmpq, budget: float) -> int | None:
     """The smallest m <= X_POINTS with (S1.6) proved at x_m (assuming, as holds up to the last bits, that proofs
-    do not fail above a proved point), or None. A float solution of (S1.6) only chooses where to start."""
-    d, a, k = float(delta), float(alpha), float(kappa)
+    do not fail above a proved point), or None.
+
+    A float solution only chooses where to start: three steps of the decreasing map
+    y -> log(n (1 + e^{-2 y alpha})/(2 budget))/(delta - alpha) from its value at 0 (>= the root) stay at or below
+    the root, so the walk starts at or below the answer and ends at the same m on every platform. The start is
+    the exact ceiling of y/(kappa STEP), clamped to [0, X_POINTS] (no float of kappa: sigma may be 10^-100)."""
+    d, a = float(delta), float(alpha)
     y = math.log(max((p - 1) / budget, 1.0)) / (d - a)
-    for _ in range(3):  # y = log(n cosh(y a) e^{y a}... ) / d, two fixed-point steps from the cruder guess
+    for _ in range(3):
         y = max(math.log((p - 1) * (1 + math.exp(-2 * y * a)) / (2 * budget)) / (d - a), 0.0)
-    m = min(max(math.ceil(y / (k * float(STEP))), 0), X_POINTS + 1)
-    if m <= X_POINTS and threshold_holds(p, kappa, delta, alpha, m * STEP):
+    m = min(max(int((fmpq(*y.as_integer_ratio()) / (kappa * STEP)).ceil()), 0), X_POINTS)
+    if threshold_holds(p, kappa, delta, alpha, m * STEP):
         while m > 0 and threshold_holds(p, kappa, delta, alpha, (m - 1) * STEP):
             m -= 1
         return m

@@ -30,6 +30,7 @@ from .claims import POSITIVE_LOWER, PROBABILITY_LOWER, Claim, ClaimSpec, Compone
 from .exact import format_rational
 from .gaussian import (NORMAL_LAW, box_log_mass, gaussian_probability_claim, gaussian_probability_spec,
                        region_probability_claim, region_probability_spec, require_positive_sigma)
+from .region import REGION_PRECISION, stated_log_lower
 from .region_memorise import memorise_whole_region_log_lower
 
 PAPER = ("Theorem S of docs/staircase.md (the (1, 2) staircase): region S_stair (S.10), Lemmas S.1-S.5, "
@@ -507,8 +508,8 @@ MEMORISE_WHOLE_REGION_PROBABILITY = ClaimSpec(
     note="R = U_1 relabelled, as in region_probability; the bound measures the whole of U_1, not a box: "
          "P(R | active) >= p^2 P(U_1), and P(U_1) is bounded below by the gates' closed-form mass (S1.3)-(S1.4) "
          "above a threshold proved on each cell of the law of w (Lemma S1.9) and a proved lower bound of the "
-         "cell's mass (Lemma S1.10), on fixed grids; where that bound is smaller than region_probability's, "
-         "or not attempted (p >= 2^32), this claim states region_probability's bound",
+         "cell's mass (Lemma S1.10), on fixed grids; where that bound is not larger than region_probability's, "
+         "not proved positive, or not attempted (p >= 2^32), this claim states region_probability's bound",
     source="Proposition S1.8, (S1.7)")
 MEMORISE_CLAIMS = (MEMORISE_PATTERN_BOX, MEMORISE_LOSS_MARGIN_BOX, MEMORISE_PURITY_MARGIN_BOX,
                    MEMORISE_GAUSSIAN_PROBABILITY, MEMORISE_REGION_PROBABILITY, MEMORISE_WHOLE_REGION_PROBABILITY)
@@ -523,20 +524,28 @@ def memorise_box_bounds(params: MemoriseParameters, radius, prec: int) -> tuple[
 
 def memorise_claims(params: MemoriseParameters, radius, prec: int) -> list[Claim]:
     """Every claim of a ``memorise`` certificate (docs/staircase.md, sections 10.6-10.7), at ``prec`` bits: the
-    box's, then the whole region's bound of Proposition S1.8 (fixed grids and precision: it does not depend on
-    the box or on ``prec``)."""
+    box's, then ``whole_region_probability``: Proposition S1.8's bound (fixed grids and precision, the same at
+    every ``prec``) where it is proved and larger than the box copies' bound, else the box copies' bound. Both
+    are proved lower bounds of the same probability; the choice compares exact values at a fixed precision
+    (:data:`certify.kernel.region.REGION_PRECISION`), so the generator and the checker make the same one."""
     require_memorise_hypotheses(params, prec)
     claims = _claims(_MEMORISE, params, radius, prec)
+    log_whole = None
+    if params.p < WHOLE_REGION_PRIMES_BELOW:
+        try:
+            log_whole = memorise_whole_region_log_lower(params.p, params.sigma)
+        except NotCertified:  # not proved positive (e.g. a tiny sigma): the box copies' bound stands
+            log_whole = None
+    centres = staircase_gaussian_centres(params)
+    if log_whole is not None:
+        with working_precision(REGION_PRECISION):
+            box_fixed = stated_log_lower(_copies_log_lower(_MEMORISE, params,
+                                                           box_log_mass(centres, fmpq(radius), params.sigma)))
+        if not log_whole > box_fixed:
+            log_whole = None
     with working_precision(prec):
-        log_best = _copies_log_lower(_MEMORISE, params, box_log_mass(staircase_gaussian_centres(params),
-                                                                     fmpq(radius), params.sigma))
-        if params.p < WHOLE_REGION_PRIMES_BELOW:
-            try:
-                log_whole = memorise_whole_region_log_lower(params.p, params.sigma)
-            except NotCertified:  # not proved positive: the box copies' bound stands
-                log_whole = None
-            if log_whole is not None and log_whole.mid() > log_best.mid():  # either is a proved lower bound
-                log_best = log_whole
+        log_best = log_whole if log_whole is not None else _copies_log_lower(
+            _MEMORISE, params, box_log_mass(centres, fmpq(radius), params.sigma))
         claims.append(region_probability_claim(MEMORISE_WHOLE_REGION_PROBABILITY, log_best, params.sigma))
     return claims
 

@@ -309,7 +309,8 @@ FORMS["memorise"] = {
         note=r"$R$ is $U_1$ relabelled, as above, but the bound measures the whole of $U_1$: "
              r"$\Pr(R \mid \text{active}) \ge p^2 \Pr(U_1)$, with $\Pr(U_1)$ bounded below by the closed-form mass "
              r"of the gates above a threshold proved on each cell of the law of $w$ and a proved lower bound of "
-             r"the cell's mass (Proposition S1.8)"),
+             r"the cell's mass (Proposition S1.8); where that bound is not larger than the box copies', not "
+             r"proved positive, or not attempted ($p \ge 2^{32}$), the claim states the box copies' bound"),
 }
 
 
