@@ -353,3 +353,101 @@ def test_the_budgets_quoted_in_section_11_5():
         value = mp.mpf(text)
         half_unit = mp.mpf("0.00005")
         assert phi_budget(value - half_unit, p, 1) < 2 <= phi_budget(value + half_unit, p, 1)
+
+
+def q_star(b):
+    """q_*(b) = 2 (1 - b)/(1 + e^{2 acosh(e^b)}) of section 11.7."""
+    return 2 * (1 - b) / (1 + mp.exp(2 * mp.acosh(mp.exp(b))))
+
+
+def cone_state(rng, p):
+    """A state of the pattern with z11 < 0 and D < 0 near the window, with every boundary and other gate < 0 (so
+    that L is smooth there and the oracle's gradient is the flow), or None outside Lemma S.13's hypotheses."""
+    E = mp.mpf(rng.uniform(2, 40))
+    D = -mp.mpf(rng.uniform(0.001, 0.3)) / E ** 0.5
+    w = [E + D, E] + [mp.mpf(x) for x in rng.uniform(0, E / 2, p - 2)]
+    r, c = (mp.mpf(x) for x in rng.uniform(0.2, 3, 2))
+    X = r + c + mp.mpf(rng.uniform(0.001, 0.5)) * abs(D) * 10 ** rng.uniform(-3, 1)
+    u = [X / 2, c - X / 2] + [-X / 2 - 1] * (p - 2)
+    v = [X / 2, r - X / 2] + [-X / 2 - 1] * (p - 2)
+    b = loss_parts(w, X, r, c)[0] - 3 * mp.log(2)
+    gamma_min = min(mp.fsum(w) / p - x for x in w[2:])
+    return (u, v, w, X, r, c, b) if gamma_min > 0 and b < mp.log(mp.mpf(p) / 4) / 2 else None
+
+
+@pytest.mark.parametrize("p", [5, 7])
+def test_lemma_s13_the_cone_against_the_gradient(p):
+    """(S.28): p^2 zeta' <= zeta^2 + zeta s2/2 - q_*(b), zeta = z11/D, with zeta' from -grad L of (1.1) (mpmath) at
+    random states of the pattern with z11 < 0, D < 0 (section 11.7). The control: without the term zeta s2/2 the
+    inequality fails at some of the same states, so the test can fail."""
+    rng = np.random.default_rng(700 + p)
+    tested = needs_s2_term = 0
+    while tested < 12:
+        state = cone_state(rng, p)
+        if state is None:
+            continue
+        tested += 1
+        u, v, w, X, r, c, b = state
+        z11, D = u[1] + v[1], w[0] - w[1]
+        z11_rate = -p**2 * (gradient_entry(u, v, w, p, "u", 1) + gradient_entry(u, v, w, p, "v", 1))
+        d_rate = -p**2 * (gradient_entry(u, v, w, p, "w", 0) - gradient_entry(u, v, w, p, "w", 1))
+        zeta = z11 / D
+        zeta_rate = (z11_rate * D - z11 * d_rate) / D**2
+        s2 = X**2 + r**2 + c**2
+        assert zeta_rate <= zeta**2 + zeta * s2 / 2 - q_star(b) + TOLERANCE
+        needs_s2_term += zeta_rate > zeta**2 - q_star(b)
+    assert needs_s2_term > 0
+
+
+@pytest.mark.parametrize("p", [5, 7])
+def test_lemma_s14_the_two_rates_against_the_gradient(p):
+    """The two rates behind Lemma S.14, from -grad L of (1.1) at states of the pattern with z11 < 0, D < 0 and no
+    gate on its kink: p^2 s1' <= 6 gamma_min Phi(b; p, rho) (< 12 gamma_min inside the window, where Phi < 2) and
+    p^2 S' <= b s1."""
+    rng = np.random.default_rng(800 + p)
+    tested = 0
+    while tested < 6:
+        state = cone_state(rng, p)
+        if state is None:
+            continue
+        tested += 1
+        u, v, w, X, r, c, b = state
+        grad = {(block, i): gradient_entry(u, v, w, p, block, i) for block, i in
+                [("u", 0), ("v", 0), ("u", 1), ("v", 1)] + [("w", j) for j in range(p)]}
+        rate = {name: -p**2 * value for name, value in grad.items()}
+        s1_rate = 2 * (rate["u", 0] + rate["v", 0]) + rate["u", 1] + rate["v", 1]  # X' + r' + c'
+        mu = mp.fsum(w) / p
+        gamma = [mu - x for x in w[2:]]
+        rho = max(gamma) / min(gamma)
+        # each of X', r', c' is at most two of the three forces, each <= gamma_min Phi (Lemma S.12(e))
+        assert s1_rate <= 6 * min(gamma) * phi_budget(b, p, rho) + TOLERANCE
+        S_rate = -mp.fsum(rate["w", j] for j in range(2, p))  # gamma_j' = mu' - w(j)' and mu' = 0
+        assert abs(mp.fsum(rate["w", j] for j in range(p))) <= TOLERANCE
+        assert S_rate <= b * (X + r + c) + TOLERANCE
+
+
+@pytest.mark.parametrize("p", [5, 7, 13])
+def test_u_ii_is_nonempty(p):
+    """Section 11.7: the point u = (1, -zeta0 d, -2, ...), v = (1, 0, -2, ...), w = (E - d, E, 0, ...), E = 4 (5 +
+    ceil(ln p)), d = 1/100, zeta0 = 10^-4 satisfies Proposition S2.2's hypotheses with sigma = 17, at 30 digits:
+    the gate signs, rho = 1, b0 < b_II(p, 1) (Phi(b0; p, 1) < 2) and (S.29)."""
+    import math
+    E, d, zeta0, sigma = mp.mpf(4 * (5 + math.ceil(math.log(p)))), mp.mpf(1) / 100, mp.mpf(10) ** -4, 17
+    u = [mp.mpf(1), -zeta0 * d] + [mp.mpf(-2)] * (p - 2)
+    v = [mp.mpf(1), mp.mpf(0)] + [mp.mpf(-2)] * (p - 2)
+    w = [E - d, E] + [mp.mpf(0)] * (p - 2)
+    gates = {(a, b): u[a] + v[b] for a in range(p) for b in range(p)}
+    X, r, c, z11 = gates[0, 0], gates[0, 1], gates[1, 0], gates[1, 1]
+    assert X > 0 and r > 0 and c > 0 and z11 < 0 and w[0] - w[1] < 0
+    assert all(g < 0 for key, g in gates.items() if key not in ((0, 0), (0, 1), (1, 0)))
+    mu = mp.fsum(w) / p
+    gamma = [mu - x for x in w[2:]]
+    assert min(gamma) > 0 and max(gamma) == min(gamma)
+    b0 = loss_parts(w, X, r, c)[0] - 3 * mp.log(2)
+    assert 0 < b0 < mp.log(mp.mpf(p) / 4) / 2 and phi_budget(b0, p, 1) < 2
+    assert abs(z11 / (w[0] - w[1]) - zeta0) <= mp.mpf(10) ** -25
+    kappa = q_star(b0) - zeta0**2 - zeta0 * sigma / 2
+    a, S0, s1 = mp.mpf(12) / (p - 2), mp.fsum(gamma), X + r + c
+    omega = mp.sqrt(a * b0)
+    s1max = s1 * mp.cosh(omega * zeta0 / kappa) + a * S0 * mp.sinh(omega * zeta0 / kappa) / omega
+    assert kappa > 0 and s1max**2 < sigma
