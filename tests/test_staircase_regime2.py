@@ -400,10 +400,12 @@ def test_lemma_s13_the_cone_against_the_gradient(p):
 
 
 @pytest.mark.parametrize("p", [5, 7])
-def test_lemma_s14_the_two_rates_against_the_gradient(p):
-    """The two rates behind Lemma S.14, from -grad L of (1.1) at states of the pattern with z11 < 0, D < 0 and no
-    gate on its kink: p^2 s1' <= 6 gamma_min Phi(b; p, rho) (< 12 gamma_min inside the window, where Phi < 2) and
-    p^2 S' <= b s1."""
+def test_lemma_s14_the_rates_against_the_gradient(p):
+    """The rates behind Lemma S.14, from -grad L of (1.1) at states of the pattern with z11 < 0, D < 0 and no gate
+    on its kink (where the kink shares, which only lower u(0)' and v(0)', are absent): p^2 X' = (A - g_1(r)) +
+    (A - g_1(c)), p^2 r' = (A - g_1(r)) - g_1(r), p^2 c' = (A - g_1(c)) - g_1(c), -g_1(r), -g_1(c) >= 0, and
+    p^2 S' = X T(X) + r T(r) + c T(c), each as an identity to the oracle's accuracy; then the bounds the lemma
+    takes from them (p^2 s1' <= 6 gamma_min Phi(b; p, rho), p^2 S' <= b s1)."""
     rng = np.random.default_rng(800 + p)
     tested = 0
     while tested < 6:
@@ -412,42 +414,69 @@ def test_lemma_s14_the_two_rates_against_the_gradient(p):
             continue
         tested += 1
         u, v, w, X, r, c, b = state
-        grad = {(block, i): gradient_entry(u, v, w, p, block, i) for block, i in
+        rate = {(block, i): -p**2 * gradient_entry(u, v, w, p, block, i) for block, i in
                 [("u", 0), ("v", 0), ("u", 1), ("v", 1)] + [("w", j) for j in range(p)]}
-        rate = {name: -p**2 * value for name, value in grad.items()}
-        s1_rate = 2 * (rate["u", 0] + rate["v", 0]) + rate["u", 1] + rate["v", 1]  # X' + r' + c'
+        q = {z: softmax(z, w) for z in (X, r, c)}
+        A = w[0] - mp.fsum(a * x for a, x in zip(q[X], w))
+        minus_g1 = {z: w[1] - mp.fsum(a * x for a, x in zip(q[z], w)) for z in (r, c)}
+        X_rate, r_rate, c_rate = (rate["u", 0] + rate["v", 0], rate["u", 0] + rate["v", 1],
+                                  rate["u", 1] + rate["v", 0])
+        assert abs(X_rate - (2 * A + minus_g1[r] + minus_g1[c])) <= TOLERANCE * (1 + abs(X_rate))
+        assert abs(r_rate - (A + 2 * minus_g1[r])) <= TOLERANCE * (1 + abs(r_rate))
+        assert abs(c_rate - (A + 2 * minus_g1[c])) <= TOLERANCE * (1 + abs(c_rate))
+        assert minus_g1[r] >= 0 and minus_g1[c] >= 0
         mu = mp.fsum(w) / p
         gamma = [mu - x for x in w[2:]]
-        rho = max(gamma) / min(gamma)
-        # each of X', r', c' is at most two of the three forces, each <= gamma_min Phi (Lemma S.12(e))
-        assert s1_rate <= 6 * min(gamma) * phi_budget(b, p, rho) + TOLERANCE
-        S_rate = -mp.fsum(rate["w", j] for j in range(2, p))  # gamma_j' = mu' - w(j)' and mu' = 0
+        S_rate = -mp.fsum(rate["w", j] for j in range(2, p))  # gamma_j' = mu' - w(j)', and mu' = 0:
         assert abs(mp.fsum(rate["w", j] for j in range(p))) <= TOLERANCE
+        tails = {z: mp.fsum(q[z][2:]) for z in (X, r, c)}
+        assert abs(S_rate - (X * tails[X] + r * tails[r] + c * tails[c])) <= TOLERANCE * (1 + S_rate)
+        rho = max(gamma) / min(gamma)
+        assert X_rate + r_rate + c_rate <= 6 * min(gamma) * phi_budget(b, p, rho) + TOLERANCE
         assert S_rate <= b * (X + r + c) + TOLERANCE
 
 
-@pytest.mark.parametrize("p", [5, 7, 13])
+def test_lemma_s14_the_closed_form_against_the_linear_system():
+    """Lemma S.14's bound is the first component of the solution of y1' = a y2, y2' = b0 y1 (time t/p^2): against
+    mpmath's ODE solver (Taylor series), for two sets of coefficients."""
+    for a, b0, y1, y2 in [(mp.mpf(4), mp.mpf(1) / 1000, mp.mpf(4), mp.mpf(33)),
+                          (mp.mpf(12) / 11, mp.mpf(3) / 100, mp.mpf(2), mp.mpf(50))]:
+        omega = mp.sqrt(a * b0)
+        solution = mp.odefun(lambda t, y: [a * y[1], b0 * y[0]], 0, [y1, y2])
+        for t in (mp.mpf(1) / 10, mp.mpf(2)):
+            closed = y1 * mp.cosh(omega * t) + a * y2 * mp.sinh(omega * t) / omega
+            assert abs(solution(t)[0] - closed) <= mp.mpf(10) ** -20 * closed
+
+
+@pytest.mark.parametrize("p", [5, 7, 13, 31, 101, 1009, 1000003])
 def test_u_ii_is_nonempty(p):
     """Section 11.7: the point u = (1, -zeta0 d, -2, ...), v = (1, 0, -2, ...), w = (E - d, E, 0, ...), E = 4 (5 +
-    ceil(ln p)), d = 1/100, zeta0 = 10^-4 satisfies Proposition S2.2's hypotheses with sigma = 17, at 30 digits:
-    the gate signs, rho = 1, b0 < b_II(p, 1) (Phi(b0; p, 1) < 2) and (S.29)."""
+    ceil(ln p)), d = 1/(20p), zeta0 = 10^-4 satisfies Proposition S2.2's hypotheses with sigma = 17, at 30 digits:
+    the gate signs (of each class; the rest repeat them), rho = 1, b0 <= 2 10^-3/p^2 and b0 < b_II(p, 1)
+    (Phi(b0; p, 1) < 2), and (S.29). The loss is in closed form; for p <= 13 also summed over the labels by (A.2)."""
     import math
-    E, d, zeta0, sigma = mp.mpf(4 * (5 + math.ceil(math.log(p)))), mp.mpf(1) / 100, mp.mpf(10) ** -4, 17
-    u = [mp.mpf(1), -zeta0 * d] + [mp.mpf(-2)] * (p - 2)
-    v = [mp.mpf(1), mp.mpf(0)] + [mp.mpf(-2)] * (p - 2)
-    w = [E - d, E] + [mp.mpf(0)] * (p - 2)
-    gates = {(a, b): u[a] + v[b] for a in range(p) for b in range(p)}
+    E, d = mp.mpf(4 * (5 + math.ceil(math.log(p)))), mp.mpf(1) / (20 * p)
+    zeta0, sigma = mp.mpf(10) ** -4, 17
+    u = [mp.mpf(1), -zeta0 * d, mp.mpf(-2)]  # u(0), u(1), and u(j) for every j >= 2
+    v = [mp.mpf(1), mp.mpf(0), mp.mpf(-2)]
+    gates = {(a, b): u[a] + v[b] for a in range(3) for b in range(3)}
     X, r, c, z11 = gates[0, 0], gates[0, 1], gates[1, 0], gates[1, 1]
-    assert X > 0 and r > 0 and c > 0 and z11 < 0 and w[0] - w[1] < 0
-    assert all(g < 0 for key, g in gates.items() if key not in ((0, 0), (0, 1), (1, 0)))
-    mu = mp.fsum(w) / p
-    gamma = [mu - x for x in w[2:]]
-    assert min(gamma) > 0 and max(gamma) == min(gamma)
-    b0 = loss_parts(w, X, r, c)[0] - 3 * mp.log(2)
-    assert 0 < b0 < mp.log(mp.mpf(p) / 4) / 2 and phi_budget(b0, p, 1) < 2
-    assert abs(z11 / (w[0] - w[1]) - zeta0) <= mp.mpf(10) ** -25
+    assert X > 0 and r > 0 and c > 0 and z11 < 0 and gates[0, 2] == gates[2, 0] == -1
+    assert gates[1, 2] < -1 and gates[2, 1] < -1 and gates[2, 2] < -1
+    # w = (E - d, E, 0, ..., 0): every gamma_j = (2E - d)/p, so rho = 1
+    gamma, S0 = (2 * E - d) / p, (p - 2) * (2 * E - d) / p
+    assert gamma > 0
+    lam = (mp.log(1 + mp.exp(2 * d) + (p - 2) * mp.exp(-2 * (E - d))) + mp.log(1 + mp.exp(-d) + (p - 2) * mp.exp(-E))
+           + mp.log(1 + mp.exp(-c * d) + (p - 2) * mp.exp(-c * E)))
+    if p <= 13:
+        w = [E - d, E] + [mp.mpf(0)] * (p - 2)
+        assert abs(loss_parts(w, X, r, c)[0] - lam) <= mp.mpf(10) ** -25
+    b0 = lam - 3 * mp.log(2)
+    assert 0 < b0 <= mp.mpf(2) / 1000 / p**2
+    assert b0 < mp.log(mp.mpf(p) / 4) / 2 and phi_budget(b0, p, 1) < 2
+    assert abs(z11 / -d - zeta0) <= mp.mpf(10) ** -25
     kappa = q_star(b0) - zeta0**2 - zeta0 * sigma / 2
-    a, S0, s1 = mp.mpf(12) / (p - 2), mp.fsum(gamma), X + r + c
+    a, s1 = mp.mpf(12) / (p - 2), X + r + c
     omega = mp.sqrt(a * b0)
     s1max = s1 * mp.cosh(omega * zeta0 / kappa) + a * S0 * mp.sinh(omega * zeta0 / kappa) / omega
-    assert kappa > 0 and s1max**2 < sigma
+    assert kappa > mp.mpf("0.98") and s1max < mp.mpf("4.02") and s1max**2 < sigma
