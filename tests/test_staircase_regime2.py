@@ -254,6 +254,32 @@ def test_lemma_s11_the_loss_bounds_the_tails_where_z11_d_is_nonnegative(p):
         assert lam - 3 * mp.log(2) >= tails + z11 * D / 2 + cosh_terms - mp.mpf(10) ** -25
 
 
+def window_excess(w, X, r, c, p):
+    """b = Lambda - 3 log 2 when every gamma_j > 0 and b < log(p/4)/2 (Lemma S.12's hypotheses on w and the
+    window), else None."""
+    b = loss_parts(w, X, r, c)[0] - 3 * mp.log(2)
+    gamma_min = min(mp.fsum(w) / p - x for x in w[2:])
+    return b if gamma_min > 0 and b < mp.log(mp.mpf(p) / 4) / 2 else None
+
+
+def accepted_states(rng, p, make, count):
+    """The first ``count`` states make(rng, p) returns that are not None (make draws a state and tests it)."""
+    found = 0
+    while found < count:
+        state = make(rng, p)
+        if state is not None:
+            found += 1
+            yield state
+
+
+def forces_at(w, X, r, c):
+    """(q(z) for z = X, r, c; A = -g_0(X); -g_1(z) for z = r, c) from (A.4) directly, at mpmath's precision."""
+    q = {z: softmax(z, w) for z in (X, r, c)}
+    A = w[0] - mp.fsum(a * x for a, x in zip(q[X], w))
+    minus_g1 = {z: w[1] - mp.fsum(a * x for a, x in zip(q[z], w)) for z in (r, c)}
+    return q, A, minus_g1
+
+
 def quadrant_state(rng, p):
     """A state of the pattern with z11 <= 0 and D <= 0 near the window: W1 = E, W0 = E - |D|, w(j) in [0, E/2),
     scales such that the tails are small; returned only if every gamma_j > 0 and b = Lambda - 3 log 2 <
@@ -262,10 +288,8 @@ def quadrant_state(rng, p):
     w = [E - mp.mpf(rng.uniform(0, 0.3)) / E ** 0.5, E] + [mp.mpf(x) for x in rng.uniform(0, E / 2, p - 2)]
     r, c = (mp.mpf(x) for x in rng.uniform(0.2, 3, 2))
     X = r + c + mp.mpf(rng.choice([0.0, rng.uniform(0, 0.5)]))
-    lam = loss_parts(w, X, r, c)[0]
-    b = lam - 3 * mp.log(2)
-    gamma_min = min(mp.fsum(w) / p - x for x in w[2:])
-    return (w, X, r, c, b) if b < mp.log(mp.mpf(p) / 4) / 2 and gamma_min > 0 else None
+    b = window_excess(w, X, r, c, p)
+    return None if b is None else (w, X, r, c, b)
 
 
 def phi_budget(b, p, rho):
@@ -283,14 +307,9 @@ def test_lemma_s12_the_forces_where_d_is_nonpositive(p):
     -g_1(r) - g_1(c) exceeds (T(r) + T(c)) (W1 - w_min) alone, so the test of (d) can fail."""
     rng = np.random.default_rng(600 + p)
     slack = mp.mpf(10) ** -25
-    tested = needs_q0_term = 0
+    needs_q0_term = 0
     worst_e = mp.mpf(0)
-    while tested < 60:
-        state = quadrant_state(rng, p)
-        if state is None:
-            continue
-        tested += 1
-        w, X, r, c, b = state
+    for w, X, r, c, b in accepted_states(rng, p, quadrant_state, 60):
         L = mp.log(mp.mpf(p) / 4)
         mu = mp.fsum(w) / p
         gamma = [mu - x for x in w[2:]]
@@ -304,10 +323,8 @@ def test_lemma_s12_the_forces_where_d_is_nonpositive(p):
         # (b)
         assert abs(D) <= kappa * S / (2 + kappa) + slack
         # (c), (d)
-        q = {z: softmax(z, w) for z in (X, r, c)}
+        q, A, minus_g1 = forces_at(w, X, r, c)
         T = {z: 1 - q[z][0] - q[z][1] for z in (X, r, c)}
-        A = w[0] - mp.fsum(a * x for a, x in zip(q[X], w))
-        minus_g1 = {z: w[1] - mp.fsum(a * x for a, x in zip(q[z], w)) for z in (r, c)}
         for z in (r, c):
             assert q[z][0] * abs(D) <= mp.acosh(mp.exp(b)) / z + slack
             assert A + minus_g1[z] <= (T[X] + T[z]) * (w[1] - w_min) + q[z][0] * abs(D) + slack
@@ -370,9 +387,8 @@ def cone_state(rng, p):
     X = r + c + mp.mpf(rng.uniform(0.001, 0.5)) * abs(D) * 10 ** rng.uniform(-3, 1)
     u = [X / 2, c - X / 2] + [-X / 2 - 1] * (p - 2)
     v = [X / 2, r - X / 2] + [-X / 2 - 1] * (p - 2)
-    b = loss_parts(w, X, r, c)[0] - 3 * mp.log(2)
-    gamma_min = min(mp.fsum(w) / p - x for x in w[2:])
-    return (u, v, w, X, r, c, b) if gamma_min > 0 and b < mp.log(mp.mpf(p) / 4) / 2 else None
+    b = window_excess(w, X, r, c, p)
+    return None if b is None else (u, v, w, X, r, c, b)
 
 
 @pytest.mark.parametrize("p", [5, 7])
@@ -381,13 +397,8 @@ def test_lemma_s13_the_cone_against_the_gradient(p):
     random states of the pattern with z11 < 0, D < 0 (section 11.7). The control: without the term zeta s2/2 the
     inequality fails at some of the same states, so the test can fail."""
     rng = np.random.default_rng(700 + p)
-    tested = needs_s2_term = 0
-    while tested < 12:
-        state = cone_state(rng, p)
-        if state is None:
-            continue
-        tested += 1
-        u, v, w, X, r, c, b = state
+    needs_s2_term = 0
+    for u, v, w, X, r, c, b in accepted_states(rng, p, cone_state, 12):
         z11, D = u[1] + v[1], w[0] - w[1]
         z11_rate = -p**2 * (gradient_entry(u, v, w, p, "u", 1) + gradient_entry(u, v, w, p, "v", 1))
         d_rate = -p**2 * (gradient_entry(u, v, w, p, "w", 0) - gradient_entry(u, v, w, p, "w", 1))
@@ -407,18 +418,10 @@ def test_lemma_s14_the_rates_against_the_gradient(p):
     p^2 S' = X T(X) + r T(r) + c T(c), each as an identity to the oracle's accuracy; then the bounds the lemma
     takes from them (p^2 s1' <= 6 gamma_min Phi(b; p, rho), p^2 S' <= b s1)."""
     rng = np.random.default_rng(800 + p)
-    tested = 0
-    while tested < 6:
-        state = cone_state(rng, p)
-        if state is None:
-            continue
-        tested += 1
-        u, v, w, X, r, c, b = state
+    for u, v, w, X, r, c, b in accepted_states(rng, p, cone_state, 6):
         rate = {(block, i): -p**2 * gradient_entry(u, v, w, p, block, i) for block, i in
                 [("u", 0), ("v", 0), ("u", 1), ("v", 1)] + [("w", j) for j in range(p)]}
-        q = {z: softmax(z, w) for z in (X, r, c)}
-        A = w[0] - mp.fsum(a * x for a, x in zip(q[X], w))
-        minus_g1 = {z: w[1] - mp.fsum(a * x for a, x in zip(q[z], w)) for z in (r, c)}
+        q, A, minus_g1 = forces_at(w, X, r, c)
         X_rate, r_rate, c_rate = (rate["u", 0] + rate["v", 0], rate["u", 0] + rate["v", 1],
                                   rate["u", 1] + rate["v", 0])
         assert abs(X_rate - (2 * A + minus_g1[r] + minus_g1[c])) <= TOLERANCE * (1 + abs(X_rate))

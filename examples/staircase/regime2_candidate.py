@@ -34,19 +34,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from entrance import canonical, command_line, ell, staircase_runs  # noqa: E402  (entrance.py's relabelling, loss, runs)
 
 
-def force(z: float, w: np.ndarray, y: int) -> float:
-    """g_y(z) = sum_c q_c(z) w(c) - w(y) (A.4), q = softmax(z w)."""
-    a = z * w
-    q = np.exp(a - a.max())
-    q /= q.sum()
-    return float(q @ w - w[y])
-
-
 def softmax(z: float, w: np.ndarray) -> np.ndarray:
     """q(z) = softmax(z w) (A.4)."""
     a = z * w
     q = np.exp(a - a.max())
     return q / q.sum()
+
+
+def force(z: float, w: np.ndarray, y: int) -> float:
+    """g_y(z) = sum_c q_c(z) w(c) - w(y) (A.4)."""
+    return float(softmax(z, w) @ w - w[y])
 
 
 def twin_budget(p: int, rho: float) -> float:
