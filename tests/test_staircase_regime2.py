@@ -8,6 +8,11 @@ Tolerances: mpmath.diff at 30 digits has an error below 1e-15 relative here (its
 working precision; the loss is a sum of p^2 smooth terms of size below 10^3), so 1e-10 is far above it.
 The float checks of (S.21)-(S.22) compare sums of at most p = 13 terms of size below 10^3: their rounding
 error is below 13 * 10^3 * 2^-52 < 1e-11, and they allow 1e-9.
+The direct 30-digit evaluations (no differentiation: softmax, log-sum-exp, log cosh over at most p = 13 labels,
+each term below 10^3 in size after the shift by the largest exponent; 30 digits carry 103 bits, a unit
+roundoff of 2^-103 < 10^-30 per operation) have a rounding error of order 13 * 10^3 * 10^-30 ~ 10^-26, so they
+allow 10^-25 (relative where the compared value exceeds 1). mpmath's odefun integrates by Taylor series to the
+working precision: 10^-20 relative.
 """
 
 import mpmath as mp
