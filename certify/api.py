@@ -48,7 +48,7 @@ from .kernel.exact import (MAX_EXPANDED_EXP10, ExactNumber, canonical_text, pars
                            require_bounded_input)
 
 __all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
-           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "staircase", "memorise", "load", "derivation", "plot", "simulate",
+           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "staircase", "memorise", "twin", "load", "derivation", "plot", "simulate",
            "sweep", "law", "Records"]
 
 #: Numbers with a decimal exponent beyond this (in absolute value) are not turned into Fractions: the
@@ -677,6 +677,20 @@ def memorise(p, *, X=None, s=None, E=None, sigma=None, radius=None, prec: int = 
     True
     """
     return certify_theorem("memorise", p, X=X, s=s, E=E, sigma=sigma, radius=radius, prec=prec)
+
+
+def twin(p, *, X=None, s=None, t=None, d=None, E=None, s2_max=None, sigma=None, radius=None,
+         prec: int = 128) -> Certificate:
+    """Certify Proposition S2.2 of docs/staircase.md (section 11.9) at the prime p: regime II of the (1, 2)
+    staircase, the twin. From every point of the box the gate (1, 1) reaches its kink with D <= 0 by the
+    certified capture time and slides there for ever, the (1, 2) pattern is kept for all time, and
+    1 - max F_zeta >= delta for all t. Defaults X = 2, t = X/20, d, s, E from the budget b_II(p, 1),
+    s2_max = 8 X^2, sigma = 1.
+
+    >>> twin(p=5).claims["capture_box"].components["cone"].lo > 0
+    True
+    """
+    return certify_theorem("twin", p, X=X, s=s, t=t, d=d, E=E, s2_max=s2_max, sigma=sigma, radius=radius, prec=prec)
 
 
 def load(source) -> Certificate:

@@ -109,6 +109,13 @@ def test_certified_staircase_floor_is_the_staircase_certificate_rounded_down(p, 
     assert stored > box  # Proposition S1.8 beats the box copies at these p and sigma
     got = Fraction(floors["memorise_region_log10_lower_bound"])
     assert stored - Fraction(1, 10**9) < got <= stored
+    from certify.theorems.twin import certify_twin  # and Proposition S2.2's, regime II of k = 2
+
+    document = certify_twin(p, sigma=fmpq(Fraction(sigma).numerator, Fraction(sigma).denominator)).certificate
+    assert check_bytes(dumps(document).encode())
+    stored = Fraction(document["claims"]["region_probability"]["log10_lo"])
+    got = Fraction(floors["twin_region_log10_lower_bound"])
+    assert stored - Fraction(1, 10**9) < got <= stored
 
 
 def test_the_summary_text_shows_the_staircase_floor_only_when_it_has_one():
@@ -126,6 +133,11 @@ def test_the_summary_text_shows_the_staircase_floor_only_when_it_has_one():
     assert "one-gate region" not in summary_text(summary)
     summary["certified"]["memorise_region_log10_lower_bound"] = "-19.39"
     assert "P(one-gate region R_1, k = 1 | active) >= 10^-19.39" in summary_text(summary)
+    assert "twin region" not in summary_text(summary)
+    summary["certified"]["twin_region_log10_lower_bound"] = "-78.07"
+    summary["staircases"]["k2_degenerate_twin"] = 1
+    assert ("P(twin region R_II, k = 2 regime II | active) >= 10^-78.07 (Proposition S2.2, docs/staircase.md "
+            "section 11.9), sigma 1; measured twins 100.00% of the samples") in summary_text(summary)
 
 
 # --- parameters ---------------------------------------------------------------------------------------------

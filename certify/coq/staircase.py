@@ -81,8 +81,7 @@ def memorise_obligations(document: dict) -> list:
 def _claim_lemmas(numbers: "_Staircase", exporter: str) -> list:
     """One method of ``numbers`` per claim of its certificate; NotExported for a claim it cannot state."""
     document, items = numbers.document, []
-    builders = {"pattern_box": numbers.pattern_box, "loss_margin_box": numbers.loss_margin_box,
-                "purity_margin_box": numbers.purity_margin_box, "region_probability": numbers.region_probability}
+    builders = numbers.builders()
     for claim in document["claims"]:
         if claim in SHARED_CLAIMS and claim not in builders:  # certify.coq.export covers them
             continue
@@ -146,6 +145,11 @@ class _Staircase:
 
     def term(self, name: str) -> str:
         return real(self.values[name] if name in self.values else self.r)
+
+    def builders(self) -> dict:
+        """{claim id: the method that states it}."""
+        return {"pattern_box": self.pattern_box, "loss_margin_box": self.loss_margin_box,
+                "purity_margin_box": self.purity_margin_box, "region_probability": self.region_probability}
 
     # -- claims ------------------------------------------------------------------------------
 
@@ -354,3 +358,160 @@ class _Memorise(_Staircase):
             landmark_lemmas(self.document, "loss_margin_box", "lo",
                             paper="the margin is positive: the box lies in U_1 of (S1.1), and Theorem S1 holds from "
                                   "every point of it")
+
+
+# -- Proposition S2.2 on a box: the twin (docs/staircase.md, section 11.9) -----------------------------------
+
+#: The twin's base point of docs/staircase.md 11.9 in the parameters (certify.kernel.twin.twin_base_point).
+_TWIN_MU0 = "(2 * {E} - {d}) / {p}"
+TWIN_BASE_POINT = {
+    "u": ("{X} / 2", "{s} - {X} / 2", "- ({X} / 2) - {t}"),
+    "v": ("{X} / 2", "{s} - {X} / 2", "- ({X} / 2) - {t}"),
+    "w": (f"{{E}} - {{d}} - {_TWIN_MU0}", f"{{E}} - {_TWIN_MU0}", f"- ({_TWIN_MU0})"),
+}
+TWIN_BASE_POINT_PAPER = ("the base point of docs/staircase.md 11.9: u = v = (X/2, s - X/2, -X/2 - t, ...), "
+                         "w = (E - d, E, 0, ...) - mu_0, mu_0 = (2E - d)/p; every claim below is about this one "
+                         "point's box")
+TWIN_SECTION = "docs/staircase.md, section 11.9"
+#: Significant digits of the window, capture and capture-time lemmas: they take b_+ as the stored loss_excess_box
+#: end, which lies above the kernel's own b_+ by the rounding of that end, so their full-digit ends may not hold.
+TWIN_DIGITS = 12
+
+
+def twin_obligations(document: dict) -> list:
+    """The lemmas of a ``twin`` certificate (Proposition S2.2 on a box, docs/staircase.md 11.9): the base point,
+    then each claim (see :class:`_Twin`)."""
+    items: list = base_point_lemmas(document, TWIN_BASE_POINT, TWIN_BASE_POINT_PAPER)
+    return items + _claim_lemmas(_Twin(document), "certify.coq.staircase (twin)")
+
+
+class _Twin(_Staircase):
+    """The twin's certificate: Theorem S's three-level blocks and its purity and region lemmas (the same (S.15)
+    and p^2 (p - 1) copies), its own pattern, and the window and capture claims of section 11.9 stated with
+    b_+ = the stored upper end of loss_excess_box (proved >= b on the box by that claim's lemmas)."""
+
+    SECTION = TWIN_SECTION
+    PARAMETERS = ("X", "s", "t", "d", "E", "s2_max")
+    PURITY_PAPER = ("Proposition S.6 (through Proposition S2.2) at rho_0 <= rho_+, L_0 >= L_- and C_+ <= the number "
+                    "written: delta decreases in rho_0 and C_+ and increases in L_0")
+
+    def _mu0(self) -> str:
+        return f"(2 * {self.term('E')} - {self.term('d')}) / {self.p}"
+
+    def builders(self) -> dict:
+        return {"pattern_box": self.pattern_box, "loss_excess_box": self.loss_excess_box,
+                "window_box": self.window_box, "capture_box": self.capture_box,
+                "capture_time_box": self.capture_time_box, "purity_margin_box": self.purity_margin_box,
+                "region_probability": self.region_probability}
+
+    def pattern_box(self) -> list:
+        """Each gate class, gamma_j and -D at every point of the box, by lra on |coordinate - base| <= r."""
+        lemmas = super().pattern_box()
+        r = real(self.r)
+        w0, w1 = (real(x) for x in self.levels["w"][:2])
+        statement = stated(self.document, "pattern_box", "lo", "b - a", "twin_difference")
+        if "twin_difference" not in self.document["claims"]["pattern_box"]["components"]:
+            return lemmas + [NotExported("pattern_box", "the component twin_difference is missing from the certificate")]
+        return lemmas + [
+            Lemma("pattern_box_twin_difference_lo", "pattern_box",
+                  f"forall a b : R, Rabs (a - {w0}) <= {r} -> Rabs (b - {w1}) <= {r} -> {statement}", BOX_TACTIC,
+                  f"{self.SECTION}: w(0) and w(1) within r of the base point; the margin bounds -D = w(1) - w(0)"),
+            *landmark_lemmas(self.document, "pattern_box", "lo", "twin_difference",
+                             paper="the margin is positive: D < 0 on the box")]
+
+    def _pattern_lemmas(self, statements: dict, quantities: dict, why_positive: str) -> list:
+        return super()._pattern_lemmas(statements, quantities, "the box lies in the pattern of Proposition S2.2 "
+                                                               "(z11 < 0, every other inactive gate < 0)")
+
+    def _b(self) -> str:
+        """b_+: the stored upper end of loss_excess_box (a Coq term)."""
+        return real(number(self.document["claims"]["loss_excess_box"]["hi"], "loss_excess_box.hi"))
+
+    def loss_excess_box(self) -> list[Lemma]:
+        """b = Lambda - 3 ln 2 <= hi at both ends z00 = X -+ 2r of the worst case of section 11.9 (interval)."""
+        X, s, d, E = (self.values[name] for name in ("X", "s", "d", "E"))
+        r, p = self.r, self.p
+        if not (d - 2 * r > 0 and s - 2 * r > 0 and E - 2 * r > 0):
+            raise ValueError("the reduction of section 11.9 needs d, s, E > 2r (the signs of the exponents)")
+        ell_1 = (f"ln (1 + exp (- ({real(s - 2 * r)}) * ({real(d - 2 * r)})) + ({p} - 2) * "
+                 f"exp (- ({real(s - 2 * r)}) * ({real(E - 2 * r)})))")
+        lemmas = []
+        for end, z in (("z_low", X - 2 * r), ("z_high", X + 2 * r)):
+            ell_0 = (f"ln (1 + exp (({real(z)}) * ({real(d + 2 * r)})) + ({p} - 2) * "
+                     f"exp (- ({real(z)}) * ({real(E - d - 2 * r)})))")
+            lemmas.append(Lemma(
+                ident("loss_excess_box", "hi", end), "loss_excess_box",
+                stated(self.document, "loss_excess_box", "hi", f"{ell_0} + 2 * {ell_1} - 3 * ln 2"), INTERVAL,
+                f"{self.SECTION}: on the box Lambda <= max(ell_0+(X - 2r), ell_0+(X + 2r)) + 2 ell_1+(s - 2r) (each "
+                f"ell increases in its w-differences, ell_0+ is convex and ell_1+ decreasing in z); this is the end "
+                f"z00 = {'X - 2r' if end == 'z_low' else 'X + 2r'}", fields=("hi",)))
+        return lemmas
+
+    def _weak(self, claim: str, key: str, quantity: str, component: str | None, name: str, paper: str) -> Lemma:
+        statement = stated(self.document, claim, key, quantity, component, digits=TWIN_DIGITS)
+        return Lemma(name, claim, statement, INTERVAL, f"{self.SECTION}: {paper}", TWIN_DIGITS)
+
+    def _phi(self, b: str) -> str:
+        """Phi(b; p, rho_+) of (S.27) (a Coq term)."""
+        p, lp4 = self.p, f"ln ({self.p} / 4)"
+        k = f"(2 * (ln 2 + {b}) / ({lp4} - 2 * {b}))"
+        w1 = f"((1 + {k}) * ({p} - 2) * {self._rho()} / (2 + {k}))"
+        return f"({b} * ({w1} + {self._rho()}) + 2 * {_acosh(f'exp {b}')} * {w1} / ({lp4} - {b}))"
+
+    def window_box(self) -> list[Lemma]:
+        """min(1, ln(p/4)/2) - b_+ (two lemmas) and 2 - Phi(b_+; p, rho_+), rounded down to TWIN_DIGITS."""
+        b, p = self._b(), self.p
+        why = "Phi increases in b and rho (section 11.5), b <= b_+ and rho <= rho_+ on the box"
+        lemmas = [
+            self._weak("window_box", "lo", f"1 - {b}", "loss_budget", f"window_box_loss_budget_lo_one_{TWIN_DIGITS}_digits",
+                       "b <= b_+ on the box (loss_excess_box): the bound 1 - b of Lemma S.13"),
+            self._weak("window_box", "lo", f"ln ({p} / 4) / 2 - {b}", "loss_budget",
+                       f"window_box_loss_budget_lo_half_log_{TWIN_DIGITS}_digits",
+                       "b <= b_+ on the box (loss_excess_box): the bound log(p/4)/2 - b of Lemma S.12"),
+            self._weak("window_box", "lo", f"2 - {self._phi(b)}", "force_budget",
+                       f"window_box_force_budget_lo_{TWIN_DIGITS}_digits", why)]
+        for component in ("loss_budget", "force_budget"):
+            lemmas += landmark_lemmas(self.document, "window_box", "lo", component,
+                                      paper="the margin is positive: b < b_II(p, rho) on the box")
+        return lemmas
+
+    def _zeta(self) -> str:
+        X, s, d, r = self.values["X"], self.values["s"], self.values["d"], self.r
+        if not d - 2 * r > 0:
+            raise ValueError("zeta_+ needs d > 2r")
+        return real((X - 2 * s + 2 * r) / (d - 2 * r))
+
+    def _kappa(self) -> str:
+        b, zeta, s2 = self._b(), self._zeta(), self.term("s2_max")
+        q_star = f"(2 * (1 - {b}) / (1 + exp (2 * {_acosh(f'exp {b}')})))"
+        return f"({q_star} - {zeta} ^ 2 - {zeta} * {s2} / 2)"
+
+    def capture_box(self) -> list[Lemma]:
+        """kappa and s2_max - s1max^2 of (S.29) at Remark S2.3's upper bounds, rounded down to TWIN_DIGITS."""
+        X, s, r, p = self.values["X"], self.values["s"], self.r, self.p
+        s1 = real(X + 2 * s + 6 * r)
+        S = f"(({p} - 2) * ({self._mu0()} + 2 * ({p} - 1) * {real(r)} / {p}))"
+        a = f"(12 / ({p} - 2))"
+        tau = f"({self._zeta()} / {self._kappa()})"
+        x = f"(sqrt ({a} * {self._b()}) * {tau})"
+        s1max = f"({s1} * ((exp {x} + exp (- {x})) / 2) + {a} * {S} * {tau} * ((exp {x} - exp (- {x})) / 2) / {x})"
+        why = "Remark S2.3: (S.29) at b_+ (loss_excess_box), zeta_+, s1_+ and S_+ holds at every point of the box"
+        lemmas = [self._weak("capture_box", "lo", self._kappa(), "cone", f"capture_box_cone_lo_{TWIN_DIGITS}_digits",
+                             why),
+                  self._weak("capture_box", "lo", f"{self.term('s2_max')} - {s1max} ^ 2", "growth",
+                             f"capture_box_growth_lo_{TWIN_DIGITS}_digits", why)]
+        for component in ("cone", "growth"):
+            lemmas += landmark_lemmas(self.document, "capture_box", "lo", component,
+                                      paper="the margin is positive: the box lies in U_II (Proposition S2.2)")
+        return lemmas
+
+    def capture_time_box(self) -> list[Lemma]:
+        """t_c = p^2 zeta_+/kappa <= hi, rounded up to TWIN_DIGITS."""
+        return [self._weak("capture_time_box", "hi", f"{self.p} ^ 2 * {self._zeta()} / {self._kappa()}", None,
+                           f"capture_time_box_hi_{TWIN_DIGITS}_digits",
+                           "Proposition S2.2 with Remark S2.3: the capture time is at most p^2 zeta_+/kappa")]
+
+
+def _acosh(y: str) -> str:
+    """acosh(y) = ln(y + sqrt(y^2 - 1)) for y >= 1 (a Coq term)."""
+    return f"ln ({y} + sqrt (({y}) ^ 2 - 1))"

@@ -145,9 +145,16 @@ MEMORISE = KernelRecord(
                "whole_region_probability"),
     paper="MEMORISE_PAPER", specs="MEMORISE_CLAIMS")
 
-#: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise.
+TWIN = KernelRecord(
+    name="twin", module="certify.kernel.twin", parameters="TwinParameters",
+    require_hypotheses="require_twin_hypotheses", base_point="twin_base_point",
+    claims="twin_claims", parameter_names=("X", "s", "t", "d", "E", "s2_max", "sigma"), hypotheses_take_precision=True,
+    claim_ids=("pattern_box", "loss_excess_box", "window_box", "capture_box", "capture_time_box", "purity_margin_box",
+               "gaussian_probability", "region_probability"))
+
+#: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise, twin.
 KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD, SENSITIVITY,
-                                                                       STAIRCASE, MEMORISE)}
+                                                                       STAIRCASE, MEMORISE, TWIN)}
 
 
 def claim_spec(theorem: str, claim_id: str):

@@ -66,6 +66,9 @@ class StaircaseParameters:
         """gamma_j = mu - w(j) (j >= 2) at the base point: every one equals mu_0."""
         return self.mu0
 
+    def base_point(self) -> BasePoint:
+        return staircase_base_point(self)
+
 
 def require_staircase_hypotheses(params: StaircaseParameters, prec: int = 64) -> None:
     """Raise HypothesisError naming the broken hypothesis: p >= 5, k = 2, X, s, D, E, sigma > 0, X > 2s (the gate (1, 1)
@@ -88,13 +91,13 @@ def require_staircase_hypotheses(params: StaircaseParameters, prec: int = 64) ->
     if not params.X > 2 * params.s:
         raise HypothesisError(f"X > 2s fails (the gate (1, 1) = 2s - X must be inactive): "
                               f"X = {format_rational(params.X)}, s = {format_rational(params.s)}")
-    margin = _base_point_margin(loss_margin_lower, params, prec)
+    margin = base_point_margin(loss_margin_lower, params, prec)
     if margin is not None:
         raise HypothesisError(f"(S.10) fails at the base point: 2 log 2 + 2/(p - 1) - Lambda = {margin.str(5)} is not "
                               "positive (raise X D, E s or lower s D: docs/staircase.md, section 3.8)")
 
 
-def _base_point_margin(margin_lower, params, prec: int):
+def base_point_margin(margin_lower, params, prec: int):
     """None if ``margin_lower(params, 0)`` (a region's margin at the base point, a ball) is proved positive at
     ``prec`` bits or at one of the higher precisions tried in turn; else the margin at 64 bits, for the error
     message. A margin proved negative stops the search; one never decided is refused too (a point on the
@@ -378,10 +381,13 @@ class MemoriseParameters:
         """gamma_j = mu - w(j) (j >= 1) at the base point: every one equals mu_0."""
         return self.mu0
 
+    def base_point(self) -> BasePoint:
+        return memorise_base_point(self)
+
 
 def _base_point(params) -> BasePoint:
-    """The base point of either record: Theorem S's (three-level blocks) or Theorem S1's (two-level)."""
-    return memorise_base_point(params) if isinstance(params, MemoriseParameters) else staircase_base_point(params)
+    """The base point of a record's parameters (Theorem S's, Theorem S1's or the twin's: each names its own)."""
+    return params.base_point()
 
 
 def require_memorise_hypotheses(params: MemoriseParameters, prec: int = 64) -> None:
@@ -394,7 +400,7 @@ def require_memorise_hypotheses(params: MemoriseParameters, prec: int = 64) -> N
         if not getattr(params, name) > 0:
             raise HypothesisError(f"{name} > 0 fails: {name} = {format_rational(getattr(params, name))}")
     require_positive_sigma(params.sigma)
-    margin = _base_point_margin(memorise_loss_margin_lower, params, prec)
+    margin = base_point_margin(memorise_loss_margin_lower, params, prec)
     if margin is not None:
         raise HypothesisError(f"(S1.1) fails at the base point: 2/p - ell_0(X) = {margin.str(5)} is not positive "
                               "(raise X E: docs/staircase.md, section 10.6)")

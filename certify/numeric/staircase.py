@@ -47,7 +47,7 @@ PATTERNS = {
 
 
 def size_of(certificate: dict) -> int:
-    """The staircase size k of a ``staircase`` (k = 2) or ``memorise`` (k = 1) certificate."""
+    """The staircase size k of a ``staircase`` or ``twin`` (k = 2) or ``memorise`` (k = 1) certificate."""
     return 1 if certificate["theorem"] == "memorise" else 2
 
 
@@ -75,7 +75,10 @@ def staircase_quantities(theta: np.ndarray, p: int, k: int = 2) -> dict[str, flo
     for gate in gates:
         other[gate] = False
     other &= ~boundary
+    twin_gate = np.zeros((p, p), dtype=bool)
+    twin_gate[k - 1, k - 1] = k == 2  # the gate (1, 1) of the twin (regime II), apart from the other gates
     return {"Lambda": sum(ell(z[gate], label) for gate, label in zip(gates, labels)),
+            "z11": float(z[1, 1]), "D": float(w[0] - w[1]), "other_but_11_max": float(z[other & ~twin_gate].max()),
             "threshold": budget(p, rho),
             "max_F": float(fourier_fractions(u, v, w).max()),
             "active_min": float(min(z[gate] for gate in gates)),
@@ -96,6 +99,56 @@ def staircase_runs(certificate: dict, horizon: float = HORIZON) -> list[dict]:
         rows = [staircase_quantities(state, p, k) for state in trajectory.states]
         runs.append({"times": np.asarray(trajectory.times), "rows": rows, "failure": trajectory.failure})
     return runs
+
+
+def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
+    """``certify twin --plot FILE``: :func:`staircase_runs` from the twin's box drawn to ``path``: z11 and
+    D = w(0) - w(1) (Proposition S2.2: z11 reaches 0 with D <= 0 by the certified capture time and stays there)
+    and max_zeta F_zeta beside 1 - delta; returns the lines to print. Floats: cross-checks, never bounds."""
+    from certify.figures import check_options, default_style, freeze_layout, lay_out, new_figure, save_figure
+
+    from certify.law.flow import KINK_TOLERANCE
+
+    check_options(path, size, dpi, FIGSIZE, DPI)
+    runs = staircase_runs(certificate)
+    delta = float(Fraction(certificate["claims"]["purity_margin_box"]["lo"]))
+    t_c = float(Fraction(certificate["claims"]["capture_time_box"]["hi"]))
+    with default_style():
+        figure = new_figure(size, dpi, FIGSIZE, DPI)
+        left, right = figure.subplots(1, 2)
+        for index, run in enumerate(runs):
+            label = "base point" if index == 0 else f"box corner {index}"
+            t = np.maximum(run["times"], 1e-3)
+            line, = left.semilogx(t, [row["z11"] for row in run["rows"]], label=f"z11, {label}")
+            left.semilogx(t, [row["D"] for row in run["rows"]], ls=":", color=line.get_color(), label=f"D, {label}")
+            right.semilogx(t, [row["max_F"] for row in run["rows"]], label=label)
+        left.axvline(t_c, color="r", lw=0.8, ls="--", label=r"$t_c$ (certified)")
+        left.axhline(0, color="k", lw=0.8)
+        left.set(xlabel="t", title=r"$z_{11}$ and $D = w(0) - w(1)$ (floats)")
+        left.legend(fontsize="x-small")
+        right.axhline(1 - delta, color="r", lw=0.8, ls="--", label=r"$1-\delta$ (certified)")
+        right.set(xlabel="t", title=r"$\max_\zeta F_\zeta(\theta(t))$ (floats)")
+        right.legend(fontsize="small")
+        figure.suptitle(f"Proposition S2.2, p = {certificate['p']}: the twin captured, from the certified box")
+        lay_out(figure)
+        freeze_layout(figure)
+        save_figure(figure, path)
+    lines = ["float experiment (the full-network Clarke flow of certify.law.flow from the base point and "
+             f"{CORNERS} corners of the box, to t = {HORIZON:g}; floats: cross-checks, never bounds):"]
+    for index, run in enumerate(runs):
+        rows, times = run["rows"], run["times"]
+        kept = all(row["active_min"] > 0 and row["other_but_11_max"] < 0 and row["boundary_max"] <= 1e-9
+                   and row["z11"] <= KINK_TOLERANCE for row in rows)
+        # "on the kink": within the simulator's tolerance of 0 (its active-set rule keeps a sliding gate there)
+        on_kink = [time for time, row in zip(times, rows) if abs(row["z11"]) <= KINK_TOLERANCE]
+        lines.append(f"  {'base point' if index == 0 else f'corner {index}'}: reached t = {times[-1]:.3g}"
+                     f"{'' if run['failure'] is None else ' (' + run['failure'] + ')'}; pattern kept: "
+                     f"{'yes' if kept else 'NO'}; z11 at its kink from the checkpoint t = "
+                     f"{on_kink[0] if on_kink else float('nan'):.3g} (certified by {t_c:.3g}); largest D "
+                     f"{max(row['D'] for row in rows):.3g}; largest max F {max(row['max_F'] for row in rows):.4f} "
+                     f"(certified <= {1 - delta:.4f})")
+    lines.append(f"figure: {path}")
+    return lines
 
 
 def experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:

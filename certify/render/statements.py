@@ -314,6 +314,54 @@ FORMS["memorise"] = {
 }
 
 
+FORMS["twin"] = {
+    "pattern_box": LatexForm(
+        _BOX, note=r"so the box lies in the pattern of Proposition S2.2: $z_{11} < 0$, the boundary gates and every "
+                   r"other gate $< 0$, and $D < 0$",
+        components={
+            "active_gates": LatexForm("", r"z_{00},\ z_{01},\ z_{10}"),
+            "gate_11": LatexForm("", r"-z_{11}"),
+            "boundary_gates": LatexForm("", r"-z_{0j},\ -z_{j0}", note=r"every boundary gate, $j \ge 2$"),
+            "other_gates": LatexForm("", r"-z_{ab}", note="every other gate"),
+            "gamma_min": LatexForm("", r"\gamma_j = \mu - w(j)", note=r"every $j \ge 2$"),
+            "twin_difference": LatexForm("", r"-D = w(1) - w(0)"),
+        }),
+    "loss_excess_box": LatexForm(
+        f"{_BOX},", r"b = \Lambda - 3\log 2",
+        note=r"with $\Lambda = \ell_0(z_{00}) + \ell_1(z_{01}) + \ell_1(z_{10})$; $b_+$ below is this upper end"),
+    "window_box": LatexForm(
+        rf"{_BOX}, with $b = \Lambda - 3\log 2$ and $\rho = \gamma_{{\max}}/\gamma_{{\min}}$",
+        note=r"so $b < b_{\mathrm{II}}(p, \rho)$: the box lies in the window of Theorem S2, where the loss bounds "
+             r"every force (Lemma S.12)",
+        components={
+            "loss_budget": LatexForm("", r"\min(1, \tfrac12\log(p/4)) - b"),
+            "force_budget": LatexForm("", r"2 - \Phi(b; p, \rho)", note="(S.27)"),
+        }),
+    "capture_box": LatexForm(
+        rf"{_BOX}, with the upper bounds $b_+$, $\zeta_+$, $s_{{1+}}$, $S_+$ of Remark S2.3",
+        note=r"so the box lies in $U_{\mathrm{II}}$: the Clarke trajectory from each of its points is unique, the "
+             r"gate $(1, 1)$ reaches its kink with $D \le 0$ and slides on it for all later $t$, and the $(1, 2)$ "
+             r"pattern is kept for all $t \ge 0$ (Proposition S2.2, Theorem S2)",
+        components={
+            "cone": LatexForm("", r"\kappa = q_*(b_+) - \zeta_+^2 - \zeta_+ s_{2,\max}/2"),
+            "growth": LatexForm("", r"s_{2,\max} - s_{1,\max}^2", note="(S.29)"),
+        }),
+    "capture_time_box": LatexForm(
+        f"{_BOX},", r"t_c = p^2 \zeta_+/\kappa",
+        note=r"the gate $(1, 1)$ reaches its kink with $D \le 0$ by the time $t_c$ (Proposition S2.2)"),
+    "purity_margin_box": LatexForm(
+        r"along every trajectory from the box and for all $t \ge 0$,", r"1 - \max_\zeta F_\zeta(\theta(t))",
+        note="the trajectory never aligns to one Fourier class (Proposition S2.2, Proposition S.6)"),
+    "gaussian_probability": _gaussian_box(r"every point of the box lies in $U_{\mathrm{II}}$ (Proposition S2.2)"),
+    "region_probability": LatexForm(
+        _GAUSSIAN, _REGION_PROBABILITY,
+        note=r"$R$ is $U_{\mathrm{II}}$ of (S.29) relabelled: its union over the affine relabellings of rows, "
+             r"columns and labels, from every point of which Proposition S2.2 holds; the bound measures $p^2(p-1)$ "
+             r"disjoint relabelled copies of the box, and $\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies "
+             r"in the initially active set"),
+}
+
+
 def quoted_values(spec, statement: str) -> dict[str, str]:
     """The instance values (``sigma``, ``delta``, ...) that the plain ``statement`` of claim ``spec`` quotes,
     as written there: the statement is matched against the spec's template (the checker has compared it

@@ -156,6 +156,26 @@ def memorise_summary(certificate: dict) -> list[str]:
     ]
 
 
+def twin_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, the pattern's margins, the loss excess and window, the capture margins and time, delta,
+    the probabilities."""
+    claims = certificate["claims"]
+    pattern = claims["pattern_box"]["components"]
+    window, capture = claims["window_box"]["components"], claims["capture_box"]["components"]
+    return [
+        f"certify twin: p = {certificate['p']}, {parameters_text(certificate, 'X', 's', 't', 'd', 'E', 's2_max')}, "
+        f"radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
+        f"  on the box: {shown(pattern['gate_11'], '-z11')}, {shown(pattern['twin_difference'], '-D')}, "
+        f"{shown(pattern['boundary_gates'], '-(boundary gates)')}, {shown(pattern['gamma_min'], 'gamma_j')}",
+        f"  {shown(claims['loss_excess_box'], 'Lambda - 3 log 2')}, {shown(window['force_budget'], '2 - Phi')} "
+        f"(S.27): inside the window b < b_II (Lemma S.12)",
+        f"  {shown(capture['cone'], 'kappa')}, {shown(capture['growth'], 's2_max - s1max^2')} (S.29); "
+        f"{shown(claims['capture_time_box'], 'capture time')}: captured with D <= 0, then kept (Theorem S2)",
+        f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
+        *probability_lines(certificate, "R", "R = U_II relabelled: p^2 (p - 1) disjoint copies of the box"),
+    ]
+
+
 def _whole_region_source(claims: dict) -> str:
     """Which bound the checked whole_region_probability states: the box copies' when its log10 is theirs (the
     kernel states them where Proposition S1.8 gives less or is not attempted), else S1.8's."""

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..kernel.registry import DEAD, GD, MEMORISE, SENSITIVITY, SLIDE, SMOOTH, STAIRCASE, KernelRecord
+from ..kernel.registry import DEAD, GD, MEMORISE, SENSITIVITY, SLIDE, SMOOTH, STAIRCASE, TWIN, KernelRecord
 
 NUMBER_NOTE = "an exact number: integer, p/q or decimal (e.g. 1, 3/2, 0.25, 1e-3)"
 
@@ -548,11 +548,81 @@ a factor 2.7 of its Monte Carlo value there, 4.2 at p = 7; not in Coq).""",
                  _PROBABILITY, _REGION),
 )
 
-#: Every theorem, by name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise. Consumers read
+TWIN_THEOREM = Theorem(
+    name="twin",
+    paper="Proposition S2.2 (docs/staircase.md, section 11.7): regime II of the (1, 2) staircase, the twin",
+    title="Proposition S2.2: the twin of the (1, 2) staircase is captured, persists and never aligns",
+    help="certify Proposition S2.2 (regime II, the usual (1, 2) outcome: captured, kept, never aligned) for a prime p",
+    description="""\
+Certify Proposition S2.2 of docs/staircase.md (sections 11.7 and 11.9) for the
+prime p: regime II of the (1, 2) staircase, the twin, where the gate (1, 1)
+sits on its kink; the usual three-gate outcome of a random neuron. The base
+point u = v = (X/2, s - X/2, -X/2 - t, ...), w = (E - d, E, 0, ...) - mu_0
+(mean 0, so D = w(0) - w(1) = -d < 0 and z11 = 2s - X < 0) and the sup-norm
+box of radius R around it: every point of the box is in U_II of (S.29), so
+every Clarke trajectory from it is unique, keeps the (1, 2) pattern for all
+t >= 0, brings the gate (1, 1) onto its kink with D <= 0 by the certified
+capture time and keeps it sliding there for ever (Theorem S2), and satisfies
+max_zeta F_zeta(theta(t)) <= 1 - delta for all t (delta certified).
+
+Hypotheses: X, s, t, d, E, s2_max, sigma > 0; X > 2s; and the base point in
+U_II (every margin of (S.29) positive there), decided with balls. Defaults:
+X = 2, t = X/20, d from the budget b_II(p, 1) of (S.27), s with
+zeta0 = z11/D = 3/200, E so that the tails take under a third of the budget,
+s2_max = 2 (2X)^2 (3 digits, rounded down; a float search's choice, the kernel
+decides). Without --radius the radius is 99% of the largest the kernel
+certifies, rounded down to 3 digits.
+
+Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
+box, and of its p^2 (p - 1) relabelled copies (region_probability, a lower
+bound of P(U_II relabelled | active)); U_II lies at scale O(log p), so from
+p = 7 on they are far larger than Theorem S's (10^-78.07 against 10^-80.25 at
+p = 5, 10^-161.86 against 10^-709.41 at p = 13) and still far below the
+measured share of regime II (docs/staircase.md, section 11.9).""",
+    hypotheses="X, s, t, d, E, s2_max, sigma > 0; X > 2s; (S.29) at the base point (decided with balls)",
+    parameters=(
+        Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 2); {NUMBER_NOTE}", "2", "X"),
+        Parameter("s", "--s", "the gates z01 = z10 at the base point, below X/2 (default X/2 - e/2, e = 3d/200 to 3 "
+                  "digits)", "X/2 - e/2", "s"),
+        Parameter("t", "--t", "minus every boundary gate z0j = zj0 at the base point (default X/20)", "X/20", "t"),
+        Parameter("d", "--d", "-D = w(1) - w(0) at the base point (default from b_II(p, 1), 3 digits)",
+                  "sqrt(0.4 b_II(p, 1) 16/3)/X", "d"),
+        Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 1.01 log(6 (p - 2)/b_II(p, 1))/s, 3 "
+                  "digits)", "1.01 log(6 (p - 2)/b_II)/s", "E"),
+        Parameter("s2_max", "--s2-max", "the bound sigma of (S.29) on X^2 + r^2 + c^2 during the capture "
+                  "(default 2 (2X)^2)", "8 X^2", r"s_{2,\max}"),
+        _SIGMA,
+    ),
+    coq="certify.coq.staircase:twin_obligations",
+    kernel=TWIN,
+    builder="certify.theorems.twin:certify_twin",
+    summary="certify.render.summary:twin_summary",
+    latex=LatexSection(
+        title="Proposition S2.2: the twin of the (1, 2) staircase is captured, persists and never aligns",
+        base_point=(r"u=v=(X/2,\ s-X/2,\ -X/2-t,\dots),\ w=(E-d,\ E,\ 0,\dots)-\mu_0,\ "
+                    r"\mu_0=(2E-d)/p \quad (\S 11.9)"),
+        statement=(r"the box lies in $U_{\mathrm{II}}$ of (S.29); from every point of it the Clarke trajectory is "
+                   r"unique, keeps the gates $(0,0)$, $(0,1)$, $(1,0)$ active and every other gate inactive or "
+                   r"sliding for all $t\ge0$, brings the gate $(1,1)$ onto its kink with $D\le0$ by the certified "
+                   r"capture time and keeps it sliding there, and $\max_{\zeta\ne0}F_\zeta(\theta(t))\le1-\delta$ "
+                   r"for all $t\ge0$ with $\delta>0$ as certified below.")),
+    simulator="",
+    plot="",
+    experiment="certify.numeric.staircase:twin_experiment",
+    clock="t",
+    derivations=("staircase-face",),
+    key_numbers=(KeyNumber("window_box", "force_budget", "lo", "min", "2 - Phi (S.27)"),
+                 KeyNumber("capture_box", "cone", "lo", "min", "kappa (S.29)"),
+                 KeyNumber("capture_time_box", None, "hi", "max", "capture time"),
+                 KeyNumber("purity_margin_box", None, "lo", "min", "purity margin delta"),
+                 _PROBABILITY, _REGION),
+)
+
+#: Every theorem, by name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise, twin. Consumers read
 #: it when they run (not when they are imported), so a record added here is seen everywhere.
 THEOREMS: dict[str, Theorem] = {theorem.name: theorem for theorem in
                                 (DEAD_THEOREM, SLIDE_THEOREM, SMOOTH_THEOREM, GD_THEOREM, SENSITIVITY_THEOREM,
-                                 STAIRCASE_THEOREM, MEMORISE_THEOREM)}
+                                 STAIRCASE_THEOREM, MEMORISE_THEOREM, TWIN_THEOREM)}
 
 
 class RegistryView(Mapping):
