@@ -175,6 +175,8 @@ INSTANCES = {
     "memorise-5": ("memorise", 5, {}),
     "memorise-7": ("memorise", 7, {}),
     "memorise-13": ("memorise", 13, {}),
+    "twin-5": ("twin", 5, {}),
+    "twin-13": ("twin", 13, {}),
 }
 
 
@@ -212,7 +214,7 @@ def certified_numbers() -> dict:
 def command_numbers() -> dict:
     """The line of ``certify simulate dead --p 13`` the README quotes (hitting_time_box's), the proof library's
     primes and size, and the sweep's estimate note from the kept cost table (certify/sweep_costs.json)."""
-    from certify.proofs import REFERENCE_PRIMES, THEOREMS
+    from certify.proofs import REFERENCE_PRIMES, TESTED_COQ_PRIMES, THEOREMS
     from certify.sweep import _duration, estimate_sweep, load_sweep_costs, primes_between
 
     numbers = {}
@@ -228,6 +230,11 @@ def command_numbers() -> dict:
                                                          "certify simulate dead --p 13")
     numbers["proofs/primes"] = Shown(", ".join(map(str, REFERENCE_PRIMES)), "certify.proofs.REFERENCE_PRIMES")
     numbers["proofs/files"] = Shown(str(len(THEOREMS) * len(REFERENCE_PRIMES)), "certify.proofs: one per theorem and p")
+    compiled = TESTED_COQ_PRIMES
+    numbers["proofs/compiled-primes"] = Shown(", ".join(map(str, compiled[:-1])) + f" and {compiled[-1]}",
+                                              "certify.proofs.TESTED_COQ_PRIMES")
+    numbers["proofs/compiled-files"] = Shown(str(len(THEOREMS) * len(compiled)),
+                                             "tests/test_coq_library.py: every theorem at each compiled prime")
 
     costs = load_sweep_costs()
     if costs is None:
@@ -646,6 +653,12 @@ ANCHORS = (
     "At p = 13: (S.10) margin >= {staircase-13/loss_margin_box}, 1 - max_zeta F_zeta(theta(t)) >= "
     "{staircase-13/purity_margin_box} for all t,\nP(region | active) >= {staircase-13/region_probability/log10} (docs",
     "the staircase region bound is {staircase-5/region_probability/log10} at p = 5, where",
+    "margins, the loss excess b <= {twin-13/loss_excess_box} and the window 2 - Phi >= "
+    "{twin-13/window_box.force_budget} of (S.27), the cone",
+    "by the certified capture time ({twin-13/capture_time_box} at p = 13) and slides there for ever, with 1 - "
+    "max_zeta F_zeta(theta(t)) >=\n{twin-13/purity_margin_box} for all t; P(region | active) >= "
+    "{twin-13/region_probability/log10} at p = 13 (Theorem S's box gives {staircase-13/region_probability/log10} "
+    "there; {twin-5/region_probability/log10}\nagainst {staircase-5/region_probability/log10} at p = 5),",
     "(S1.1) margin >= {memorise-13/loss_margin_box}, 1 - max_zeta F_zeta(theta(t)) >= "
     "{memorise-13/purity_margin_box} for all t, P(region | active) >=\n{memorise-13/region_probability/log10}, "
     "where `certify slide`'s bound of its whole region is {slide-13/region_probability/log10}: for",
@@ -676,7 +689,8 @@ ANCHORS = (
     "is a certified rank-one matrix of norm {sensitivity-13/sensitivity_gap} that no step size removes",
     # the proof library, the sweep's cost table and its estimate
     "`proofs/` holds, for p in {proofs/primes}, the certificate of every theorem",
-    "regenerate every Coq file byte for byte and compile all {proofs/files} with coqc.",
+    "regenerate every Coq file byte for byte and compile the {proofs/compiled-files} of the primes "
+    "{proofs/compiled-primes} with coqc (every theorem at each; all {proofs/files} with",
     "(`note: {sweep-estimate/certificates} certificates to make or compare on 2 worker(s): about "
     "{sweep-estimate/duration} (...)` for all primes below 10^5)",
     "(certify/sweep_costs.json: {sweep-costs/min-ms}-{sweep-costs/max-ms} ms a certificate by theorem and p, "

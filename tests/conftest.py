@@ -128,7 +128,7 @@ def pytest_collection_modifyitems(session, config, items):
     if not library:
         return
     items[:] = [item for item in items if item not in library] + library
-    if config.option.collectonly or not any("test_coqc_accepts_every_library_file" in item.name for item in library):
+    if config.option.collectonly or not any("test_coqc_accepts_every_compiled_library_file" in item.name for item in library):
         return  # nothing will compile the whole library: start nothing
     import tempfile
     from concurrent.futures import ThreadPoolExecutor
@@ -138,7 +138,7 @@ def pytest_collection_modifyitems(session, config, items):
     folder = Path(tempfile.mkdtemp(prefix="certify_library_"))
     pool = ThreadPoolExecutor(max_workers=2)
     _BACKGROUND.extend([pool, folder])
-    for key in test_coq_library.LIBRARY:  # the paths here (they build certificates), only coqc in the pool
+    for key in test_coq_library.COMPILED:  # the paths here (they build certificates), only coqc in the pool
         work = test_coq_library.library_compilation_input(key, folder)
         LIBRARY_COMPILATIONS[key] = pool.submit(test_coq_library.compile_library_input, work, LIBRARY_NICENESS)
 

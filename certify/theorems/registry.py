@@ -576,8 +576,8 @@ certifies, rounded down to 3 digits.
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of its p^2 (p - 1) relabelled copies (region_probability, a lower
 bound of P(U_II relabelled | active)); U_II lies at scale O(log p), so from
-p = 7 on they are far larger than Theorem S's (10^-78.07 against 10^-80.25 at
-p = 5, 10^-161.86 against 10^-709.41 at p = 13) and still far below the
+p = 7 on they are far larger than Theorem S's (10^-78.08 against 10^-80.26 at
+p = 5, 10^-161.87 against 10^-709.41 at p = 13) and still far below the
 measured share of regime II (docs/staircase.md, section 11.9).""",
     hypotheses="X, s, t, d, E, s2_max, sigma > 0; X > 2s; (S.29) at the base point (decided with balls)",
     parameters=(
