@@ -31,7 +31,10 @@ class CertifiedInstance:
 
 
 def round_down(value: fmpq, significant: int = 3) -> fmpq:
-    """The largest decimal with ``significant`` digits that is <= value (value > 0)."""
+    """The largest decimal with ``significant`` digits that is <= value (value > 0; ValueError otherwise, where
+    the search for the leading digit would never end)."""
+    if not value > 0:
+        raise ValueError(f"round_down needs a positive value, got {value}")
     exponent = 0
     while value * fmpq(10) ** exponent < 10 ** (significant - 1):
         exponent += 1

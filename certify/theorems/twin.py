@@ -8,6 +8,8 @@ p = 5, 7, 13 and 31 (docs/staircase.md, section 11.9).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from flint import arb, fmpq
 
 from ..certificate import build_certificate
@@ -30,6 +32,7 @@ S2_FACTOR = 2
 BUDGET_SHARE = fmpq(2, 5)
 
 
+@lru_cache(maxsize=64)
 def force_budget(p: int) -> fmpq:
     """b_II(p, 1) of docs/staircase.md, section 11.5, rounded down to 3 digits: the largest b on a grid of
     bisection steps with Phi(b; p, 1) < 2 and b < log(p/4)/2 proved in balls (a choice for the defaults only)."""
@@ -49,7 +52,8 @@ def default_parameters(p: int, X: fmpq) -> dict[str, fmpq]:
     down to 3 digits (s to its own, see below):
 
     * d with (3/4) X^2 d^2/4 ~ BUDGET_SHARE b_II(p, 1): the base point's b is about (X^2 + 2 s^2) d^2/8;
-    * z11 = 2s - X = -ZETA_TARGET d/2, so zeta0 = ZETA_TARGET/2 and the box can reach ZETA_TARGET;
+    * z11 = 2s - X = -e, e = ZETA_TARGET min(d, X)/2, so zeta0 = ZETA_TARGET/2 (at the defaults, d < X) and the
+      box can reach ZETA_TARGET; min(d, X) keeps s > 0 at every X > 0;
     * t = X/20 (the boundary gates need only be < 0);
     * E = 1.01 log(6 (p - 2)/b_II)/s, so 2 (p - 2) e^{-s E} < b_II/3: the tails take under a third of the budget;
     * s2_max = S2_FACTOR (2X)^2.
@@ -57,7 +61,7 @@ def default_parameters(p: int, X: fmpq) -> dict[str, fmpq]:
     budget = force_budget(p)
     with working_precision(64):
         d = round_down((8 * ball(BUDGET_SHARE * budget) / (3 * X * X / 2)).sqrt().lower().mid().fmpq())
-        eps = round_down(ZETA_TARGET * d / 2)
+        eps = round_down(ZETA_TARGET * min(d, X) / 2)
         s = X / 2 - eps / 2
         E = round_down(((6 * ball(p - 2) / ball(budget)).log() / ball(s)).upper().mid().fmpq() * fmpq(101, 100))
     return {"s": s, "t": X / 20, "d": d, "E": E, "s2_max": S2_FACTOR * (2 * X) ** 2}
