@@ -373,8 +373,8 @@ TWIN_BASE_POINT_PAPER = ("the base point of docs/staircase.md 11.9: u = v = (X/2
                          "w = (E - d, E, 0, ...) - mu_0, mu_0 = (2E - d)/p; every claim below is about this one "
                          "point's box")
 TWIN_SECTION = "docs/staircase.md, section 11.9"
-#: Significant digits of the window, capture and capture-time lemmas: they take b_+ as the stored loss_excess_box
-#: end, which lies above the kernel's own b_+ by the rounding of that end, so their full-digit ends may not hold.
+#: Significant digits of the window, capture and capture-time lemmas: they take b_+ as the exporter's own bound
+#: (rounded up to 30 digits), which lies above the kernel's b_+ by that rounding, so their full-digit ends may not hold.
 TWIN_DIGITS = 12
 
 
@@ -388,7 +388,8 @@ def twin_obligations(document: dict) -> list:
 class _Twin(_Staircase):
     """The twin's certificate: Theorem S's three-level blocks and its purity and region lemmas (the same (S.15)
     and p^2 (p - 1) copies), its own pattern, and the window and capture claims of section 11.9 stated with
-    b_+ = the stored upper end of loss_excess_box (proved >= b on the box by that claim's lemmas)."""
+    b_+ = the exporter's own upper bound of section 11.9's closed form, proved >= both its ends in Coq (the
+    window_box_b_plus lemmas), so that no claim's lemmas depend on another claim's stored end."""
 
     SECTION = TWIN_SECTION
     PARAMETERS = ("X", "s", "t", "d", "E", "s2_max")
@@ -423,29 +424,53 @@ class _Twin(_Staircase):
         return super()._pattern_lemmas(statements, quantities, "the box lies in the pattern of Proposition S2.2 "
                                                                "(z11 < 0, every other inactive gate < 0)")
 
-    def _b(self) -> str:
-        """b_+: the stored upper end of loss_excess_box (a Coq term)."""
-        return real(number(self.document["claims"]["loss_excess_box"]["hi"], "loss_excess_box.hi"))
+    #: Significant digits of the exporter's own b_+ (rounded up from the kernel's closed form, docs/staircase.md 11.9).
+    B_PLUS_DIGITS = 30
 
-    def loss_excess_box(self) -> list[Lemma]:
-        """b = Lambda - 3 ln 2 <= hi at both ends z00 = X -+ 2r of the worst case of section 11.9 (interval)."""
+    def _b(self) -> str:
+        """b_+: the exporter's own upper bound of the closed form of section 11.9 (rounded up to B_PLUS_DIGITS), which
+        :meth:`window_box` proves >= both ends in Coq. Not the stored loss_excess_box end: a certificate may state
+        that end looser (it is only an upper bound), and the window and capture lemmas must not depend on it."""
+        from ..errors import NotCertified
+        from ..kernel.balls import working_precision
+        from ..kernel.twin import TwinParameters, loss_excess_upper
+        from .terms import round_up
+
+        names = ("X", "s", "t", "d", "E", "s2_max")
+        try:
+            params = TwinParameters(self.p, *(self.values[name] for name in names))
+            with working_precision(128):
+                upper = loss_excess_upper(params, self.r).upper().mid().fmpq()
+        except (NotCertified, ZeroDivisionError, ValueError) as error:
+            raise ValueError(f"no closed form of b_+ for these parameters: {error}") from None
+        return real(round_up(upper, self.B_PLUS_DIGITS))
+
+    def _excess_ends(self) -> list[tuple[str, str]]:
+        """(end, Coq term of ell_0+(z) + 2 ell_1+(s - 2r) - 3 ln 2) at z = X - 2r and X + 2r (section 11.9)."""
         X, s, d, E = (self.values[name] for name in ("X", "s", "d", "E"))
         r, p = self.r, self.p
         if not (d - 2 * r > 0 and s - 2 * r > 0 and E - 2 * r > 0):
             raise ValueError("the reduction of section 11.9 needs d, s, E > 2r (the signs of the exponents)")
         ell_1 = (f"ln (1 + exp (- ({real(s - 2 * r)}) * ({real(d - 2 * r)})) + ({p} - 2) * "
                  f"exp (- ({real(s - 2 * r)}) * ({real(E - 2 * r)})))")
-        lemmas = []
+        ends = []
         for end, z in (("z_low", X - 2 * r), ("z_high", X + 2 * r)):
             ell_0 = (f"ln (1 + exp (({real(z)}) * ({real(d + 2 * r)})) + ({p} - 2) * "
                      f"exp (- ({real(z)}) * ({real(E - d - 2 * r)})))")
-            lemmas.append(Lemma(
-                ident("loss_excess_box", "hi", end), "loss_excess_box",
-                stated(self.document, "loss_excess_box", "hi", f"{ell_0} + 2 * {ell_1} - 3 * ln 2"), INTERVAL,
-                f"{self.SECTION}: on the box Lambda <= max(ell_0+(X - 2r), ell_0+(X + 2r)) + 2 ell_1+(s - 2r) (each "
-                f"ell increases in its w-differences, ell_0+ is convex and ell_1+ decreasing in z); this is the end "
-                f"z00 = {'X - 2r' if end == 'z_low' else 'X + 2r'}", fields=("hi",)))
-        return lemmas
+            ends.append((end, f"{ell_0} + 2 * {ell_1} - 3 * ln 2"))
+        return ends
+
+    #: Why the closed form bounds b on the box (the comment of each lemma stating an end of it).
+    EXCESS_PAPER = ("on the box Lambda <= max(ell_0+(X - 2r), ell_0+(X + 2r)) + 2 ell_1+(s - 2r) (each ell increases "
+                    "in its w-differences, ell_0+ is convex and ell_1+ decreasing in z)")
+
+    def loss_excess_box(self) -> list[Lemma]:
+        """b = Lambda - 3 ln 2 <= hi at both ends z00 = X -+ 2r of the worst case of section 11.9 (interval)."""
+        return [Lemma(ident("loss_excess_box", "hi", end), "loss_excess_box",
+                      stated(self.document, "loss_excess_box", "hi", quantity), INTERVAL,
+                      f"{self.SECTION}: {self.EXCESS_PAPER}; this is the end z00 = "
+                      f"{'X - 2r' if end == 'z_low' else 'X + 2r'}", fields=("hi",))
+                for end, quantity in self._excess_ends()]
 
     def _weak(self, claim: str, key: str, quantity: str, component: str | None, name: str, paper: str) -> Lemma:
         statement = stated(self.document, claim, key, quantity, component, digits=TWIN_DIGITS)
@@ -463,6 +488,10 @@ class _Twin(_Staircase):
         b, p = self._b(), self.p
         why = "Phi increases in b and rho (section 11.5), b <= b_+ and rho <= rho_+ on the box"
         lemmas = [
+            Lemma(f"window_box_b_plus_{end}", "window_box", f"{quantity} <= {b}", INTERVAL,
+                  f"{self.SECTION}: b_+, the number the window and capture lemmas take, is above this end, so "
+                  f"above b on the box ({self.EXCESS_PAPER})")
+            for end, quantity in self._excess_ends()] + [
             self._weak("window_box", "lo", f"1 - {b}", "loss_budget", f"window_box_loss_budget_lo_one_{TWIN_DIGITS}_digits",
                        "b <= b_+ on the box (loss_excess_box): the bound 1 - b of Lemma S.13"),
             self._weak("window_box", "lo", f"ln ({p} / 4) / 2 - {b}", "loss_budget",
