@@ -27,6 +27,8 @@ docs/staircase.md, section 9.2, named in each lemma's comment; they are not form
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from flint import fmpq
 
 from .export import SHARED_CLAIMS
@@ -408,11 +410,11 @@ class _Twin(_Staircase):
     def pattern_box(self) -> list:
         """Each gate class, gamma_j and -D at every point of the box, by lra on |coordinate - base| <= r."""
         lemmas = super().pattern_box()
+        if "twin_difference" not in self.document["claims"]["pattern_box"]["components"]:
+            return lemmas + [NotExported("pattern_box", "the component twin_difference is missing from the certificate")]
         r = real(self.r)
         w0, w1 = (real(x) for x in self.levels["w"][:2])
         statement = stated(self.document, "pattern_box", "lo", "b - a", "twin_difference")
-        if "twin_difference" not in self.document["claims"]["pattern_box"]["components"]:
-            return lemmas + [NotExported("pattern_box", "the component twin_difference is missing from the certificate")]
         return lemmas + [
             Lemma("pattern_box_twin_difference_lo", "pattern_box",
                   f"forall a b : R, Rabs (a - {w0}) <= {r} -> Rabs (b - {w1}) <= {r} -> {statement}", BOX_TACTIC,
@@ -427,7 +429,8 @@ class _Twin(_Staircase):
     #: Significant digits of the exporter's own b_+ (rounded up from the kernel's closed form, docs/staircase.md 11.9).
     B_PLUS_DIGITS = 30
 
-    def _b(self) -> str:
+    @cached_property
+    def _b_term(self) -> str:
         """b_+: the exporter's own upper bound of the closed form of section 11.9 (rounded up to B_PLUS_DIGITS), which
         :meth:`window_box` proves >= both ends in Coq. Not the stored loss_excess_box end: a certificate may state
         that end looser (it is only an upper bound), and the window and capture lemmas must not depend on it."""
@@ -436,14 +439,16 @@ class _Twin(_Staircase):
         from ..kernel.twin import TwinParameters, loss_excess_upper
         from .terms import round_up
 
-        names = ("X", "s", "t", "d", "E", "s2_max")
         try:
-            params = TwinParameters(self.p, *(self.values[name] for name in names))
+            params = TwinParameters(self.p, *(self.values[name] for name in self.PARAMETERS))
             with working_precision(128):
                 upper = loss_excess_upper(params, self.r).upper().mid().fmpq()
         except (NotCertified, ZeroDivisionError, ValueError) as error:
             raise ValueError(f"no closed form of b_+ for these parameters: {error}") from None
         return real(round_up(upper, self.B_PLUS_DIGITS))
+
+    def _b(self) -> str:
+        return self._b_term
 
     def _excess_ends(self) -> list[tuple[str, str]]:
         """(end, Coq term of ell_0+(z) + 2 ell_1+(s - 2r) - 3 ln 2) at z = X - 2r and X + 2r (section 11.9)."""

@@ -159,13 +159,13 @@ def force_ratio(b: arb, p: int, rho: arb) -> arb:
     return b * (w1 + rho) + 2 * b.exp().acosh() * w1 / (lp4 - b)
 
 
-def window_margins_lower(params: TwinParameters, radius) -> dict[str, arb]:
+def window_margins_lower(params: TwinParameters, radius, b_plus: arb | None = None) -> dict[str, arb]:
     """Balls whose lower ends bound, at every point of the box, min(1, log(p/4)/2) - b (``loss_budget``) and
     2 - Phi(b; p, rho) (``force_budget``), b = Lambda - 3 log 2 (docs/staircase.md, section 11.9, window_box): b <=
     the upper end of :func:`loss_excess_upper`, rho <= :func:`rho_upper`, and Phi increases in both. NotCertified
-    unless 0 <= b_+ < log(p/4)/2 is proved (Phi's domain)."""
+    unless 0 <= b_+ < log(p/4)/2 is proved (Phi's domain). ``b_plus``: that upper end, when the caller has it."""
     p = params.p
-    b_plus = ball(loss_excess_upper(params, radius).upper())
+    b_plus = _b_plus(params, radius) if b_plus is None else b_plus
     lp4_half = (ball(p) / 4).log() / 2
     budget = lp4_half.min(arb(1)) - b_plus
     if not certainly_positive(budget):  # b_+ >= b >= 0 (Lemma S.11): Phi's domain is [0, log(p/4)/2)
@@ -183,14 +183,15 @@ def cone_ratio_upper(params: TwinParameters, radius) -> fmpq:
     return (params.X - 2 * params.s + 2 * r) / (params.d - 2 * r)
 
 
-def capture_margins_lower(params: TwinParameters, radius) -> dict[str, arb]:
+def capture_margins_lower(params: TwinParameters, radius, b_plus: arb | None = None) -> dict[str, arb]:
     """Balls whose lower ends bound kappa (``cone``) and s2_max - s1max^2 (``growth``) of (S.29) at every point
     of the box, through Remark S2.3's upper bounds (docs/staircase.md, section 11.9, capture_box): b_+ (upper
     end of :func:`loss_excess_upper`), zeta_+ (:func:`cone_ratio_upper`), s1_+ = X + 2s + 6r,
     S_+ = (p - 2)(mu_0 + 2(p - 1) r/p), with q_* = 2 (1 - b_+)/(1 + e^{2 acosh(e^{b_+})}), a = 12/(p - 2),
-    omega_+ = sqrt(a b_+), tau_+ = zeta_+/kappa_-. NotCertified unless kappa_- > 0 is proved (tau_+ needs it)."""
+    omega_+ = sqrt(a b_+), tau_+ = zeta_+/kappa_-. NotCertified unless kappa_- > 0 is proved (tau_+ needs it).
+    ``b_plus``: the upper end of :func:`loss_excess_upper`, when the caller has it."""
     p, r = params.p, fmpq(radius)
-    b_plus = ball(loss_excess_upper(params, radius).upper())
+    b_plus = _b_plus(params, radius) if b_plus is None else b_plus
     if not certainly_lt(b_plus, arb(1)):
         raise NotCertified(f"Lemma S.13 needs 0 <= b < 1; on the box b is up to {b_plus.str(5)}", "capture_box")
     zeta = ball(cone_ratio_upper(params, r))
@@ -207,12 +208,17 @@ def capture_margins_lower(params: TwinParameters, radius) -> dict[str, arb]:
     return {"cone": kappa, "growth": ball(params.s2_max) - s1_max * s1_max}
 
 
-def capture_time_upper(params: TwinParameters, radius) -> arb:
+def capture_time_upper(params: TwinParameters, radius, kappa: arb | None = None) -> arb:
     """A ball whose upper end bounds t_c = p^2 zeta_+/kappa_- (Proposition S2.2 with Remark S2.3): from every point
     of the box the gate (1, 1) reaches its kink with D <= 0 by this time. NotCertified as
-    :func:`capture_margins_lower`."""
-    kappa = capture_margins_lower(params, radius)["cone"]
+    :func:`capture_margins_lower`; ``kappa``: its ``cone`` ball, when the caller has it."""
+    kappa = capture_margins_lower(params, radius)["cone"] if kappa is None else kappa
     return params.p**2 * ball(cone_ratio_upper(params, radius)) / kappa
+
+
+def _b_plus(params: TwinParameters, radius) -> arb:
+    """b_+: the upper end of :func:`loss_excess_upper`, as an exact ball (current precision)."""
+    return ball(loss_excess_upper(params, radius).upper())
 
 
 #: The claims of a ``twin`` certificate, in schema order: what each states (certify.kernel.claims).
@@ -273,14 +279,15 @@ def twin_box_bounds(params: TwinParameters, radius, prec: int) -> dict:
     bounds = {"pattern": twin_pattern_margins(params, r)}
     with working_precision(prec):
         bounds["loss_excess"] = loss_excess_upper(params, r)
-        for claim, margins in (("window_box", window_margins_lower(params, r)),
-                               ("capture_box", capture_margins_lower(params, r))):
+        b_plus = ball(bounds["loss_excess"].upper())
+        for claim, margins in (("window_box", window_margins_lower(params, r, b_plus)),
+                               ("capture_box", capture_margins_lower(params, r, b_plus))):
             for name, margin in margins.items():
                 if not certainly_positive(margin):
                     raise NotCertified(f"{claim} on the box: {name} is not proved positive ({margin.str(5)}) at "
                                        f"radius {format_rational(r)}", claim)
             bounds[claim] = margins
-        bounds["capture_time"] = capture_time_upper(params, r)
+        bounds["capture_time"] = capture_time_upper(params, r, bounds["capture_box"]["cone"])
         delta = purity_margin_lower(params, r)
         if not certainly_positive(delta):
             raise NotCertified(f"(S.15) on the box: delta is not proved positive ({delta.str(5)})", "purity_margin_box")

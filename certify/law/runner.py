@@ -828,7 +828,8 @@ def certified_staircase_region(p: int, sigma: str = "1") -> dict:
     regime II, the twin) relabelled, from ``certify twin --p P --sigma SIGMA``; each with its defaults (the larger of the kernel's region_probability and, for memorise,
     whole_region_probability claims, docs/staircase.md sections 9, 10.6 and 10.7), rounded down to
     CERTIFIED_DIGITS; a key is left out when its defaults certify nothing at this p or
-    sigma. k >= 3 has no persistence theorem: the issue's sum over k is these two terms, and the summary shows
+    sigma. k >= 3 has no persistence theorem: the issue's sum over k is these three terms (R_stair and R_II are
+    disjoint: D > 0 on one, D < 0 on the other), and the summary shows
     each beside its measured share (k = 1 is the outcome memorises_one_entry)."""
     from certify.errors import CertifyError
     from certify.kernel.exact import compare, format_decimal, parse_exact, parse_rational, round_decimal

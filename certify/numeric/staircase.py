@@ -75,10 +75,11 @@ def staircase_quantities(theta: np.ndarray, p: int, k: int = 2) -> dict[str, flo
     for gate in gates:
         other[gate] = False
     other &= ~boundary
-    twin_gate = np.zeros((p, p), dtype=bool)
-    twin_gate[k - 1, k - 1] = k == 2  # the gate (1, 1) of the twin (regime II), apart from the other gates
+    other_but_11 = other.copy()
+    if k == 2:
+        other_but_11[1, 1] = False  # the twin's gate (1, 1) (regime II), followed apart as z11
     return {"Lambda": sum(ell(z[gate], label) for gate, label in zip(gates, labels)),
-            "z11": float(z[1, 1]), "D": float(w[0] - w[1]), "other_but_11_max": float(z[other & ~twin_gate].max()),
+            "z11": float(z[1, 1]), "D": float(w[0] - w[1]), "other_but_11_max": float(z[other_but_11].max()),
             "threshold": budget(p, rho),
             "max_F": float(fourier_fractions(u, v, w).max()),
             "active_min": float(min(z[gate] for gate in gates)),

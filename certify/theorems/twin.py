@@ -8,7 +8,9 @@ p = 5, 7, 13 and 31 (docs/staircase.md, section 11.9).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 
 from flint import arb, fmpq
 
@@ -47,7 +49,8 @@ def force_budget(p: int) -> fmpq:
     return round_down(lo)
 
 
-def default_parameters(p: int, X: fmpq) -> dict[str, fmpq]:
+@lru_cache(maxsize=256)
+def default_parameters(p: int, X: fmpq) -> Mapping[str, fmpq]:
     """d, s, t, E and s2_max for the prime p and the scale X (docs/staircase.md, section 11.9), each rounded
     down to 3 digits (s to its own, see below):
 
@@ -57,6 +60,8 @@ def default_parameters(p: int, X: fmpq) -> dict[str, fmpq]:
     * t = X/20 (the boundary gates need only be < 0);
     * E = 1.01 log(6 (p - 2)/b_II)/s, so 2 (p - 2) e^{-s E} < b_II/3: the tails take under a third of the budget;
     * s2_max = S2_FACTOR (2X)^2.
+
+    Cached (read-only): the builder and each ``default_NAME`` of the naming rule ask for the same p and X.
     """
     budget = force_budget(p)
     with working_precision(64):
@@ -64,7 +69,7 @@ def default_parameters(p: int, X: fmpq) -> dict[str, fmpq]:
         eps = round_down(ZETA_TARGET * min(d, X) / 2)
         s = X / 2 - eps / 2
         E = round_down(((6 * ball(p - 2) / ball(budget)).log() / ball(s)).upper().mid().fmpq() * fmpq(101, 100))
-    return {"s": s, "t": X / 20, "d": d, "E": E, "s2_max": S2_FACTOR * (2 * X) ** 2}
+    return MappingProxyType({"s": s, "t": X / 20, "d": d, "E": E, "s2_max": S2_FACTOR * (2 * X) ** 2})
 
 
 def default_s(p: int, X: fmpq) -> fmpq:
