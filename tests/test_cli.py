@@ -223,3 +223,17 @@ def test_simulate_and_plot_commands(tmp_path):
 ])
 def test_simulate_and_plot_bad_input_is_one_line(tmp_path, args, words):
     assert_one_line_error(run_certify(*args), words)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["twin", "--p", "10007", "--plot", "{tmp}/x.png"], "too large for the float experiment"),
+    (["staircase", "--p", "1009", "--plot", "{tmp}/missing/x.png"], "does not exist"),
+    (["plot", "twin", "--p", "1013", "--out", "{tmp}/x.png"], "too large for the float experiment"),
+])
+def test_a_plot_that_cannot_be_drawn_is_refused_before_anything_is_written(tmp_path, args, words):
+    """The figure's target (its folder, and p within the float experiment's reach) is checked before the
+    certificate is made or written: a one-line error, exit 2, and no certificate left behind."""
+    out = tmp_path / "certificate.json"
+    result = run_certify(*[arg.format(tmp=tmp_path) for arg in args], *(["--out", out] if args[0] != "plot" else []))
+    assert_one_line_error(result, words)
+    assert sorted(path.name for path in tmp_path.iterdir()) == []

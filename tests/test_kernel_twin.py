@@ -261,3 +261,43 @@ def test_each_bound_is_the_closed_form_of_section_11_9(p):
     for name, ball in found.items():
         middle = mp.mpf(ball.mid().str(40, radius=False))
         assert abs(middle - oracle[name]) < mp.mpf("1e-25") * (1 + abs(oracle[name])), name
+
+
+@pytest.mark.parametrize("p", [5, 13])
+def test_the_words_hold_at_the_closed_form_b_plus_they_name(p):
+    """The certificate's words: loss_excess_box's end is at least the closed form b_+ its statement writes out,
+    and the window, capture and time claims hold at that closed form (their statements say so), not at the stored
+    end. Checked against the doc's closed forms in mpmath (section_11_9_bounds, 40 digits: error below 10^-30,
+    allowed as ROUNDING). A certificate whose end is loosened to 1 stays verified: its words are still true."""
+    from certify.certificate import dumps
+    from certify.check import check_bytes
+
+    made = certify_twin(p)
+    claims = made.certificate["claims"]
+    oracle = section_11_9_bounds(made.params, made.radius)
+    statement = claims["loss_excess_box"]["statement"]
+    assert ("b_+ = max(l0(X - 2r), l0(X + 2r)) + 2 l1(s - 2r) - 3 log 2 with l0(z) = log(1 + e^{z (d + 2r)} + "
+            "(p - 2) e^{-z (E - d - 2r)}) and l1(z) = log(1 + e^{-z (d - 2r)} + (p - 2) e^{-z (E - 2r)})") in statement
+    assert "b_+ of b (loss_excess_box's closed form)" in claims["capture_box"]["statement"]
+    assert mp.mpf(claims["loss_excess_box"]["hi"]) >= oracle["b"] - ROUNDING
+    for claim in ("window_box", "capture_box"):
+        for name, component in claims[claim]["components"].items():
+            assert mp.mpf(component["lo"]) <= oracle[name] + ROUNDING, name
+    assert mp.mpf(claims["capture_time_box"]["hi"]) >= oracle["time"] - ROUNDING
+    loosened = {**made.certificate, "claims": {**claims, "loss_excess_box": {**claims["loss_excess_box"], "hi": "1"}}}
+    assert check_bytes(dumps(loosened).encode()).status == "verified"
+
+
+def test_the_default_budget_is_found_at_primes_far_beyond_the_library():
+    """b_II(p, 1) falls like 2 log(p/4)^2/p^2 (Phi(b; p, 1) of (S.27) is about p b/2 + sqrt(2b) p/log(p/4) for small
+    b, w1 ~ p/2): the builder's search for it (a relative bisection at 64 + 3 log2 p bits) finds it at p ~ 7.6e6
+    and 10^18, where a fixed grid on [0, log(p/4)/2] found 0, and the certificate made there is verified."""
+    from certify.check import check_bytes
+    from certify.certificate import dumps
+    from certify.theorems.twin import force_budget
+
+    for p in (7626539, 1000000000000000009):
+        budget = force_budget(p)
+        estimate = 2 * mp.log(mp.mpf(p) / 4) ** 2 / mp.mpf(p) ** 2
+        assert estimate / 2 < mpf(budget) < estimate, p
+    assert check_bytes(dumps(certify_twin(7626539).certificate).encode()).status == "verified"

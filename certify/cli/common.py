@@ -7,6 +7,7 @@ import difflib
 import os
 import re
 import sys
+from pathlib import Path
 
 from ..errors import CertifyError, InputError
 
@@ -230,14 +231,29 @@ def read_verified_certificate(path, action: str) -> dict:
     return parse_certificate(data)
 
 
-def draw_experiment(record, certificate: dict, path, size=None, dpi=None) -> list[str]:
-    """Run ``record``'s float experiment on ``certificate`` and draw it into ``path`` (.png, .pdf or .svg; with
-    ``size`` and ``dpi`` checked first: the experiment takes seconds) through :func:`write_file`; returns the
-    lines it prints."""
-    from ..theorems.registry import resolve
+def check_experiment_target(path, p: int, size=None, dpi=None) -> None:
+    """InputError (one line) before the experiment's seconds and before anything is written, if ``path`` cannot
+    be a figure (its suffix; ``size``, ``dpi``; matplotlib missing), its folder does not exist, or p is above
+    certify.simulate.MAX_SIMULATED_P (the experiments follow the full flow in floats: arrays of p^2 gates)."""
+    from ..simulate import MAX_SIMULATED_P
     from .law import _plot_format_or_error
 
     _plot_format_or_error(path, size, dpi)
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: its folder {folder} does not exist")
+    if int(p) > MAX_SIMULATED_P:
+        raise InputError(f"p = {p} is too large for the float experiment: it follows all 3p coordinates and p^2 "
+                         f"gates, so p is at most {MAX_SIMULATED_P} (the certificate has no such limit)")
+
+
+def draw_experiment(record, certificate: dict, path, size=None, dpi=None) -> list[str]:
+    """Run ``record``'s float experiment on ``certificate`` and draw it into ``path`` (.png, .pdf or .svg; with
+    the target checked first, :func:`check_experiment_target`: the experiment takes seconds) through
+    :func:`write_file`; returns the lines it prints."""
+    from ..theorems.registry import resolve
+
+    check_experiment_target(path, certificate["p"], size, dpi)
     lines, drawn = [], []
 
     def draw(temporary) -> None:

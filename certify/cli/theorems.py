@@ -11,8 +11,8 @@ import sys
 
 from ..errors import InputError
 from ..theorems.registry import THEOREMS, names_text
-from .common import (_path_arg, EXIT_OK, RAW, _exact_arg, _precision_arg, _write, add_p_option, draw_experiment,
-                     verified_new_certificate)
+from .common import (_path_arg, EXIT_OK, RAW, _exact_arg, _precision_arg, _write, add_p_option,
+                     check_experiment_target, draw_experiment, verified_new_certificate)
 
 
 def add_parsers(commands) -> None:
@@ -42,10 +42,8 @@ def run_theorem(args) -> int:
     from ..render.summary import summary
 
     record = THEOREMS[args.command]
-    if getattr(args, "plot", None):
-        from .law import _plot_format_or_error
-
-        _plot_format_or_error(args.plot)  # before anything is made or written: the experiment needs a figure
+    if getattr(args, "plot", None):  # before anything is made or written: the experiment needs a figure
+        check_experiment_target(args.plot, args.p)
     parameters = {name: getattr(args, name) for name in record.parameter_names}
     result = record.build(args.p, radius=args.radius, prec=args.prec, **parameters)
     if args.out not in (None, "-") and os.path.isfile(args.out):

@@ -73,8 +73,9 @@ def twin_base_point(params: TwinParameters) -> BasePoint:
 
 def require_twin_hypotheses(params: TwinParameters, prec: int = 64) -> None:
     """Raise HypothesisError naming the broken hypothesis: p >= 5; X, s, t, d, E, s2_max, sigma > 0; X > 2s (the
-    gate (1, 1) inactive); and the base point in U_II (every claim's margin positive at radius 0, decided with
-    balls at ``prec`` bits and then at increasing precision; a point on the boundary of U_II is refused)."""
+    gate (1, 1) inactive); and the base point in U_II (the window and capture margins positive at radius 0,
+    decided with balls at ``prec`` bits and then at increasing precision; a point on the boundary of U_II is
+    refused). The message names the margins that fail and what raises each."""
     if params.p < 5:
         raise HypothesisError(f"p >= 5 fails: p = {params.p} (Proposition S.6 needs F_0 = 2(1 + cos(2 pi/p))/(p - 2) "
                               "< 1, and Lemma S.12 log(p/4) > 0)")
@@ -91,7 +92,25 @@ def require_twin_hypotheses(params: TwinParameters, prec: int = 64) -> None:
         raise HypothesisError(f"(S.29) fails at the base point: {error} (docs/staircase.md, section 11.9)") from None
     if margin is not None:
         raise HypothesisError(f"(S.29) fails at the base point: its least margin is {margin.str(5)}, not positive "
-                              "(docs/staircase.md, section 11.9: lower d or raise s2_max)")
+                              f"({_failing_margins(params)}; docs/staircase.md, section 11.9)")
+
+
+#: What raises each margin of the base point (docs/staircase.md, section 11.9): b grows like d^2 and falls as E
+#: rises; kappa falls with zeta0 = (X - 2s)/d and with s2_max; s1max grows with s1(0) and kappa's inverse.
+_REMEDIES = {"loss_budget": "lower d or raise E", "force_budget": "lower d or raise E",
+             "cone": "raise d, or lower X - 2s or s2_max", "growth": "raise s2_max"}
+
+
+def _failing_margins(params: TwinParameters) -> str:
+    """The base point's margins not proved positive at 64 bits, each with what raises it (for a message)."""
+    try:
+        with working_precision(64):
+            margins = {**window_margins_lower(params, 0), **capture_margins_lower(params, 0)}
+    except NotCertified as error:
+        return str(error)
+    failing = [f"{name} {margin.str(3)}: {_REMEDIES[name]}" for name, margin in margins.items()
+               if not certainly_positive(margin)]
+    return "; ".join(failing) or "not decided at 64 bits"
 
 
 def _least_margin(params: TwinParameters, radius) -> arb:
@@ -163,13 +182,15 @@ def window_margins_lower(params: TwinParameters, radius, b_plus: arb | None = No
     """Balls whose lower ends bound, at every point of the box, min(1, log(p/4)/2) - b (``loss_budget``) and
     2 - Phi(b; p, rho) (``force_budget``), b = Lambda - 3 log 2 (docs/staircase.md, section 11.9, window_box): b <=
     the upper end of :func:`loss_excess_upper`, rho <= :func:`rho_upper`, and Phi increases in both. NotCertified
-    unless 0 <= b_+ < log(p/4)/2 is proved (Phi's domain). ``b_plus``: that upper end, when the caller has it."""
+    unless b_+ < min(1, log(p/4)/2) is proved (Phi's domain is [0, log(p/4)/2), and b_+ >= b >= 0 by Lemma
+    S.11). ``b_plus``: that upper end, when the caller has it."""
     p = params.p
     b_plus = _b_plus(params, radius) if b_plus is None else b_plus
     lp4_half = (ball(p) / 4).log() / 2
     budget = lp4_half.min(arb(1)) - b_plus
     if not certainly_positive(budget):  # b_+ >= b >= 0 (Lemma S.11): Phi's domain is [0, log(p/4)/2)
-        raise NotCertified(f"Lemma S.12 needs b < min(1, log(p/4)/2); on the box b is up to {b_plus.str(5)}",
+        raise NotCertified(f"Lemma S.12 needs b < min(1, log(p/4)/2); on the box of radius "
+                           f"{format_rational(fmpq(radius))} b is up to {b_plus.str(5)}",
                            "window_box")
     return {"loss_budget": budget, "force_budget": 2 - force_ratio(b_plus, p, ball(rho_upper(params, radius)))}
 
@@ -188,17 +209,19 @@ def capture_margins_lower(params: TwinParameters, radius, b_plus: arb | None = N
     of the box, through Remark S2.3's upper bounds (docs/staircase.md, section 11.9, capture_box): b_+ (upper
     end of :func:`loss_excess_upper`), zeta_+ (:func:`cone_ratio_upper`), s1_+ = X + 2s + 6r,
     S_+ = (p - 2)(mu_0 + 2(p - 1) r/p), with q_* = 2 (1 - b_+)/(1 + e^{2 acosh(e^{b_+})}), a = 12/(p - 2),
-    omega_+ = sqrt(a b_+), tau_+ = zeta_+/kappa_-. NotCertified unless kappa_- > 0 is proved (tau_+ needs it).
-    ``b_plus``: the upper end of :func:`loss_excess_upper`, when the caller has it."""
+    omega_+ = sqrt(a b_+), tau_+ = zeta_+/kappa_-. NotCertified unless b_+ < 1 (Lemma S.13) and kappa_- > 0
+    (tau_+ needs it) are proved. ``b_plus``: the upper end of :func:`loss_excess_upper`, when the caller has it."""
     p, r = params.p, fmpq(radius)
     b_plus = _b_plus(params, radius) if b_plus is None else b_plus
     if not certainly_lt(b_plus, arb(1)):
-        raise NotCertified(f"Lemma S.13 needs 0 <= b < 1; on the box b is up to {b_plus.str(5)}", "capture_box")
+        raise NotCertified(f"Lemma S.13 needs 0 <= b < 1; on the box of radius {format_rational(r)} b is up to "
+                           f"{b_plus.str(5)}", "capture_box")
     zeta = ball(cone_ratio_upper(params, r))
     q_star = 2 * (1 - b_plus) / (1 + (2 * b_plus.exp().acosh()).exp())
     kappa = q_star - zeta * zeta - zeta * ball(params.s2_max) / 2
     if not certainly_positive(kappa):
-        raise NotCertified(f"(S.29): kappa is not proved positive on the box ({kappa.str(5)})", "capture_box")
+        raise NotCertified(f"(S.29): kappa is not proved positive on the box of radius {format_rational(r)} "
+                           f"({kappa.str(5)})", "capture_box")
     s1_plus = ball(params.X + 2 * params.s + 6 * r)
     S_plus = ball((params.p - 2) * (params.mu0 + fmpq(2 * (p - 1), p) * r))
     a = ball(fmpq(12, p - 2))
@@ -235,7 +258,10 @@ PATTERN_BOX = ClaimSpec(
 LOSS_EXCESS_BOX = ClaimSpec(
     "loss_excess_box", "box",
     "for every point of the box, b = Lambda - 3 log 2, Lambda = ell_0(z00) + ell_1(z01) + ell_1(z10),", UPPER,
-    note="b_+ below is this upper end", source="Lemma S.11, section 11.9")
+    note="this end is at least b_+ = max(l0(X - 2r), l0(X + 2r)) + 2 l1(s - 2r) - 3 log 2 with l0(z) = log(1 + "
+         "e^{z (d + 2r)} + (p - 2) e^{-z (E - d - 2r)}) and l1(z) = log(1 + e^{-z (d - 2r)} + (p - 2) "
+         "e^{-z (E - 2r)}), the upper bound of b that the claims below use (not this end)",
+    source="Lemma S.11, section 11.9")
 WINDOW_BOX = ClaimSpec(
     "window_box", "box", "for every point of the box, with b = Lambda - 3 log 2 and rho = max_{j >= 2} gamma_j / "
                          "min_{j >= 2} gamma_j",
@@ -245,8 +271,9 @@ WINDOW_BOX = ClaimSpec(
          "bounds every force (Lemma S.12)", source="(S.27), Lemma S.12, section 11.9")
 CAPTURE_BOX = ClaimSpec(
     "capture_box", "box",
-    "for every point of the box, with Remark S2.3's upper bounds b_+ of b, zeta_+ of zeta0 = z11/D, s1_+ of "
-    "X + r + c and S_+ of sum_{j >= 2} gamma_j, and sigma = s2_max",
+    "for every point of the box, with Remark S2.3's upper bounds b_+ of b (loss_excess_box's closed form), "
+    "zeta_+ = (X - 2s + 2r)/(d - 2r) of zeta0 = z11/D, s1_+ = X + 2s + 6r of X + r + c and S_+ = (p - 2)(mu_0 + "
+    "2 (p - 1) r/p) of sum_{j >= 2} gamma_j, and sigma = s2_max",
     components=(Component("cone", "kappa = q_*(b_+) - zeta_+^2 - zeta_+ s2_max/2", POSITIVE_LOWER),
                 Component("growth", "s2_max - s1max^2, s1max of (S.29) at b_+, zeta_+, s1_+, S_+", POSITIVE_LOWER)),
     note="so the box lies in U_II: from each of its points there is exactly one complete Clarke trajectory, the "

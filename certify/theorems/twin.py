@@ -34,15 +34,33 @@ S2_FACTOR = 2
 BUDGET_SHARE = fmpq(2, 5)
 
 
+#: How far below log(p/4)/2 the search for b_II(p, 1) goes (b_II falls like 2 log(p/4)^2/p^2: 2^-200 reaches p ~ 10^28).
+MAX_HALVINGS = 200
+
+
 @lru_cache(maxsize=64)
 def force_budget(p: int) -> fmpq:
-    """b_II(p, 1) of docs/staircase.md, section 11.5, rounded down to 3 digits: the largest b on a grid of
-    bisection steps with Phi(b; p, 1) < 2 and b < log(p/4)/2 proved in balls (a choice for the defaults only)."""
-    with working_precision(64):
-        lo, hi = fmpq(0), fmpq(1, 2) * (ball(p) / 4).log().lower().mid().fmpq()
+    """b_II(p, 1) of docs/staircase.md, section 11.5, rounded down to 3 digits (a choice for the defaults only):
+    the largest b found with Phi(b; p, 1) < 2 and b < log(p/4)/2 proved in balls. Phi increases in b, so the
+    search halves log(p/4)/2 until a b is proved, then bisects 40 times between it and its double (a relative
+    step, as b_II(p, 1) falls like 2 log(p/4)^2/p^2). HypothesisError when no b above 2^-MAX_HALVINGS log(p/4)/2 is proved:
+    then give d and E."""
+    with working_precision(64 + 3 * p.bit_length()):  # acosh(e^b) near b ~ 1/p^2 needs 1 + b resolved
+        lo = hi = fmpq(1, 2) * (ball(p) / 4).log().lower().mid().fmpq()
+
+        def proved(b: fmpq) -> bool:
+            return certainly_lt(kernel.force_ratio(ball(b), p, arb(1)), arb(2))
+
+        for _ in range(MAX_HALVINGS):
+            hi, lo = lo, lo / 2
+            if proved(lo):
+                break
+        else:
+            raise HypothesisError(f"no default loss budget b_II(p, 1) is found at p = {p} (none above 2^-"
+                                  f"{MAX_HALVINGS} log(p/4)/2 is proved): give --d, --E and --s")
         for _ in range(40):
             mid = (lo + hi) / 2
-            if certainly_lt(kernel.force_ratio(ball(mid), p, arb(1)), arb(2)):
+            if proved(mid):
                 lo = mid
             else:
                 hi = mid
@@ -105,9 +123,9 @@ def certify_twin(p, X=None, s=None, t=None, d=None, E=None, s2_max=None, sigma=N
     X = DEFAULT_X if X is None else fmpq(X)
     if not X > 0:  # the defaults divide by X
         raise HypothesisError(f"X > 0 fails: X = {format_rational(X)}")
-    defaults = default_parameters(p, X)
-    chosen = {name: defaults[name] if value is None else fmpq(value)
-              for name, value in (("s", s), ("t", t), ("d", d), ("E", E), ("s2_max", s2_max))}
+    given = {"s": s, "t": t, "d": d, "E": E, "s2_max": s2_max}
+    defaults = default_parameters(p, X) if None in given.values() else {}  # only when some value is missing
+    chosen = {name: defaults[name] if value is None else fmpq(value) for name, value in given.items()}
     params = kernel.TwinParameters(p, X, chosen["s"], chosen["t"], chosen["d"], chosen["E"], chosen["s2_max"],
                                    DEFAULT_SIGMA if sigma is None else fmpq(sigma))
     kernel.require_twin_hypotheses(params)
