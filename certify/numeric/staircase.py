@@ -102,61 +102,90 @@ def staircase_runs(certificate: dict, horizon: float = HORIZON) -> list[dict]:
     return runs
 
 
-def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
-    """``certify twin --plot FILE``: :func:`staircase_runs` from the twin's box drawn to ``path``: z11 and
-    D = w(0) - w(1) (Proposition S2.2: z11 reaches 0 with D <= 0 by the certified capture time and stays there)
-    and max_zeta F_zeta beside 1 - delta; returns the lines to print. Floats: cross-checks, never bounds."""
-    from certify.figures import check_options, default_style, freeze_layout, lay_out, new_figure, save_figure
+def _draw_runs(certificate: dict, runs: list[dict], path, size, dpi, left_run, left_finish, title: str) -> None:
+    """The experiment's figure, saved to ``path``: on the left what ``left_run(axes, t, rows, label)`` draws of
+    each run and ``left_finish(axes)`` adds; on the right max_zeta F_zeta of each run beside the certified
+    1 - delta; ``title``, then ', from the certified box', above both."""
+    from certify.figures import default_style, freeze_layout, lay_out, new_figure, save_figure
 
-    from certify.law.flow import KINK_TOLERANCE
-
-    check_options(path, size, dpi, FIGSIZE, DPI)
-    runs = staircase_runs(certificate)
     delta = float(Fraction(certificate["claims"]["purity_margin_box"]["lo"]))
-    t_c = float(Fraction(certificate["claims"]["capture_time_box"]["hi"]))
     with default_style():
         figure = new_figure(size, dpi, FIGSIZE, DPI)
         left, right = figure.subplots(1, 2)
         for index, run in enumerate(runs):
             label = "base point" if index == 0 else f"box corner {index}"
             t = np.maximum(run["times"], 1e-3)
-            line, = left.semilogx(t, [row["z11"] for row in run["rows"]], label=f"z11, {label}")
-            left.semilogx(t, [row["D"] for row in run["rows"]], ls=":", color=line.get_color(), label=f"D, {label}")
+            left_run(left, t, run["rows"], label)
             right.semilogx(t, [row["max_F"] for row in run["rows"]], label=label)
-        left.axvline(t_c, color="r", lw=0.8, ls="--", label=r"$t_c$ (certified)")
-        left.axhline(0, color="k", lw=0.8)
-        left.set(xlabel="t", title=r"$z_{11}$ and $D = w(0) - w(1)$ (floats)")
-        left.legend(fontsize="x-small")
+        left_finish(left)
         right.axhline(1 - delta, color="r", lw=0.8, ls="--", label=r"$1-\delta$ (certified)")
         right.set(xlabel="t", title=r"$\max_\zeta F_\zeta(\theta(t))$ (floats)")
         right.legend(fontsize="small")
-        figure.suptitle(f"Proposition S2.2, p = {certificate['p']}: the twin captured, from the certified box")
+        figure.suptitle(f"{title}, from the certified box")
         lay_out(figure)
         freeze_layout(figure)
         save_figure(figure, path)
+
+
+def _run_lines(certificate: dict, runs: list[dict], path, kept, tail) -> list[str]:
+    """The lines printed beside the figure: one a run, saying whether ``kept(rows)`` held at every checkpoint,
+    then ``tail(times, rows)``, its largest max F and the certified bound; the figure's path last."""
+    delta = float(Fraction(certificate["claims"]["purity_margin_box"]["lo"]))
     lines = ["float experiment (the full-network Clarke flow of certify.law.flow from the base point and "
              f"{CORNERS} corners of the box, to t = {HORIZON:g}; floats: cross-checks, never bounds):"]
     for index, run in enumerate(runs):
         rows, times = run["rows"], run["times"]
-        kept = all(row["active_min"] > 0 and row["other_but_11_max"] < 0 and row["boundary_max"] <= 1e-9
-                   and row["z11"] <= KINK_TOLERANCE for row in rows)
-        # "on the kink": within the simulator's tolerance of 0 (its active-set rule keeps a sliding gate there)
-        on_kink = [time for time, row in zip(times, rows) if abs(row["z11"]) <= KINK_TOLERANCE]
         lines.append(f"  {'base point' if index == 0 else f'corner {index}'}: reached t = {times[-1]:.3g}"
                      f"{'' if run['failure'] is None else ' (' + run['failure'] + ')'}; pattern kept: "
-                     f"{'yes' if kept else 'NO'}; z11 at its kink from the checkpoint t = "
-                     f"{on_kink[0] if on_kink else float('nan'):.3g} (certified by {t_c:.3g}); largest D "
-                     f"{max(row['D'] for row in rows):.3g}; largest max F {max(row['max_F'] for row in rows):.4f} "
-                     f"(certified <= {1 - delta:.4f})")
+                     f"{'yes' if kept(rows) else 'NO'}; {tail(times, rows)}; largest max F "
+                     f"{max(row['max_F'] for row in rows):.4f} (certified <= {1 - delta:.4f})")
     lines.append(f"figure: {path}")
     return lines
+
+
+def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
+    """``certify twin --plot FILE``: :func:`staircase_runs` from the twin's box drawn to ``path``: z11 and
+    D = w(0) - w(1) (Proposition S2.2: z11 reaches 0 with D <= 0 by the certified capture time and stays there)
+    and max_zeta F_zeta beside 1 - delta; returns the lines to print. Floats: cross-checks, never bounds."""
+    from certify.figures import check_options
+
+    from certify.law.flow import KINK_TOLERANCE
+
+    check_options(path, size, dpi, FIGSIZE, DPI)
+    runs = staircase_runs(certificate)
+    t_c = float(Fraction(certificate["claims"]["capture_time_box"]["hi"]))
+
+    def left_run(left, t, rows, label):
+        line, = left.semilogx(t, [row["z11"] for row in rows], label=f"z11, {label}")
+        left.semilogx(t, [row["D"] for row in rows], ls=":", color=line.get_color(), label=f"D, {label}")
+
+    def left_finish(left):
+        left.axvline(t_c, color="r", lw=0.8, ls="--", label=r"$t_c$ (certified)")
+        left.axhline(0, color="k", lw=0.8)
+        left.set(xlabel="t", title=r"$z_{11}$ and $D = w(0) - w(1)$ (floats)")
+        left.legend(fontsize="x-small")
+
+    _draw_runs(certificate, runs, path, size, dpi, left_run, left_finish,
+               f"Proposition S2.2, p = {certificate['p']}: the twin captured")
+
+    def kept(rows):
+        return all(row["active_min"] > 0 and row["other_but_11_max"] < 0 and row["boundary_max"] <= 1e-9
+                   and row["z11"] <= KINK_TOLERANCE for row in rows)
+
+    def tail(times, rows):
+        # "on the kink": within the simulator's tolerance of 0 (its active-set rule keeps a sliding gate there)
+        on_kink = [time for time, row in zip(times, rows) if abs(row["z11"]) <= KINK_TOLERANCE]
+        return (f"z11 at its kink from the checkpoint t = {on_kink[0] if on_kink else float('nan'):.3g} "
+                f"(certified by {t_c:.3g}); largest D {max(row['D'] for row in rows):.3g}")
+
+    return _run_lines(certificate, runs, path, kept, tail)
 
 
 def experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
     """``certify staircase --plot FILE`` (or ``certify memorise --plot FILE``): :func:`staircase_runs` drawn to
     ``path`` (PNG, PDF or SVG) beside the certificate's delta; returns the lines to print. Floats: cross-checks,
     never bounds."""
-    from certify.figures import check_options, default_style, freeze_layout, lay_out, new_figure, save_figure
+    from certify.figures import check_options
 
     check_options(path, size, dpi, FIGSIZE, DPI)  # before the experiment's seconds
     k = size_of(certificate)
@@ -164,33 +193,21 @@ def experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
                        if k == 2 else (r"(S1.1) margin $2/(p\rho)-\ell_0(z_{00})$",
                                        "Theorem S1, p = {p}: one active gate"))
     runs = staircase_runs(certificate)
-    delta = float(Fraction(certificate["claims"]["purity_margin_box"]["lo"]))
-    with default_style():
-        figure = new_figure(size, dpi, FIGSIZE, DPI)
-        left, right = figure.subplots(1, 2)
-        for index, run in enumerate(runs):
-            label = "base point" if index == 0 else f"box corner {index}"
-            t = np.maximum(run["times"], 1e-3)
-            left.semilogx(t, [row["threshold"] - row["Lambda"] for row in run["rows"]], label=label)
-            right.semilogx(t, [row["max_F"] for row in run["rows"]], label=label)
+
+    def left_run(left, t, rows, label):
+        left.semilogx(t, [row["threshold"] - row["Lambda"] for row in rows], label=label)
+
+    def left_finish(left):
         left.axhline(0, color="k", lw=0.8)
         left.set(xlabel="t", title=f"{margin} (floats)")
-        right.axhline(1 - delta, color="r", lw=0.8, ls="--", label=r"$1-\delta$ (certified)")
-        right.set(xlabel="t", title=r"$\max_\zeta F_\zeta(\theta(t))$ (floats)")
-        right.legend(fontsize="small")
-        figure.suptitle(f"{theorem.format(p=certificate['p'])}, from the certified box")
-        lay_out(figure)
-        freeze_layout(figure)
-        save_figure(figure, path)
-    lines = ["float experiment (the full-network Clarke flow of certify.law.flow from the base point and "
-             f"{CORNERS} corners of the box, to t = {HORIZON:g}; floats: cross-checks, never bounds):"]
-    for index, run in enumerate(runs):
-        rows = run["rows"]
-        kept = all(row["active_min"] > 0 and row["other_max"] < 0 and row["boundary_max"] <= 1e-9 for row in rows)
-        lines.append(f"  {'base point' if index == 0 else f'corner {index}'}: reached t = {run['times'][-1]:.3g}"
-                     f"{'' if run['failure'] is None else ' (' + run['failure'] + ')'}; pattern kept: "
-                     f"{'yes' if kept else 'NO'}; smallest {'(S.10)' if k == 2 else '(S1.1)'} margin "
-                     f"{min(row['threshold'] - row['Lambda'] for row in rows):.3g}; largest max F "
-                     f"{max(row['max_F'] for row in rows):.4f} (certified <= {1 - delta:.4f})")
-    lines.append(f"figure: {path}")
-    return lines
+
+    _draw_runs(certificate, runs, path, size, dpi, left_run, left_finish, theorem.format(p=certificate["p"]))
+
+    def kept(rows):
+        return all(row["active_min"] > 0 and row["other_max"] < 0 and row["boundary_max"] <= 1e-9 for row in rows)
+
+    def tail(times, rows):
+        return (f"smallest {'(S.10)' if k == 2 else '(S1.1)'} margin "
+                f"{min(row['threshold'] - row['Lambda'] for row in rows):.3g}")
+
+    return _run_lines(certificate, runs, path, kept, tail)
