@@ -105,48 +105,25 @@ def smooth_certificates():
     return {p: certify_smooth(p).certificate for p in (5, 7, 13, 101)}
 
 
-# --- the proof library's Coq compilation, in the background ------------------------------------------------
+# --- the schedule: the longest tests first ----------------------------------------------------------------
 #
-# Compiling the 66 library files is most of the suite's Coq time (about 22 minutes of one core), while the rest
-# of the suite is mostly one-core Python. So when tests/test_coq_library.py is selected, its compilations start
-# as soon as the tests are collected, two coqc at a time under `nice` beside the other tests: the tests keep
-# their core, the library takes what is left, and both cores once the other tests are done. Its tests run last
-# (tests/test_coq_library.py, library_compiled, takes the results; it compiles the files itself when nothing was
-# started). The work and the verdicts are the same; only the schedule changes.
+# A test run is spread over the cores by pytest-xdist (tests/setup-and-run passes ``-n``). The proof library's
+# coqc (tests/test_coq_library.py, test_coqc_accepts_the_library_file, 15-100 s a file) is the largest share of
+# its CPU, and a few other tests take minutes (the fuzz catalogue, coqc against the checker, the library's
+# documents). They are moved to the front of the run: the longest jobs first leave no core waiting at the end for
+# one long test. Only the order changes; every selected test runs.
 
-#: The background coqc's niceness: low priority, so that the foreground tests are not slowed by it.
-LIBRARY_NICENESS = 10
+#: The tests moved to the front, by name (their parametrised ids follow the name), longest first (measured on the
+#: 2-core machine with pytest-xdist: 207 s, 122 s, 113 s, 70 s, then the library files, 20-100 s each).
+FIRST = ("test_fuzz_deterministic", "test_coqc_and_the_checker_agree_on_weakened_certificates",
+         "test_coqc_and_the_checker_agree_on_forged_certificates",
+         "test_every_document_of_the_library_is_its_rendering_and_has_no_overfull_box",
+         "test_coqc_accepts_the_library_file")
 
-#: {(theorem, p): Future of its CompileResult}, filled by :func:`pytest_collection_modifyitems`.
-LIBRARY_COMPILATIONS: dict = {}
-_BACKGROUND: list = []
 
-
-@pytest.hookimpl(trylast=True)  # after -k/-m deselection: start nothing for a library test not selected
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection
 def pytest_collection_modifyitems(session, config, items):
-    library = [item for item in items if Path(str(item.fspath)).name == "test_coq_library.py"]
-    if not library:
-        return
-    items[:] = [item for item in items if item not in library] + library
-    if config.option.collectonly or not any("test_coqc_accepts_every_compiled_library_file" in item.name for item in library):
-        return  # nothing will compile the whole library: start nothing
-    import tempfile
-    from concurrent.futures import ThreadPoolExecutor
-
-    import test_coq_library  # the module collected above: its file list and probe rule
-
-    folder = Path(tempfile.mkdtemp(prefix="certify_library_"))
-    pool = ThreadPoolExecutor(max_workers=2)
-    _BACKGROUND.extend([pool, folder])
-    for key in test_coq_library.COMPILED:  # the paths here (they build certificates), only coqc in the pool
-        work = test_coq_library.library_compilation_input(key, folder)
-        LIBRARY_COMPILATIONS[key] = pool.submit(test_coq_library.compile_library_input, work, LIBRARY_NICENESS)
-
-
-def pytest_sessionfinish(session, exitstatus):
-    if _BACKGROUND:
-        import shutil
-
-        pool, folder = _BACKGROUND
-        pool.shutdown(wait=True, cancel_futures=True)
-        shutil.rmtree(folder, ignore_errors=True)
+    rank = {name: index for index, name in enumerate(FIRST)}
+    first = sorted((item for item in items if getattr(item, "originalname", None) in rank),
+                   key=lambda item: rank[item.originalname])  # stable: the library keeps its order
+    items[:] = first + [item for item in items if getattr(item, "originalname", None) not in rank]

@@ -5,7 +5,6 @@ import json
 import os
 from fractions import Fraction
 from pathlib import Path
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -52,8 +51,13 @@ def test_no_escape_hatch_and_every_claim_proved_or_listed(theorem, p):
         assert any(name == claim or name.startswith(claim + "_") for name in names) or f"{claim}:" in listed, claim
 
 
-#: The library file of each theorem whose lemmas' axioms are printed (test_lemmas_rest_only_on_the_standard_axioms).
+#: The library file of each theorem whose lemmas' axioms are printed (test_coqc_accepts_the_library_file).
 PROBED_PRIME = 13
+
+#: Where the axioms behind a lemma may come from: Coq's classical reals (Reals rests on these) and the
+#: specifications of the primitive integers and floats that CoqInterval computes with. Nothing of ours.
+ALLOWED_AXIOM_MODULES = ("ClassicalDedekindReals", "Classical_Prop", "FunctionalExtensionality",
+                         "FloatAxioms", "PrimFloat", "PrimInt63", "Uint63")
 
 
 def _probe_text(text: str) -> str:
@@ -65,8 +69,8 @@ def _probe_text(text: str) -> str:
 def library_compilation_input(key, folder):
     """(path, lines): what coqc compiles for the library file of ``key`` = (theorem, p), the file itself, or
     for the p = PROBED_PRIME files their axiom probe (:func:`_probe_text`, written into ``folder``) with all
-    of coqc's output kept, so that one compilation serves both tests below. Finding the file's name builds its certificate (python-flint):
-    call this in the main thread, never in a pool (flint's precision is process-wide, not per thread)."""
+    of coqc's output kept, so that one compilation serves both checks of
+    :func:`test_coqc_accepts_the_library_file`."""
     theorem, p = key
     path = _coq_path(theorem, p)
     if p != PROBED_PRIME:
@@ -76,44 +80,27 @@ def library_compilation_input(key, folder):
     return probe, 100000
 
 
-def compile_library_input(path_and_lines, niceness: int = 0):
-    """coqc's CompileResult on a (path, lines) of :func:`library_compilation_input` (a subprocess only: safe
-    in a thread), under ``nice -n niceness`` when it is positive (tests/conftest.py's background); a niced
-    compilation that timed out is compiled once more at normal priority (coqc's verdicts do not depend on time:
-    CoqInterval's ``integral`` runs on fuel, and the library files hold no ``Timeout``)."""
-    path, lines = path_and_lines
-    result = compile_file(path, timeout=900, lines=lines, niceness=niceness)
-    if niceness > 0 and result.timed_out:
-        # a niced coqc can be starved by foreground work: its verdict is taken again at normal priority
-        result = compile_file(path, timeout=900, lines=lines)
-    return result
-
-
-@pytest.fixture(scope="module")
-def library_compiled(tmp_path_factory):
-    """{(theorem, p): CompileResult}: every library file of COMPILED compiled once (times are reported by
-    tests/bench_coq.py): the compilations tests/conftest.py started in the background when these tests were
-    collected, else two at a time here (the machines have two cores)."""
-    from conftest import LIBRARY_COMPILATIONS
-
-    if all(key in LIBRARY_COMPILATIONS for key in COMPILED):
-        return {key: LIBRARY_COMPILATIONS[key].result() for key in COMPILED}
-    folder = tmp_path_factory.mktemp("library_probes")
-    inputs = [library_compilation_input(key, folder) for key in COMPILED]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(COMPILED, pool.map(compile_library_input, inputs)))
-
-
 def test_the_compiled_primes_hold_the_probe_and_both_ends_of_the_library():
     assert PROBED_PRIME in COMPILED_PRIMES and set(COMPILED_PRIMES) <= set(REFERENCE_PRIMES)
     assert min(REFERENCE_PRIMES) in COMPILED_PRIMES and max(REFERENCE_PRIMES) in COMPILED_PRIMES
     assert {theorem for theorem, _ in COMPILED} == set(THEOREMS)
 
 
-def test_coqc_accepts_every_compiled_library_file(library_compiled):
-    rejected = [f"{theorem} p = {p}: {result.message[-500:]}" for (theorem, p), result in library_compiled.items()
-                if not result.ok]
-    assert rejected == []
+@pytest.mark.parametrize("theorem, p", COMPILED)
+def test_coqc_accepts_the_library_file(theorem, p, tmp_path):
+    """coqc compiles the committed file (one test a file, so that pytest-xdist spreads the library's coqc, most
+    of a test run's CPU, over the cores; tests/conftest.py runs these first). At p = PROBED_PRIME the file is
+    compiled with ``Print Assumptions`` of all its lemmas appended, and only the standard library's axioms
+    may appear (:data:`ALLOWED_AXIOM_MODULES`)."""
+    path, lines = library_compilation_input((theorem, p), tmp_path)
+    result = compile_file(path, timeout=900, lines=lines)
+    assert result.ok, f"{theorem} p = {p}: {result.message[-500:]}"
+    if p == PROBED_PRIME:
+        axioms = printed_axioms(result.message)
+        assert axioms, "Print Assumptions printed no axiom at all: the probe is broken"
+        modules = {axiom.split(".")[0] if "." in axiom else axiom for axiom in axioms}
+        assert modules <= set(ALLOWED_AXIOM_MODULES), sorted(axiom for axiom in axioms
+                                                             if axiom.split(".")[0] not in ALLOWED_AXIOM_MODULES)
 
 
 def printed_axioms(output: str) -> set[str]:
@@ -141,33 +128,8 @@ def test_the_axiom_probe_sees_an_added_axiom(tmp_path):
     assert result.ok and printed_axioms(result.message) == {"cheat"}
 
 
-def test_a_niced_compilation_gives_the_same_verdicts_and_runs_under_nice(tmp_path, monkeypatch):
-    """compile_file's niceness (the library's background schedule, tests/conftest.py) changes nothing but the
-    priority: a true and a false lemma get their verdicts, and the command it runs is coqc behind ``nice -n``."""
-    import subprocess
-    import threading
-
-    good, bad = tmp_path / "good.v", tmp_path / "bad.v"
-    good.write_text("Lemma l : 1 = 1.\nProof. reflexivity. Qed.\n")
-    bad.write_text("Lemma l : 1 = 2.\nProof. reflexivity. Qed.\n")
-    assert compile_file(good, niceness=10).ok and not compile_file(bad, niceness=10).ok
-    commands, run, this_thread = [], subprocess.run, threading.get_ident()
-
-    def recorded(command, **kw):  # this thread's calls only: the library's background pool may be compiling
-        if threading.get_ident() == this_thread:
-            commands.append(command)
-        return run(command, **kw)
-
-    monkeypatch.setattr(subprocess, "run", recorded)
-    compile_file(good, niceness=10)
-    compile_file(good)
-    assert [command[1:3] for command in commands] == [["-n", "10"], ["-q", "good.v"]]
-    assert commands[0][0].endswith("nice") and commands[0][3].endswith("coqc")
-
-
 def test_a_compilation_stopped_at_its_timeout_says_so(tmp_path):
-    """compile_file marks a coqc stopped at the timeout (no verdict), which the library's background retries at
-    normal priority, apart from a refusal (a verdict)."""
+    """compile_file marks a coqc stopped at the timeout (no verdict), apart from a refusal (a verdict)."""
     good, bad = tmp_path / "good.v", tmp_path / "bad.v"
     good.write_text("Lemma l : 1 = 1.\nProof. reflexivity. Qed.\n")
     bad.write_text("Lemma l : 1 = 2.\nProof. reflexivity. Qed.\n")
@@ -176,25 +138,6 @@ def test_a_compilation_stopped_at_its_timeout_says_so(tmp_path):
     refused = compile_file(bad)
     assert not refused.ok and not refused.timed_out
     assert compile_file(good).timed_out is False
-
-
-#: Where the axioms behind a lemma may come from: Coq's classical reals (Reals rests on these) and the
-#: specifications of the primitive integers and floats that CoqInterval computes with. Nothing of ours.
-ALLOWED_AXIOM_MODULES = ("ClassicalDedekindReals", "Classical_Prop", "FunctionalExtensionality",
-                         "FloatAxioms", "PrimFloat", "PrimInt63", "Uint63")
-
-
-@pytest.mark.parametrize("theorem", THEOREMS)
-def test_lemmas_rest_only_on_the_standard_axioms(library_compiled, theorem):
-    """Print Assumptions of all the lemmas of the p = 13 file (its probe, compiled with the library): only the
-    standard library's axioms appear."""
-    result = library_compiled[theorem, PROBED_PRIME]
-    assert result.ok, result.message
-    axioms = printed_axioms(result.message)
-    assert axioms, "Print Assumptions printed no axiom at all: the probe is broken"
-    modules = {axiom.split(".")[0] if "." in axiom else axiom for axiom in axioms}
-    assert modules <= set(ALLOWED_AXIOM_MODULES), sorted(axiom for axiom in axioms
-                                                         if axiom.split(".")[0] not in ALLOWED_AXIOM_MODULES)
 
 
 #: Digits every weakened lemma must state of its claim's end (issue 25, 'Digits').

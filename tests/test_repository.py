@@ -36,8 +36,10 @@ def test_setup_script_is_strict_executable_and_ends_in_pytest():
     assert lines[-3:] == [
         "python3 -m venv .venv",
         ".venv/bin/pip install '.[test]'",
-        '.venv/bin/python -m pytest "$@"',
+        '.venv/bin/python -m pytest -n auto "$@"',
     ]
+    # -n is pytest-xdist's: the test extra must install it
+    assert '"pytest-xdist' in (ROOT / "pyproject.toml").read_text()
     assert "command -v pdflatex|texlive-latex-base" in text
     assert "--no-install-recommends" in text and "apt-get update -qq" in text
 

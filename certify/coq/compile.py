@@ -27,11 +27,10 @@ def coqc_path() -> str | None:
     return shutil.which("coqc")
 
 
-def compile_file(path, timeout: float = 600.0, lines: int = 12, niceness: int = 0) -> CompileResult:
+def compile_file(path, timeout: float = 600.0, lines: int = 12) -> CompileResult:
     """Run ``coqc -q`` on a copy of the .v file in a fresh temporary folder (so that nothing but the .v
     is left beside it: coqc also writes .vo, .glob, .aux and a lia cache) and report the outcome with
-    the last ``lines`` lines of coqc's output. ``niceness`` > 0 runs coqc under ``nice -n niceness`` (a
-    background compilation that should yield the CPU to foreground work); it changes the schedule only.
+    the last ``lines`` lines of coqc's output.
     Requires coqc on the PATH (FileNotFoundError otherwise)."""
     import tempfile
 
@@ -45,11 +44,7 @@ def compile_file(path, timeout: float = 600.0, lines: int = 12, niceness: int = 
         copy.write_bytes(path.read_bytes())
         start = time.perf_counter()
         try:
-            command = [coqc, "-q", copy.name]
-            nice = shutil.which("nice") if niceness > 0 else None
-            if nice:
-                command = [nice, "-n", str(niceness)] + command
-            done = subprocess.run(command, cwd=folder, capture_output=True, text=True,
+            done = subprocess.run([coqc, "-q", copy.name], cwd=folder, capture_output=True, text=True,
                                   timeout=timeout, env={**os.environ, "LC_ALL": "C"})
         except subprocess.TimeoutExpired:
             return CompileResult(path, False, time.perf_counter() - start, f"coqc timed out after {timeout:.0f} s",
