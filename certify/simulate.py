@@ -359,6 +359,16 @@ _THEOREMS = RegistryView(lambda theorem: resolve(theorem.simulator), where=lambd
 MAX_SIMULATED_P = 1000
 
 
+def require_simulable(p: int) -> None:
+    """InputError (one line) if p > MAX_SIMULATED_P: the float flows (trajectories and experiments) follow all 3p
+    coordinates and p^2 gates."""
+    if p > MAX_SIMULATED_P:
+        from .errors import InputError
+
+        raise InputError(f"p = {p} is too large to simulate: the float trajectory follows all 3p coordinates and "
+                         f"p^2 gates, so p is at most {MAX_SIMULATED_P} (certificates have no such limit)")
+
+
 def simulate_instance(certificate: dict, source: str = "base", seed: int = 0, progress=None) -> dict:
     """The trajectory record of the certificate's theorem from its base point or a random box point.
 
@@ -378,12 +388,7 @@ def simulate_instance(certificate: dict, source: str = "base", seed: int = 0, pr
     theorem = certificate.get("theorem") if isinstance(certificate, dict) else None
     if theorem not in _THEOREMS:
         raise ValueError(f"unknown theorem {theorem!r}: expected one of {', '.join(_THEOREMS)}")
-    if int(certificate["p"]) > MAX_SIMULATED_P:
-        from .errors import InputError
-
-        raise InputError(f"p = {certificate['p']} is too large to simulate: the float trajectory follows all 3p "
-                         f"coordinates and p^2 gates, so p is at most {MAX_SIMULATED_P} (certificates have no such "
-                         "limit)")
+    require_simulable(int(certificate["p"]))
     seed = int(seed)
     if source == "base":
         start = base_point_from_certificate(certificate)

@@ -226,9 +226,9 @@ def test_simulate_and_plot_bad_input_is_one_line(tmp_path, args, words):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["twin", "--p", "10007", "--plot", "{tmp}/x.png"], "too large for the float experiment"),
+    (["twin", "--p", "10007", "--plot", "{tmp}/x.png"], "too large to simulate"),
     (["staircase", "--p", "1009", "--plot", "{tmp}/missing/x.png"], "does not exist"),
-    (["plot", "twin", "--p", "1013", "--out", "{tmp}/x.png"], "too large for the float experiment"),
+    (["plot", "twin", "--p", "1013", "--out", "{tmp}/x.png"], "too large to simulate"),
 ])
 def test_a_plot_that_cannot_be_drawn_is_refused_before_anything_is_written(tmp_path, args, words):
     """The figure's target (its folder, and p within the float experiment's reach) is checked before the

@@ -263,6 +263,29 @@ def test_each_bound_is_the_closed_form_of_section_11_9(p):
         assert abs(middle - oracle[name]) < mp.mpf("1e-25") * (1 + abs(oracle[name])), name
 
 
+def stated_b_plus(statement: str, params, radius):
+    """b_+ evaluated (mpmath) from the formula loss_excess_box's statement writes out, read from its text: 'b_+ =
+    EXPR with ell_0+(z) = F0 and ell_1+(z) = F1, the upper bound ...', with e^{..}, implicit products and 'log 2'
+    turned into Python. The test's own reading of the words, apart from the kernel and from the doc's
+    transcription (section_11_9_bounds)."""
+    import re
+
+    found = re.search(r"b_\+ = (.*?) with ell_0\+\(z\) = (.*?) and ell_1\+\(z\) = (.*?), the upper bound", statement)
+    assert found, statement
+
+    def python(text: str) -> str:
+        text = text.replace("ell_0+(", "L0(").replace("ell_1+(", "L1(").replace("log 2", "log(2)")
+        text = re.sub(r"e\^\{([^}]*)\}", r"exp(\1)", text)
+        text = re.sub(r"(\d)([A-Za-z])", r"\1*\2", text)  # 2r
+        return re.sub(r"([A-Za-z0-9)]) (?=[A-Za-z(])", r"\1*", text)  # z (d + 2r), (p - 2) e^, 2 ell, 3 log
+
+    names = {name: mpf(getattr(params, name)) for name in ("X", "s", "d", "E")}
+    names.update(r=mpf(fmpq(radius)), p=params.p, exp=mp.exp, log=mp.log, max=max)
+    names["L0"] = eval("lambda z: " + python(found.group(2)), names)
+    names["L1"] = eval("lambda z: " + python(found.group(3)), names)
+    return eval(python(found.group(1)), names)
+
+
 @pytest.mark.parametrize("p", [5, 13])
 def test_the_words_hold_at_the_closed_form_b_plus_they_name(p):
     """The certificate's words: loss_excess_box's end is at least the closed form b_+ its statement writes out,
@@ -275,9 +298,8 @@ def test_the_words_hold_at_the_closed_form_b_plus_they_name(p):
     made = certify_twin(p)
     claims = made.certificate["claims"]
     oracle = section_11_9_bounds(made.params, made.radius)
-    statement = claims["loss_excess_box"]["statement"]
-    assert ("b_+ = max(l0(X - 2r), l0(X + 2r)) + 2 l1(s - 2r) - 3 log 2 with l0(z) = log(1 + e^{z (d + 2r)} + "
-            "(p - 2) e^{-z (E - d - 2r)}) and l1(z) = log(1 + e^{-z (d - 2r)} + (p - 2) e^{-z (E - 2r)})") in statement
+    worded = stated_b_plus(claims["loss_excess_box"]["statement"], made.params, made.radius)
+    assert abs(worded - oracle["b"]) < ROUNDING  # the words' formula is the doc's (two transcriptions)
     assert "b_+ of b (loss_excess_box's closed form)" in claims["capture_box"]["statement"]
     assert mp.mpf(claims["loss_excess_box"]["hi"]) >= oracle["b"] - ROUNDING
     for claim in ("window_box", "capture_box"):
@@ -291,13 +313,46 @@ def test_the_words_hold_at_the_closed_form_b_plus_they_name(p):
 def test_the_default_budget_is_found_at_primes_far_beyond_the_library():
     """b_II(p, 1) falls like 2 log(p/4)^2/p^2 (Phi(b; p, 1) of (S.27) is about p b/2 + sqrt(2b) p/log(p/4) for small
     b, w1 ~ p/2): the builder's search for it (a relative bisection at 64 + 3 log2 p bits) finds it at p ~ 7.6e6
-    and 10^18, where a fixed grid on [0, log(p/4)/2] found 0, and the certificate made there is verified."""
+    and 10^18 - 11 (the largest prime accepted), where a fixed grid on [0, log(p/4)/2] found 0, and the
+    certificate made at 7626539 is verified."""
     from certify.check import check_bytes
     from certify.certificate import dumps
     from certify.theorems.twin import force_budget
 
-    for p in (7626539, 1000000000000000009):
+    for p in (7626539, 999999999999999989):
         budget = force_budget(p)
         estimate = 2 * mp.log(mp.mpf(p) / 4) ** 2 / mp.mpf(p) ** 2
         assert estimate / 2 < mpf(budget) < estimate, p
     assert check_bytes(dumps(certify_twin(7626539).certificate).encode()).status == "verified"
+
+
+def test_without_the_budget_the_error_says_which_values_to_give(monkeypatch):
+    """Where b_II(p, 1) is not found (here: a search cut to 5 halvings at p = 7626539, whose budget is 2^-41 of
+    log(p/4)/2), the builder says to give s, d and E, and with them it needs no budget: t and s2_max are X's."""
+    from certify.theorems import twin as builder
+
+    monkeypatch.setattr(builder, "MAX_HALVINGS", 5)
+    builder.force_budget.cache_clear()
+    builder.default_parameters.cache_clear()
+    try:
+        with pytest.raises(HypothesisError, match="give --s, --d and --E"):
+            certify_twin(7626539)
+        made = certify_twin(7626539, s=fmpq(999999986, 10**9), d=fmpq(187, 10**8), E=fmpq(438, 10))
+        assert made.params.t == fmpq(1, 10) and made.params.s2_max == 32
+    finally:
+        builder.force_budget.cache_clear()
+        builder.default_parameters.cache_clear()
+
+
+@pytest.mark.parametrize("change, remedy", [
+    ({"d": fmpq(1)}, "lower d or raise E"),  # the loss budget: b_+ >= min(1, log(p/4)/2)
+    ({"s": fmpq(95, 100)}, "raise d, or lower X - 2s or s2_max"),  # kappa < 0
+    ({"s2_max": fmpq(16)}, "raise s2_max"),  # the growth margin
+    ({"d": fmpq(3, 10)}, "lower d or raise E"),  # the force budget 2 - Phi
+])
+def test_a_failing_base_point_says_what_raises_its_margin(change, remedy):
+    values = dict(p=5, X=fmpq(2), **default_parameters(5, fmpq(2)), sigma=fmpq(1))
+    values.update(change)
+    with pytest.raises(HypothesisError, match=remedy.replace("(", r"\(")) as failure:
+        kernel.require_twin_hypotheses(kernel.TwinParameters(**values))
+    assert "fails at the base point" in str(failure.value)

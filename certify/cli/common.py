@@ -235,16 +235,14 @@ def check_experiment_target(path, p: int, size=None, dpi=None) -> None:
     """InputError (one line) before the experiment's seconds and before anything is written, if ``path`` cannot
     be a figure (its suffix; ``size``, ``dpi``; matplotlib missing), its folder does not exist, or p is above
     certify.simulate.MAX_SIMULATED_P (the experiments follow the full flow in floats: arrays of p^2 gates)."""
-    from ..simulate import MAX_SIMULATED_P
+    from ..simulate import require_simulable
     from .law import _plot_format_or_error
 
     _plot_format_or_error(path, size, dpi)
     folder = Path(path).parent
     if not folder.is_dir():
         raise InputError(f"cannot write {path}: its folder {folder} does not exist")
-    if int(p) > MAX_SIMULATED_P:
-        raise InputError(f"p = {p} is too large for the float experiment: it follows all 3p coordinates and p^2 "
-                         f"gates, so p is at most {MAX_SIMULATED_P} (the certificate has no such limit)")
+    require_simulable(int(p))
 
 
 def draw_experiment(record, certificate: dict, path, size=None, dpi=None) -> list[str]:

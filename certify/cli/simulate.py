@@ -10,8 +10,8 @@ from ..cluster import CONNECT_TIMEOUT
 from ..errors import InputError
 from ..figures import DEFAULT_DPI, EXPERIMENT_SIZE, LAW_SIZE, MAX_DPI, MIN_DPI, THEOREM_SIZE
 from ..theorems.registry import THEOREMS, names_text
-from .common import (_path_arg, EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option, draw_experiment,
-                     read_verified_certificate, write_file)
+from .common import (_path_arg, EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option,
+                     check_experiment_target, draw_experiment, read_verified_certificate, write_file)
 from .theorems import add_instance_options, certificate_for, instance_parameters
 from .law import _seconds_arg  # --connect-timeout as certify law reads it
 
@@ -281,8 +281,11 @@ def run_plot(args) -> int:
         raise InputError(f"unexpected argument(s) {' '.join(args.folders)}{hint}")
     from .law import _plot_format_or_error
 
-    # before anything is computed: a long run must not end on a bad suffix, size or dpi
-    _plot_format_or_error(args.out, args.size, args.dpi)
+    # before anything is computed: a long run must not end on a bad suffix, size, dpi, folder or p
+    if args.p is not None:
+        check_experiment_target(args.out, args.p, args.size, args.dpi)
+    else:  # a certificate file: its p is known once it is read and checked (draw_experiment checks it then)
+        _plot_format_or_error(args.out, args.size, args.dpi)
     certificate = _certificate(args, "plot")
     record = THEOREMS[certificate["theorem"]]
     if not record.simulator:  # a float experiment beside the certificate (sensitivity)

@@ -89,7 +89,9 @@ def require_twin_hypotheses(params: TwinParameters, prec: int = 64) -> None:
     try:
         margin = base_point_margin(_least_margin, params, prec)
     except NotCertified as error:  # a bound the margins need (kappa > 0, b < 1) fails at the base point itself
-        raise HypothesisError(f"(S.29) fails at the base point: {error} (docs/staircase.md, section 11.9)") from None
+        remedy = _REMEDIES["cone" if error.claim_id == "capture_box" else "loss_budget"]
+        raise HypothesisError(f"(S.29) fails at the base point: {error} ({remedy}; docs/staircase.md, section "
+                              "11.9)") from None
     if margin is not None:
         raise HypothesisError(f"(S.29) fails at the base point: its least margin is {margin.str(5)}, not positive "
                               f"({_failing_margins(params)}; docs/staircase.md, section 11.9)")
@@ -258,9 +260,10 @@ PATTERN_BOX = ClaimSpec(
 LOSS_EXCESS_BOX = ClaimSpec(
     "loss_excess_box", "box",
     "for every point of the box, b = Lambda - 3 log 2, Lambda = ell_0(z00) + ell_1(z01) + ell_1(z10),", UPPER,
-    note="this end is at least b_+ = max(l0(X - 2r), l0(X + 2r)) + 2 l1(s - 2r) - 3 log 2 with l0(z) = log(1 + "
-         "e^{z (d + 2r)} + (p - 2) e^{-z (E - d - 2r)}) and l1(z) = log(1 + e^{-z (d - 2r)} + (p - 2) "
-         "e^{-z (E - 2r)}), the upper bound of b that the claims below use (not this end)",
+    note="this end is at least b_+ = max(ell_0+(X - 2r), ell_0+(X + 2r)) + 2 ell_1+(s - 2r) - 3 log 2 with "
+         "ell_0+(z) = log(1 + e^{z (d + 2r)} + (p - 2) e^{-z (E - d - 2r)}) and ell_1+(z) = log(1 + e^{-z (d - 2r)} "
+         "+ (p - 2) e^{-z (E - 2r)}), the upper bound of b that window_box, capture_box and capture_time_box use "
+         "(not this end)",
     source="Lemma S.11, section 11.9")
 WINDOW_BOX = ClaimSpec(
     "window_box", "box", "for every point of the box, with b = Lambda - 3 log 2 and rho = max_{j >= 2} gamma_j / "
@@ -272,8 +275,8 @@ WINDOW_BOX = ClaimSpec(
 CAPTURE_BOX = ClaimSpec(
     "capture_box", "box",
     "for every point of the box, with Remark S2.3's upper bounds b_+ of b (loss_excess_box's closed form), "
-    "zeta_+ = (X - 2s + 2r)/(d - 2r) of zeta0 = z11/D, s1_+ = X + 2s + 6r of X + r + c and S_+ = (p - 2)(mu_0 + "
-    "2 (p - 1) r/p) of sum_{j >= 2} gamma_j, and sigma = s2_max",
+    "zeta_+ = (X - 2s + 2r)/(d - 2r) of zeta0 = z11/D, s1_+ = X + 2s + 6r of s1 = z00 + z01 + z10 and S_+ = "
+    "(p - 2)(mu_0 + 2 (p - 1) r/p) of sum_{j >= 2} gamma_j, and sigma = s2_max",
     components=(Component("cone", "kappa = q_*(b_+) - zeta_+^2 - zeta_+ s2_max/2", POSITIVE_LOWER),
                 Component("growth", "s2_max - s1max^2, s1max of (S.29) at b_+, zeta_+, s1_+, S_+", POSITIVE_LOWER)),
     note="so the box lies in U_II: from each of its points there is exactly one complete Clarke trajectory, the "

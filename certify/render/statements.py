@@ -329,9 +329,10 @@ FORMS["twin"] = {
     "loss_excess_box": LatexForm(
         f"{_BOX},", r"b = \Lambda - 3\log 2",
         note=r"with $\Lambda = \ell_0(z_{00}) + \ell_1(z_{01}) + \ell_1(z_{10})$; this end is at least "
-             r"$b_+ = \max(l_0(X - 2r), l_0(X + 2r)) + 2 l_1(s - 2r) - 3\log 2$, $l_0(z) = \log(1 + e^{z(d + 2r)} + "
-             r"(p - 2) e^{-z(E - d - 2r)})$, $l_1(z) = \log(1 + e^{-z(d - 2r)} + (p - 2) e^{-z(E - 2r)})$, the upper "
-             r"bound of $b$ that the claims below use (not this end)"),
+             r"$b_+ = \max(\ell_0^+(X - 2r), \ell_0^+(X + 2r)) + 2 \ell_1^+(s - 2r) - 3\log 2$, "
+             r"$\ell_0^+(z) = \log(1 + e^{z(d + 2r)} + (p - 2) e^{-z(E - d - 2r)})$, "
+             r"$\ell_1^+(z) = \log(1 + e^{-z(d - 2r)} + (p - 2) e^{-z(E - 2r)})$, the upper bound of $b$ that the "
+             r"window, capture and capture time claims use (not this end)"),
     "window_box": LatexForm(
         rf"{_BOX}, with $b = \Lambda - 3\log 2$ and $\rho = \gamma_{{\max}}/\gamma_{{\min}}$",
         note=r"so $b < b_{\mathrm{II}}(p, \rho)$: the box lies in the window of Theorem S2, where the loss bounds "
@@ -341,9 +342,10 @@ FORMS["twin"] = {
             "force_budget": LatexForm("", r"2 - \Phi(b; p, \rho)", note="(S.27)"),
         }),
     "capture_box": LatexForm(
-        rf"{_BOX}, with Remark S2.3's upper bounds $b_+$ (the closed form of the loss excess claim), "
-        rf"$\zeta_+ = (X - 2s + 2r)/(d - 2r)$, $s_{{1+}} = X + 2s + 6r$ and "
-        rf"$S_+ = (p - 2)(\mu_0 + 2(p - 1)r/p)$",
+        rf"{_BOX}, with Remark S2.3's upper bounds $b_+$ of $b$ (the closed form of the loss excess claim), "
+        rf"$\zeta_+ = (X - 2s + 2r)/(d - 2r)$ of $\zeta_0 = z_{{11}}/D$, $s_{{1+}} = X + 2s + 6r$ of "
+        rf"$s_1 = z_{{00}} + z_{{01}} + z_{{10}}$ and $S_+ = (p - 2)(\mu_0 + 2(p - 1)r/p)$ of "
+        rf"$\sum_{{j \ge 2}} \gamma_j$, and $\sigma = s_{{2,\max}}$",
         note=r"so the box lies in $U_{\mathrm{II}}$: the Clarke trajectory from each of its points is unique, the "
              r"gate $(1, 1)$ reaches its kink with $D \le 0$ and slides on it for all later $t$, and the $(1, 2)$ "
              r"pattern is kept for all $t \ge 0$ (Proposition S2.2, Theorem S2)",

@@ -34,7 +34,8 @@ S2_FACTOR = 2
 BUDGET_SHARE = fmpq(2, 5)
 
 
-#: How far below log(p/4)/2 the search for b_II(p, 1) goes (b_II falls like 2 log(p/4)^2/p^2: 2^-200 reaches p ~ 10^28).
+#: How far below log(p/4)/2 the search for b_II(p, 1) goes (b_II falls like 2 log(p/4)^2/p^2: 2^-200 reaches
+#: p ~ 10^28, above the largest p accepted, 10^18).
 MAX_HALVINGS = 200
 
 
@@ -43,8 +44,8 @@ def force_budget(p: int) -> fmpq:
     """b_II(p, 1) of docs/staircase.md, section 11.5, rounded down to 3 digits (a choice for the defaults only):
     the largest b found with Phi(b; p, 1) < 2 and b < log(p/4)/2 proved in balls. Phi increases in b, so the
     search halves log(p/4)/2 until a b is proved, then bisects 40 times between it and its double (a relative
-    step, as b_II(p, 1) falls like 2 log(p/4)^2/p^2). HypothesisError when no b above 2^-MAX_HALVINGS log(p/4)/2 is proved:
-    then give d and E."""
+    step, as b_II(p, 1) falls like 2 log(p/4)^2/p^2). HypothesisError when no b above 2^-MAX_HALVINGS log(p/4)/2
+    is proved: then give s, d and E (the only defaults that need it)."""
     with working_precision(64 + 3 * p.bit_length()):  # acosh(e^b) near b ~ 1/p^2 needs 1 + b resolved
         lo = hi = fmpq(1, 2) * (ball(p) / 4).log().lower().mid().fmpq()
 
@@ -57,7 +58,7 @@ def force_budget(p: int) -> fmpq:
                 break
         else:
             raise HypothesisError(f"no default loss budget b_II(p, 1) is found at p = {p} (none above 2^-"
-                                  f"{MAX_HALVINGS} log(p/4)/2 is proved): give --d, --E and --s")
+                                  f"{MAX_HALVINGS} log(p/4)/2 is proved): give --s, --d and --E")
         for _ in range(40):
             mid = (lo + hi) / 2
             if proved(mid):
@@ -87,7 +88,12 @@ def default_parameters(p: int, X: fmpq) -> Mapping[str, fmpq]:
         eps = round_down(ZETA_TARGET * min(d, X) / 2)
         s = X / 2 - eps / 2
         E = round_down(((6 * ball(p - 2) / ball(budget)).log() / ball(s)).upper().mid().fmpq() * fmpq(101, 100))
-    return MappingProxyType({"s": s, "t": X / 20, "d": d, "E": E, "s2_max": S2_FACTOR * (2 * X) ** 2})
+    return MappingProxyType({"s": s, "d": d, "E": E, **scale_defaults(X)})
+
+
+def scale_defaults(X: fmpq) -> dict[str, fmpq]:
+    """The defaults that depend on X alone (no b_II(p, 1)): t = X/20 and s2_max = S2_FACTOR (2X)^2."""
+    return {"t": X / 20, "s2_max": S2_FACTOR * (2 * X) ** 2}
 
 
 def default_s(p: int, X: fmpq) -> fmpq:
@@ -124,7 +130,8 @@ def certify_twin(p, X=None, s=None, t=None, d=None, E=None, s2_max=None, sigma=N
     if not X > 0:  # the defaults divide by X
         raise HypothesisError(f"X > 0 fails: X = {format_rational(X)}")
     given = {"s": s, "t": t, "d": d, "E": E, "s2_max": s2_max}
-    defaults = default_parameters(p, X) if None in given.values() else {}  # only when some value is missing
+    # b_II(p, 1) only when a default needs it (s, d or E missing): at a prime where it is not found, give them
+    defaults = default_parameters(p, X) if None in (s, d, E) else scale_defaults(X)
     chosen = {name: defaults[name] if value is None else fmpq(value) for name, value in given.items()}
     params = kernel.TwinParameters(p, X, chosen["s"], chosen["t"], chosen["d"], chosen["E"], chosen["s2_max"],
                                    DEFAULT_SIGMA if sigma is None else fmpq(sigma))
