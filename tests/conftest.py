@@ -127,3 +127,27 @@ def pytest_collection_modifyitems(session, config, items):
     first = sorted((item for item in items if getattr(item, "originalname", None) in rank),
                    key=lambda item: rank[item.originalname])  # stable: the library keeps its order
     items[:] = first + [item for item in items if getattr(item, "originalname", None) not in rank]
+
+
+# --- summaries that tests record, printed at the end --------------------------------------------------------
+#
+# A test may record lines for the terminal summary (the grammar fuzz's counts) as a user property: pytest-xdist
+# sends user properties from its workers to the main process with each report, where they are printed, so the
+# summary appears with and without -n.
+
+#: The user property whose value (a list of lines) is printed in the terminal summary.
+SUMMARY_PROPERTY = "terminal_summary_lines"
+_SUMMARIES: list = []
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        _SUMMARIES.extend(value for key, value in report.user_properties if key == SUMMARY_PROPERTY)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _SUMMARIES:
+        terminalreporter.section("summaries recorded by the tests")
+        for lines in _SUMMARIES:
+            for line in lines:
+                terminalreporter.write_line(line)

@@ -36,7 +36,7 @@ def test_setup_script_is_strict_executable_and_ends_in_pytest():
     assert lines[-3:] == [
         "python3 -m venv .venv",
         ".venv/bin/pip install '.[test]'",
-        '.venv/bin/python -m pytest -n auto "$@"',
+        '.venv/bin/python -m pytest -n "$(nproc)" "$@"',
     ]
     # -n is pytest-xdist's: the test extra must install it
     assert '"pytest-xdist' in (ROOT / "pyproject.toml").read_text()
@@ -67,3 +67,12 @@ def test_setup_script_not_root_and_missing_prints_one_line_and_stops(tmp_path):
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert "texlive-latex-base" in result.stderr and "apt-get install" in result.stderr
     assert not (tmp_path / "apt-get-ran").exists() and not (tmp_path / "python3-ran").exists()
+
+
+def test_the_tests_moved_to_the_front_exist():
+    """tests/conftest.py's FIRST names tests by name: a renamed test would silently leave the front of the run."""
+    from conftest import FIRST
+
+    defined = {match for path in (ROOT / "tests").glob("test_*.py")
+               for match in re.findall(r"^def (test_\w+)\(", path.read_text(), flags=re.M)}
+    assert set(FIRST) <= defined, set(FIRST) - defined

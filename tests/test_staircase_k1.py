@@ -16,9 +16,16 @@ import pytest
 
 from staircase_full_loss import gradient_entry, max_fourier_fraction, softmax
 
-mp.mp.dps = 30
 TOLERANCE = mp.mpf(10) ** -10
 RELATIVE = 1e-9
+
+
+@pytest.fixture(autouse=True)
+def thirty_digits():
+    """Every test here at 30 digits (the module docstring's tolerances assume it; tests/conftest.py resets the
+    precision to 15 digits before each test, so a module-level setting would not hold)."""
+    with mp.workdps(30):
+        yield
 
 
 def one_gate_state(rng, p):
