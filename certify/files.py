@@ -32,7 +32,8 @@ def write_output(path, write) -> bool:
       the suffix chooses the same one), and only after ``write`` returned is it renamed onto ``path``
       with :func:`os.replace`, so a reader sees the old file or the whole new one. If ``write`` (or
       the rename) raises, the temporary file is removed, ``path`` is as it was and the exception
-      propagates; an OSError about the temporary file is raised naming ``path``.
+      propagates; an OSError about the temporary file is raised naming ``path`` (saying, when ``path``
+      exists, that a new file could not be made in its folder: /proc/version exists, but /proc takes no new file).
     * As with the shell's ``>``: a symbolic link is written through (its target is replaced); an
       existing regular file that is not writable is refused (PermissionError), even where its folder
       is writable; something that is not a regular file (``/dev/null``, ``/dev/stdout``, a FIFO) is
@@ -57,6 +58,9 @@ def write_output(path, write) -> bool:
     try:
         os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask's mode, like >
     except OSError as error:
+        if info is not None:  # the file is there: what failed is a new file beside it, in its folder
+            error = type(error)(error.errno, f"cannot make a new file in its folder ({error.strerror or error})",
+                                str(temporary))
         raise _at(path, error, temporary) from None
     try:
         write(temporary)

@@ -117,3 +117,28 @@ def test_write_output_guarantees(tmp_path):
         path.chmod(0o444)
         with pytest.raises(PermissionError):  # like the shell's >, a read-only file is not replaced
             write_text_output(path, "three\n")
+
+
+def test_a_file_whose_folder_takes_no_new_file_is_named_with_why(tmp_path, monkeypatch):
+    """A red-team saw `--out /proc/version` answered 'No such file or directory' about a file that exists: the
+    failure was making the temporary file beside it. The message now says so (here a folder refusing new files is
+    simulated by os.open failing with ENOENT for the temporary name only)."""
+    import errno
+
+    from certify.files import write_text_output
+
+    path = tmp_path / "there.txt"
+    path.write_text("old\n")
+    real_open = os.open
+
+    def no_new_file(name, flags, *args):
+        if os.fspath(name).endswith(".tmp.txt"):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(name))
+        return real_open(name, flags, *args)
+
+    monkeypatch.setattr(os, "open", no_new_file)
+    with pytest.raises(FileNotFoundError) as failure:
+        write_text_output(path, "new\n")
+    assert failure.value.filename == str(path)
+    assert failure.value.strerror == "cannot make a new file in its folder (No such file or directory)"
+    assert path.read_text() == "old\n"
