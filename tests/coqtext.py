@@ -58,6 +58,7 @@ def compile_texts(folder, texts: dict, timeout: float = 180) -> dict:
     """{name: CompileResult} of each Coq text compiled by coqc, two at a time (the machines have two cores), or
     one at a time in a pytest-xdist worker (the other workers use the other cores). Fails (never skips) without
     coqc: CI installs it."""
+    import os
     from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
@@ -68,8 +69,6 @@ def compile_texts(folder, texts: dict, timeout: float = 180) -> dict:
     for name, text in texts.items():
         paths[name] = Path(folder) / f"{name}.v"
         paths[name].write_text(text)
-    import os
-
     with ThreadPoolExecutor(max_workers=1 if os.environ.get("PYTEST_XDIST_WORKER") else 2) as pool:
         return dict(zip(paths, pool.map(lambda path: compile_file(path, timeout=timeout), paths.values())))
 

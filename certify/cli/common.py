@@ -231,10 +231,11 @@ def read_verified_certificate(path, action: str) -> dict:
     return parse_certificate(data)
 
 
-def check_experiment_target(path, p: int, size=None, dpi=None) -> None:
+def check_experiment_target(path, p: int | None, size=None, dpi=None) -> None:
     """InputError (one line) before the experiment's seconds and before anything is written, if ``path`` cannot
     be a figure (its suffix; ``size``, ``dpi``; matplotlib missing), its folder does not exist, or p is above
-    certify.simulate.MAX_SIMULATED_P (the experiments follow the full flow in floats: arrays of p^2 gates)."""
+    certify.simulate.MAX_SIMULATED_P (the experiments follow the full flow in floats: arrays of p^2 gates;
+    ``p`` None: not known yet, not checked)."""
     from ..simulate import require_simulable
     from .law import _plot_format_or_error
 
@@ -242,7 +243,8 @@ def check_experiment_target(path, p: int, size=None, dpi=None) -> None:
     folder = Path(path).parent
     if not folder.is_dir():
         raise InputError(f"cannot write {path}: its folder {folder} does not exist")
-    require_simulable(int(p))
+    if p is not None:
+        require_simulable(int(p))
 
 
 def draw_experiment(record, certificate: dict, path, size=None, dpi=None) -> list[str]:

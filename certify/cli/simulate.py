@@ -279,13 +279,9 @@ def run_plot(args) -> int:
         hint = (f" (did you mean --p {args.folders[0]}?)" if args.p is None and args.folders[0].isdigit()
                 else " (run folders go with: certify plot law DIR)")
         raise InputError(f"unexpected argument(s) {' '.join(args.folders)}{hint}")
-    from .law import _plot_format_or_error
-
-    # before anything is computed: a long run must not end on a bad suffix, size, dpi, folder or p
-    if args.p is not None:
-        check_experiment_target(args.out, args.p, args.size, args.dpi)
-    else:  # a certificate file: its p is known once it is read and checked (draw_experiment checks it then)
-        _plot_format_or_error(args.out, args.size, args.dpi)
+    # before anything is computed: a long run must not end on a bad suffix, size, dpi, folder or p (a certificate
+    # file's p is known once it is read and checked: the simulation or draw_experiment checks it then)
+    check_experiment_target(args.out, args.p, args.size, args.dpi)
     certificate = _certificate(args, "plot")
     record = THEOREMS[certificate["theorem"]]
     if not record.simulator:  # a float experiment beside the certificate (sensitivity)

@@ -102,8 +102,8 @@ def default_s(p: int, X: fmpq) -> fmpq:
 
 
 def default_t(p: int, X: fmpq) -> fmpq:
-    """The builder's t: X/20 (:func:`default_parameters`)."""
-    return default_parameters(p, X)["t"]
+    """The builder's t: X/20 (:func:`scale_defaults`: no b_II(p, 1) needed)."""
+    return scale_defaults(X)["t"]
 
 
 def default_d(p: int, X: fmpq) -> fmpq:
@@ -117,8 +117,8 @@ def default_E(p: int, X: fmpq) -> fmpq:
 
 
 def default_s2_max(p: int, X: fmpq) -> fmpq:
-    """The builder's s2_max: 2 (2X)^2 (:func:`default_parameters`)."""
-    return default_parameters(p, X)["s2_max"]
+    """The builder's s2_max: 2 (2X)^2 (:func:`scale_defaults`: no b_II(p, 1) needed)."""
+    return scale_defaults(X)["s2_max"]
 
 
 def certify_twin(p, X=None, s=None, t=None, d=None, E=None, s2_max=None, sigma=None, radius=None,
