@@ -263,6 +263,39 @@ def read_certificate_file(path) -> bytes:
     return read_regular_file(path, MAX_CERTIFICATE_BYTES, what="a certificate")
 
 
+def read_certificate_stream(stream) -> bytes:
+    """The bytes of a certificate read from the binary ``stream`` (standard input for ``certify check -``) to its
+    end, if there are at most MAX_CERTIFICATE_BYTES of them (at most one more is read).
+
+    Raises MalformedCertificate (one line) for a stream over the cap or one that cannot be read.
+    """
+    from .certificate import MAX_CERTIFICATE_BYTES
+
+    chunks, size = [], 0
+    try:
+        while size <= MAX_CERTIFICATE_BYTES:
+            chunk = stream.read(MAX_CERTIFICATE_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except (OSError, ValueError) as exc:  # ValueError: a closed stream
+        raise MalformedCertificate(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    if size > MAX_CERTIFICATE_BYTES:
+        raise MalformedCertificate(f"the input is over {MAX_CERTIFICATE_BYTES} bytes; a certificate is at most that")
+    return b"".join(chunks)
+
+
+def check_stream(stream, source: str = "<stdin>") -> Verdict:
+    """Check the certificate read from the binary ``stream`` (read once, capped; see
+    :func:`read_certificate_stream`)."""
+    try:
+        data = read_certificate_stream(stream)
+    except MalformedCertificate as exc:
+        return Verdict(source, "malformed", str(exc))
+    return check_bytes(data, source)
+
+
 def read_regular_file(path, limit: int, what: str = "this file") -> bytes:
     """The bytes of the regular file at ``path``, if it has at most ``limit`` of them.
 

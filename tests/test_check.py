@@ -171,6 +171,28 @@ def test_malformed_input_is_refused(data):
     assert "\n" not in result.message
 
 
+def test_check_stream_reads_once_and_caps_the_input(dead_certificates):
+    """check_stream: the same verdict as check_bytes for the same bytes; a stream over MAX_CERTIFICATE_BYTES is
+    malformed after reading at most one byte more than the cap; a closed stream is malformed, not a crash."""
+    import io
+
+    from certify.certificate import MAX_CERTIFICATE_BYTES
+    from certify.check import check_stream, read_certificate_stream
+
+    data = dumps(dead_certificates[5]).encode()
+    assert check_stream(io.BytesIO(data)).message == check_bytes(data).message
+    assert check_stream(io.BytesIO(data)).status == "verified"
+    big = io.BytesIO(b" " * (MAX_CERTIFICATE_BYTES + 100))
+    result = check_stream(big)
+    assert result.status == "malformed" and "over 1048576 bytes" in result.message
+    assert big.tell() == MAX_CERTIFICATE_BYTES + 1
+    assert read_certificate_stream(io.BytesIO(b" " * MAX_CERTIFICATE_BYTES)) == b" " * MAX_CERTIFICATE_BYTES
+    closed = io.BytesIO(data)
+    closed.close()
+    result = check_stream(closed)
+    assert result.status == "malformed" and "cannot read" in result.message and "\n" not in result.message
+
+
 def test_certificate_round_trips_through_parse(dead_certificates):
     text = dumps(dead_certificates[7])
     assert dumps(parse_certificate(text)) == text

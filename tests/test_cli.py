@@ -108,6 +108,27 @@ def test_check_exit_codes(tmp_path, dead_certificates):
     assert result.returncode == 2 and result.stderr.count("\n") == 3  # one line per failed file
 
 
+def test_check_reads_one_certificate_from_standard_input(dead_certificates):
+    """FILE "-" reads standard input, capped at MAX_CERTIFICATE_BYTES: a verified certificate (exit 0, one line on
+    stdout, and the same under --json), a rejected one (1), junk, an empty input and one over the cap (2, one line
+    on stderr each); "-" beside another FILE is a usage error."""
+    from certify.certificate import MAX_CERTIFICATE_BYTES
+
+    text = json.dumps(dead_certificates[5])
+    result = run_certify("check", "-", input=text)
+    assert result.returncode == 0 and result.stdout.startswith("<stdin>: verified: dead, p = 5"), result.stderr
+    result = run_certify("check", "--json", "-", input=text)
+    assert result.returncode == 0 and json.loads(result.stdout)["status"] == "verified"
+    bad = json.loads(text)
+    bad["claims"]["hitting_time"]["hi"] = bad["claims"]["hitting_time"]["lo"]
+    result = run_certify("check", "-", input=json.dumps(bad))
+    assert result.returncode == 1 and "rejected: hitting_time:" in result.stderr and "Traceback" not in result.stderr
+    for junk, words in (("not json", ("<stdin>: malformed", "invalid JSON")), ("", ("<stdin>: malformed",)),
+                        (" " * (MAX_CERTIFICATE_BYTES + 1), ("over 1048576 bytes",))):
+        assert_one_line_error(run_certify("check", "-", input=junk), *words)
+    assert_one_line_error(run_certify("check", "-", "-"), "checked alone")
+
+
 def test_help_describes_the_commands():
     top = run_certify("--help")
     assert top.returncode == 0 and "dead" in top.stdout and "check" in top.stdout

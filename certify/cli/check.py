@@ -24,13 +24,15 @@ its worker process dying) is that file's verdict. Exit 0 if every file is
 verified, 1 if any is rejected (naming the claim and why), 2 if any is
 malformed, unreadable or could not be checked (or a folder could not be read).
 --json prints one JSON object per file (source, status, message, exit_code) on
-stdout instead, same exit code."""
+stdout instead, same exit code. FILE "-" reads one certificate from standard
+input (at most 1 MiB; give it alone; a file named "-" is ./-), e.g.
+certify dead --p 13 | certify check -."""
 
 
 def add_parsers(commands) -> None:
     check = commands.add_parser("check", help="re-check certificates independently",
                                 description=CHECK_HELP, formatter_class=RAW)
-    check.add_argument("files", nargs="+", type=_path_arg, metavar="FILE", help="certificate files, or folders of them (*.json)")
+    check.add_argument("files", nargs="+", type=_path_arg, metavar="FILE", help="certificate files, or folders of them (*.json); - reads one from standard input")
     check.add_argument("--json", action="store_true",
                        help="print one JSON object per file on stdout (source, status, message, exit_code)")
     check.add_argument("--jobs", type=_jobs_arg, default=1, metavar="K", help="check in K processes (default 1)")
@@ -46,6 +48,21 @@ def run_check(args) -> int:
     from ..sweep import (ERROR, certificate_name, check_files, exit_code, list_certificates, one_line,
                          skipped_line)
 
+    if "-" in args.files:
+        if len(args.files) > 1:
+            raise InputError('"-" (standard input) is checked alone: give it as the only FILE '
+                             '(a file named "-" is ./-)')
+        from ..check import check_stream
+
+        verdict = check_stream(sys.stdin.buffer)
+        if args.json:
+            import json
+
+            print(json.dumps({"source": verdict.source, "status": verdict.status, "message": verdict.message,
+                              "exit_code": exit_code(verdict)}))
+        else:
+            print(one_line(verdict.line(), 2000), file=sys.stdout if verdict.status == "verified" else sys.stderr)
+        return exit_code(verdict)
     folders = any(os.path.isdir(path) for path in args.files)
     listing = list_certificates(args.files)
     skipped = skipped_line(listing.skipped)
