@@ -488,3 +488,114 @@ def test_u_ii_is_nonempty(p):
     omega = mp.sqrt(a * b0)
     s1max = s1 * mp.cosh(omega * zeta0 / kappa) + a * S0 * mp.sinh(omega * zeta0 / kappa) / omega
     assert kappa > mp.mpf("0.98") and s1max < mp.mpf("4.02") and s1max**2 < sigma
+
+
+def positive_state(rng, p, on_face):
+    """A state of the pattern with D > 0, mu = 0 < W1 and every gamma_j > 0, its boundary and other gates < 0; the gate
+    (1, 1) is on its kink (X = r + c) when ``on_face``, else < 0. Returns (u, v, w, X, r, c)."""
+    gamma = [mp.mpf(x) for x in rng.uniform(0.2, 4, p - 2)]
+    D = mp.mpf(rng.uniform(0.0001, 0.5))
+    W1 = (mp.fsum(gamma) - D) / 2  # so that mu = 0, gamma_j = -w(j) > 0 and W1 > mu
+    w = [W1 + D, W1] + [-x for x in gamma]
+    r, c = (mp.mpf(x) for x in rng.uniform(0.1, 3, 2))
+    X = r + c + (0 if on_face else mp.mpf(rng.uniform(0.01, 2)))
+    u = [X / 2, c - X / 2] + [-X / 2 - mp.mpf(rng.uniform(0.05, 2)) for _ in range(p - 2)]
+    v = [X / 2, r - X / 2] + [-X / 2 - mp.mpf(rng.uniform(0.05, 2)) for _ in range(p - 2)]
+    return u, v, w, X, r, c
+
+
+@pytest.mark.parametrize("p", [5, 7])
+def test_lemma_s15_the_sliding_condition_gate_by_gate_against_the_gradient(p):
+    """(S.30): -g_1(r) = q_0(r) [sum_j e^{-r (W0 - w(j))} (W1 - w(j)) - D] >= q_0(r) (G e^{-r M} - D) with G the sum
+    of the gamma_j, and q_0(r) >= 1/p. -g_1(r) is p^2 times -dL/dv(1) of the full loss (1.1): with the gate (1, 1)
+    < 0, v(1) enters only the active gate r (Lemma S.9's proof); the same with u(1) for c."""
+    rng = np.random.default_rng(1500 + p)
+    checked = 0
+    while checked < 3:
+        u, v, w, X, r, c = positive_state(rng, p, on_face=False)
+        mu = mp.fsum(w) / p
+        gamma = [mu - x for x in w[2:]]
+        if min(gamma) <= 0 or w[1] <= mu:
+            continue
+        checked += 1
+        D, M, G = w[0] - w[1], w[0] - min(w[2:]), mp.fsum(gamma)
+        for z, block in ((r, "v"), (c, "u")):
+            minus_g1 = -gradient_entry(u, v, w, p, block, 1) * p**2
+            q0 = softmax(z, w)[0]
+            formula = q0 * (mp.fsum(mp.exp(-z * (w[0] - x)) * (w[1] - x) for x in w[2:]) - D)
+            assert abs(minus_g1 - formula) <= TOLERANCE * (1 + abs(formula))
+            assert formula >= q0 * (G * mp.exp(-z * M) - D)
+            assert q0 >= mp.mpf(1) / p
+
+
+@pytest.mark.parametrize("p", [5, 7, 13])
+def test_theorem_s3_e_the_rate_of_d_on_the_face(p):
+    """Theorem S3 (e): on the face (z11 = 0) with D > 0 and every gamma_j > 0, the rate k of Lemma S.10 (p^2 D' =
+    -k D, read from (S.20) at z11 = 0 by direct 30-digit sums) satisfies k >= (q_*(b)/2) s2 >= (3/4) q_*(b) X^2, b =
+    Lambda - 3 log 2 (>= 0 by Lemma S.11); 200 random states, and the first inequality is close at none of them
+    by more than the rounding error."""
+    rng = np.random.default_rng(1600 + p)
+    checked = 0
+    while checked < 200:
+        u, v, w, X, r, c = positive_state(rng, p, on_face=True)
+        mu = mp.fsum(w) / p
+        if min(mu - x for x in w[2:]) <= 0:
+            continue
+        checked += 1
+        D = w[0] - w[1]
+        k = mp.fsum(z * (softmax(z, w)[0] - softmax(z, w)[1]) for z in (X, r, c)) / D
+        b = loss_parts(w, X, r, c)[0] - 3 * mp.log(2)
+        assert b >= -mp.mpf(10) ** -25
+        b = max(b, mp.mpf(0))
+        if b >= 1:
+            continue
+        s2 = X**2 + r**2 + c**2
+        assert k >= q_star(b) / 2 * s2 - mp.mpf(10) ** -25 * s2
+        assert s2 >= mp.mpf(3) / 2 * X**2
+
+
+def test_theorem_s3_s32_the_vertex_bounds_the_race():
+    """(S.32)-(S.33): G(t) = a - kappa0 t/p^2 + (z0 + delta)(M0 + delta), delta = sqrt(2 b0 t)/p, is at most its
+    vertex value a + z0 M0 + (z0 + M0)^2 b0/(2 (kappa0 - 2 b0)) at every t of a fine grid, and the grid comes within
+    1e-6 of it (the control: the bound is attained)."""
+    p, z0, M0, b0, kappa0 = 5, mp.mpf(1), mp.mpf(4), mp.mpf("0.05"), mp.mpf("1.9")
+    vertex = z0 * M0 + (z0 + M0) ** 2 * b0 / (2 * (kappa0 - 2 * b0))
+    best = -mp.inf
+    for i in range(4001):
+        t = mp.mpf(i) / 4000 * 10
+        delta = mp.sqrt(2 * b0 * t) / p
+        value = -kappa0 * t / p**2 + (z0 + delta) * (M0 + delta)
+        assert value <= vertex + mp.mpf(10) ** -25
+        best = max(best, value)
+    assert vertex - best < mp.mpf(10) ** -6
+
+
+@pytest.mark.parametrize("p, E, e, d", [(5, "4", "1e-3", "1e-2"), (7, "4.5", "1e-3", "1e-2"),
+                                        (13, "5.5", "3e-4", "5e-3")])
+def test_u_ii_plus_is_nonempty(p, E, e, d):
+    """Section 11.10: u = v = (1, (1 - e)/2 - 1, -2, ..., -2), w = (E + d, E, 0, ..., 0) (X = 2, the boundary gates
+    -1, z11 = -e, D = d, rho = 1) satisfies Proposition S3.2's hypotheses (S.34) with h = (1/2p)(S0 e^{-z0 M0} - D0),
+    at 30 digits; the loss is summed over the labels by (A.2) (loss_parts). The control: with e ten times larger,
+    (S.34) fails at the same h."""
+    E, e, d = mp.mpf(E), mp.mpf(e), mp.mpf(d)
+    X, s = mp.mpf(2), (2 - e) / 2
+    w = [E + d, E] + [mp.mpf(0)] * (p - 2)
+    mu = mp.fsum(w) / p
+    gamma = [mu - x for x in w[2:]]
+    assert max(gamma) == min(gamma) > 0 and w[1] > mu
+    # gates: X, s, s > 0; z11 = 2s - X = -e; boundary -1; z1j = s - X - 1; zij = -X - 2
+    m = min(X, s, mp.mpf(1), X + 1 - s, X + 2)
+    b0 = loss_parts(w, X, s, s)[0] - 3 * mp.log(2)
+    assert 0 < b0 < min(mp.log(mp.mpf(p) / 4), mp.mpf(2) / (p - 1))
+    S0, M0, z0, D0 = mp.fsum(gamma), w[0] - min(w[2:]), s, d
+    h = (S0 * mp.exp(-z0 * M0) - D0) / (2 * p)
+
+    def s34(e):
+        t_c, D_p = p**2 * e / h, D0 + e**2 / h
+        delta_c = mp.sqrt(2 * (b0 + D_p * e / 2) * t_c) / p
+        z_p, M_p, X_m = z0 + delta_c, M0 + delta_c, X - delta_c
+        kappa_m = mp.mpf(3) / 4 * q_star(b0) * X_m**2
+        return (delta_c < m, 2 * (S0 * mp.exp(-z_p * M_p) - D_p) / p > h, kappa_m > 2 * b0,
+                D_p < S0 * mp.exp(-z_p * M_p - (z_p + M_p) ** 2 * b0 / (2 * (kappa_m - 2 * b0))))
+    assert all(s34(e))
+    assert not all(s34(10 * e))

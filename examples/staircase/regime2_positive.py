@@ -1,0 +1,224 @@
+"""Theorem S3 and Proposition S3.2 (docs/staircase.md, section 11.10): a point of U_II^+, the flow from it, and the
+race (S.31) along measured regime-II runs.
+
+    python examples/staircase/regime2_positive.py [--p P ...] [--horizon T] [--law LAW_DIR ...]
+
+1. For each p, the base point (exact parameters X, e, t, d, E > 0)
+
+       u = v = (X/2, s - X/2, -X/2 - t, ..., -X/2 - t),  s = (X - e)/2,   w = (E + d, E, 0, ..., 0) - mu_0 1,
+
+   mu_0 = (2E + d)/p, so that z00 = X, z01 = z10 = s, z11 = -e, the boundary gates are -t, D = d > 0 and rho = 1.
+   It evaluates every quantity of Proposition S3.2 at 40 digits (mpmath), searches h on a grid, and prints the
+   margins of (S.34) and the log10 of the Gaussian density at the point (sigma = 1).
+2. It follows the full-network Filippov flow (certify.law.flow, floats) from the point to the horizon and prints
+   the first checkpoint with the gate (1, 1) on its kink (within the simulator's kink band) against t_c, and,
+   over the later checkpoints: whether the pattern is kept, the smallest -g_1(r) and -g_1(c) (Lemma S.15: > 0),
+   and the largest D(t) / (D0 exp(-kappa0 t/p^2)) while the latter is above 1e-12 max|w|
+   (D's float error is about 2 eps max|w|) (Theorem S3, item 2: <= 1).
+3. With --law, for every k = 2 staircase with one common step of each `certify law` folder (re-simulated as in
+   regime2_candidate.py), the first checkpoint from which the gate (1, 1) stays on its kink, and the first
+   checkpoint, after it, at which the state with z11 set to 0 satisfies F_II^+'s conditions: D >= 0, the window
+   b < beta(p, rho), kappa > 2b and the race (S.31). Theorem S3 needs them at one time only; later in a run
+   D is float noise of either sign (|D| up to about 1e-10), so the summary counts a run only where D > 1e-6 there.
+
+Part 1 is exact arithmetic at 40 digits but not a certificate (no balls, no checker); parts 2 and 3 are floats
+at checkpoints: evidence beside the proof, not part of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import mpmath as mp
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from entrance import canonical, staircase_runs  # noqa: E402  (entrance.py's relabelling and runs)
+from regime2_candidate import force  # noqa: E402
+
+#: Base-point parameters (X, e, t, d, E) per p, chosen by hand (floats) so that (S.34) holds with room.
+PARAMETERS = {5: ("2", "1e-3", "1", "1e-2", "4"), 7: ("2", "1e-3", "1", "1e-2", "4.5"),
+              13: ("2", "3e-4", "1", "5e-3", "5.5")}
+
+
+def q_star(b):
+    """q_*(b) = 2 (1 - b)/(1 + e^{2 acosh(e^b)}) (section 11.7)."""
+    return 2 * (1 - b) / (1 + mp.exp(2 * mp.acosh(mp.exp(b))))
+
+
+def beta(p, rho):
+    """beta(p, rho) = min(log(p/4), 2/((p - 1) rho)) (section 11.10)."""
+    return min(mp.log(mp.mpf(p) / 4), 2 / ((p - 1) * rho))
+
+
+def race_exponent(z, M, b, kappa):
+    """z M + (z + M)^2 b/(2 (kappa - 2 b)): (S.31) reads D < S exp(-race_exponent)."""
+    return z * M + (z + M) ** 2 * b / (2 * (kappa - 2 * b))
+
+
+def ell(z, w, y):
+    """(A.2) at mpmath precision: log sum_c e^{z (w(c) - w(y))}."""
+    return mp.log(mp.fsum(mp.exp(z * (wc - w[y])) for wc in w))
+
+
+def base_point(p, X, e, t, d, E):
+    """(u, v, w) of the base point, as mpf lists."""
+    s = (X - e) / 2
+    u = [X / 2, s - X / 2] + [-X / 2 - t] * (p - 2)
+    mu0 = (2 * E + d) / p
+    w = [E + d - mu0, E - mu0] + [-mu0] * (p - 2)
+    return u, list(u), w
+
+
+def capture_margins(p, X, e, t, d, E):
+    """Proposition S3.2's quantities at the base point, for the best h of a grid: a dict, or None if no h works."""
+    u, v, w = base_point(p, X, e, t, d, E)
+    s = (X - e) / 2
+    lam = ell(X, w, 0) + 2 * ell(s, w, 1)
+    b0 = lam - 3 * mp.log(2)
+    m = min(X, s, t, X + t - s)              # the gates X, s, s; -z: t (boundary), X + t - s (z1j), X + 2t (zij)
+    mu0 = (2 * E + d) / p
+    S0, M0, z0, D0 = (p - 2) * mu0, E + d, s, d
+    b_plus = max(b0, mp.mpf(0))
+    best = None
+    top = 2 * (S0 * mp.exp(-z0 * M0) - D0) / p
+    for fraction in np.linspace(0.05, 0.95, 19):
+        h = top * mp.mpf(float(fraction))
+        t_c, D_p = p ** 2 * e / h, D0 + e ** 2 / h
+        delta_c = mp.sqrt(2 * (b0 + D_p * e / 2) * t_c) / p
+        z_p, M_p, X_m = z0 + delta_c, M0 + delta_c, X - delta_c
+        kappa_m = mp.mpf(3) / 4 * q_star(b_plus) * X_m ** 2
+        margins = {"delta_c < m": m - delta_c,
+                   "capture rate": 2 * (S0 * mp.exp(-z_p * M_p) - D_p) / p - h,
+                   "kappa_- > 2 b_+": kappa_m - 2 * b_plus,
+                   "window": beta(p, 1) - b0}
+        if min(margins.values()) <= 0:
+            continue
+        margins["race (log)"] = mp.log(S0) - race_exponent(z_p, M_p, b_plus, kappa_m) - mp.log(D_p)
+        if margins["race (log)"] > 0 and (best is None or margins["race (log)"] > best["margins"]["race (log)"]):
+            best = {"h": h, "t_c": t_c, "margins": margins, "b0": b0, "theta": u + v + w,
+                    "kappa0": mp.mpf(3) / 4 * q_star(b_plus) * X ** 2, "D0": D0}
+    return best
+
+
+def follow(p, theta0, point, horizon):
+    """Part 2: the float flow from the point, measured at its checkpoints."""
+    from certify.law.flow import simulate_flow
+    run = simulate_flow(np.array([float(x) for x in theta0]), p, horizon=horizon)
+    if run.failure:
+        print(f"  the flow did not reach the horizon: {run.failure}")
+        return
+    band = float(np.max(run.kink_band))
+    kappa0, D0 = float(point["kappa0"]), float(point["D0"])
+    captured, kept, slack, worst = None, True, math.inf, 0.0
+    for time, state in zip(run.times, run.states):
+        u, v, w = state[:p], state[p:2 * p], state[2 * p:]
+        z = u[:, None] + v[None, :]
+        others = np.ones_like(z, dtype=bool)
+        others[0, 0] = others[0, 1] = others[1, 0] = False
+        kept &= bool(z[0, 0] > band and z[0, 1] > band and z[1, 0] > band and np.all(z[others] <= band))
+        if captured is None and abs(z[1, 1]) <= band:
+            captured = time
+        if captured is not None:
+            slack = min(slack, -force(z[0, 1], w, 1), -force(z[1, 0], w, 1))
+            bound = D0 * math.exp(-kappa0 * time / p ** 2)
+            # D = w(0) - w(1) in floats carries an absolute error of about 2 eps max|w| (1e-15 here, |w| < 10), so
+            # the ratio is read only where the bound is 1000 times above that
+            if bound > 1e-12 * max(1.0, float(np.abs(w).max())):
+                worst = max(worst, (w[0] - w[1]) / bound)
+    print(f"  flow to t = {horizon:.3g}: gate (1, 1) on its kink from the checkpoint t = {captured} "
+          f"(t_c = {float(point['t_c']):.4g}); pattern kept at every checkpoint: {kept}; smallest -g_1(r), -g_1(c) "
+          f"after capture: {slack:.3g}; largest D / (D0 exp(-kappa0 t/p^2)): {worst:.3g}")
+
+
+#: Late in these runs D is float noise of either sign, |D| up to about 1e-10 (the kink snapping and the solver's
+#: tolerance, not rounding alone); a sign read at D above NOISE, 10^4 times that, is taken as meaningful.
+NOISE = 1e-6
+
+
+def race_along(folder):
+    """Part 3: the first checkpoint from which F_II^+ holds (z11 set to 0) along each regime-II run."""
+    p, rows, trajectory_of = staircase_runs(folder, None)
+    sides = []  # per captured run: None (D < 0), else whether F_II^+ holds from a checkpoint on
+    for row in rows:
+        run = trajectory_of(row)
+        if run is None:
+            continue
+        rws, cols = [int(x) for x in row["rows"].split()], [int(x) for x in row["columns"].split()]
+        band = float(np.max(run.kink_band))
+        states = [canonical(s, p, rws, cols, int(row["delta"])) for s in run.states]
+        on = [abs(u[1] + v[1]) <= band for u, v, _ in states]
+        captured = next((i for i in range(len(on)) if all(on[i:])), None)
+        if captured is None:
+            print(f"p = {p}, sample {row['index']}: the gate (1, 1) is not on its kink at the horizon (regime I)")
+            continue
+        D = states[captured][2][0] - states[captured][2][1]
+        head = f"p = {p}, sample {row['index']}: on its kink from t = {run.times[captured]:.3g} with D = {D:+.2g}; "
+        if D < 0:  # Lemma S.10: D < 0 stays < 0 on the face (Theorem S2's side); its later float sign is noise
+            print(head + "D < 0: Theorem S2's side")
+            sides.append(None)
+            continue
+        first = next((i for i in range(captured, len(states)) if in_face_plus(p, *states[i])), None)
+        D_first = None if first is None else states[first][2][0] - states[first][2][1]
+        sides.append(D_first is not None and D_first > NOISE)
+        print(head + "F_II^+ (race (S.31)) " + ("never" if first is None else
+                                               f"first at t = {run.times[first]:.3g}, D = {D_first:.2g}"))
+    positive = [x for x in sides if x is not None]
+    print(f"p = {p}: {len(sides)} runs captured by the horizon, {len(positive)} of them with D >= 0 at the capture "
+          f"checkpoint; in {sum(positive)} of those F_II^+ holds at a checkpoint where D > {NOISE:g}")
+
+
+def in_face_plus(p, u, v, w) -> bool:
+    """F_II^+'s conditions in floats at a state whose gate (1, 1) is taken as 0 (X = r + c)."""
+    r, c = u[0] + v[1], u[1] + v[0]
+    X = r + c
+    D = w[0] - w[1]
+    gamma = w.mean() - w[2:]
+    if D < 0 or gamma.min() <= 0 or min(r, c) <= 0:
+        return False
+    rho = gamma.max() / gamma.min()
+
+    def ell_f(z, y):
+        a = z * (w - w[y])
+        return a.max() + math.log(np.exp(a - a.max()).sum())
+    b = ell_f(X, 0) + ell_f(r, 1) + ell_f(c, 1) - 3 * math.log(2)
+    if not b < min(math.log(p / 4), 2 / ((p - 1) * rho)):
+        return False
+    b = max(b, 0.0)
+    kappa = 0.75 * float(q_star(mp.mpf(b))) * X ** 2
+    if kappa <= 2 * b:
+        return False
+    M = w[0] - w[2:].min()
+    return bool(math.log(D) < math.log(gamma.sum()) - float(race_exponent(max(r, c), M, b, kappa))) if D > 0 else True
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--p", type=int, nargs="*", default=sorted(PARAMETERS), choices=sorted(PARAMETERS))
+    parser.add_argument("--horizon", type=float, default=1e6)
+    parser.add_argument("--law", nargs="*", default=[], help="certify law folders (part 3)")
+    args = parser.parse_args(argv)
+    mp.mp.dps = 40
+    for p in args.p:
+        X, e, t, d, E = (mp.mpf(x) for x in PARAMETERS[p])
+        point = capture_margins(p, X, e, t, d, E)
+        if point is None:
+            print(f"p = {p}: no h on the grid satisfies (S.34) at X, e, t, d, E = {PARAMETERS[p]}")
+            continue
+        norm2 = mp.fsum(x ** 2 for x in point["theta"])
+        density = -norm2 / 2 / mp.log(10) - 3 * p / 2 * mp.log10(2 * mp.pi)
+        shown = ", ".join(f"{k} {mp.nstr(v, 4)}" for k, v in point["margins"].items())
+        print(f"p = {p}: X, e, t, d, E = {PARAMETERS[p]}; b0 = {mp.nstr(point['b0'], 4)}, h = "
+              f"{mp.nstr(point['h'], 4)}, t_c = {mp.nstr(point['t_c'], 4)}; margins of (S.34): {shown}; "
+              f"log10 of the N(0, I) density at the point: {mp.nstr(density, 4)}")
+        follow(p, point["theta"], point, args.horizon)
+    for folder in args.law:
+        race_along(Path(folder))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
