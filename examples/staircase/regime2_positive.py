@@ -20,8 +20,11 @@ race (S.31) along measured regime-II runs.
    checkpoint, after it, at which the state with z11 set to 0 satisfies F_II^+'s conditions: D >= 0, the window
    b < beta(p, rho), kappa > 2b and the race (S.31). Theorem S3 needs them at one time only; later in a run
    D is float noise of either sign (|D| up to about 1e-10), so the summary counts a run only where D > 1e-6 there.
+4. With --box N, at p = 5: N random corners of a product box (thin in u(1) and v(1), which set z11, wide
+   elsewhere) checked against (S.34) at 40 digits, and the box's Gaussian mass: the shape a certificate of U_II^+
+   would need (docs/staircase.md section 11.10).
 
-Part 1 is exact arithmetic at 40 digits but not a certificate (no balls, no checker); parts 2 and 3 are floats
+Parts 1 and 4 are 40-digit arithmetic but not a certificate (no balls, no checker); parts 2 and 3 are floats
 at checkpoints: evidence beside the proof, not part of it.
 """
 
@@ -73,35 +76,76 @@ def base_point(p, X, e, t, d, E):
     return u, list(u), w
 
 
+def s34_margins(p, u, v, w, h):
+    """The margins of Proposition S3.2's hypotheses (S.34) at the state (u, v, w) (mpf lists) with the parameter h,
+    and b0, as a dict (every margin > 0 means the state is in U_II^+); None where the pattern, gamma_j > 0 or
+    D > 0 fails."""
+    gate = [[u[a] + v[b] for b in range(p)] for a in range(p)]
+    X, r, c, z11 = gate[0][0], gate[0][1], gate[1][0], gate[1][1]
+    others = [gate[a][b] for a in range(p) for b in range(p) if (a, b) not in ((0, 0), (0, 1), (1, 0), (1, 1))]
+    mu = mp.fsum(w) / p
+    gamma = [mu - x for x in w[2:]]
+    D0 = w[0] - w[1]
+    if not (min(X, r, c) > 0 and z11 < 0 and max(others) < 0 and min(gamma) > 0 and D0 > 0):
+        return None
+    b0 = ell(X, w, 0) + ell(r, w, 1) + ell(c, w, 1) - 3 * mp.log(2)
+    e, m = -z11, min(X, r, c, -max(others))
+    S0, M0, z0, rho = mp.fsum(gamma), w[0] - min(w[2:]), max(r, c), max(gamma) / min(gamma)
+    b_plus = max(b0, mp.mpf(0))
+    t_c, D_p = p ** 2 * e / h, D0 + e ** 2 / h
+    delta_c = mp.sqrt(2 * (b0 + D_p * e / 2) * t_c) / p
+    z_p, M_p, X_m = z0 + delta_c, M0 + delta_c, X - delta_c
+    kappa_m = mp.mpf(3) / 4 * q_star(b_plus) * X_m ** 2
+    margins = {"delta_c < m": m - delta_c, "capture rate": 2 * (S0 * mp.exp(-z_p * M_p) - D_p) / p - h,
+               "kappa_- > 2 b_+": kappa_m - 2 * b_plus, "window": beta(p, rho) - b0}
+    margins["race (log)"] = (mp.log(S0) - race_exponent(z_p, M_p, b_plus, kappa_m) - mp.log(D_p)
+                             if margins["kappa_- > 2 b_+"] > 0 else mp.mpf(-1))
+    return {"margins": margins, "b0": b0, "t_c": t_c}
+
+
 def capture_margins(p, X, e, t, d, E):
     """Proposition S3.2's quantities at the base point, for the best h of a grid: a dict, or None if no h works."""
     u, v, w = base_point(p, X, e, t, d, E)
     s = (X - e) / 2
-    lam = ell(X, w, 0) + 2 * ell(s, w, 1)
-    b0 = lam - 3 * mp.log(2)
-    m = min(X, s, t, X + t - s)              # the gates X, s, s; -z: t (boundary), X + t - s (z1j), X + 2t (zij)
     mu0 = (2 * E + d) / p
-    S0, M0, z0, D0 = (p - 2) * mu0, E + d, s, d
-    b_plus = max(b0, mp.mpf(0))
+    top = 2 * ((p - 2) * mu0 * mp.exp(-s * (E + d)) - d) / p
     best = None
-    top = 2 * (S0 * mp.exp(-z0 * M0) - D0) / p
     for fraction in np.linspace(0.05, 0.95, 19):
         h = top * mp.mpf(float(fraction))
-        t_c, D_p = p ** 2 * e / h, D0 + e ** 2 / h
-        delta_c = mp.sqrt(2 * (b0 + D_p * e / 2) * t_c) / p
-        z_p, M_p, X_m = z0 + delta_c, M0 + delta_c, X - delta_c
-        kappa_m = mp.mpf(3) / 4 * q_star(b_plus) * X_m ** 2
-        margins = {"delta_c < m": m - delta_c,
-                   "capture rate": 2 * (S0 * mp.exp(-z_p * M_p) - D_p) / p - h,
-                   "kappa_- > 2 b_+": kappa_m - 2 * b_plus,
-                   "window": beta(p, 1) - b0}
-        if min(margins.values()) <= 0:
+        found = s34_margins(p, u, v, w, h)
+        if found is None or min(found["margins"].values()) <= 0:
             continue
-        margins["race (log)"] = mp.log(S0) - race_exponent(z_p, M_p, b_plus, kappa_m) - mp.log(D_p)
-        if margins["race (log)"] > 0 and (best is None or margins["race (log)"] > best["margins"]["race (log)"]):
-            best = {"h": h, "t_c": t_c, "margins": margins, "b0": b0, "theta": u + v + w,
-                    "kappa0": mp.mpf(3) / 4 * q_star(b_plus) * X ** 2, "D0": D0}
+        if best is None or found["margins"]["race (log)"] > best["margins"]["race (log)"]:
+            best = {**found, "h": h, "theta": u + v + w, "D0": d,
+                    "kappa0": mp.mpf(3) / 4 * q_star(max(found["b0"], mp.mpf(0))) * X ** 2}
     return best
+
+
+#: Part 4: a product box around a base point, thin in u(1) and v(1) (they set z11) and wide elsewhere:
+#: (X, e, t, d, E), h, the thin and the wide radius; chosen by hand (floats).
+BOX = {5: (("2", "5e-4", "1", "2e-2", "4"), "8e-3", "1e-4", "4e-3")}
+
+
+def box_corners(p, count, seed=1):
+    """Part 4: how many of ``count`` random corners of BOX[p] satisfy (S.34) at 30 digits, and log10 of the box's
+    N(0, I) mass times the p^2 (p - 1) relabelled copies (section 11.9's count). Corners only: evidence for a
+    certificate's design, not a check of the box."""
+    parameters, h, thin, wide = BOX[p]
+    u, v, w = base_point(p, *(mp.mpf(x) for x in parameters))
+    theta = u + v + w
+    radius = [mp.mpf(wide)] * (3 * p)
+    radius[1] = radius[p + 1] = mp.mpf(thin)
+    rng = np.random.default_rng(seed)
+    inside = 0
+    for _ in range(count):
+        signs = rng.choice([-1, 1], 3 * p)
+        corner = [x + int(sign) * rad for x, sign, rad in zip(theta, signs, radius)]
+        found = s34_margins(p, corner[:p], corner[p:2 * p], corner[2 * p:], mp.mpf(h))
+        inside += found is not None and min(found["margins"].values()) > 0
+    mass = mp.fsum(mp.log10(mp.ncdf(x + rad) - mp.ncdf(x - rad)) for x, rad in zip(theta, radius))
+    print(f"p = {p}: box around X, e, t, d, E = {parameters}, radius {thin} in u(1), v(1) and {wide} elsewhere, "
+          f"h = {h}: {inside} of {count} random corners satisfy (S.34); log10 of its N(0, I) mass times p^2 (p - 1): "
+          f"{mp.nstr(mass + mp.log10(p ** 2 * (p - 1)), 4)}")
 
 
 def follow(p, theta0, point, horizon):
@@ -200,6 +244,7 @@ def main(argv=None) -> int:
     parser.add_argument("--p", type=int, nargs="*", default=sorted(PARAMETERS), choices=sorted(PARAMETERS))
     parser.add_argument("--horizon", type=float, default=1e6)
     parser.add_argument("--law", nargs="*", default=[], help="certify law folders (part 3)")
+    parser.add_argument("--box", type=int, default=0, metavar="N", help="part 4: N random corners of BOX[5]")
     args = parser.parse_args(argv)
     mp.mp.dps = 40
     for p in args.p:
@@ -217,6 +262,8 @@ def main(argv=None) -> int:
         follow(p, point["theta"], point, args.horizon)
     for folder in args.law:
         race_along(Path(folder))
+    if args.box:
+        box_corners(5, args.box)
     return 0
 
 
