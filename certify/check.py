@@ -271,18 +271,25 @@ def read_certificate_stream(stream) -> bytes:
     """
     from .certificate import MAX_CERTIFICATE_BYTES
 
-    chunks, size = [], 0
     try:
-        while size <= MAX_CERTIFICATE_BYTES:
-            chunk = stream.read(MAX_CERTIFICATE_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = _read_at_most(stream.read, MAX_CERTIFICATE_BYTES + 1)
     except (OSError, ValueError) as exc:  # ValueError: a closed stream
         raise MalformedCertificate(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    if size > MAX_CERTIFICATE_BYTES:
+    if len(data) > MAX_CERTIFICATE_BYTES:
         raise MalformedCertificate(f"the input is over {MAX_CERTIFICATE_BYTES} bytes; a certificate is at most that")
+    return data
+
+
+def _read_at_most(read, count: int) -> bytes:
+    """The bytes ``read(n)`` gives until it gives none or ``count`` have come, never asking for more than count in
+    all (the one capped loop behind a file and a stream)."""
+    chunks, size = [], 0
+    while size < count:
+        chunk = read(count - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
     return b"".join(chunks)
 
 
@@ -314,18 +321,11 @@ def read_regular_file(path, limit: int, what: str = "this file") -> bytes:
             info = os.fstat(descriptor)
             if not stat.S_ISREG(info.st_mode):
                 raise MalformedCertificate(f"not a regular file ({_file_kind(info.st_mode)})")
-            chunks, size = [], 0
-            while size <= limit:
-                chunk = os.read(descriptor, limit + 1 - size)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
+            data = _read_at_most(lambda n: os.read(descriptor, n), limit + 1)
         finally:
             os.close(descriptor)
     except OSError as exc:
         raise MalformedCertificate(f"cannot read: {exc.strerror or exc}") from None
-    data = b"".join(chunks)
     if len(data) > limit:
         raise MalformedCertificate(f"file is over {limit} bytes; {what} is at most that")
     return data

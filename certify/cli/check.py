@@ -54,26 +54,19 @@ def run_check(args) -> int:
                              '(a file named "-" is ./-)')
         from ..check import check_stream
 
-        verdict = check_stream(sys.stdin.buffer)
-        if args.json:
-            import json
-
-            print(json.dumps({"source": verdict.source, "status": verdict.status, "message": verdict.message,
-                              "exit_code": exit_code(verdict)}))
-        else:
-            print(one_line(verdict.line(), 2000), file=sys.stdout if verdict.status == "verified" else sys.stderr)
-        return exit_code(verdict)
-    folders = any(os.path.isdir(path) for path in args.files)
-    listing = list_certificates(args.files)
-    skipped = skipped_line(listing.skipped)
-    for folder, why in listing.unlisted:
-        print(one_line(f"{folder}: cannot list this folder: {why}", 2000), file=sys.stderr)
-    if not listing.files:
-        where = ", ".join(str(path) for path in args.files)
-        raise InputError(one_line(f"no certificate files (*.json) found in {where}" +
-                                  (f"; {skipped}" if skipped else ""), 2000))
-    verdicts = check_files(listing.files, args.jobs)
-    worst = max([exit_code(verdict) for verdict in verdicts] + [EXIT_USAGE if listing.unlisted else 0])
+        verdicts, folders, skipped, unlisted = [check_stream(sys.stdin.buffer)], False, None, False
+    else:
+        folders = any(os.path.isdir(path) for path in args.files)
+        listing = list_certificates(args.files)
+        skipped = skipped_line(listing.skipped)
+        for folder, why in listing.unlisted:
+            print(one_line(f"{folder}: cannot list this folder: {why}", 2000), file=sys.stderr)
+        if not listing.files:
+            where = ", ".join(str(path) for path in args.files)
+            raise InputError(one_line(f"no certificate files (*.json) found in {where}" +
+                                      (f"; {skipped}" if skipped else ""), 2000))
+        verdicts, unlisted = check_files(listing.files, args.jobs), bool(listing.unlisted)
+    worst = max([exit_code(verdict) for verdict in verdicts] + [EXIT_USAGE if unlisted else 0])
     if args.json:
         import json
 
