@@ -40,6 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from entrance import canonical, staircase_runs  # noqa: E402  (entrance.py's relabelling and runs)
+from entrance import ell as ell_float  # noqa: E402  (entrance.py's float (A.2))
 from regime2_candidate import force  # noqa: E402
 
 #: Base-point parameters (X, e, t, d, E) per p, chosen by hand (floats) so that (S.34) holds with room.
@@ -224,11 +225,7 @@ def in_face_plus(p, u, v, w) -> bool:
     if D < 0 or gamma.min() <= 0 or min(r, c) <= 0:
         return False
     rho = gamma.max() / gamma.min()
-
-    def ell_f(z, y):
-        a = z * (w - w[y])
-        return a.max() + math.log(np.exp(a - a.max()).sum())
-    b = ell_f(X, 0) + ell_f(r, 1) + ell_f(c, 1) - 3 * math.log(2)
+    b = ell_float(X, w, 0) + ell_float(r, w, 1) + ell_float(c, w, 1) - 3 * math.log(2)
     if not b < min(math.log(p / 4), 2 / ((p - 1) * rho)):
         return False
     b = max(b, 0.0)
