@@ -48,8 +48,8 @@ from .kernel.exact import (MAX_EXPANDED_EXP10, ExactNumber, canonical_text, pars
                            require_bounded_input)
 
 __all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
-           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "staircase", "memorise", "twin", "load", "derivation", "plot", "simulate",
-           "sweep", "law", "Records"]
+           "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "staircase", "memorise", "twin",
+           "twin_plus", "load", "derivation", "plot", "simulate", "sweep", "law", "Records"]
 
 #: Numbers with a decimal exponent beyond this (in absolute value) are not turned into Fractions: the
 #: Fraction would have more than this many digits. The kernel's own bound on expanding 10^e.
@@ -691,6 +691,20 @@ def twin(p, *, X=None, s=None, t=None, d=None, E=None, s2_max=None, sigma=None, 
     True
     """
     return certify_theorem("twin", p, X=X, s=s, t=t, d=d, E=E, s2_max=s2_max, sigma=sigma, radius=radius, prec=prec)
+
+
+def twin_plus(p, *, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, radius=None,
+              prec: int = 128) -> Certificate:
+    """Certify Proposition S3.2 of docs/staircase.md (section 11.11) at the prime p: regime II of the (1, 2)
+    staircase captured from the side D > 0. From every point of the box the gate (1, 1) reaches its kink with
+    D >= 0 by the certified capture time and slides there for ever (Theorem S3), the (1, 2) pattern is kept for
+    all time, and 1 - max F_zeta >= delta for all t. Defaults X = 2, t = 1/2, e = d = 0.06/p^2,
+    E = 1.5 log p + 1, h = 0.15 h_max (3 digits), sigma = 1; they hold from p = 5 to 31.
+
+    >>> twin_plus(p=5).claims["capture_box"].components["race"].lo > 0
+    True
+    """
+    return certify_theorem("twin_plus", p, X=X, e=e, t=t, d=d, E=E, h=h, sigma=sigma, radius=radius, prec=prec)
 
 
 def load(source) -> Certificate:

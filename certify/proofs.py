@@ -20,6 +20,17 @@ REFERENCE_PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 97, 101)
 TESTED_COQ_PRIMES = (5, 13, 31, 101)
 #: Every theorem of the registry, in its order.
 THEOREMS = tuple(_RECORDS)
+
+
+def library_primes(theorem: str) -> tuple[int, ...]:
+    """The reference primes at which the library holds ``theorem``'s certificate: every one, or those up to the
+    record's ``largest_library_prime`` (twin_plus: its defaults are not in U_II^+ from p = 37 on)."""
+    largest = _RECORDS[theorem].largest_library_prime
+    return tuple(p for p in REFERENCE_PRIMES if largest is None or p <= largest)
+
+
+#: Every (theorem, p) of the library, theorems in the registry's order.
+LIBRARY = tuple((theorem, p) for theorem in THEOREMS for p in library_primes(theorem))
 #: Theorem A.4 holds for every eta > 0; the library instantiates it at eta = 1 (the record's reference).
 REFERENCE_ETA = fmpq(_RECORDS["gd"].parameter("eta").reference)
 
@@ -38,7 +49,7 @@ def certificate_path(root, theorem: str, p: int) -> Path:
 
 def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False, coqc: bool = False,
                  progress=None) -> list[Path]:
-    """Write every certificate, its .tex and its Coq file (THEOREM_P.v, :mod:`certify.coq`) under
+    """Write every certificate of the library among ``primes`` (:func:`library_primes`), its .tex and its Coq file (THEOREM_P.v, :mod:`certify.coq`) under
     ``root``/THEOREM/; each certificate is checked first, and the document and the Coq file are made
     from the bytes that were checked (one read of the file). With ``coqc`` each Coq file is compiled
     (NotCertified if coqc rejects one) and the progress line reports coqc's time.
@@ -59,7 +70,7 @@ def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False
 
     written = []
     for theorem in tuple(_RECORDS) if theorems is None else theorems:
-        for p in primes:
+        for p in (p for p in primes if p in library_primes(theorem)):
             path = certificate_path(root, theorem, p)
             path.parent.mkdir(parents=True, exist_ok=True)
             subprocess.run([sys.executable, "-m", "certify", *reference_command(theorem, p, path)], check=True,

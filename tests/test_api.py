@@ -378,7 +378,8 @@ def test_theorems_is_the_registry_and_the_functions_take_its_parameters():
     from certify.theorems import registry
 
     assert certify.THEOREMS is registry.THEOREMS and list(certify.THEOREMS) == ["dead", "slide", "smooth", "gd", "sensitivity",
-                                                                                   "staircase", "memorise", "twin"]
+                                                                                   "staircase", "memorise", "twin",
+                                                                                   "twin_plus"]
     for name, record in certify.THEOREMS.items():
         keywords = [parameter for parameter in inspect.signature(getattr(certify, name)).parameters
                     if parameter not in ("p", "radius", "prec")]

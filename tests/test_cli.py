@@ -258,3 +258,24 @@ def test_a_plot_that_cannot_be_drawn_is_refused_before_anything_is_written(tmp_p
     result = run_certify(*[arg.format(tmp=tmp_path) for arg in args], *(["--out", out] if args[0] != "plot" else []))
     assert_one_line_error(result, words)
     assert sorted(path.name for path in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, words", [
+    (["twin_plus", "--p", "37"], "(S.34) fails at the base point"),    # past the defaults' reach (docs 11.11)
+    (["twin_plus", "--p", "5", "--e", "2"], "e < X fails"),
+    (["twin_plus", "--p", "5", "--h", "0"], "h > 0 fails"),
+    (["twin_plus", "--p", "5", "--d=-1/100"], "d > 0 fails"),
+    (["twin_plus", "--p", "5", "--h", "abc"], "--h"),
+    (["twin_plus", "--p", "5", "--radius", "1/100"], "not certified"),
+])
+def test_twin_plus_bad_input_is_one_line(args, words):
+    assert_one_line_error(run_certify(*args), words)
+
+
+def test_twin_plus_writes_a_certificate_the_checker_verifies(tmp_path):
+    out = tmp_path / "twin_plus-7.json"
+    result = run_certify("twin_plus", "--p", 7, "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "captured with D >= 0" in result.stderr
+    checked = run_certify("check", out)
+    assert checked.returncode == 0 and "verified: twin_plus, p = 7" in checked.stdout

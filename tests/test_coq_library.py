@@ -11,12 +11,12 @@ import pytest
 from certify.coq.compile import compile_file
 from certify.coq.export import coq_file, module_name
 from certify.certificate import parse_certificate
-from certify.proofs import REFERENCE_PRIMES, TESTED_COQ_PRIMES, THEOREMS, certificate_path
+from certify.proofs import LIBRARY as _LIBRARY, REFERENCE_PRIMES, TESTED_COQ_PRIMES, THEOREMS, certificate_path
 from conftest import ROOT
 from coqtext import escape_hatches, lemma_names, not_exported, strip_comments
 
 PROOFS = ROOT / "proofs"
-LIBRARY = [(theorem, p) for theorem in THEOREMS for p in REFERENCE_PRIMES]
+LIBRARY = list(_LIBRARY)
 
 #: The primes whose library files a test run compiles with coqc, certify.proofs.TESTED_COQ_PRIMES (every file
 #: of the library is still checked here to be the export of its committed certificate, byte for byte, and to

@@ -27,8 +27,8 @@ with the default parameters) or give --certificate FILE."""
 
 PROOFS_HELP = """\
 Regenerate the proof library: for the reference primes 5, 7, 11, 13, 17, 19,
-23, 29, 31, 97, 101, the certificate of every theorem (gd at eta = 1), checked
-before it is written, its LaTeX document and its Coq re-proof THEOREM_P.v (see
+23, 29, 31, 97, 101, the certificate of every theorem (gd at eta = 1; twin_plus
+up to p = 31, where its defaults hold), checked before it is written, its LaTeX document and its Coq re-proof THEOREM_P.v (see
 certify coq --help), under DIR/THEOREM/. --coqc also compiles every Coq file."""
 
 

@@ -549,3 +549,177 @@ class _Twin(_Staircase):
 def _acosh(y: str) -> str:
     """acosh(y) = ln(y + sqrt(y^2 - 1)) for y >= 1 (a Coq term)."""
     return f"ln ({y} + sqrt (({y}) ^ 2 - 1))"
+
+
+# -- Proposition S3.2 on a box: the twin captured from D > 0 (docs/staircase.md, section 11.11) ---------------
+
+#: The base point of docs/staircase.md 11.11 in the parameters (certify.kernel.twin_plus.twin_plus_base_point).
+_TWIN_PLUS_MU0 = "(2 * {E} + {d}) / {p}"
+TWIN_PLUS_BASE_POINT = {
+    "u": ("{X} / 2", "({X} - {e}) / 2 - {X} / 2", "- ({X} / 2) - {t}"),
+    "v": ("{X} / 2", "({X} - {e}) / 2 - {X} / 2", "- ({X} / 2) - {t}"),
+    "w": (f"{{E}} + {{d}} - {_TWIN_PLUS_MU0}", f"{{E}} - {_TWIN_PLUS_MU0}", f"- ({_TWIN_PLUS_MU0})"),
+}
+TWIN_PLUS_BASE_POINT_PAPER = ("the base point of docs/staircase.md 11.11: u = v = (X/2, s - X/2, -X/2 - t, ...), "
+                              "s = (X - e)/2, w = (E + d, E, 0, ...) - mu_0, mu_0 = (2E + d)/p; every claim below is "
+                              "about this one point's box")
+TWIN_PLUS_SECTION = "docs/staircase.md, section 11.11"
+
+
+def twin_plus_obligations(document: dict) -> list:
+    """The lemmas of a ``twin_plus`` certificate (Proposition S3.2 on a box, docs/staircase.md 11.11): the base
+    point, then each claim (see :class:`_TwinPlus`)."""
+    items: list = base_point_lemmas(document, TWIN_PLUS_BASE_POINT, TWIN_PLUS_BASE_POINT_PAPER)
+    return items + _claim_lemmas(_TwinPlus(document), "certify.coq.staircase (twin_plus)")
+
+
+class _TwinPlus(_Twin):
+    """The certificate of U_II^+ (section 11.11): Theorem S's three-level blocks, purity and region lemmas, the
+    twin's pattern lemmas with D > 0 in place of -D > 0, and the window and capture claims of Remark S3.3 stated
+    with b_+ = the exporter's own upper bound of the closed form (rounded up, proved >= both its ends in Coq), each
+    to TWIN_DIGITS digits: every margin decreases in b, so a larger b_+ gives a weaker, still true, statement."""
+
+    SECTION = TWIN_PLUS_SECTION
+    PARAMETERS = ("X", "e", "t", "d", "E", "h")
+    PURITY_PAPER = ("Proposition S.6 (through Proposition S3.2) at rho_0 <= rho_+, L_0 >= L_- and C_+ <= the number "
+                    "written: delta decreases in rho_0 and C_+ and increases in L_0")
+    EXCESS_PAPER = ("on the box Lambda <= ell_0+(X - 2r) + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) (each ell increases "
+                    "in its w-differences, ell_0+ decreases and ell_1+ is convex in z; section 9.2 with D = d)")
+
+    def _mu0(self) -> str:
+        return f"(2 * {self.term('E')} + {self.term('d')}) / {self.p}"
+
+    @property
+    def _s(self) -> fmpq:
+        return (self.values["X"] - self.values["e"]) / 2
+
+    def builders(self) -> dict:
+        return {"pattern_box": self.pattern_box, "loss_excess_box": self.loss_excess_box,
+                "window_box": self.window_box, "capture_box": self.capture_box,
+                "capture_time_box": self.capture_time_box, "purity_margin_box": self.purity_margin_box,
+                "region_probability": self.region_probability}
+
+    def pattern_box(self) -> list:
+        """Each gate class, gamma_j and D at every point of the box, by lra on |coordinate - base| <= r."""
+        lemmas = _Staircase.pattern_box(self)
+        if "positive_difference" not in self.document["claims"]["pattern_box"]["components"]:
+            return lemmas + [NotExported("pattern_box", "the component positive_difference is missing from the "
+                                                        "certificate")]
+        r = real(self.r)
+        w0, w1 = (real(x) for x in self.levels["w"][:2])
+        statement = stated(self.document, "pattern_box", "lo", "a - b", "positive_difference")
+        return lemmas + [
+            Lemma("pattern_box_positive_difference_lo", "pattern_box",
+                  f"forall a b : R, Rabs (a - {w0}) <= {r} -> Rabs (b - {w1}) <= {r} -> {statement}", BOX_TACTIC,
+                  f"{self.SECTION}: w(0) and w(1) within r of the base point; the margin bounds D = w(0) - w(1)"),
+            *landmark_lemmas(self.document, "pattern_box", "lo", "positive_difference",
+                             paper="the margin is positive: D > 0 on the box")]
+
+    def _pattern_lemmas(self, statements: dict, quantities: dict, why_positive: str) -> list:
+        return _Staircase._pattern_lemmas(self, statements, quantities, "the box lies in the pattern of Proposition "
+                                                                        "S3.2 (z11 < 0, every other inactive gate < 0)")
+
+    @cached_property
+    def _b_term(self) -> str:
+        """b_+: the exporter's own upper bound of the closed form of section 11.11 (rounded up to B_PLUS_DIGITS),
+        which :meth:`window_box` proves >= both ends in Coq (not the stored loss_excess_box end)."""
+        from ..errors import NotCertified
+        from ..kernel.balls import working_precision
+        from ..kernel.twin_plus import TwinPlusParameters, loss_excess_upper
+        from .terms import round_up
+
+        try:
+            params = TwinPlusParameters(self.p, *(self.values[name] for name in self.PARAMETERS))
+            with working_precision(128):
+                upper = loss_excess_upper(params, self.r).upper().mid().fmpq()
+        except (NotCertified, ZeroDivisionError, ValueError) as error:
+            raise ValueError(f"no closed form of b_+ for these parameters: {error}") from None
+        if not upper > 0:  # the capture lemmas write b_+^0 = max(b_+, 0) as b_+
+            raise ValueError("b_+ is not positive: the capture lemmas are written for b_+^0 = b_+")
+        return real(round_up(upper, self.B_PLUS_DIGITS))
+
+    def _excess_ends(self) -> list[tuple[str, str]]:
+        """(end, Coq term of ell_0+(X - 2r) + 2 ell_1+(z) - 3 ln 2) at z = s - 2r and s + 2r (section 11.11)."""
+        X, d, E = (self.values[name] for name in ("X", "d", "E"))
+        s, r, p = self._s, self.r, self.p
+        if not (d - 2 * r > 0 and s - 2 * r > 0 and E - 2 * r > 0):
+            raise ValueError("the reduction of section 9.2 needs d, s, E > 2r (the signs of the exponents)")
+        ell_0 = (f"ln (1 + exp (- ({real(X - 2 * r)}) * ({real(d - 2 * r)})) + ({p} - 2) * "
+                 f"exp (- ({real(X - 2 * r)}) * ({real(E + d - 2 * r)})))")
+        ends = []
+        for end, z in (("z_low", s - 2 * r), ("z_high", s + 2 * r)):
+            ell_1 = (f"ln (1 + exp (({real(z)}) * ({real(d + 2 * r)})) + ({p} - 2) * "
+                     f"exp (- ({real(z)}) * ({real(E - 2 * r)})))")
+            ends.append((end, f"{ell_0} + 2 * {ell_1} - 3 * ln 2"))
+        return ends
+
+    def loss_excess_box(self) -> list[Lemma]:
+        """b = Lambda - 3 ln 2 <= hi at both ends z01 = s -+ 2r of the worst case of section 11.11 (interval)."""
+        return [Lemma(ident("loss_excess_box", "hi", end), "loss_excess_box",
+                      stated(self.document, "loss_excess_box", "hi", quantity), INTERVAL,
+                      f"{self.SECTION}: {self.EXCESS_PAPER}; this is the end z = "
+                      f"{'s - 2r' if end == 'z_low' else 's + 2r'}", fields=("hi",))
+                for end, quantity in self._excess_ends()]
+
+    def window_box(self) -> list[Lemma]:
+        """beta(p, rho_+) - b_+ as two lemmas (one per term of the min), rounded down to TWIN_DIGITS."""
+        b, p = self._b(), self.p
+        why = "beta decreases in rho, b <= b_+ and rho <= rho_+ on the box"
+        lemmas = [
+            Lemma(f"window_box_b_plus_{end}", "window_box", f"{quantity} <= {b}", INTERVAL,
+                  f"{self.SECTION}: b_+, the number the window and capture lemmas take, is above this end, so "
+                  f"above b on the box ({self.EXCESS_PAPER})")
+            for end, quantity in self._excess_ends()] + [
+            self._weak("window_box", "lo", f"ln ({p} / 4) - {b}", None, f"window_box_lo_log_{TWIN_DIGITS}_digits",
+                       f"{why}: the term log(p/4) of beta"),
+            self._weak("window_box", "lo", f"2 / (({p} - 1) * {self._rho()}) - {b}", None,
+                       f"window_box_lo_rho_{TWIN_DIGITS}_digits", f"{why}: the term 2/((p - 1) rho) of beta")]
+        return lemmas + landmark_lemmas(self.document, "window_box", "lo",
+                                        paper="the margin is positive: b < beta(p, rho) on the box")
+
+    def _capture_terms(self) -> dict[str, str]:
+        """Coq terms of Remark S3.3's bounds (section 11.11): the exact ones as literals, the rest from b_+."""
+        X, e, t, d, E, h = (self.values[name] for name in self.PARAMETERS)
+        s, r, p = self._s, self.r, self.p
+        e_plus = e + 2 * r
+        D_plus = d + 2 * r + e_plus**2 / h
+        S_minus = (p - 2) * ((2 * E + d) / p - 4 * r / p)
+        if not S_minus > 0:
+            raise ValueError("S_- is not positive")
+        b = self._b()
+        delta = f"(sqrt (2 * ({b} + {real(D_plus)} * {real(e_plus)} / 2) * {real(e_plus)} / {real(h)}))"
+        z, M, Xm = (f"({real(s + 2 * r)} + {delta})", f"({real(E + d + 2 * r)} + {delta})",
+                    f"({real(X - 2 * r)} - {delta})")
+        kappa = f"(3 / 4 * (2 * (1 - {b}) / (1 + exp (2 * {_acosh(f'exp {b}')}))) * {Xm} ^ 2)"
+        return {"b": b, "delta": delta, "z": z, "M": M, "kappa": kappa, "D": real(D_plus), "S": real(S_minus),
+                "m": real(min(s, t) - 2 * r), "h": real(h)}
+
+    def capture_box(self) -> list[Lemma]:
+        """The four margins of (S.34) at Remark S3.3's bounds, rounded down to TWIN_DIGITS."""
+        c, p = self._capture_terms(), self.p
+        cone = f"({c['kappa']} - 2 * {c['b']})"
+        quantities = {
+            "reach": f"{c['m']} - {c['delta']}",
+            "rate": f"2 / {p} * ({c['S']} * exp (- ({c['z']} * {c['M']})) - {c['D']}) - {c['h']}",
+            "cone": cone,
+            "race": f"ln {c['S']} - {c['z']} * {c['M']} - ({c['z']} + {c['M']}) ^ 2 * {c['b']} / (2 * {cone}) - "
+                    f"ln {c['D']}",
+        }
+        why = ("Remark S3.3: (S.34) at e_+, D_+0, b_+ (loss_excess_box's closed form), z_+0, M_+0, m_-, X_-0 and S_- "
+               "holds at every point of the box; the margin decreases in b")
+        lemmas = []
+        for component, quantity in quantities.items():
+            lemmas.append(self._weak("capture_box", "lo", quantity, component,
+                                     f"capture_box_{component}_lo_{TWIN_DIGITS}_digits", why))
+            lemmas += landmark_lemmas(self.document, "capture_box", "lo", component,
+                                      paper="the margin is positive: the box lies in U_II^+ (Proposition S3.2)")
+        return lemmas
+
+    def capture_time_box(self) -> list[Lemma]:
+        """t_c = p^2 (e + 2r)/h <= hi, a rational inequality (lra; the kernel states t_c exactly)."""
+        e, h = self.values["e"], self.values["h"]
+        quantity = f"{self.p} * {self.p} * {real(e + 2 * self.r)} / {real(h)}"
+        return [Lemma("capture_time_box_hi", "capture_time_box", stated(self.document, "capture_time_box", "hi",
+                                                                         quantity), "lra.",
+                      f"{self.SECTION}: Proposition S3.2 with Remark S3.3: z11(t) > -(e + 2r) + h t/p^2 while z11 < 0, "
+                      "so the gate (1, 1) reaches its kink before p^2 (e + 2r)/h", fields=("hi",))]

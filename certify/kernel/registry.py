@@ -152,9 +152,17 @@ TWIN = KernelRecord(
     claim_ids=("pattern_box", "loss_excess_box", "window_box", "capture_box", "capture_time_box", "purity_margin_box",
                "gaussian_probability", "region_probability"))
 
-#: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise, twin.
+TWIN_PLUS = KernelRecord(
+    name="twin_plus", module="certify.kernel.twin_plus", parameters="TwinPlusParameters",
+    require_hypotheses="require_twin_plus_hypotheses", base_point="twin_plus_base_point",
+    claims="twin_plus_claims", parameter_names=("X", "e", "t", "d", "E", "h", "sigma"), hypotheses_take_precision=True,
+    claim_ids=("pattern_box", "loss_excess_box", "window_box", "capture_box", "capture_time_box", "purity_margin_box",
+               "gaussian_probability", "region_probability"))
+
+#: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise, twin,
+#: twin_plus.
 KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD, SENSITIVITY,
-                                                                       STAIRCASE, MEMORISE, TWIN)}
+                                                                       STAIRCASE, MEMORISE, TWIN, TWIN_PLUS)}
 
 
 def claim_spec(theorem: str, claim_id: str):

@@ -47,7 +47,8 @@ PATTERNS = {
 
 
 def size_of(certificate: dict) -> int:
-    """The staircase size k of a ``staircase`` or ``twin`` (k = 2) or ``memorise`` (k = 1) certificate."""
+    """The staircase size k of a ``staircase``, ``twin`` or ``twin_plus`` (k = 2) or ``memorise`` (k = 1)
+    certificate."""
     return 1 if certificate["theorem"] == "memorise" else 2
 
 
@@ -143,10 +144,16 @@ def _run_lines(certificate: dict, runs: list[dict], path, kept, tail) -> list[st
     return lines
 
 
+#: The figure's title of each regime-II record: the proposition its certificate proves.
+TWIN_TITLES = {"twin": "Proposition S2.2, p = {p}: the twin captured",
+               "twin_plus": "Proposition S3.2, p = {p}: the twin captured from D > 0"}
+
+
 def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
-    """``certify twin --plot FILE``: :func:`staircase_runs` from the twin's box drawn to ``path``: z11 and
-    D = w(0) - w(1) (Proposition S2.2: z11 reaches 0 with D <= 0 by the certified capture time and stays there)
-    and max_zeta F_zeta beside 1 - delta; returns the lines to print. Floats: cross-checks, never bounds."""
+    """``certify twin --plot FILE`` and ``certify twin_plus --plot FILE``: :func:`staircase_runs` from the box
+    drawn to ``path``: z11 and D = w(0) - w(1) (Proposition S2.2: z11 reaches 0 with D <= 0 by the certified
+    capture time and stays there; Proposition S3.2: the same with D >= 0, D then decaying) and max_zeta F_zeta
+    beside 1 - delta; returns the lines to print. Floats: cross-checks, never bounds."""
     from certify.figures import check_options
 
     from certify.law.flow import KINK_TOLERANCE
@@ -166,7 +173,7 @@ def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
         left.legend(fontsize="x-small")
 
     _draw_runs(certificate, runs, path, size, dpi, left_run, left_finish,
-               f"Proposition S2.2, p = {certificate['p']}: the twin captured")
+               TWIN_TITLES[certificate["theorem"]].format(p=certificate["p"]))
 
     def kept(rows):
         return all(row["active_min"] > 0 and row["other_but_11_max"] < 0 and row["boundary_max"] <= 1e-9

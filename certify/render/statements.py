@@ -369,6 +369,63 @@ FORMS["twin"] = {
 }
 
 
+FORMS["twin_plus"] = {
+    "pattern_box": LatexForm(
+        _BOX, note=r"so the box lies in the pattern of Proposition S3.2: $z_{11} < 0$, the boundary gates and every "
+                   r"other gate $< 0$, and $D > 0$",
+        components={
+            "active_gates": LatexForm("", r"z_{00},\ z_{01},\ z_{10}"),
+            "gate_11": LatexForm("", r"-z_{11}"),
+            "boundary_gates": LatexForm("", r"-z_{0j},\ -z_{j0}", note=r"every boundary gate, $j \ge 2$"),
+            "other_gates": LatexForm("", r"-z_{ab}", note="every other gate"),
+            "gamma_min": LatexForm("", r"\gamma_j = \mu - w(j)", note=r"every $j \ge 2$"),
+            "positive_difference": LatexForm("", r"D = w(0) - w(1)"),
+        }),
+    "loss_excess_box": LatexForm(
+        f"{_BOX},", r"b = \Lambda - 3\log 2",
+        note=r"with $\Lambda = \ell_0(z_{00}) + \ell_1(z_{01}) + \ell_1(z_{10})$; this end is at least "
+             r"$b_+ = \ell_0^+(X - 2r) + 2 \max(\ell_1^+(s - 2r), \ell_1^+(s + 2r)) - 3\log 2$, "
+             r"$\ell_0^+(z) = \log(1 + e^{-z(d - 2r)} + (p - 2) e^{-z(E + d - 2r)})$, "
+             r"$\ell_1^+(z) = \log(1 + e^{z(d + 2r)} + (p - 2) e^{-z(E - 2r)})$, $s = (X - e)/2$, the upper bound "
+             r"of $b$ that the window and capture claims use (not this end)"),
+    "window_box": LatexForm(
+        rf"{_BOX}, with $b = \Lambda - 3\log 2$, $\rho = \gamma_{{\max}}/\gamma_{{\min}}$ and "
+        rf"$\beta(p, \rho) = \min(\log(p/4), 2/((p - 1)\rho))$,", r"\beta(p, \rho) - b",
+        note=r"so $b < \beta(p, \rho)$: the box lies in the window of Theorem S3 and Proposition S3.2"),
+    "capture_box": LatexForm(
+        rf"{_BOX}, with Remark S3.3's bounds $e_+ = e + 2r$ of $e = -z_{{11}}$, $D_{{+0}} = d + 2r$ of $D_0$, "
+        rf"$b_+$ of $b_0$ (the closed form of the loss excess claim), $b_+^0 = \max(b_+, 0)$, $z_{{+0}} = s + 2r$ of "
+        rf"$\max(z_{{01}}, z_{{10}})$, $M_{{+0}} = E + d + 2r$ of $M_0 = w(0) - \min_{{j \ge 2}} w(j)$, "
+        rf"$m_- = \min(s, t) - 2r$ of $m$, $X_{{-0}} = X - 2r$ of $z_{{00}}$ and $S_- = (p - 2)(\mu_0 - 4r/p)$ of "
+        rf"$S_0 = \sum_{{j \ge 2}} \gamma_j$, and $D_+ = D_{{+0}} + e_+^2/h$, $B_+ = b_+ + D_+ e_+/2$, "
+        rf"$\delta_c = \sqrt{{2 B_+ e_+/h}}$, $z_+ = z_{{+0}} + \delta_c$, $M_+ = M_{{+0}} + \delta_c$, "
+        rf"$X_- = X_{{-0}} - \delta_c$, $\kappa_- = \tfrac34 q_*(b_+^0) X_-^2$",
+        note=r"so (S.34) holds at every point of the box: the box lies in $U_{\mathrm{II}}^+$, the Clarke "
+             r"trajectory from each of its points is unique, the gate $(1, 1)$ reaches its kink with $D \ge 0$ "
+             r"and slides on it for all later $t$, and the $(1, 2)$ pattern is kept for all $t \ge 0$ "
+             r"(Proposition S3.2, Theorem S3)",
+        components={
+            "reach": LatexForm("", r"m_- - \delta_c"),
+            "rate": LatexForm("", r"\tfrac2p (S_- e^{-z_+ M_+} - D_+) - h"),
+            "cone": LatexForm("", r"\kappa_- - 2 b_+^0"),
+            "race": LatexForm("", r"\log S_- - z_+ M_+ - \frac{(z_+ + M_+)^2 b_+^0}{2(\kappa_- - 2 b_+^0)} - \log D_+",
+                              note="(S.31)"),
+        }),
+    "capture_time_box": LatexForm(
+        f"{_BOX},", r"t_c = p^2 (e + 2r)/h",
+        note=r"the gate $(1, 1)$ reaches its kink with $D \ge 0$ before the time $t_c$ (Proposition S3.2)"),
+    "purity_margin_box": LatexForm(
+        r"along every trajectory from the box and for all $t \ge 0$,", r"1 - \max_\zeta F_\zeta(\theta(t))",
+        note="the trajectory never aligns to one Fourier class (Proposition S3.2, Proposition S.6)"),
+    "gaussian_probability": _gaussian_box(r"every point of the box lies in $U_{\mathrm{II}}^+$ (Proposition S3.2)"),
+    "region_probability": LatexForm(
+        _GAUSSIAN, _REGION_PROBABILITY,
+        note=r"$R$ is $U_{\mathrm{II}}^+$ of (S.34) relabelled: its union over the affine relabellings of rows, "
+             r"columns and labels, from every point of which Proposition S3.2 holds; the bound measures "
+             r"$p^2(p-1)$ disjoint relabelled copies of the box, and $\Pr(R \mid \text{active}) \ge \Pr(R)$ since "
+             r"$R$ lies in the initially active set"),
+}
+
 def quoted_values(spec, statement: str) -> dict[str, str]:
     """The instance values (``sigma``, ``delta``, ...) that the plain ``statement`` of claim ``spec`` quotes,
     as written there: the statement is matched against the spec's template (the checker has compared it

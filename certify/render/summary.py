@@ -176,6 +176,25 @@ def twin_summary(certificate: dict) -> list[str]:
     ]
 
 
+def twin_plus_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, the pattern's margins, the loss excess and window, the margins of (S.34) and the capture
+    time, delta, the probabilities."""
+    claims = certificate["claims"]
+    pattern, capture = claims["pattern_box"]["components"], claims["capture_box"]["components"]
+    return [
+        f"certify twin_plus: p = {certificate['p']}, {parameters_text(certificate, 'X', 'e', 't', 'd', 'E', 'h')}, "
+        f"radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
+        f"  on the box: {shown(pattern['gate_11'], '-z11')}, {shown(pattern['positive_difference'], 'D')}, "
+        f"{shown(pattern['boundary_gates'], '-(boundary gates)')}, {shown(pattern['gamma_min'], 'gamma_j')}",
+        f"  {shown(claims['loss_excess_box'], 'Lambda - 3 log 2')}, {shown(claims['window_box'], 'beta(p, rho) - b')}: "
+        f"inside the window of Theorem S3",
+        f"  (S.34): {shown(capture['reach'], 'm - delta_c')}, {shown(capture['rate'], 'rate - h')}, "
+        f"{shown(capture['cone'], 'kappa - 2b')}, {shown(capture['race'], 'race')}; "
+        f"{shown(claims['capture_time_box'], 'capture time')}: captured with D >= 0, then kept (Theorem S3)",
+        f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
+        *probability_lines(certificate, "R", "R = U_II^+ relabelled: p^2 (p - 1) disjoint copies of the box"),
+    ]
+
 def _whole_region_source(claims: dict) -> str:
     """Which bound the checked whole_region_probability states: the box copies' when its log10 is theirs (the
     kernel states them where Proposition S1.8 gives less or is not attempted), else S1.8's."""

@@ -27,6 +27,8 @@ Fields of :class:`Theorem` (stable: certify.api builds on them):
 ``key_numbers``   tuple of :class:`KeyNumber`: the numbers a sweep summary reports
 ``coq``           ``"module:function"``: ``coq(certificate) -> [Lemma | Definition | NotExported]``, the
                   Coq exporter (certify.coq); None: no claim is exported
+``largest_library_prime``  the proof library's largest prime for this theorem (None: every reference prime;
+                  the defaults of twin_plus hold only up to p = 31)
 ``experiment``    ``"module:function"`` or None: ``experiment(certificate, path, size=None, dpi=None) ->
                   list[str]``, a float experiment beside the certificate that ``certify NAME --plot FILE``
                   (and ``certify plot NAME``, with --size and --dpi) runs and draws (lines for stderr); None:
@@ -49,7 +51,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..kernel.registry import DEAD, GD, MEMORISE, SENSITIVITY, SLIDE, SMOOTH, STAIRCASE, TWIN, KernelRecord
+from ..kernel.registry import DEAD, GD, MEMORISE, SENSITIVITY, SLIDE, SMOOTH, STAIRCASE, TWIN, TWIN_PLUS, KernelRecord
 
 NUMBER_NOTE = "an exact number: integer, p/q or decimal (e.g. 1, 3/2, 0.25, 1e-3)"
 
@@ -128,6 +130,9 @@ class Theorem:
     plot_parameters: tuple[tuple[str, str], ...] = field(default=())
     coq: str | None = None
     experiment: str | None = None
+    #: the largest prime of the proof library at which the defaults hold (None: every reference prime;
+    #: certify.proofs.library_primes)
+    largest_library_prime: int | None = None
 
     def __post_init__(self):
         if self.kernel.name != self.name:
@@ -618,11 +623,82 @@ measured share of regime II (docs/staircase.md, section 11.9).""",
                  _PROBABILITY, _REGION),
 )
 
-#: Every theorem, by name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise, twin. Consumers read
+TWIN_PLUS_THEOREM = Theorem(
+    name="twin_plus",
+    paper="Proposition S3.2 (docs/staircase.md, section 11.10): regime II of the (1, 2) staircase, captured with D >= 0",
+    title="Proposition S3.2: the twin of the (1, 2) staircase is captured from D > 0, persists and never aligns",
+    help="certify Proposition S3.2 (regime II captured from D > 0: kept, never aligned) for a prime p",
+    description="""\
+Certify Proposition S3.2 of docs/staircase.md (sections 11.10 and 11.11) for
+the prime p: regime II of the (1, 2) staircase, the gate (1, 1) captured onto
+its kink from the side D = w(0) - w(1) > 0. The base point
+u = v = (X/2, s - X/2, -X/2 - t, ...), s = (X - e)/2,
+w = (E + d, E, 0, ...) - mu_0 (mean 0, so D = d > 0 and z11 = -e < 0) and the
+sup-norm box of radius R around it: every point of the box is in U_II^+ of
+(S.34) with the parameter h, so every Clarke trajectory from it is unique,
+keeps the (1, 2) pattern for all t >= 0, brings the gate (1, 1) onto its kink
+with D >= 0 by the certified capture time and keeps it sliding there for ever
+with D decaying exponentially (Theorem S3), and satisfies
+max_zeta F_zeta(theta(t)) <= 1 - delta for all t (delta certified).
+
+Hypotheses: X, e, t, d, E, h, sigma > 0; e < X; and the base point in U_II^+
+(the window and the four margins of (S.34) positive there), decided with
+balls. Defaults (a float search's choice, the kernel decides): X = 2, t = 1/2,
+e = d = 0.06/p^2, E = 1.5 log p + 1 and h = 0.15 times the base point's
+largest rate (2/p)((p - 2) mu_0 e^(-s (E + d)) - d) (3 digits, rounded down);
+they are certified from p = 5 to 31, not at p >= 37 (give parameters there, or
+use certify twin). Without --radius the radius is 99% of the largest the kernel
+certifies, rounded down to 3 digits.
+
+Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
+box, and of its p^2 (p - 1) relabelled copies (region_probability, a lower
+bound of P(U_II^+ relabelled | active)). U_II^+ needs no budget b_II(p, rho),
+so at p = 5 and 7 its box is far heavier than the twin's of certify twin
+(docs/staircase.md, section 11.11).""",
+    hypotheses="X, e, t, d, E, h, sigma > 0; e < X; (S.34) at the base point (decided with balls)",
+    parameters=(
+        Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 2); {NUMBER_NOTE}", "2", "X"),
+        Parameter("e", "--e", "-z11 at the base point, below X (default 0.06/p^2)", "0.06/p^2", "e"),
+        Parameter("t", "--t", "minus every boundary gate z0j = zj0 at the base point (default 1/2)", "1/2", "t"),
+        Parameter("d", "--d", "D = w(0) - w(1) at the base point (default 0.06/p^2)", "0.06/p^2", "d"),
+        Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 1.5 log p + 1, 3 digits)",
+                  "1.5 log p + 1", "E"),
+        Parameter("h", "--h", "the rate parameter h of (S.34) (default 0.15 (2/p)((p - 2) mu_0 e^(-s (E + d)) - d), "
+                  "3 digits)", "0.15 h_max", "h"),
+        _SIGMA,
+    ),
+    coq="certify.coq.staircase:twin_plus_obligations",
+    kernel=TWIN_PLUS,
+    builder="certify.theorems.twin_plus:certify_twin_plus",
+    summary="certify.render.summary:twin_plus_summary",
+    latex=LatexSection(
+        title="Proposition S3.2: the twin of the (1, 2) staircase is captured from D > 0, persists and never aligns",
+        base_point=(r"u=v=(X/2,\ s-X/2,\ -X/2-t,\dots),\ s=(X-e)/2,\ w=(E+d,\ E,\ 0,\dots)-\mu_0,\ "
+                    r"\mu_0=(2E+d)/p \quad (\S 11.11)"),
+        statement=(r"the box lies in $U_{\mathrm{II}}^+$ of (S.34); from every point of it the Clarke trajectory is "
+                   r"unique, keeps the gates $(0,0)$, $(0,1)$, $(1,0)$ active and every other gate inactive or "
+                   r"sliding for all $t\ge0$, brings the gate $(1,1)$ onto its kink with $D\ge0$ by the certified "
+                   r"capture time and keeps it sliding there, and $\max_{\zeta\ne0}F_\zeta(\theta(t))\le1-\delta$ "
+                   r"for all $t\ge0$ with $\delta>0$ as certified below.")),
+    simulator="",
+    plot="",
+    experiment="certify.numeric.staircase:twin_experiment",
+    largest_library_prime=31,
+    clock="t",
+    derivations=("staircase-face",),
+    key_numbers=(KeyNumber("window_box", None, "lo", "min", "beta - b"),
+                 KeyNumber("capture_box", "race", "lo", "min", "race (S.34)"),
+                 KeyNumber("capture_time_box", None, "hi", "max", "capture time"),
+                 KeyNumber("purity_margin_box", None, "lo", "min", "purity margin delta"),
+                 _PROBABILITY, _REGION),
+)
+
+#: Every theorem, by name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise, twin,
+#: twin_plus. Consumers read
 #: it when they run (not when they are imported), so a record added here is seen everywhere.
 THEOREMS: dict[str, Theorem] = {theorem.name: theorem for theorem in
                                 (DEAD_THEOREM, SLIDE_THEOREM, SMOOTH_THEOREM, GD_THEOREM, SENSITIVITY_THEOREM,
-                                 STAIRCASE_THEOREM, MEMORISE_THEOREM, TWIN_THEOREM)}
+                                 STAIRCASE_THEOREM, MEMORISE_THEOREM, TWIN_THEOREM, TWIN_PLUS_THEOREM)}
 
 
 class RegistryView(Mapping):

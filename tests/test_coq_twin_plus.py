@@ -1,0 +1,84 @@
+"""certify.coq.staircase (twin_plus): the Coq lemmas of ``twin_plus`` certificates (Proposition S3.2 on a box,
+docs/staircase.md section 11.11) cover every claim, state the 12-digit weakenings the module documents, and coqc
+refuses forged ends, each in its own lemma.
+
+A forged certificate keeps only the forged claim (and loss_excess_box), so that its file fails in the forged lemma
+or in none. The library files themselves are compiled by tests/test_coq_library.py. coqc is required: these tests
+fail when it is missing.
+"""
+
+from fractions import Fraction
+
+import pytest
+
+from certify.certificate import parse_certificate
+from certify.coq.export import coq_file
+from certify.coq.lemma import Lemma, NotExported
+from certify.coq.staircase import TWIN_DIGITS, twin_plus_obligations
+from certify.kernel.exact import canonical_text
+from certify.proofs import library_primes
+from conftest import ROOT
+from coqtext import compile_texts, failing_lemma
+
+LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "twin_plus").glob("twin_plus-*.json")}
+
+
+def library(p: int, keep=None) -> dict:
+    document = parse_certificate(LIBRARY[p].read_bytes())
+    if keep is not None:
+        document["claims"] = {claim: document["claims"][claim] for claim in keep}
+    return document
+
+
+def test_the_library_has_the_primes_up_to_31():
+    assert tuple(sorted(LIBRARY)) == library_primes("twin_plus") == (5, 7, 11, 13, 17, 19, 23, 29, 31)
+
+
+@pytest.mark.parametrize("p", [5, 31])
+def test_every_claim_is_stated_and_only_the_two_read_from_b_plus_are_weakened(p):
+    document = library(p)
+    items = twin_plus_obligations(document)
+    assert [item for item in items if isinstance(item, NotExported)] == []
+    covered = {item.claim for item in items} - {"base_point"}
+    assert covered == set(document["claims"]) - {"gaussian_probability"}  # certify.coq.gaussian states it
+    weakened = {item.claim for item in items if isinstance(item, Lemma) and item.digits == TWIN_DIGITS}
+    assert weakened == {"window_box", "capture_box"}
+
+
+def scaled(text: str, factor) -> str:
+    return canonical_text(Fraction(text) * Fraction(factor))
+
+
+#: {the lemma coqc must stop in: (claim, component or None, end, factor)}: each end moved past the truth by a
+#: relative 10^-9, beyond the 12-digit weakening (10^-11) and far beyond the ends' own rounding (10^-38); the
+#: capture time, exact in the certificate, by a relative 10^-30.
+FORGERIES = {
+    "loss_excess_box_hi_z_low": ("loss_excess_box", None, "hi", 1 - Fraction(1, 10**9)),
+    # at p = 5 the window is log(p/4) - b (log(5/4) < 2/((p - 1) rho)): a forged end fails there first
+    f"window_box_lo_log_{TWIN_DIGITS}_digits": ("window_box", None, "lo", 1 + Fraction(1, 10**9)),
+    f"capture_box_race_lo_{TWIN_DIGITS}_digits": ("capture_box", "race", "lo", 1 + Fraction(1, 10**9)),
+    f"capture_box_rate_lo_{TWIN_DIGITS}_digits": ("capture_box", "rate", "lo", 1 + Fraction(1, 10**9)),
+    "capture_time_box_hi": ("capture_time_box", None, "hi", 1 - Fraction(1, 10**30)),
+    "pattern_box_positive_difference_lo": ("pattern_box", "positive_difference", "lo", 1 + Fraction(1, 10**9)),
+}
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("coq_twin_plus")
+    texts = {}
+    for lemma, (claim, component, end, factor) in FORGERIES.items():
+        document = library(5, keep=sorted({claim, "loss_excess_box"}))
+        node = document["claims"][claim]
+        node = node["components"][component] if component else node
+        node[end] = scaled(node[end], factor)
+        texts[lemma] = coq_file(document).text
+    results = compile_texts(folder, texts, timeout=180)
+    return {name: (texts[name], results[name]) for name in texts}
+
+
+@pytest.mark.parametrize("lemma", sorted(FORGERIES))
+def test_a_forged_end_is_refused_in_its_lemma(compiled, lemma):
+    text, result = compiled[lemma]
+    assert not result.ok, f"coqc accepted a forged {FORGERIES[lemma]}"
+    assert failing_lemma(text, result.message) == lemma, result.message
