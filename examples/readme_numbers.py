@@ -177,6 +177,8 @@ INSTANCES = {
     "memorise-13": ("memorise", 13, {}),
     "twin-5": ("twin", 5, {}),
     "twin-13": ("twin", 13, {}),
+    "twin_plus-5": ("twin_plus", 5, {}),
+    "twin_plus-7": ("twin_plus", 7, {}),
 }
 
 
@@ -214,7 +216,7 @@ def certified_numbers() -> dict:
 def command_numbers() -> dict:
     """The line of ``certify simulate dead --p 13`` the README quotes (hitting_time_box's), the proof library's
     primes and size, and the sweep's estimate note from the kept cost table (certify/sweep_costs.json)."""
-    from certify.proofs import REFERENCE_PRIMES, TESTED_COQ_PRIMES, THEOREMS
+    from certify.proofs import LIBRARY, REFERENCE_PRIMES, TESTED_COQ_PRIMES
     from certify.sweep import _duration, estimate_sweep, load_sweep_costs, primes_between
 
     numbers = {}
@@ -229,12 +231,12 @@ def command_numbers() -> dict:
     numbers["simulate/dead-13/hitting_time_box"] = Shown(lines[0].removesuffix("(hitting_time_box)").strip(),
                                                          "certify simulate dead --p 13")
     numbers["proofs/primes"] = Shown(", ".join(map(str, REFERENCE_PRIMES)), "certify.proofs.REFERENCE_PRIMES")
-    numbers["proofs/files"] = Shown(str(len(THEOREMS) * len(REFERENCE_PRIMES)), "certify.proofs: one per theorem and p")
+    numbers["proofs/files"] = Shown(str(len(LIBRARY)), "certify.proofs.LIBRARY: one per theorem and library prime")
     compiled = TESTED_COQ_PRIMES
     numbers["proofs/compiled-primes"] = Shown(", ".join(map(str, compiled[:-1])) + f" and {compiled[-1]}",
                                               "certify.proofs.TESTED_COQ_PRIMES")
-    numbers["proofs/compiled-files"] = Shown(str(len(THEOREMS) * len(compiled)),
-                                             "tests/test_coq_library.py: every theorem at each compiled prime")
+    numbers["proofs/compiled-files"] = Shown(str(sum(p in compiled for _, p in LIBRARY)),
+                                             "tests/test_coq_library.py: every library file at a compiled prime")
 
     costs = load_sweep_costs()
     if costs is None:
@@ -659,6 +661,11 @@ ANCHORS = (
     "max_zeta F_zeta(theta(t)) >=\n{twin-13/purity_margin_box} for all t; P(region | active) >= "
     "{twin-13/region_probability/log10} at p = 13 (Theorem S's box gives {staircase-13/region_probability/log10} "
     "there; {twin-5/region_probability/log10}\nagainst {staircase-5/region_probability/log10} at p = 5),",
+    "window beta - b >=\n{twin_plus-5/window_box} and the four margins of (S.34)",
+    "before the certified capture time ({twin_plus-5/capture_time_box} at p = 5) and slides there for ever, with\n"
+    "1 - max_zeta F_zeta(theta(t)) >= {twin_plus-5/purity_margin_box} for all t; P(region | active) >= "
+    "{twin_plus-5/region_probability/log10} at p = 5, where `certify twin`\ngives "
+    "{twin-5/region_probability/log10}, and {twin_plus-7/region_probability/log10} at p = 7;",
     "(S1.1) margin >= {memorise-13/loss_margin_box}, 1 - max_zeta F_zeta(theta(t)) >= "
     "{memorise-13/purity_margin_box} for all t, P(region | active) >=\n{memorise-13/region_probability/log10}, "
     "where `certify slide`'s bound of its whole region is {slide-13/region_probability/log10}: for",

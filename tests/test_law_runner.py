@@ -116,6 +116,13 @@ def test_certified_staircase_floor_is_the_staircase_certificate_rounded_down(p, 
     stored = Fraction(document["claims"]["region_probability"]["log10_lo"])
     got = Fraction(floors["twin_region_log10_lower_bound"])
     assert stored - Fraction(1, 10**9) < got <= stored
+    from certify.theorems.twin_plus import certify_twin_plus  # and Proposition S3.2's, captured from D > 0
+
+    document = certify_twin_plus(p, sigma=fmpq(Fraction(sigma).numerator, Fraction(sigma).denominator)).certificate
+    assert check_bytes(dumps(document).encode())
+    stored = Fraction(document["claims"]["region_probability"]["log10_lo"])
+    got = Fraction(floors["twin_plus_region_log10_lower_bound"])
+    assert stored - Fraction(1, 10**9) < got <= stored
 
 
 def test_the_summary_text_shows_the_staircase_floor_only_when_it_has_one():
@@ -138,6 +145,10 @@ def test_the_summary_text_shows_the_staircase_floor_only_when_it_has_one():
     summary["staircases"]["k2_degenerate_twin"] = 1
     assert ("P(twin region R_II, k = 2 regime II | active) >= 10^-78.07 (Proposition S2.2, docs/staircase.md "
             "section 11.9), sigma 1; measured twins 100.00% of the samples") in summary_text(summary)
+    assert "R_II^+" not in summary_text(summary)
+    summary["certified"]["twin_plus_region_log10_lower_bound"] = "-51.92"
+    assert ("P(twin region R_II^+, k = 2 regime II captured with D >= 0 | active) >= 10^-51.92 (Proposition S3.2, "
+            "docs/staircase.md section 11.11), sigma 1; measured twins 100.00% of the samples") in summary_text(summary)
 
 
 # --- parameters ---------------------------------------------------------------------------------------------
