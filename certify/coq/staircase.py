@@ -407,24 +407,31 @@ class _Twin(_Staircase):
                 "capture_time_box": self.capture_time_box, "purity_margin_box": self.purity_margin_box,
                 "region_probability": self.region_probability}
 
+    #: The pattern's component bounding D's sign: (its name, the Coq term in a = w(0) and b = w(1), the quantity in
+    #: words, the sign it proves) -- -D > 0 here, D > 0 for twin_plus.
+    DIFFERENCE = ("twin_difference", "b - a", "-D = w(1) - w(0)", "D < 0")
+    PROPOSITION = "Proposition S2.2"
+
     def pattern_box(self) -> list:
-        """Each gate class, gamma_j and -D at every point of the box, by lra on |coordinate - base| <= r."""
-        lemmas = super().pattern_box()
-        if "twin_difference" not in self.document["claims"]["pattern_box"]["components"]:
-            return lemmas + [NotExported("pattern_box", "the component twin_difference is missing from the certificate")]
+        """Each gate class, gamma_j and the sign of D at every point of the box, by lra on |coordinate - base| <= r."""
+        lemmas = _Staircase.pattern_box(self)
+        name, quantity, words, sign = self.DIFFERENCE
+        if name not in self.document["claims"]["pattern_box"]["components"]:
+            return lemmas + [NotExported("pattern_box", f"the component {name} is missing from the certificate")]
         r = real(self.r)
         w0, w1 = (real(x) for x in self.levels["w"][:2])
-        statement = stated(self.document, "pattern_box", "lo", "b - a", "twin_difference")
+        statement = stated(self.document, "pattern_box", "lo", quantity, name)
         return lemmas + [
-            Lemma("pattern_box_twin_difference_lo", "pattern_box",
+            Lemma(f"pattern_box_{name}_lo", "pattern_box",
                   f"forall a b : R, Rabs (a - {w0}) <= {r} -> Rabs (b - {w1}) <= {r} -> {statement}", BOX_TACTIC,
-                  f"{self.SECTION}: w(0) and w(1) within r of the base point; the margin bounds -D = w(1) - w(0)"),
-            *landmark_lemmas(self.document, "pattern_box", "lo", "twin_difference",
-                             paper="the margin is positive: D < 0 on the box")]
+                  f"{self.SECTION}: w(0) and w(1) within r of the base point; the margin bounds {words}"),
+            *landmark_lemmas(self.document, "pattern_box", "lo", name,
+                             paper=f"the margin is positive: {sign} on the box")]
 
     def _pattern_lemmas(self, statements: dict, quantities: dict, why_positive: str) -> list:
-        return super()._pattern_lemmas(statements, quantities, "the box lies in the pattern of Proposition S2.2 "
-                                                               "(z11 < 0, every other inactive gate < 0)")
+        return _Staircase._pattern_lemmas(self, statements, quantities, f"the box lies in the pattern of "
+                                                                        f"{self.PROPOSITION} (z11 < 0, every other "
+                                                                        "inactive gate < 0)")
 
     #: Significant digits of the exporter's own b_+ (rounded up from the kernel's closed form, docs/staircase.md 11.9).
     B_PLUS_DIGITS = 30
@@ -599,25 +606,8 @@ class _TwinPlus(_Twin):
                 "capture_time_box": self.capture_time_box, "purity_margin_box": self.purity_margin_box,
                 "region_probability": self.region_probability}
 
-    def pattern_box(self) -> list:
-        """Each gate class, gamma_j and D at every point of the box, by lra on |coordinate - base| <= r."""
-        lemmas = _Staircase.pattern_box(self)
-        if "positive_difference" not in self.document["claims"]["pattern_box"]["components"]:
-            return lemmas + [NotExported("pattern_box", "the component positive_difference is missing from the "
-                                                        "certificate")]
-        r = real(self.r)
-        w0, w1 = (real(x) for x in self.levels["w"][:2])
-        statement = stated(self.document, "pattern_box", "lo", "a - b", "positive_difference")
-        return lemmas + [
-            Lemma("pattern_box_positive_difference_lo", "pattern_box",
-                  f"forall a b : R, Rabs (a - {w0}) <= {r} -> Rabs (b - {w1}) <= {r} -> {statement}", BOX_TACTIC,
-                  f"{self.SECTION}: w(0) and w(1) within r of the base point; the margin bounds D = w(0) - w(1)"),
-            *landmark_lemmas(self.document, "pattern_box", "lo", "positive_difference",
-                             paper="the margin is positive: D > 0 on the box")]
-
-    def _pattern_lemmas(self, statements: dict, quantities: dict, why_positive: str) -> list:
-        return _Staircase._pattern_lemmas(self, statements, quantities, "the box lies in the pattern of Proposition "
-                                                                        "S3.2 (z11 < 0, every other inactive gate < 0)")
+    DIFFERENCE = ("positive_difference", "a - b", "D = w(0) - w(1)", "D > 0")
+    PROPOSITION = "Proposition S3.2"
 
     @cached_property
     def _b_term(self) -> str:

@@ -248,6 +248,17 @@ def staircase_gaussian_centres(params) -> list[tuple[fmpq, int]]:
         base.w.levels_with_counts(params.p)
 
 
+def relabelled_box_probability_claims(gaussian_spec: ClaimSpec, region_spec: ClaimSpec, params, radius) -> list:
+    """The ``gaussian_probability`` and ``region_probability`` claims of a box of the (1, 2) pattern (the twin's
+    records, docs/staircase.md sections 11.9 and 11.11): the box's Gaussian mass under N(0, sigma^2 I_{3p}), and
+    that mass times its :func:`relabelled_copies` (disjoint, each inside the region relabelled). Current
+    precision."""
+    log_mass = box_log_mass(staircase_gaussian_centres(params), fmpq(radius), params.sigma)
+    log_region = log_mass + ball(relabelled_copies(params.p)).log()
+    return [gaussian_probability_claim(gaussian_spec, log_mass, params.sigma),
+            region_probability_claim(region_spec, log_region, params.sigma)]
+
+
 def relabelled_copies(p: int) -> int:
     """p^2 (p - 1): the affine relabellings (r0, c0, step != 0) of docs/staircase.md, section 1.1. The images of
     the box under them are disjoint: each has its own active set {(r0, c0), (r0, c0 + step), (r0 + step, c0)}

@@ -26,10 +26,9 @@ from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .basepoint import BasePoint, ThreeLevel
 from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
-from .gaussian import (box_log_mass, gaussian_probability_claim, gaussian_probability_spec, region_probability_claim,
-                       region_probability_spec, require_positive_sigma)
-from .staircase import (base_point_margin, gamma_lower, purity_margin_lower, relabelled_copies,
-                        rho_upper, staircase_gaussian_centres)
+from .gaussian import gaussian_probability_spec, region_probability_spec, require_positive_sigma
+from .staircase import (base_point_margin, gamma_lower, purity_margin_lower, relabelled_box_probability_claims,
+                        rho_upper)
 
 PAPER = ("Proposition S2.2 of docs/staircase.md (regime II, the twin of the (1, 2) staircase): region U_II (S.29) "
          "with Remark S2.3, Lemmas S.11-S.14, Theorem S2, Proposition S.6 (S.15)")
@@ -331,8 +330,6 @@ def twin_claims(params: TwinParameters, radius, prec: int) -> list:
     r = fmpq(radius)
     bounds = twin_box_bounds(params, r, prec)
     with working_precision(prec):
-        log_mass = box_log_mass(staircase_gaussian_centres(params), r, params.sigma)
-        log_region = log_mass + ball(relabelled_copies(params.p)).log()
         return [
             PATTERN_BOX.claim(components={name: {"lower": value} for name, value in bounds["pattern"].items()}),
             LOSS_EXCESS_BOX.claim(upper=bounds["loss_excess"]),
@@ -340,6 +337,5 @@ def twin_claims(params: TwinParameters, radius, prec: int) -> list:
             CAPTURE_BOX.claim(components={name: {"lower": value} for name, value in bounds["capture_box"].items()}),
             CAPTURE_TIME_BOX.claim(upper=bounds["capture_time"]),
             PURITY_MARGIN_BOX.claim(lower=bounds["delta"]),
-            gaussian_probability_claim(GAUSSIAN_PROBABILITY, log_mass, params.sigma),
-            region_probability_claim(REGION_PROBABILITY, log_region, params.sigma),
+            *relabelled_box_probability_claims(GAUSSIAN_PROBABILITY, REGION_PROBABILITY, params, r),
         ]

@@ -673,8 +673,8 @@ so at p = 5 and 7 its box is far heavier than the twin's of certify twin
     summary="certify.render.summary:twin_plus_summary",
     latex=LatexSection(
         title="Proposition S3.2: the twin of the (1, 2) staircase is captured from D > 0, persists and never aligns",
-        base_point=(r"u=v=(X/2,\ s-X/2,\ -X/2-t,\dots),\ s=(X-e)/2,\ w=(E+d,\ E,\ 0,\dots)-\mu_0,\ "
-                    r"\mu_0=(2E+d)/p \quad (\S 11.11)"),
+        base_point=(r"u=v=(\tfrac X2,\ s-\tfrac X2,\ -\tfrac X2-t,\dots),\ w=(E+d,\ E,\ 0,\dots)-\tfrac{2E+d}p,\ "
+                    r"s=\tfrac{X-e}2 \quad (\S 11.11)"),
         statement=(r"the box lies in $U_{\mathrm{II}}^+$ of (S.34); from every point of it the Clarke trajectory is "
                    r"unique, keeps the gates $(0,0)$, $(0,1)$, $(1,0)$ active and every other gate inactive or "
                    r"sliding for all $t\ge0$, brings the gate $(1,1)$ onto its kink with $D\ge0$ by the certified "
