@@ -20,6 +20,11 @@ race (S.31) along measured regime-II runs.
    checkpoint, after it, at which the state with z11 set to 0 satisfies F_II^+'s conditions: D >= 0, the window
    b < beta(p, rho), kappa > 2b and the race (S.31). Theorem S3 needs them at one time only; later in a run
    D is float noise of either sign (|D| up to about 1e-10), so the summary counts a run only where D > 1e-6 there.
+   Beside it, for the same runs: whether some checkpoint before the capture lies in U_II^+ (Proposition S3.2's
+   region of initial points, the region `certify twin_plus` certifies a box of; h on a grid), and otherwise the
+   first condition that fails at each such checkpoint: the gate (1, 1) active (z11 above the kink band: U_II^+
+   asks z11 < 0), D <= 0 or some gamma_j <= 0, the tails' rate (S0 e^{-z0 M0} <= D0: no h > 0 works), or the
+   pattern (a boundary gate on its kink or active) and the margins of (S.34).
 4. With --box N, at p = 5: N random corners of a product box (thin in u(1) and v(1), which set z11, wide
    elsewhere) checked against (S.34) at 40 digits, and the box's Gaussian mass: the shape a certificate of U_II^+
    would need (docs/staircase.md section 11.10).
@@ -188,6 +193,7 @@ def race_along(folder):
     """Part 3: the first checkpoint from which F_II^+ holds (z11 set to 0) along each regime-II run."""
     p, rows, trajectory_of = staircase_runs(folder, None)
     sides = []  # per captured run: None (D < 0), else whether F_II^+ holds from a checkpoint on
+    entries = []  # per run captured with D >= 0: whether a checkpoint before the capture lies in U_II^+
     for row in rows:
         run = trajectory_of(row)
         if run is None:
@@ -206,6 +212,11 @@ def race_along(folder):
             print(head + "D < 0: Theorem S2's side")
             sides.append(None)
             continue
+        entry, failing = region_before_capture(p, states[:captured], band)
+        print(f"p = {p}, sample {row['index']}: before the capture, " +
+              (f"in U_II^+ at t = {run.times[entry]:.3g}" if entry is not None else
+               "never in U_II^+ at a checkpoint (" + ", ".join(f"{k}: {v}" for k, v in failing.items()) + ")"))
+        entries.append(entry is not None)
         first = next((i for i in range(captured, len(states)) if in_face_plus(p, *states[i])), None)
         D_first = None if first is None else states[first][2][0] - states[first][2][1]
         sides.append(D_first is not None and D_first > NOISE)
@@ -213,7 +224,37 @@ def race_along(folder):
                                                f"first at t = {run.times[first]:.3g}, D = {D_first:.2g}"))
     positive = [x for x in sides if x is not None]
     print(f"p = {p}: {len(sides)} runs captured by the horizon, {len(positive)} of them with D >= 0 at the capture "
-          f"checkpoint; in {sum(positive)} of those F_II^+ holds at a checkpoint where D > {NOISE:g}")
+          f"checkpoint; in {sum(positive)} of those F_II^+ holds at a checkpoint where D > {NOISE:g}; in "
+          f"{sum(entries)} a checkpoint before the capture lies in U_II^+")
+
+
+def region_before_capture(p, states, band):
+    """(index of the first of ``states`` in U_II^+ with some h of a grid, or None; {failing condition: how many
+    checkpoints}) at 30 digits from the float states (floats in, so evidence only)."""
+    failing = {}
+
+    def count(reason):
+        failing[reason] = failing.get(reason, 0) + 1
+
+    for index, (u, v, w) in enumerate(states):
+        if u[1] + v[1] > -band:
+            count("gate (1, 1) active or on its kink")
+            continue
+        U, V, W = ([mp.mpf(float(x)) for x in block] for block in (u, v, w))
+        gamma = [mp.fsum(W) / p - x for x in W[2:]]
+        D0 = W[0] - W[1]
+        if D0 <= 0 or min(gamma) <= 0:
+            count("D <= 0 or a gamma_j <= 0")
+            continue
+        top = 2 * (mp.fsum(gamma) * mp.exp(-max(U[0] + V[1], U[1] + V[0]) * (W[0] - min(W[2:]))) - D0) / p
+        if top <= 0:
+            count("the tails' rate")
+            continue
+        found = [s34_margins(p, U, V, W, top * mp.mpf(float(f))) for f in np.linspace(0.05, 0.95, 19)]
+        if any(x is not None and min(x["margins"].values()) > 0 for x in found):
+            return index, failing
+        count("the pattern" if found[0] is None else "a margin of (S.34)")
+    return None, failing
 
 
 def in_face_plus(p, u, v, w) -> bool:
