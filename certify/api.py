@@ -962,7 +962,8 @@ def sweep(primes, *, out, theorems=None, jobs: int | None = None, eta=None, sche
     :param primes: ``"A..B"`` or ``(A, B)``: every prime p >= 5 with A <= p <= B (``--primes``).
     :param out: the folder (created; resumed if there): OUT/THEOREM/THEOREM-P.json, run.json,
         failures.json, summary.json, summary.csv (``--out``).
-    :param theorems: a comma-separated string or a list of names (``--theorems``; default every theorem).
+    :param theorems: a comma-separated string or a list of names (``--theorems``; default every theorem whose
+        defaults hold at every prime: :func:`certify.theorems.registry.swept_by_default`).
     :param jobs: worker processes (``--jobs``; default the number of CPUs).
     :param eta: gd's step size, exact (``--eta``; default the registry's, 1).
     :param scheduler: a Dask scheduler address, or ``"local"`` (``--scheduler``; default a process pool).
@@ -984,7 +985,9 @@ def sweep(primes, *, out, theorems=None, jobs: int | None = None, eta=None, sche
     """
     from .sweep import progress_bar, run_sweep, summary_rows, sweep_request
 
-    chosen, names, eta_text = sweep_request(primes, list(_theorems()) if theorems is None else theorems,
+    from .theorems.registry import swept_by_default
+
+    chosen, names, eta_text = sweep_request(primes, list(swept_by_default()) if theorems is None else theorems,
                                             None if eta is None else exact_input(eta, "eta"))
     report = run_sweep(chosen, names, _jobs(jobs), _folder(out), eta=eta_text,
                        progress=progress_bar() if progress else None, scheduler=scheduler,

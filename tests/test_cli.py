@@ -261,7 +261,7 @@ def test_a_plot_that_cannot_be_drawn_is_refused_before_anything_is_written(tmp_p
 
 
 @pytest.mark.parametrize("args, words", [
-    (["twin_plus", "--p", "37"], "(S.34) fails at the base point"),    # past the defaults' reach (docs 11.11)
+    (["twin_plus", "--p", "37"], "the base point is not in U_II^+"),    # past the defaults' reach (docs 11.11)
     (["twin_plus", "--p", "5", "--e", "2"], "e < X fails"),
     (["twin_plus", "--p", "5", "--h", "0"], "h > 0 fails"),
     (["twin_plus", "--p", "5", "--d=-1/100"], "d > 0 fails"),

@@ -151,12 +151,13 @@ def problem_of(name: str, code, stderr: str, crash: str | None, written: bytes |
     return None if verdict else f"the certificate it wrote is {verdict.status}: {verdict.message[:300]}"
 
 
-@pytest.mark.parametrize("name", ["dead", "slide", "smooth", "gd", "sensitivity", "staircase", "memorise", "twin"])
+@pytest.mark.parametrize("name", ["dead", "slide", "smooth", "gd", "sensitivity", "staircase", "memorise", "twin",
+                                  "twin_plus"])
 def test_generation_never_escapes_and_writes_what_checks(name, tmp_path):
     from certify.theorems.registry import THEOREMS
 
     assert list(THEOREMS) == ["dead", "slide", "smooth", "gd", "sensitivity", "staircase",
-                              "memorise", "twin"]  # a new record: add it above
+                              "memorise", "twin", "twin_plus"]  # a new record: add it above
     record = THEOREMS[name]
     out = tmp_path / "certificate.json"
     problems, outcomes = [], {0: 0, 2: 0}

@@ -9,7 +9,7 @@ import sys
 from ..cluster import CONNECT_TIMEOUT
 from ..errors import InputError
 from ..figures import DEFAULT_DPI, EXPERIMENT_SIZE, LAW_SIZE, MAX_DPI, MIN_DPI, THEOREM_SIZE
-from ..theorems.registry import THEOREMS, names_text
+from ..theorems.registry import THEOREMS, names_text, swept_by_default
 from .common import (_path_arg, EXIT_OK, EXIT_REJECTED, RAW, _exact_arg, _jobs_arg, add_p_option,
                      check_experiment_target, draw_experiment, read_verified_certificate, write_file)
 from .theorems import add_instance_options, certificate_for, instance_parameters
@@ -151,7 +151,6 @@ def _require_theorem(name: str, command: str) -> None:
     raise InputError(f"{name} has no trajectory to {'simulate' if command == 'simulate' else 'plot'}{elsewhere}")
 
 
-_COUNT = {1: "one", 2: "both", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
 def add_parsers(commands) -> None:
@@ -189,10 +188,11 @@ def add_parsers(commands) -> None:
     sweep = commands.add_parser("sweep", help="certify many primes in parallel, resumably, with a summary",
                                 description=SWEEP_HELP, formatter_class=RAW)
     sweep.add_argument("--primes", required=True, metavar="A..B", help="the primes p with A <= p <= B (p >= 5)")
-    every = ",".join(THEOREMS)
-    sweep.add_argument("--theorems", default=every, metavar="LIST",
-                       help=f"comma-separated: {', '.join(THEOREMS)} (default all {_COUNT.get(len(THEOREMS), '')})"
-                       .replace(" )", ")"))
+    default = swept_by_default()
+    left_out = [name for name in THEOREMS if name not in default]
+    sweep.add_argument("--theorems", default=",".join(default), metavar="LIST",
+                       help=f"comma-separated: {', '.join(THEOREMS)} (default every theorem whose defaults hold at "
+                            f"every prime{': all but ' + ', '.join(left_out) if left_out else ''})")
     sweep.add_argument("--jobs", type=_jobs_arg, default=os.cpu_count() or 1, metavar="K",
                        help="worker processes (default: the number of CPUs)")
     users = [name for name, record in THEOREMS.items() if any(q.name == "eta" for q in record.required_parameters)]

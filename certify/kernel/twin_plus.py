@@ -10,7 +10,7 @@ Base point (docs/staircase.md, section 11.11), with exact constants X, e, t, d, 
 so z00 = X, z01 = z10 = s, z11 = -e < 0, the boundary gates are -t, z1j = zj1 = s - X - t, zij = -X - 2t,
 D = w(0) - w(1) = d > 0 and gamma_j = mu_0 (j >= 2); h is the free parameter of (S.34). The box is the sup-norm
 box of radius r around it. Every claim is a bound valid at every point of the box, through Remark S3.3 (the
-hypotheses of Proposition S3.2 at upper bounds of e, D0, b0, z0, M0 and lower bounds of m, X0, S0): the pattern
+hypotheses of Proposition S3.2 at upper bounds of e, D0, b0, z0, M0, rho0 and lower bounds of m, X0, S0): the pattern
 margins and the capture time are exact rationals; the loss excess b_+, the window margin, the four margins of
 (S.34) and delta are Arb balls of closed forms in the exact inputs. Every function works at the current precision
 and raises NotCertified (HypothesisError for the inputs) rather than return an unproved bound.
@@ -100,10 +100,11 @@ def require_twin_plus_hypotheses(params: TwinPlusParameters, prec: int = 64) -> 
     try:
         margin = base_point_margin(_least_margin, params, prec)
     except NotCertified as error:  # a bound the margins need (kappa > 2b, b < 1) fails at the base point
-        raise HypothesisError(f"(S.34) fails at the base point: {error} (docs/staircase.md, section 11.11)") from None
+        raise HypothesisError(f"the base point is not in U_II^+: {error} (docs/staircase.md, section 11.11)") from None
     if margin is not None:
-        raise HypothesisError(f"(S.34) fails at the base point: its least margin is {margin.str(5)}, not positive "
-                              f"({_failing_margins(params)}; docs/staircase.md, section 11.11)")
+        raise HypothesisError(f"the base point is not in U_II^+ (the window b0 < beta(p, rho0) and (S.34)): its least "
+                              f"margin is {margin.str(5)}, not positive ({_failing_margins(params)}; "
+                              "docs/staircase.md, section 11.11)")
 
 
 def _failing_margins(params: TwinPlusParameters) -> str:

@@ -409,7 +409,7 @@ FORMS["twin_plus"] = {
             "rate": LatexForm("", r"\tfrac2p (S_- e^{-z_+ M_+} - D_+) - h"),
             "cone": LatexForm("", r"\kappa_- - 2 b_+^0"),
             "race": LatexForm("", r"\log S_- - z_+ M_+ - \frac{(z_+ + M_+)^2 b_+^0}{2(\kappa_- - 2 b_+^0)} - \log D_+",
-                              note="(S.31)"),
+                              note="(S.35)"),
         }),
     "capture_time_box": LatexForm(
         f"{_BOX},", r"t_c = p^2 (e + 2r)/h",

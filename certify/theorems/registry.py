@@ -27,8 +27,9 @@ Fields of :class:`Theorem` (stable: certify.api builds on them):
 ``key_numbers``   tuple of :class:`KeyNumber`: the numbers a sweep summary reports
 ``coq``           ``"module:function"``: ``coq(certificate) -> [Lemma | Definition | NotExported]``, the
                   Coq exporter (certify.coq); None: no claim is exported
-``largest_library_prime``  the proof library's largest prime for this theorem (None: every reference prime;
-                  the defaults of twin_plus hold only up to p = 31)
+``largest_default_prime``  the largest prime at which the builder's defaults are known to certify (None:
+                  every prime; twin_plus: 31). The proof library stops there, and a sweep takes the theorem only
+                  when asked (:func:`swept_by_default`)
 ``experiment``    ``"module:function"`` or None: ``experiment(certificate, path, size=None, dpi=None) ->
                   list[str]``, a float experiment beside the certificate that ``certify NAME --plot FILE``
                   (and ``certify plot NAME``, with --size and --dpi) runs and draws (lines for stderr); None:
@@ -130,9 +131,9 @@ class Theorem:
     plot_parameters: tuple[tuple[str, str], ...] = field(default=())
     coq: str | None = None
     experiment: str | None = None
-    #: the largest prime of the proof library at which the defaults hold (None: every reference prime;
-    #: certify.proofs.library_primes)
-    largest_library_prime: int | None = None
+    #: the largest prime at which the builder's defaults are known to certify (None: every prime); the library
+    #: (certify.proofs.library_primes) and default sweeps (swept_by_default) stop there
+    largest_default_prime: int | None = None
 
     def __post_init__(self):
         if self.kernel.name != self.name:
@@ -683,7 +684,7 @@ so at p = 5 and 7 its box is far heavier than the twin's of certify twin
     simulator="",
     plot="",
     experiment="certify.numeric.staircase:twin_experiment",
-    largest_library_prime=31,
+    largest_default_prime=31,
     clock="t",
     derivations=("staircase-face",),
     key_numbers=(KeyNumber("window_box", None, "lo", "min", "beta - b"),
@@ -725,6 +726,12 @@ class RegistryView(Mapping):
 
     def __len__(self):
         return len(self._names())
+
+
+def swept_by_default() -> tuple[str, ...]:
+    """The theorems a sweep certifies when none are named: those whose defaults hold at every prime (every record
+    with no ``largest_default_prime``; twin_plus is swept when asked, and fails beyond its prime, one line each)."""
+    return tuple(name for name, record in THEOREMS.items() if record.largest_default_prime is None)
 
 
 def theorem(name: str) -> Theorem:
