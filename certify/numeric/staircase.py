@@ -128,10 +128,21 @@ def _draw_runs(certificate: dict, runs: list[dict], path, size, dpi, left_run, l
         save_figure(figure, path)
 
 
+def rounded_up(value: Fraction, significant: int) -> str:
+    """``value`` > 0 rounded up to ``significant`` digits, as text: what a printed upper bound may say (rounding to
+    nearest could print a number below the bound)."""
+    import math
+
+    exponent = math.floor(math.log10(value)) - significant + 1  # a float's log10: off by one at most near 10^k,
+    scale = Fraction(10) ** exponent                           # which only changes how many digits are shown
+    return f"{float(-((-value / scale) // 1) * scale):.{significant}g}"
+
+
 def _run_lines(certificate: dict, runs: list[dict], path, kept, tail) -> list[str]:
     """The lines printed beside the figure: one a run, saying whether ``kept(rows)`` held at every checkpoint,
     then ``tail(times, rows)``, its largest max F and the certified bound; the figure's path last."""
-    delta = float(Fraction(certificate["claims"]["purity_margin_box"]["lo"]))
+    # the certified bound 1 - lo, rounded up at 4 decimals (to nearest it could read below the bound), exactly
+    shown = -((-(1 - Fraction(certificate["claims"]["purity_margin_box"]["lo"])) * 10**4) // 1) / 10**4
     lines = ["float experiment (the full-network Clarke flow of certify.law.flow from the base point and "
              f"{CORNERS} corners of the box, to t = {HORIZON:g}; floats: cross-checks, never bounds):"]
     for index, run in enumerate(runs):
@@ -139,7 +150,7 @@ def _run_lines(certificate: dict, runs: list[dict], path, kept, tail) -> list[st
         lines.append(f"  {'base point' if index == 0 else f'corner {index}'}: reached t = {times[-1]:.3g}"
                      f"{'' if run['failure'] is None else ' (' + run['failure'] + ')'}; pattern kept: "
                      f"{'yes' if kept(rows) else 'NO'}; {tail(times, rows)}; largest max F "
-                     f"{max(row['max_F'] for row in rows):.4f} (certified <= {1 - delta:.4f})")
+                     f"{max(row['max_F'] for row in rows):.4f} (certified <= {float(shown):.4f})")
     lines.append(f"figure: {path}")
     return lines
 
@@ -183,7 +194,7 @@ def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
         # "on the kink": within the simulator's tolerance of 0 (its active-set rule keeps a sliding gate there)
         on_kink = [time for time, row in zip(times, rows) if abs(row["z11"]) <= KINK_TOLERANCE]
         return (f"z11 at its kink from the checkpoint t = {on_kink[0] if on_kink else float('nan'):.3g} "
-                f"(certified by {t_c:.3g}); largest D {max(row['D'] for row in rows):.3g}")
+                f"(certified by {rounded_up(Fraction(certificate['claims']['capture_time_box']['hi']), 3)}); largest D {max(row['D'] for row in rows):.3g}")
 
     return _run_lines(certificate, runs, path, kept, tail)
 
