@@ -49,8 +49,8 @@ def certificate_path(root, theorem: str, p: int) -> Path:
 
 def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False, coqc: bool = False,
                  progress=None) -> list[Path]:
-    """Write every certificate of the library among ``primes`` (:func:`library_primes`), its .tex and its Coq file (THEOREM_P.v, :mod:`certify.coq`) under
-    ``root``/THEOREM/; each certificate is checked first, and the document and the Coq file are made
+    """Write every certificate of the library among ``primes`` (:func:`library_primes`), its .tex and its Coq
+    file (THEOREM_P.v, :mod:`certify.coq`) under ``root``/THEOREM/; each certificate is checked first, and the document and the Coq file are made
     from the bytes that were checked (one read of the file). With ``coqc`` each Coq file is compiled
     (NotCertified if coqc rejects one) and the progress line reports coqc's time.
 
@@ -70,7 +70,8 @@ def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False
 
     written = []
     for theorem in tuple(_RECORDS) if theorems is None else theorems:
-        for p in (p for p in primes if p in library_primes(theorem)):
+        held = library_primes(theorem)
+        for p in (p for p in primes if p in held):
             path = certificate_path(root, theorem, p)
             path.parent.mkdir(parents=True, exist_ok=True)
             subprocess.run([sys.executable, "-m", "certify", *reference_command(theorem, p, path)], check=True,

@@ -210,18 +210,25 @@ class _Staircase:
     def _rho(self) -> str:
         return f"(1 + 2 * {real(self.r)} / {self._g()})"
 
-    def loss_margin_box(self) -> list[Lemma]:
-        """The (S.10) margin at the two ends z = s -+ 2r of the worst case of section 9.2 (interval)."""
-        X, s, D, E = (self.values[name] for name in ("X", "s", "D", "E"))
+    def _loss_terms(self, X: fmpq, s: fmpq, D: fmpq, E: fmpq) -> tuple[str, list[tuple[str, str]]]:
+        """Section 9.2's worst case of Lambda on the box, as Coq terms: ell_0+(X - 2r) = ln(1 + e^{-(X-2r)(D-2r)} +
+        (p-2) e^{-(X-2r)(E+D-2r)}), and (end, ell_1+(z)) at z = s - 2r and s + 2r, ell_1+(z) = ln(1 + e^{z(D+2r)} +
+        (p-2) e^{-z(E-2r)}). ValueError unless D, s, E > 2r (the signs of the exponents the reduction uses)."""
         r, p = self.r, self.p
         if not (D - 2 * r > 0 and s - 2 * r > 0 and E - 2 * r > 0):
             raise ValueError("the reduction of section 9.2 needs D, s, E > 2r (the signs of the exponents)")
         ell_0 = (f"ln (1 + exp (- ({real(X - 2 * r)}) * ({real(D - 2 * r)})) + ({p} - 2) * "
                  f"exp (- ({real(X - 2 * r)}) * ({real(E + D - 2 * r)})))")
+        return ell_0, [(end, f"ln (1 + exp (({real(z)}) * ({real(D + 2 * r)})) + ({p} - 2) * "
+                             f"exp (- ({real(z)}) * ({real(E - 2 * r)})))")
+                       for end, z in (("z_low", s - 2 * r), ("z_high", s + 2 * r))]
+
+    def loss_margin_box(self) -> list[Lemma]:
+        """The (S.10) margin at the two ends z = s -+ 2r of the worst case of section 9.2 (interval)."""
+        p = self.p
+        ell_0, ends = self._loss_terms(*(self.values[name] for name in ("X", "s", "D", "E")))
         lemmas = []
-        for end, z in (("z_low", s - 2 * r), ("z_high", s + 2 * r)):
-            ell_1 = (f"ln (1 + exp (({real(z)}) * ({real(D + 2 * r)})) + ({p} - 2) * "
-                     f"exp (- ({real(z)}) * ({real(E - 2 * r)})))")
+        for end, ell_1 in ends:
             quantity = f"2 * ln 2 + 2 / (({p} - 1) * {self._rho()}) - ({ell_0} + 2 * {ell_1})"
             lemmas.append(Lemma(
                 ident("loss_margin_box", "lo", end), "loss_margin_box",
@@ -629,19 +636,10 @@ class _TwinPlus(_Twin):
         return real(round_up(upper, self.B_PLUS_DIGITS))
 
     def _excess_ends(self) -> list[tuple[str, str]]:
-        """(end, Coq term of ell_0+(X - 2r) + 2 ell_1+(z) - 3 ln 2) at z = s - 2r and s + 2r (section 11.11)."""
-        X, d, E = (self.values[name] for name in ("X", "d", "E"))
-        s, r, p = self._s, self.r, self.p
-        if not (d - 2 * r > 0 and s - 2 * r > 0 and E - 2 * r > 0):
-            raise ValueError("the reduction of section 9.2 needs d, s, E > 2r (the signs of the exponents)")
-        ell_0 = (f"ln (1 + exp (- ({real(X - 2 * r)}) * ({real(d - 2 * r)})) + ({p} - 2) * "
-                 f"exp (- ({real(X - 2 * r)}) * ({real(E + d - 2 * r)})))")
-        ends = []
-        for end, z in (("z_low", s - 2 * r), ("z_high", s + 2 * r)):
-            ell_1 = (f"ln (1 + exp (({real(z)}) * ({real(d + 2 * r)})) + ({p} - 2) * "
-                     f"exp (- ({real(z)}) * ({real(E - 2 * r)})))")
-            ends.append((end, f"{ell_0} + 2 * {ell_1} - 3 * ln 2"))
-        return ends
+        """(end, Coq term of ell_0+(X - 2r) + 2 ell_1+(z) - 3 ln 2) at z = s - 2r and s + 2r (section 11.11: section
+        9.2's worst case with D = d)."""
+        ell_0, ends = self._loss_terms(self.values["X"], self._s, self.values["d"], self.values["E"])
+        return [(end, f"{ell_0} + 2 * {ell_1} - 3 * ln 2") for end, ell_1 in ends]
 
     def loss_excess_box(self) -> list[Lemma]:
         """b = Lambda - 3 ln 2 <= hi at both ends z01 = s -+ 2r of the worst case of section 11.11 (interval)."""

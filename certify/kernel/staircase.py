@@ -248,23 +248,24 @@ def staircase_gaussian_centres(params) -> list[tuple[fmpq, int]]:
         base.w.levels_with_counts(params.p)
 
 
-def relabelled_box_probability_claims(gaussian_spec: ClaimSpec, region_spec: ClaimSpec, params, radius) -> list:
-    """The ``gaussian_probability`` and ``region_probability`` claims of a box of the (1, 2) pattern (the twin's
-    records, docs/staircase.md sections 11.9 and 11.11): the box's Gaussian mass under N(0, sigma^2 I_{3p}), and
-    that mass times its :func:`relabelled_copies` (disjoint, each inside the region relabelled). Current
-    precision."""
-    log_mass = box_log_mass(staircase_gaussian_centres(params), fmpq(radius), params.sigma)
-    log_region = log_mass + ball(relabelled_copies(params.p)).log()
-    return [gaussian_probability_claim(gaussian_spec, log_mass, params.sigma),
-            region_probability_claim(region_spec, log_region, params.sigma)]
-
-
 def relabelled_copies(p: int) -> int:
     """p^2 (p - 1): the affine relabellings (r0, c0, step != 0) of docs/staircase.md, section 1.1. The images of
     the box under them are disjoint: each has its own active set {(r0, c0), (r0, c0 + step), (r0 + step, c0)}
     (the one gate sharing its row and its column with the other two is (r0, c0), and the gate in its row
     gives the step)."""
     return p * p * (p - 1)
+
+
+def relabelled_box_probability_claims(gaussian_spec: ClaimSpec, region_spec: ClaimSpec, params, radius,
+                                      copies=relabelled_copies) -> list:
+    """The ``gaussian_probability`` and ``region_probability`` claims of a staircase record's box (docs/staircase.md
+    sections 9.2, 10.6, 11.9 and 11.11): the box's Gaussian mass under N(0, sigma^2 I_{3p}), and that mass times
+    ``copies(p)`` disjoint copies, each inside the region relabelled (default :func:`relabelled_copies`, the (1, 2)
+    pattern's; Theorem S1 passes its translated copies). Current precision."""
+    log_mass = box_log_mass(staircase_gaussian_centres(params), fmpq(radius), params.sigma)
+    log_region = log_mass + ball(copies(params.p)).log()
+    return [gaussian_probability_claim(gaussian_spec, log_mass, params.sigma),
+            region_probability_claim(region_spec, log_region, params.sigma)]
 
 
 #: The claims of a ``staircase`` certificate, in schema order: what each states (certify.kernel.claims).
@@ -335,14 +336,11 @@ def _claims(record: _Record, params, radius, prec: int) -> list[Claim]:
     margins, loss_margin, delta = _box_bounds(record, params, r, prec)
     pattern, loss, purity, gaussian, region = record.specs[:5]
     with working_precision(prec):
-        log_mass = box_log_mass(staircase_gaussian_centres(params), r, params.sigma)
-        log_region = _copies_log_lower(record, params, log_mass)
         return [
             pattern.claim(components={name: {"lower": value} for name, value in margins.items()}),
             loss.claim(lower=loss_margin),
             purity.claim(lower=delta),
-            gaussian_probability_claim(gaussian, log_mass, params.sigma),
-            region_probability_claim(region, log_region, params.sigma),
+            *relabelled_box_probability_claims(gaussian, region, params, r, record.copies),
         ]
 
 

@@ -111,17 +111,21 @@ def _failing_margins(params: TwinPlusParameters) -> str:
     """The base point's margins not proved positive at 64 bits (for a message)."""
     try:
         with working_precision(64):
-            margins = {"window": window_margin_lower(params, 0), **capture_margins_lower(params, 0)}
+            margins = _region_margins(params, 0)
     except NotCertified as error:
         return str(error)
     failing = [f"{name} {margin.str(3)}" for name, margin in margins.items() if not certainly_positive(margin)]
     return "; ".join(failing) or "not decided at 64 bits"
 
 
+def _region_margins(params: TwinPlusParameters, radius) -> dict[str, arb]:
+    """The window margin and the four margins of (S.34) on the box, by name (current precision)."""
+    return {"window": window_margin_lower(params, radius), **capture_margins_lower(params, radius)}
+
+
 def _least_margin(params: TwinPlusParameters, radius) -> arb:
     """The least of the window and capture margins on the box (for the base point's test, radius 0)."""
-    margins = [window_margin_lower(params, radius), *capture_margins_lower(params, radius).values()]
-    return reduce(arb.min, margins)
+    return reduce(arb.min, _region_margins(params, radius).values())
 
 
 def twin_plus_pattern_margins(params: TwinPlusParameters, radius) -> dict[str, fmpq]:

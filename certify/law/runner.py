@@ -1040,18 +1040,14 @@ def summary_text(summary: dict) -> str:
         lines.append(f"certified: P(one-gate region R_1, k = 1 | active) >= "
                      f"10^{certified['memorise_region_log10_lower_bound']} (Theorem S1, docs/staircase.md section 10), "
                      f"sigma {summary['sigma']}; measured memorises_one_entry {100 * k1['fraction']:.2f}%")
-    if "twin_region_log10_lower_bound" in certified:  # summaries written before it have no such line
-        twins = summary["staircases"].get("k2_degenerate_twin", 0)
-        lines.append(f"certified: P(twin region R_II, k = 2 regime II | active) >= "
-                     f"10^{certified['twin_region_log10_lower_bound']} (Proposition S2.2, docs/staircase.md section "
-                     f"11.9), sigma {summary['sigma']}; measured twins {100 * twins / summary['samples']:.2f}% "
-                     f"of the samples")
-    if "twin_plus_region_log10_lower_bound" in certified:  # summaries written before it have no such line
-        twins = summary["staircases"].get("k2_degenerate_twin", 0)
-        lines.append(f"certified: P(twin region R_II^+, k = 2 regime II captured with D >= 0 | active) >= "
-                     f"10^{certified['twin_plus_region_log10_lower_bound']} (Proposition S3.2, docs/staircase.md "
-                     f"section 11.11), sigma {summary['sigma']}; measured twins {100 * twins / summary['samples']:.2f}% "
-                     f"of the samples")
+    twins = summary["staircases"].get("k2_degenerate_twin", 0)
+    for key, region, source in (  # the regime-II floors; summaries written before one have no such line
+            ("twin_region_log10_lower_bound", "R_II, k = 2 regime II", "Proposition S2.2, docs/staircase.md section 11.9"),
+            ("twin_plus_region_log10_lower_bound", "R_II^+, k = 2 regime II captured with D >= 0",
+             "Proposition S3.2, docs/staircase.md section 11.11")):
+        if key in certified:
+            lines.append(f"certified: P(twin region {region} | active) >= 10^{certified[key]} ({source}), sigma "
+                         f"{summary['sigma']}; measured twins {100 * twins / summary['samples']:.2f}% of the samples")
     lines.append(f"in the dead region at t = 0: {summary['in_dead_region']} samples, "
                  f"{summary['dead_given_in_dead_region']} of them dead at the horizon")
     for reason, count in summary["undecided_reasons"].items():

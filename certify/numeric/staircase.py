@@ -128,21 +128,19 @@ def _draw_runs(certificate: dict, runs: list[dict], path, size, dpi, left_run, l
         save_figure(figure, path)
 
 
-def rounded_up(value: Fraction, significant: int) -> str:
-    """``value`` > 0 rounded up to ``significant`` digits, as text: what a printed upper bound may say (rounding to
-    nearest could print a number below the bound)."""
-    import math
+def upper_text(value: Fraction, significant: int) -> str:
+    """``value`` rounded up to ``significant`` digits, exactly (certify.kernel.exact.round_decimal), as text: what a
+    printed upper bound may say (rounding to nearest could print a number below the bound)."""
+    from certify.kernel.exact import ExactNumber, format_decimal, round_decimal
 
-    exponent = math.floor(math.log10(value)) - significant + 1  # a float's log10: off by one at most near 10^k,
-    scale = Fraction(10) ** exponent                           # which only changes how many digits are shown
-    return f"{float(-((-value / scale) // 1) * scale):.{significant}g}"
+    rounded = round_decimal(ExactNumber(value.numerator, value.denominator), significant, upward=True)
+    return format_decimal(rounded.numerator, rounded.exp10)
 
 
 def _run_lines(certificate: dict, runs: list[dict], path, kept, tail) -> list[str]:
     """The lines printed beside the figure: one a run, saying whether ``kept(rows)`` held at every checkpoint,
     then ``tail(times, rows)``, its largest max F and the certified bound; the figure's path last."""
-    # the certified bound 1 - lo, rounded up at 4 decimals (to nearest it could read below the bound), exactly
-    shown = -((-(1 - Fraction(certificate["claims"]["purity_margin_box"]["lo"])) * 10**4) // 1) / 10**4
+    bound = upper_text(1 - Fraction(certificate["claims"]["purity_margin_box"]["lo"]), 4)  # 1 - delta, rounded up
     lines = ["float experiment (the full-network Clarke flow of certify.law.flow from the base point and "
              f"{CORNERS} corners of the box, to t = {HORIZON:g}; floats: cross-checks, never bounds):"]
     for index, run in enumerate(runs):
@@ -150,7 +148,7 @@ def _run_lines(certificate: dict, runs: list[dict], path, kept, tail) -> list[st
         lines.append(f"  {'base point' if index == 0 else f'corner {index}'}: reached t = {times[-1]:.3g}"
                      f"{'' if run['failure'] is None else ' (' + run['failure'] + ')'}; pattern kept: "
                      f"{'yes' if kept(rows) else 'NO'}; {tail(times, rows)}; largest max F "
-                     f"{max(row['max_F'] for row in rows):.4f} (certified <= {float(shown):.4f})")
+                     f"{max(row['max_F'] for row in rows):.4f} (certified <= {bound})")
     lines.append(f"figure: {path}")
     return lines
 
@@ -171,14 +169,14 @@ def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
 
     check_options(path, size, dpi, FIGSIZE, DPI)
     runs = staircase_runs(certificate)
-    t_c = float(Fraction(certificate["claims"]["capture_time_box"]["hi"]))
+    t_c = Fraction(certificate["claims"]["capture_time_box"]["hi"])
 
     def left_run(left, t, rows, label):
         line, = left.semilogx(t, [row["z11"] for row in rows], label=f"z11, {label}")
         left.semilogx(t, [row["D"] for row in rows], ls=":", color=line.get_color(), label=f"D, {label}")
 
     def left_finish(left):
-        left.axvline(t_c, color="r", lw=0.8, ls="--", label=r"$t_c$ (certified)")
+        left.axvline(float(t_c), color="r", lw=0.8, ls="--", label=r"$t_c$ (certified)")
         left.axhline(0, color="k", lw=0.8)
         left.set(xlabel="t", title=r"$z_{11}$ and $D = w(0) - w(1)$ (floats)")
         left.legend(fontsize="x-small")
@@ -194,7 +192,7 @@ def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
         # "on the kink": within the simulator's tolerance of 0 (its active-set rule keeps a sliding gate there)
         on_kink = [time for time, row in zip(times, rows) if abs(row["z11"]) <= KINK_TOLERANCE]
         return (f"z11 at its kink from the checkpoint t = {on_kink[0] if on_kink else float('nan'):.3g} "
-                f"(certified by {rounded_up(Fraction(certificate['claims']['capture_time_box']['hi']), 3)}); largest D {max(row['D'] for row in rows):.3g}")
+                f"(certified by {upper_text(t_c, 3)}); largest D {max(row['D'] for row in rows):.3g}")
 
     return _run_lines(certificate, runs, path, kept, tail)
 
