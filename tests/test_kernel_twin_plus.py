@@ -20,6 +20,7 @@ import pytest
 from flint import fmpq
 
 from certify.errors import HypothesisError, NotCertified
+from certify.kernel.exact import canonical_text
 from certify.kernel import twin_plus as kernel
 from certify.kernel.balls import working_precision
 from certify.theorems.twin_plus import certify_twin_plus
@@ -299,3 +300,64 @@ def test_the_box_mass_is_the_product_of_the_coordinates_normal_masses():
                          for x in [block.at_0, block.at_1] + [block.elsewhere] * 3)
     stated = mp.mpf(made.certificate["claims"]["gaussian_probability"]["log10_lo"])
     assert stated <= log10_mass < stated + mp.mpf("1e-10")
+
+
+def _made_false(document: dict, claim: str, component, key: str, factor) -> dict:
+    """A copy of ``document`` with one stored end moved past what the kernel proves by ``factor``."""
+    import copy
+
+    changed = copy.deepcopy(document)
+    node = changed["claims"][claim]
+    node = node["components"][component] if component else node
+    node[key] = canonical_text(Fraction(node[key]) * factor)
+    return changed
+
+
+@pytest.mark.parametrize("claim, component, key, factor", [
+    ("pattern_box", "positive_difference", "lo", Fraction(11, 10)),
+    ("loss_excess_box", None, "hi", Fraction(9, 10)),
+    ("window_box", None, "lo", Fraction(11, 10)),
+    ("capture_box", "race", "lo", Fraction(11, 10)),
+    ("capture_box", "rate", "lo", Fraction(11, 10)),
+    ("capture_box", "reach", "lo", Fraction(11, 10)),
+    ("capture_box", "cone", "lo", Fraction(11, 10)),
+    ("capture_time_box", None, "hi", Fraction(9, 10)),
+    ("purity_margin_box", None, "lo", Fraction(11, 10)),
+])
+def test_the_checker_rejects_each_claim_once_it_is_made_false(claim, component, key, factor):
+    """Each claim of a twin_plus certificate, its end moved 10% past the kernel's bound (beyond every end the
+    kernel could prove), is rejected, and the message names the claim."""
+    from certify.certificate import dumps
+    from certify.check import check_bytes
+
+    document = certify_twin_plus(5).certificate
+    assert check_bytes(dumps(document).encode()).status == "verified"
+    verdict = check_bytes(dumps(_made_false(document, claim, component, key, factor)).encode())
+    assert verdict.status == "rejected", verdict.line()
+    assert claim in verdict.message
+
+
+@pytest.mark.parametrize("h", ["0.004", "0.00799", "0.0085", "0.012"])
+def test_the_checker_judges_a_changed_parameter_by_its_own_numbers(h):
+    """The checker recomputes from the stated h: a certificate whose h is changed stays verified exactly when
+    section 11.11's closed forms at the new h (the test's own transcription, mpmath at 40 digits) keep every
+    stored end true and every margin positive, and is rejected otherwise (at these h the two verdicts differ by
+    more than 10^-6 relative, far beyond the oracle's 10^-30)."""
+    from dataclasses import replace
+
+    from certify.certificate import dumps
+    from certify.check import check_bytes
+
+    made = certify_twin_plus(5)
+    document, claims = made.certificate, made.certificate["claims"]
+    oracle = section_11_11_bounds(replace(made.params, h=fmpq(Fraction(h).numerator, Fraction(h).denominator)),
+                                  made.radius)
+    capture = claims["capture_box"]["components"]
+    true = (all(oracle[name] > 0 and mp.mpf(capture[name]["lo"]) <= oracle[name] for name in capture)
+            and mp.mpf(claims["window_box"]["lo"]) <= oracle["window"]
+            and oracle["time"] <= mp.mpf(Fraction(claims["capture_time_box"]["hi"]).numerator)
+            / Fraction(claims["capture_time_box"]["hi"]).denominator)
+    found = check_bytes(dumps(dict(document, parameters=dict(document["parameters"], h=h))).encode())
+    assert found.status == ("verified" if true else "rejected"), found.line()
+    if h in ("0.004", "0.00799"):  # not vacuous: the oracle says false at one and true at the other
+        assert true == (h == "0.00799")
