@@ -18,6 +18,7 @@ working precision: 10^-20 relative.
 import mpmath as mp
 import numpy as np
 import pytest
+from mpmath import iv
 
 from staircase_full_loss import gradient_entry, softmax
 
@@ -593,3 +594,150 @@ def test_u_ii_plus_is_nonempty(p, E, e, d):
                 D_p < S0 * mp.exp(-z_p * M_p - (z_p + M_p) ** 2 * b0 / (2 * (kappa_m - 2 * b0))))
     assert all(s34(e))
     assert not all(s34(10 * e))
+
+
+# Section 11.12: Proposition S3.4 (capture from above, z11 > 0 and D > 0).
+
+
+def above_state(rng, p, sign_of_d=1):
+    """A random state with the four gates X, r, c and z11 = r + c - X > 0 active and every other gate < 0: the pattern
+    of Proposition S3.4. w has mu = 0, D of the given sign, and every gamma_j > 0. Returns (u, v, w, X, r, c, z11)."""
+    gamma = [mp.mpf(x) for x in rng.uniform(0.2, 4, p - 2)]
+    D = sign_of_d * mp.mpf(rng.uniform(0.0001, 0.5))
+    W1 = (mp.fsum(gamma) - D) / 2  # mu = 0, gamma_j = -w(j)
+    w = [W1 + D, W1] + [-x for x in gamma]
+    r, c = (mp.mpf(x) for x in rng.uniform(0.2, 3, 2))
+    z11 = mp.mpf(rng.uniform(0.01, 0.9)) * min(r, c)  # so that z1j = z11 - r - t_j < 0 and zj1 = z11 - c - t_j < 0
+    X = r + c - z11
+    u = [X / 2, c - X / 2] + [-X / 2 - mp.mpf(rng.uniform(0.05, 2)) for _ in range(p - 2)]
+    v = [X / 2, r - X / 2] + [-X / 2 - mp.mpf(rng.uniform(0.05, 2)) for _ in range(p - 2)]
+    gates = [u[a] + v[b] for a in range(p) for b in range(p)]
+    assert [g > 0 for g in gates].count(True) == 4 and abs(u[1] + v[1] - z11) < mp.mpf(10) ** -25
+    return u, v, w, X, r, c, z11
+
+
+@pytest.mark.parametrize("p", [5, 7])
+@pytest.mark.parametrize("sign_of_d", [1, -1])
+def test_s38_the_rate_of_d_above_the_kink_against_the_gradient(p, sign_of_d):
+    """(S.38): with the gate (1, 1) active, p^2 D' = -z11 - [X delta(X) + r delta(r) + c delta(c) + z11 delta(z11)],
+    D' from -grad L of (1.1); and the gamma_j rates of step (d): p^2 gamma_2' >= -z11 and p^2 gamma_j' >= 0 (j >= 3),
+    with mu' = 0."""
+    rng = np.random.default_rng(1700 + p + (sign_of_d > 0))
+    for _ in range(2):
+        u, v, w, X, r, c, z11 = above_state(rng, p, sign_of_d)
+        w_dot = [-gradient_entry(u, v, w, p, "w", j) * p**2 for j in range(p)]
+        delta = [softmax(z, w)[0] - softmax(z, w)[1] for z in (X, r, c, z11)]
+        formula = -z11 - (X * delta[0] + r * delta[1] + c * delta[2] + z11 * delta[3])
+        assert abs((w_dot[0] - w_dot[1]) - formula) <= TOLERANCE * (1 + abs(formula))
+        assert abs(mp.fsum(w_dot)) <= TOLERANCE * p  # mu' = 0
+        gamma_dot = [-x for x in w_dot[2:]]  # gamma_j = mu - w(j), mu constant
+        assert gamma_dot[0] >= -z11 - TOLERANCE
+        assert min(gamma_dot[1:]) >= -TOLERANCE
+
+
+def loss_four(w, X, r, c, z11, p):
+    """Lambda_4 = ell_0(X) + ell_1(r) + ell_1(c) + ell_2(z11) - log p at 30 digits, from (A.2) directly."""
+    return loss_parts(w, X, r, c)[0] + mp.log(mp.fsum(mp.exp(z11 * (x - w[2])) for x in w)) - mp.log(p)
+
+
+@pytest.mark.parametrize("p", [5, 7, 13])
+def test_proposition_s34_the_pointwise_bounds_at_random_states(p):
+    """Steps (b), (e) and (g) of Proposition S3.4's proof at 200 random states of its pattern with D > 0, by direct
+    30-digit sums: Lambda_4 > Lambda and T(r) + T(c) <= Lambda_4 - 3 log 2; the rate k of (S.38) in
+    [0, X^2 + r^2 + c^2 + z11^2]; g_2(z11) >= gamma_2 and -g_1(z) <= T(z) (W1 - w_min) for z = r, c; and W1 > mu
+    wherever Lambda_4 - 3 log 2 < log(p/4) (step (f))."""
+    rng = np.random.default_rng(1800 + p)
+    slack = mp.mpf(10) ** -25
+    for _ in range(200):
+        u, v, w, X, r, c, z11 = above_state(rng, p)
+        mu, D = mp.fsum(w) / p, w[0] - w[1]
+        lam, _, _ = loss_parts(w, X, r, c)
+        lam4 = loss_four(w, X, r, c, z11, p)
+        tails = [1 - softmax(z, w)[0] - softmax(z, w)[1] for z in (r, c)]
+        assert lam4 > lam
+        assert tails[0] + tails[1] <= lam4 - 3 * mp.log(2) + slack
+        k = mp.fsum(z * (softmax(z, w)[0] - softmax(z, w)[1]) for z in (X, r, c, z11)) / D
+        assert -slack <= k <= X**2 + r**2 + c**2 + z11**2
+        q2 = softmax(z11, w)
+        assert mp.fsum(a * b for a, b in zip(q2, w)) - w[2] >= (mu - w[2]) - slack
+        for z, tail in zip((r, c), tails):
+            minus_g1 = w[1] - mp.fsum(a * b for a, b in zip(softmax(z, w), w))
+            assert minus_g1 <= tail * (w[1] - min(w[2:])) + slack
+        if lam4 - 3 * mp.log(2) < mp.log(mp.mpf(p) / 4):
+            assert w[1] > mu
+
+
+def s36_holds(p, X, e, t, d, E, h):
+    """Whether (S.36) holds at the base point of section 11.12 (u = v = (X/2, s - X/2, -X/2 - t, ...), s = (X + e)/2,
+    w = (E + d, E, 0, ..., 0)), transcribed here from the section, at 30 digits: a tuple of the seven conditions."""
+    s = (X + e) / 2
+    w = [E + d, E] + [mp.mpf(0)] * (p - 2)
+    mu = mp.fsum(w) / p
+    gamma = [mu - x for x in w[2:]]
+    # gates: X; r = c = s; z11 = 2s - X = e; boundary -t; z1j = s - X - t; zij = -X - 2t
+    m = min(X, s, t, X + t - s, X + 2 * t)
+    b0 = loss_four(w, X, s, s, e, p) - 3 * mp.log(2)
+    S0, M0, N0, z0 = mp.fsum(gamma), w[0] - min(w[2:]), w[1] - min(w[2:]), s
+    t_c, eps = p**2 * e / h, e**2 / h
+    delta_c = mp.sqrt(2 * b0 * t_c) / p
+    g_m = min(gamma) - eps
+    rho_p = (max(gamma) + delta_c) / g_m
+    s2_p = (X + delta_c) ** 2 + 2 * (s + delta_c) ** 2 + e**2
+    D_m = d * mp.exp(-s2_p * e / h) - eps
+    z_p, M_p, X_m, S_m = z0 + delta_c, M0 + delta_c, X - delta_c, S0 - eps
+    kappa_m = mp.mpf(3) / 4 * q_star(b0) * X_m**2
+    beta = min(mp.log(mp.mpf(p) / 4), 2 / ((p - 1) * rho_p))
+    return (delta_c < m, g_m > 0, 2 * (gamma[0] - eps) - b0 * (N0 + delta_c) > h, D_m > 0, b0 < beta,
+            kappa_m > 2 * b0,
+            kappa_m > 2 * b0 and d < S_m * mp.exp(-z_p * M_p - (z_p + M_p) ** 2 * b0 / (2 * (kappa_m - 2 * b0))))
+
+
+def s36_lower_ends(p, X, e, t, d, E, h):
+    """The seven margins of (S.36) at the same base point as :func:`s36_holds`, in mpmath's interval arithmetic
+    (mpmath.iv, outward rounding): a list of lower ends. Every lower end > 0 proves (modulo mpmath.iv) that the point
+    is in U_II^above."""
+    X, e, t, d, E, h = (iv.mpf(x) for x in (X, e, t, d, E, h))
+    s = (X + e) / 2
+    w = [E + d, E] + [iv.mpf(0)] * (p - 2)
+    mu = sum(w, iv.mpf(0)) / p
+    gamma2 = mu  # every gamma_j = mu - 0
+
+    def ell(z, y):
+        return iv.log(sum((iv.exp(z * (x - w[y])) for x in w), iv.mpf(0)))
+
+    b0 = ell(X, 0) + 2 * ell(s, 1) + ell(e, 2) - iv.log(p) - 3 * iv.log(2)
+    m = min(x.a for x in (X, s, t, X + t - s, X + 2 * t))
+    S0, M0, N0 = (p - 2) * gamma2, w[0], w[1]  # min_{j >= 2} w(j) = 0
+    t_c, eps = p**2 * e / h, e**2 / h
+    delta_c = iv.sqrt(2 * b0 * t_c) / p
+    g_m = gamma2 - eps
+    rho_p = (gamma2 + delta_c) / g_m
+    s2_p = (X + delta_c) ** 2 + 2 * (s + delta_c) ** 2 + e**2
+    D_m = d * iv.exp(-s2_p * e / h) - eps
+    z_p, M_p, X_m, S_m = s + delta_c, M0 + delta_c, X - delta_c, S0 - eps
+    acosh_e_b0 = iv.log(iv.exp(b0) + iv.sqrt(iv.exp(2 * b0) - 1))
+    kappa_m = iv.mpf(3) / 4 * 2 * (1 - b0) / (1 + iv.exp(2 * acosh_e_b0)) * X_m**2
+    beta_lower = min(iv.log(iv.mpf(p) / 4).a, (2 / ((p - 1) * rho_p)).a)
+    race = iv.log(S_m) - z_p * M_p - (z_p + M_p) ** 2 * b0 / (2 * (kappa_m - 2 * b0)) - iv.log(d)
+    return [(m - delta_c).a, g_m.a, (2 * (gamma2 - eps) - b0 * (N0 + delta_c) - h).a, D_m.a, beta_lower - b0.b,
+            (kappa_m - 2 * b0).a, race.a]
+
+
+@pytest.mark.parametrize("p, X, E", [(5, "4", "4"), (7, "4", "4"), (13, "3", "6"), (31, "3", "6")])
+def test_u_ii_above_is_nonempty(p, X, E):
+    """Section 11.12: the base point with e = 2e-3, d = 1e-3, t = 1/2 satisfies (S.36) with h = gamma_2, proved in
+    interval arithmetic (every margin's lower end > 0) and at 30 digits (the two transcriptions agree). The
+    controls, at 30 digits: d ten times larger fails the race, e thirty times larger fails (D_- > 0 and the race),
+    and h = 2 gamma_2 fails the rate."""
+    X, E = mp.mpf(X), mp.mpf(E)
+    e, d, t = mp.mpf("2e-3"), mp.mpf("1e-3"), mp.mpf(1) / 2
+    gamma2 = (2 * E + d) / p
+    saved, iv.dps = iv.dps, 30
+    try:
+        assert min(s36_lower_ends(p, X, e, t, d, E, gamma2)) > 0
+    finally:
+        iv.dps = saved
+    assert all(s36_holds(p, X, e, t, d, E, gamma2))
+    assert not s36_holds(p, X, e, t, 10 * d, E, gamma2)[6]
+    assert not all(s36_holds(p, X, 30 * e, t, d, E, gamma2))
+    assert not s36_holds(p, X, e, t, d, E, 2 * gamma2)[2]

@@ -1,0 +1,271 @@
+"""Proposition S3.4 (docs/staircase.md, section 11.12): capture onto the twin's face from above (z11 > 0, D > 0).
+
+    python examples/staircase/regime2_above.py [--p P ...] [--horizon T] [--law LAW_DIR ...]
+
+1. For each p, the base point (exact parameters X, e, t, d, E > 0)
+
+       u = v = (X/2, s - X/2, -X/2 - t, ..., -X/2 - t),  s = (X + e)/2,   w = (E + d, E, 0, ..., 0) - mu_0 1,
+
+   mu_0 = (2E + d)/p, so that z00 = X, z01 = z10 = s, z11 = +e (the gate (1, 1) active), the boundary gates -t,
+   D = d > 0 and rho = 1. It evaluates every quantity of (S.36) at 40 digits (mpmath) with h = gamma_2 = mu_0, and
+   prints the margins, t_c, delta_- of (S.37) and the log10 of the N(0, I) density at the point.
+2. It follows the full-network Filippov flow (certify.law.flow, floats) from the point to the horizon and prints
+   the first checkpoint with the gate (1, 1) on its kink (within the simulator's kink band) against t_c, whether
+   the (1, 2) pattern is kept at every later checkpoint, and whether D stayed > 0 before the capture (Proposition
+   S3.4: D(t1) >= D_- > 0) and >= 0 after it (Theorem S3, up to D's float error).
+3. With --law, for every k = 2 staircase with one common step of each `certify law` folder (re-simulated as in
+   regime2_candidate.py) whose gate (1, 1) ends on its kink: whether some checkpoint before its capture lies in
+   U_II^above (h on a grid), and otherwise the first condition that fails at each checkpoint.
+4. With --box N: N random corners of a sup-norm box (BOX: e = 4r, d about 2.5r, r = 0.003 to 0.007) checked
+   against (S.36) at 40 digits with one h, and the box's Gaussian mass: the shape a certificate of U_II^above could
+   take (corners only; section 11.12 says what Remark S3.5's bounds certify of these boxes).
+
+Parts 1 and 3 evaluate (S.36) at 40 digits but are not a certificate (no balls, no checker); parts 2 and 3 use
+float trajectories at checkpoints: evidence beside the proof, not part of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import mpmath as mp
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from entrance import canonical, staircase_runs  # noqa: E402  (entrance.py's relabelling and runs)
+from regime2_positive import beta, ell, q_star, race_exponent  # noqa: E402
+
+#: Base-point parameters (X, e, t, d, E) per p: a float grid search over X, E, e, d (t = 1/2) for the largest
+#: smallest margin of (S.36).
+PARAMETERS = {5: ("4", "2e-3", "0.5", "1e-3", "4"), 7: ("4", "2e-3", "0.5", "1e-3", "4"),
+              13: ("3", "2e-3", "0.5", "1e-3", "6"), 31: ("3", "2e-3", "0.5", "1e-3", "6")}
+
+#: The fractions f of 2 mu_0 tried as h.
+FRACTIONS = tuple(np.linspace(0.05, 0.95, 19))
+
+
+def base_point(p, X, e, t, d, E):
+    """(u, v, w) of the base point, as mpf lists (z11 = +e)."""
+    s = (X + e) / 2
+    u = [X / 2, s - X / 2] + [-X / 2 - t] * (p - 2)
+    mu0 = (2 * E + d) / p
+    w = [E + d - mu0, E - mu0] + [-mu0] * (p - 2)
+    return u, list(u), w
+
+
+def s36_margins(p, u, v, w, h):
+    """The margins of (S.36) at the state (u, v, w) (mpf lists) with the parameter h (every margin > 0: the state is
+    in U_II^above), with b0, t_c, rho_+ and delta_- of (S.37) (None where sqrt(F_0) + rho_+ >= 2); None where the
+    four-gate pattern (every gate other than the four < 0, the boundary gates included), gamma_j > 0 or D > 0
+    fails. The margins are the differences of (S.36)'s sides, the race's as a difference of logs."""
+    gate = [[u[a] + v[b] for b in range(p)] for a in range(p)]
+    X, r, c, z11 = gate[0][0], gate[0][1], gate[1][0], gate[1][1]
+    others = [gate[a][b] for a in range(p) for b in range(p) if (a, b) not in ((0, 0), (0, 1), (1, 0), (1, 1))]
+    mu = mp.fsum(w) / p
+    gamma = [mu - x for x in w[2:]]
+    D0 = w[0] - w[1]
+    if not (min(X, r, c) > 0 and z11 > 0 and max(others) < 0 and min(gamma) > 0 and D0 > 0):
+        return None
+    e = z11
+    b0 = ell(X, w, 0) + ell(r, w, 1) + ell(c, w, 1) + ell(z11, w, 2) - mp.log(p) - 3 * mp.log(2)
+    m = min(X, r, c, -max(others))
+    S0, M0, N0, z0 = mp.fsum(gamma), w[0] - min(w[2:]), w[1] - min(w[2:]), max(r, c)
+    t_c, eps = p ** 2 * e / h, e ** 2 / h
+    delta_c = mp.sqrt(2 * b0 * t_c) / p
+    g_minus = min(gamma) - eps
+    rho_plus = (max(gamma) + delta_c) / g_minus if g_minus > 0 else mp.inf
+    s2_plus = (X + delta_c) ** 2 + (r + delta_c) ** 2 + (c + delta_c) ** 2 + e ** 2
+    D_minus = D0 * mp.exp(-s2_plus * e / h) - eps
+    z_p, M_p, X_m, S_m = z0 + delta_c, M0 + delta_c, X - delta_c, S0 - eps
+    kappa_m = mp.mpf(3) / 4 * q_star(b0) * X_m ** 2
+    margins = {"delta_c < m": m - delta_c, "g_- > 0": g_minus,
+               "rate": 2 * (gamma[0] - eps) - b0 * (N0 + delta_c) - h, "D_- > 0": D_minus,
+               "window": beta(p, rho_plus) - b0 if g_minus > 0 else mp.mpf(-1),
+               "kappa_- > 2 b0": kappa_m - 2 * b0}
+    margins["race (log)"] = (mp.log(S_m) - race_exponent(z_p, M_p, b0, kappa_m) - mp.log(D0)
+                             if margins["kappa_- > 2 b0"] > 0 and S_m > 0 else mp.mpf(-1))
+    F0 = 2 * (1 + mp.cos(2 * mp.pi / p)) / (p - 2)
+    delta_minus = None
+    if g_minus > 0 and mp.sqrt(F0) + rho_plus < 2:
+        C_plus = max(mp.mpf(0), p * mu ** 2 + mp.fsum(x ** 2 for x in u + v) - mp.fsum(x ** 2 for x in w))
+        L_minus = S_m ** 2 / 2 + (p - 2) * g_minus ** 2
+        delta_minus = (1 - (mp.sqrt(F0) + rho_plus - 1) ** 2) * L_minus / (2 * L_minus + C_plus)
+    return {"margins": margins, "b0": b0, "t_c": t_c, "rho_plus": rho_plus, "delta_minus": delta_minus,
+            "D_minus": D_minus}
+
+
+def best_h(p, u, v, w):
+    """The h = f 2 gamma_2 (f in FRACTIONS) with the largest smallest margin of (S.36), with its margins; None if the
+    pattern fails (part 3: any h that works will do, so the choice is a heuristic)."""
+    mu = mp.fsum(w) / p
+    best = None
+    for fraction in FRACTIONS:
+        h = 2 * (mu - w[2]) * mp.mpf(float(fraction))
+        found = s36_margins(p, u, v, w, h)
+        if found is None:
+            return None
+        if best is None or min(found["margins"].values()) > min(best["margins"].values()):
+            best = {**found, "h": h}
+    return best
+
+
+def follow(p, theta0, point, horizon):
+    """Part 2: the float flow from the point, at its checkpoints."""
+    from certify.law.flow import simulate_flow
+    run = simulate_flow(np.array([float(x) for x in theta0]), p, horizon=horizon)
+    if run.failure:
+        print(f"  the flow did not reach the horizon: {run.failure}")
+        return
+    band = float(np.max(run.kink_band))
+    captured, kept, smallest_before, smallest_after = None, True, np.inf, np.inf
+    for time, state in zip(run.times, run.states):
+        u, v, w = state[:p], state[p:2 * p], state[2 * p:]
+        z = u[:, None] + v[None, :]
+        if captured is None and abs(z[1, 1]) <= band:
+            captured = time
+        if captured is None:
+            smallest_before = min(smallest_before, w[0] - w[1])
+            continue
+        others = np.ones_like(z, dtype=bool)
+        others[0, 0] = others[0, 1] = others[1, 0] = False
+        kept &= bool(min(z[0, 0], z[0, 1], z[1, 0]) > band and np.all(z[others] <= band))
+        smallest_after = min(smallest_after, w[0] - w[1])
+    print(f"  flow to t = {horizon:.3g}: gate (1, 1) on its kink from the checkpoint t = {captured} "
+          f"(t_c = {float(point['t_c']):.4g}); (1, 2) pattern kept at every later checkpoint: {kept}; smallest D "
+          f"before the capture {smallest_before:.3g} (D_- = {float(point['D_minus']):.3g}), after it "
+          f"{smallest_after:.3g}")
+
+
+def pattern_failure(p, u, v, w, band):
+    """The first of Proposition S3.4's qualitative hypotheses that fails at a state whose gate (1, 1) is above its
+    kink, as a phrase, or None: X, r, c > 0 and every other gate < 0 (a gate within the simulator's kink band
+    ``band`` of 0 counts as on its kink; a boundary gate active and one on its kink are told apart); D > 0; every
+    gamma_j > 0."""
+    gate = [[u[a] + v[b] for b in range(p)] for a in range(p)]
+    if min(gate[0][0], gate[0][1], gate[1][0]) <= 0:
+        return "X, r or c <= 0"
+    boundary = [gate[0][j] for j in range(2, p)] + [gate[j][0] for j in range(2, p)]
+    if max(boundary) > band:
+        return "a boundary gate active"
+    if max(boundary) >= -band:
+        return "a boundary gate on its kink"
+    if max(gate[a][b] for a in range(1, p) for b in range(1, p) if (a, b) != (1, 1)) >= -band:
+        return "another gate active or on its kink"
+    if w[0] - w[1] <= 0:
+        return "D <= 0"
+    if min(mp.fsum(w) / p - x for x in w[2:]) <= 0:
+        return "a gamma_j <= 0"
+    return None
+
+
+def above_before_capture(folder):
+    """Part 3: per regime-II run whose gate (1, 1) ends on its kink, whether a checkpoint before the capture lies in
+    U_II^above (40 digits from the float states: evidence only), else what fails there."""
+    p, rows, trajectory_of = staircase_runs(folder, None)
+    inside, total, failing = 0, 0, {}
+    for row in rows:
+        run = trajectory_of(row)
+        if run is None:
+            continue
+        rws, cols = [int(x) for x in row["rows"].split()], [int(x) for x in row["columns"].split()]
+        band = float(np.max(run.kink_band))
+        states = [canonical(s, p, rws, cols, int(row["delta"])) for s in run.states]
+        on = [abs(u[1] + v[1]) <= band for u, v, _ in states]
+        captured = next((i for i in range(len(on)) if all(on[i:])), None)
+        if captured is None:
+            continue
+        total += 1
+        entry, reasons = None, []
+        for index, (u, v, w) in enumerate(states[:captured]):
+            U, V, W = ([mp.mpf(float(x)) for x in block] for block in (u, v, w))
+            if U[1] + V[1] <= band:
+                reasons.append("gate (1, 1) not above its kink")
+                continue
+            failure = pattern_failure(p, U, V, W, band)
+            if failure:
+                reasons.append(failure)
+                continue
+            found = best_h(p, U, V, W)
+            if min(found["margins"].values()) > 0:
+                entry = index
+                break
+            reasons.append("(S.36): " + min(found["margins"], key=found["margins"].get))
+        above = any(r != "gate (1, 1) not above its kink" for r in reasons) or entry is not None
+        print(f"p = {p}, sample {row['index']}: captured at t = {run.times[captured]:.3g}; "
+              + (f"in U_II^above at t = {run.times[entry]:.3g}" if entry is not None else
+                 "never in U_II^above at a checkpoint before" + ("" if above else " (never above its kink)")))
+        inside += entry is not None
+        for reason in set(reasons):
+            failing[reason] = failing.get(reason, 0) + 1
+    print(f"p = {p}: {total} runs with the gate (1, 1) on its kink at the horizon; in {inside} a checkpoint before "
+          f"the capture lies in U_II^above; runs with a checkpoint failing by each reason: {failing}")
+
+
+#: Part 4: a sup-norm box around a base point: (X, e, t, d, E), the fraction f of h = f 2 mu_0 and the radius r;
+#: the best box mass of a grid (X in {2, 2.5, 3}, r from 0.003 to 0.008, e = 4r, d in {2.5r, 3r, 4r}, at E = 2,
+#: 2.5 or 3 (p = 5), 3 (p = 7), 4 (p = 13)) whose 60 random corners all satisfy (S.36) at 20 digits (p = 5: with
+#: d lowered from 0.021 to 0.018, where 2 of 200 corners failed the race).
+BOX = {5: (("3", "0.028", "0.5", "0.018", "2"), "0.6", "0.007"),
+       7: (("2.5", "0.02", "0.5", "0.0125", "3"), "0.6", "0.005"),
+       13: (("2.5", "0.012", "0.5", "0.0075", "4"), "0.6", "0.003")}
+
+
+def box_corners(p, count, seed=1):
+    """Part 4: how many of ``count`` random corners of the sup-norm box BOX[p] satisfy (S.36) at 40 digits with one
+    h, and log10 of the box's N(0, I) mass, alone and times p^2 (p - 1) (the relabelled copies counted as for
+    `certify twin_plus`, section 11.11; for the 2 x 2 block of this pattern their disjointness is not proved here).
+    Corners only: evidence for a certificate's design, not a check of the box."""
+    parameters, fraction, radius = BOX[p]
+    X, e, t, d, E = (mp.mpf(x) for x in parameters)
+    u, v, w = base_point(p, X, e, t, d, E)
+    theta, radius = u + v + w, mp.mpf(radius)
+    h = 2 * mp.mpf(fraction) * (2 * E + d) / p
+    rng = np.random.default_rng(seed)
+    inside, smallest = 0, {}
+    for _ in range(count):
+        corner = [x + int(sign) * radius for x, sign in zip(theta, rng.choice([-1, 1], 3 * p))]
+        found = s36_margins(p, corner[:p], corner[p:2 * p], corner[2 * p:], h)
+        if found is not None and min(found["margins"].values()) > 0:
+            inside += 1
+            for key, value in found["margins"].items():
+                smallest[key] = min(smallest.get(key, mp.inf), value)
+    mass = mp.fsum(mp.log10(mp.ncdf(x + radius) - mp.ncdf(x - radius)) for x in theta)
+    shown = ", ".join(f"{k} {mp.nstr(x, 3)}" for k, x in smallest.items())
+    print(f"p = {p}: box of radius {radius} around X, e, t, d, E = {parameters}, h = {mp.nstr(h, 4)}: {inside} of "
+          f"{count} random corners satisfy (S.36) (smallest margins: {shown}); log10 of its N(0, I) mass "
+          f"{mp.nstr(mass, 5)}, times p^2 (p - 1): {mp.nstr(mass + mp.log10(p ** 2 * (p - 1)), 5)}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--p", type=int, nargs="*", default=sorted(PARAMETERS), choices=sorted(PARAMETERS))
+    parser.add_argument("--horizon", type=float, default=1e5)
+    parser.add_argument("--law", nargs="*", default=[], help="certify law folders (part 3)")
+    parser.add_argument("--box", type=int, default=0, metavar="N", help="part 4: N random corners of BOX[p]")
+    args = parser.parse_args(argv)
+    mp.mp.dps = 40
+    for p in args.p:
+        u, v, w = base_point(p, *(mp.mpf(x) for x in PARAMETERS[p]))
+        h = mp.fsum(w) / p - w[2]  # gamma_2: the rate margin is then about gamma_2 (the largest h is 2 gamma_2)
+        point = {**s36_margins(p, u, v, w, h), "h": h}
+        norm2 = mp.fsum(x ** 2 for x in u + v + w)
+        density = -norm2 / 2 / mp.log(10) - 3 * p / 2 * mp.log10(2 * mp.pi)
+        shown = ", ".join(f"{k} {mp.nstr(x, 4)}" for k, x in point["margins"].items())
+        delta = "none" if point["delta_minus"] is None else mp.nstr(point["delta_minus"], 4)
+        print(f"p = {p}: X, e, t, d, E = {PARAMETERS[p]}; b0 = {mp.nstr(point['b0'], 4)}, h = {mp.nstr(point['h'], 4)}, "
+              f"t_c = {mp.nstr(point['t_c'], 4)}, rho_+ = {mp.nstr(point['rho_plus'], 6)}, delta_- = {delta}; margins "
+              f"of (S.36): {shown}; log10 of the N(0, I) density at the point: {mp.nstr(density, 4)}")
+        follow(p, u + v + w, point, args.horizon)
+    for folder in args.law:
+        above_before_capture(Path(folder))
+    if args.box:
+        for p in args.p:
+            if p in BOX:
+                box_corners(p, args.box)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
