@@ -16,7 +16,7 @@ REFERENCE_PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 97, 101)
 #: The primes at which a test run compiles every theorem's library Coq file (tests/test_coq_library.py; docs/coq.md,
 #: 'Times'): the smallest (the routes below p = 50 of the region and purity lemmas), 31 (the largest prime of the
 #: outcome law, and the probe of axioms) and 101 (the routes above p = 50). gd is compiled at 13 as well
-#: (:func:`tested_coq_primes`). ``certify proofs --coqc`` compiles all.
+#: (:func:`coq_compiled_primes`). ``certify proofs --coqc`` compiles all.
 TESTED_COQ_PRIMES = (5, 31, 101)
 #: The one theorem whose exporter's route changes between those primes: gd's region lemmas start from six chord
 #: nodes at p <= 7, five at p <= 13, four at p <= 31 and three above (certify.coq.region_gd.first_node_count).
@@ -32,7 +32,7 @@ def library_primes(theorem: str) -> tuple[int, ...]:
     return tuple(p for p in REFERENCE_PRIMES if largest is None or p <= largest)
 
 
-def tested_coq_primes(theorem: str) -> tuple[int, ...]:
+def coq_compiled_primes(theorem: str) -> tuple[int, ...]:
     """The library primes of ``theorem`` whose Coq file every test run compiles: those of
     :data:`TESTED_COQ_PRIMES`, and for gd also 13, so that each of its chord-node routes is compiled once."""
     wanted = set(TESTED_COQ_PRIMES) | set(_NODE_ROUTE_PRIMES.get(theorem, ()))

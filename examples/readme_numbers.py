@@ -216,7 +216,7 @@ def certified_numbers() -> dict:
 def command_numbers() -> dict:
     """The line of ``certify simulate dead --p 13`` the README quotes (hitting_time_box's), the proof library's
     primes and size, and the sweep's estimate note from the kept cost table (certify/sweep_costs.json)."""
-    from certify.proofs import LIBRARY, REFERENCE_PRIMES, TESTED_COQ_PRIMES, tested_coq_primes
+    from certify.proofs import LIBRARY, REFERENCE_PRIMES, TESTED_COQ_PRIMES, coq_compiled_primes
     from certify.sweep import _duration, estimate_sweep, load_sweep_costs, primes_between
 
     numbers = {}
@@ -235,9 +235,9 @@ def command_numbers() -> dict:
     compiled = TESTED_COQ_PRIMES
     numbers["proofs/compiled-primes"] = Shown(", ".join(map(str, compiled[:-1])) + f" and {compiled[-1]}",
                                               "certify.proofs.TESTED_COQ_PRIMES")
-    numbers["proofs/gd-route-primes"] = Shown(", ".join(str(p) for p in tested_coq_primes("gd") if p not in compiled),
-                                              "certify.proofs.tested_coq_primes('gd') beyond TESTED_COQ_PRIMES")
-    numbers["proofs/compiled-files"] = Shown(str(sum(p in tested_coq_primes(theorem) for theorem, p in LIBRARY)),
+    numbers["proofs/gd-route-primes"] = Shown(", ".join(str(p) for p in coq_compiled_primes("gd") if p not in compiled),
+                                              "certify.proofs.coq_compiled_primes('gd') beyond TESTED_COQ_PRIMES")
+    numbers["proofs/compiled-files"] = Shown(str(sum(p in coq_compiled_primes(theorem) for theorem, p in LIBRARY)),
                                              "tests/test_coq_library.py: every library file at a compiled prime")
 
     costs = load_sweep_costs()

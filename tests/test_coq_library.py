@@ -12,20 +12,20 @@ from certify.coq.compile import compile_file
 from certify.coq.export import coq_file, module_name
 from certify.certificate import parse_certificate
 from certify.proofs import (LIBRARY as _LIBRARY, REFERENCE_PRIMES, TESTED_COQ_PRIMES, THEOREMS, certificate_path,
-                            tested_coq_primes)
+                            coq_compiled_primes)
 from conftest import ROOT
 from coqtext import escape_hatches, lemma_names, not_exported, strip_comments
 
 PROOFS = ROOT / "proofs"
 LIBRARY = list(_LIBRARY)
 
-#: The library files a test run compiles with coqc: each theorem at certify.proofs.tested_coq_primes (every file
+#: The library files a test run compiles with coqc: each theorem at certify.proofs.coq_compiled_primes (every file
 #: of the library is still checked here to be the export of its committed certificate, byte for byte, and to have
 #: no escape hatch). Compiling all 97 files costs about 2200 s of coqc, more than a CI run's 30 minutes allow
 #: beside the rest of the suite on two cores (docs/coq.md, 'Times'); ``CERTIFY_COQ_LIBRARY=all`` compiles every
 #: file, and so do ``certify proofs --coqc`` and tests/bench_coq.py.
 COMPILED = LIBRARY if os.environ.get("CERTIFY_COQ_LIBRARY") == "all" else \
-    [(theorem, p) for theorem, p in LIBRARY if p in tested_coq_primes(theorem)]
+    [(theorem, p) for theorem, p in LIBRARY if p in coq_compiled_primes(theorem)]
 
 
 def _coq_path(theorem, p):
@@ -88,10 +88,10 @@ def test_the_compiled_primes_hold_the_probe_both_ends_and_every_route():
 
     assert set(TESTED_COQ_PRIMES) <= set(REFERENCE_PRIMES)
     for theorem in THEOREMS:
-        compiled = tested_coq_primes(theorem)
+        compiled = coq_compiled_primes(theorem)
         assert PROBED_PRIME in compiled
         assert min(library_primes(theorem)) in compiled and max(library_primes(theorem)) in compiled
-    assert {first_node_count(p) for p in tested_coq_primes("gd")} == {first_node_count(p) for p in REFERENCE_PRIMES}
+    assert {first_node_count(p) for p in coq_compiled_primes("gd")} == {first_node_count(p) for p in REFERENCE_PRIMES}
     assert {theorem for theorem, _ in COMPILED} == set(THEOREMS)
 
 

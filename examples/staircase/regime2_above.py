@@ -254,8 +254,8 @@ def main(argv=None) -> int:
         density = -norm2 / 2 / mp.log(10) - 3 * p / 2 * mp.log10(2 * mp.pi)
         shown = ", ".join(f"{k} {mp.nstr(x, 4)}" for k, x in point["margins"].items())
         delta = "none" if point["delta_minus"] is None else mp.nstr(point["delta_minus"], 4)
-        print(f"p = {p}: X, e, t, d, E = {PARAMETERS[p]}; b0 = {mp.nstr(point['b0'], 4)}, h = {mp.nstr(point['h'], 4)}, "
-              f"t_c = {mp.nstr(point['t_c'], 4)}, rho_+ = {mp.nstr(point['rho_plus'], 6)}, delta_- = {delta}; margins "
+        print(f"p = {p}: X, e, t, d, E = {PARAMETERS[p]}; b0 = {mp.nstr(point['b0'], 4)}, "
+              f"h = {mp.nstr(point['h'], 4)}, t_c = {mp.nstr(point['t_c'], 4)}, rho_+ = {mp.nstr(point['rho_plus'], 6)}, delta_- = {delta}; margins "
               f"of (S.36): {shown}; log10 of the N(0, I) density at the point: {mp.nstr(density, 4)}")
         follow(p, u + v + w, point, args.horizon)
     for folder in args.law:
