@@ -236,6 +236,51 @@ def box_corners(p, count, seed=1):
     print(f"p = {p}: box of radius {radius} around X, e, t, d, E = {parameters}, h = {mp.nstr(h, 4)}: {inside} of "
           f"{count} random corners satisfy (S.36) (smallest margins: {shown}); log10 of its N(0, I) mass "
           f"{mp.nstr(mass, 5)}, times p^2 (p - 1): {mp.nstr(mass + mp.log10(p ** 2 * (p - 1)), 5)}")
+    bounds = remark_margins(p, X, e, t, d, E, h, radius)
+    failing = {k: mp.nstr(x, 3) for k, x in bounds["margins"].items() if not x > 0}
+    delta = "none (sqrt(F_0) + rho_+ >= 2)" if bounds["delta_minus"] is None else mp.nstr(bounds["delta_minus"], 4)
+    print(f"  at Remark S3.5's bounds: b_+ = {mp.nstr(bounds['b_plus'], 4)}, rho_+ = {mp.nstr(bounds['rho_plus'], 5)}, "
+          f"delta_- = {delta}; " + (f"failing margins {failing}" if failing else "every margin of (S.36) positive"))
+
+
+def remark_margins(p, X, e, t, d, E, h, r):
+    """The margins of (S.36), and delta_- of (S.37) when sqrt(F_0) + rho_+ < 2, at Remark S3.5's bounds on the sup-norm
+    box of radius r around the base point (docs/staircase.md, section 11.12), at the current mpmath precision: what
+    a certificate in the style of `certify twin_plus` would state (floats of 40 digits here, not balls). b_+ uses
+    section 9.2's bound of Lambda, transcribed: ell_0+(X - 2r) + 2 max(ell_1+(s - 2r), ell_1+(s + 2r))."""
+    s, mu0 = (X + e) / 2, (2 * E + d) / p
+
+    def log_sum(z, differences):  # log(1 + sum count e^{z difference}): ell_y at the upper differences
+        return mp.log(1 + mp.fsum(count * mp.exp(z * diff) for diff, count in differences))
+
+    ell_0 = log_sum(X - 2 * r, ((-d + 2 * r, 1), (-(E + d) + 2 * r, p - 2)))
+    ell_1 = max(log_sum(z, ((d + 2 * r, 1), (-E + 2 * r, p - 2))) for z in (s - 2 * r, s + 2 * r))
+    ell_2 = mp.log(mp.exp((e + 2 * r) * (E + d + 2 * r)) + mp.exp((e + 2 * r) * (E + 2 * r))
+                   + (p - 2) * mp.exp(2 * r * (e + 2 * r)))
+    b_plus = ell_0 + 2 * ell_1 + ell_2 - mp.log(p) - 3 * mp.log(2)
+    e_plus = e + 2 * r
+    eps, delta_c = e_plus ** 2 / h, mp.sqrt(2 * b_plus * e_plus / h)
+    g_low, g_high = mu0 - 2 * (p - 1) * r / p, mu0 + 2 * (p - 1) * r / p
+    S_m = (p - 2) * (mu0 - 4 * r / p) - eps
+    z_p, M_p, X_m = s + 2 * r + delta_c, E + d + 2 * r + delta_c, X - 2 * r - delta_c
+    rho_plus = (g_high + delta_c) / (g_low - eps)
+    s2_p = (X + 2 * r + delta_c) ** 2 + 2 * (s + 2 * r + delta_c) ** 2 + e_plus ** 2
+    kappa_m = mp.mpf(3) / 4 * q_star(b_plus) * X_m ** 2
+    margins = {"delta_c < m": min(s, t) - 2 * r - delta_c, "g_- > 0": g_low - eps,
+               "rate": 2 * (g_low - eps) - b_plus * (E + 2 * r + delta_c) - h,
+               "D_- > 0": (d - 2 * r) * mp.exp(-s2_p * e_plus / h) - eps,
+               "window": beta(p, rho_plus) - b_plus, "kappa_- > 2 b0": kappa_m - 2 * b_plus}
+    margins["race (log)"] = (mp.log(S_m) - race_exponent(z_p, M_p, b_plus, kappa_m) - mp.log(d + 2 * r)
+                             if margins["kappa_- > 2 b0"] > 0 and S_m > 0 and X_m > 0 else mp.mpf(-1))
+    F0 = 2 * (1 + mp.cos(2 * mp.pi / p)) / (p - 2)
+    delta_minus = None
+    if mp.sqrt(F0) + rho_plus < 2:
+        base = base_point(p, X, e, t, d, E)
+        C_plus = max(mp.mpf(0), p * r ** 2 + mp.fsum((abs(x) + r) ** 2 for x in base[0] + base[1])
+                     - mp.fsum(max(abs(x) - r, mp.mpf(0)) ** 2 for x in base[2]))
+        L_minus = S_m ** 2 / 2 + (p - 2) * (g_low - eps) ** 2
+        delta_minus = (1 - (mp.sqrt(F0) + rho_plus - 1) ** 2) * L_minus / (2 * L_minus + C_plus)
+    return {"margins": margins, "b_plus": b_plus, "rho_plus": rho_plus, "delta_minus": delta_minus}
 
 
 def main(argv=None) -> int:
