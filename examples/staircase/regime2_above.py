@@ -34,8 +34,7 @@ import mpmath as mp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from entrance import canonical, staircase_runs  # noqa: E402  (entrance.py's relabelling and runs)
-from regime2_positive import beta, ell, q_star, race_exponent  # noqa: E402
+from regime2_positive import beta, captured_runs, ell, q_star, race_exponent  # noqa: E402
 
 #: Base-point parameters (X, e, t, d, E) per p: a float grid search over X, E, e, d (t = 1/2) for the largest
 #: smallest margin of (S.36).
@@ -163,17 +162,9 @@ def pattern_failure(p, u, v, w, band):
 def above_before_capture(folder):
     """Part 3: per regime-II run whose gate (1, 1) ends on its kink, whether a checkpoint before the capture lies in
     U_II^above (40 digits from the float states: evidence only), else what fails there."""
-    p, rows, trajectory_of = staircase_runs(folder, None)
+    p, runs = captured_runs(folder)
     inside, total, failing = 0, 0, {}
-    for row in rows:
-        run = trajectory_of(row)
-        if run is None:
-            continue
-        rws, cols = [int(x) for x in row["rows"].split()], [int(x) for x in row["columns"].split()]
-        band = float(np.max(run.kink_band))
-        states = [canonical(s, p, rws, cols, int(row["delta"])) for s in run.states]
-        on = [abs(u[1] + v[1]) <= band for u, v, _ in states]
-        captured = next((i for i in range(len(on)) if all(on[i:])), None)
+    for row, run, band, states, captured in runs:
         if captured is None:
             continue
         total += 1

@@ -189,20 +189,32 @@ def follow(p, theta0, point, horizon):
 NOISE = 1e-6
 
 
+def captured_runs(folder):
+    """(p, runs): the k = 2 staircases with one common step of a `certify law` folder, re-simulated, as tuples
+    (row, run, band, states, captured): the simulator's kink band, the checkpoint states relabelled to the canonical
+    form (entrance.canonical), and the index of the first checkpoint from which the gate (1, 1) stays on its kink
+    (within the band), or None."""
+    p, rows, trajectory_of = staircase_runs(folder, None)
+
+    def runs():
+        for row in rows:
+            run = trajectory_of(row)
+            if run is None:
+                continue
+            rws, cols = [int(x) for x in row["rows"].split()], [int(x) for x in row["columns"].split()]
+            band = float(np.max(run.kink_band))
+            states = [canonical(s, p, rws, cols, int(row["delta"])) for s in run.states]
+            on = [abs(u[1] + v[1]) <= band for u, v, _ in states]
+            yield row, run, band, states, next((i for i in range(len(on)) if all(on[i:])), None)
+    return p, runs()
+
+
 def race_along(folder):
     """Part 3: the first checkpoint from which F_II^+ holds (z11 set to 0) along each regime-II run."""
-    p, rows, trajectory_of = staircase_runs(folder, None)
+    p, runs = captured_runs(folder)
     sides = []  # per captured run: None (D < 0), else whether F_II^+ holds from a checkpoint on
     entries = []  # per run captured with D >= 0: whether a checkpoint before the capture lies in U_II^+
-    for row in rows:
-        run = trajectory_of(row)
-        if run is None:
-            continue
-        rws, cols = [int(x) for x in row["rows"].split()], [int(x) for x in row["columns"].split()]
-        band = float(np.max(run.kink_band))
-        states = [canonical(s, p, rws, cols, int(row["delta"])) for s in run.states]
-        on = [abs(u[1] + v[1]) <= band for u, v, _ in states]
-        captured = next((i for i in range(len(on)) if all(on[i:])), None)
+    for row, run, band, states, captured in runs:
         if captured is None:
             print(f"p = {p}, sample {row['index']}: the gate (1, 1) is not on its kink at the horizon (regime I)")
             continue
