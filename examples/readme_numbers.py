@@ -699,8 +699,8 @@ ANCHORS = (
     # the proof library, the sweep's cost table and its estimate
     "`proofs/` holds, for p in {proofs/primes}, the certificate of every theorem",
     "regenerate every Coq file byte for byte and compile the {proofs/compiled-files} of the primes "
-    "{proofs/compiled-primes} with coqc (every theorem at each, and gd at {proofs/gd-route-primes} too, so that each "
-    "route of its region lemmas is compiled; all {proofs/files} with",
+    "{proofs/compiled-primes} with coqc (every theorem at each of its library primes among them, and gd at "
+    "{proofs/gd-route-primes} too, so that each route of its region lemmas is compiled; all {proofs/files} with",
     "(`note: {sweep-estimate/certificates} certificates to make or compare on 2 worker(s): about "
     "{sweep-estimate/duration} (...)` for all primes below 10^5)",
     "(certify/sweep_costs.json: {sweep-costs/min-ms}-{sweep-costs/max-ms} ms a certificate by theorem and p, "

@@ -599,11 +599,14 @@ def test_u_ii_plus_is_nonempty(p, E, e, d):
 # Section 11.12: Proposition S3.4 (capture from above, z11 > 0 and D > 0).
 
 
-def above_state(rng, p, sign_of_d=1):
+def above_state(rng, p, sign_of_d=1, low_w1=False):
     """A random state with the four gates X, r, c and z11 = r + c - X > 0 active and every other gate < 0: the pattern
-    of Proposition S3.4. w has mu = 0, D of the given sign, and every gamma_j > 0. Returns (u, v, w, X, r, c, z11)."""
+    of Proposition S3.4. w has mu = 0, D of the given sign, and every gamma_j > 0; with ``low_w1``, D is drawn above
+    sum_j gamma_j, so that W1 <= mu. Returns (u, v, w, X, r, c, z11)."""
     gamma = [mp.mpf(x) for x in rng.uniform(0.2, 4, p - 2)]
     D = sign_of_d * mp.mpf(rng.uniform(0.0001, 0.5))
+    if low_w1:
+        D = mp.fsum(gamma) * mp.mpf(rng.uniform(1, 1.5))
     W1 = (mp.fsum(gamma) - D) / 2  # mu = 0, gamma_j = -w(j)
     w = [W1 + D, W1] + [-x for x in gamma]
     r, c = (mp.mpf(x) for x in rng.uniform(0.2, 3, 2))
@@ -642,14 +645,17 @@ def loss_four(w, X, r, c, z11, p):
 
 @pytest.mark.parametrize("p", [5, 7, 13])
 def test_proposition_s34_the_pointwise_bounds_at_random_states(p):
-    """Steps (b), (e) and (g) of Proposition S3.4's proof at 200 random states of its pattern with D > 0, by direct
-    30-digit sums: Lambda_4 > Lambda and T(r) + T(c) <= Lambda_4 - 3 log 2; the rate k of (S.38) in
-    [0, X^2 + r^2 + c^2 + z11^2]; g_2(z11) >= gamma_2 and -g_1(z) <= T(z) (W1 - w_min) for z = r, c; and W1 > mu
-    wherever Lambda_4 - 3 log 2 < log(p/4) (step (f))."""
+    """Steps (b), (e), (f) and (g) of Proposition S3.4's proof at 200 random states of its pattern with D > 0, by
+    direct 30-digit sums: Lambda_4 > Lambda and T(r) + T(c) <= Lambda_4 - 3 log 2; the rate k of (S.38) in
+    [0, X^2 + r^2 + c^2 + z11^2]; g_2(z11) >= gamma_2 and -g_1(z) <= T(z) (W1 - w_min) for z = r, c (where W1 > mu);
+    and step (f): ell_1(r) <= Lambda_4 - log 2 and r (W1 - mu) >= log p - ell_1(r), so W1 > mu wherever
+    Lambda_4 - 3 log 2 < log(p/4). Half of the states have W1 <= mu (D above sum_j gamma_j), where (f) says
+    Lambda_4 - 3 log 2 >= log(p/4)."""
     rng = np.random.default_rng(1800 + p)
     slack = mp.mpf(10) ** -25
-    for _ in range(200):
-        u, v, w, X, r, c, z11 = above_state(rng, p)
+    low = 0
+    for i in range(200):
+        u, v, w, X, r, c, z11 = above_state(rng, p, low_w1=i % 2 == 1)
         mu, D = mp.fsum(w) / p, w[0] - w[1]
         lam, _, _ = loss_parts(w, X, r, c)
         lam4 = loss_four(w, X, r, c, z11, p)
@@ -660,11 +666,17 @@ def test_proposition_s34_the_pointwise_bounds_at_random_states(p):
         assert -slack <= k <= X**2 + r**2 + c**2 + z11**2
         q2 = softmax(z11, w)
         assert mp.fsum(a * b for a, b in zip(q2, w)) - w[2] >= (mu - w[2]) - slack
+        ell_1r = mp.log(mp.fsum(mp.exp(r * (x - w[1])) for x in w))
+        assert ell_1r <= lam4 - mp.log(2) + slack
+        assert r * (w[1] - mu) >= mp.log(p) - ell_1r - slack
+        if w[1] <= mu:
+            low += 1
+            assert lam4 - 3 * mp.log(2) >= mp.log(mp.mpf(p) / 4)
+            continue
         for z, tail in zip((r, c), tails):
             minus_g1 = w[1] - mp.fsum(a * b for a, b in zip(softmax(z, w), w))
             assert minus_g1 <= tail * (w[1] - min(w[2:])) + slack
-        if lam4 - 3 * mp.log(2) < mp.log(mp.mpf(p) / 4):
-            assert w[1] > mu
+    assert low == 100
 
 
 def s36_holds(p, X, e, t, d, E, h):
@@ -739,5 +751,66 @@ def test_u_ii_above_is_nonempty(p, X, E):
         iv.dps = saved
     assert all(s36_holds(p, X, e, t, d, E, gamma2))
     assert not s36_holds(p, X, e, t, 10 * d, E, gamma2)[6]
-    assert not all(s36_holds(p, X, 30 * e, t, d, E, gamma2))
+    wide = s36_holds(p, X, 30 * e, t, d, E, gamma2)
+    assert not wide[3] and not wide[6]
     assert not s36_holds(p, X, e, t, d, E, 2 * gamma2)[2]
+
+
+@pytest.mark.parametrize("p", [5, 7])
+def test_remark_s36_i_the_growth_of_gamma_j_above_the_kink(p):
+    """Remark S3.6 (i): at states of Proposition S3.4's pattern with D > 0, every p^2 gamma_j' (from -grad L of (1.1))
+    is at most Z (T(X) + T(r) + T(c)) + z11 <= Z (Lambda_4 - 3 log 2) + z11, Z = max(X, r, c)."""
+    rng = np.random.default_rng(1900 + p)
+    for _ in range(2):
+        u, v, w, X, r, c, z11 = above_state(rng, p)
+        gamma_dot = [p**2 * gradient_entry(u, v, w, p, "w", j) for j in range(2, p)]  # gamma_j' = -w(j)'
+        tails = mp.fsum(1 - softmax(z, w)[0] - softmax(z, w)[1] for z in (X, r, c))
+        Z = max(X, r, c)
+        assert max(gamma_dot) <= Z * tails + z11 + TOLERANCE
+        assert tails <= loss_four(w, X, r, c, z11, p) - 3 * mp.log(2) + mp.mpf(10) ** -25
+
+
+def b_plus_tight(p, X, e, d, E, r):
+    """Remark S3.6 (ii)'s b_+, transcribed from section 11.12: the largest F(a, b) at the four corners (a, b) of
+    [-r, r]^2."""
+    s = (X + e) / 2
+
+    def F(a, b):
+        D = d + a - b
+        ell_0 = mp.log(1 + mp.exp(-(X - 2 * r) * D) + (p - 2) * mp.exp(-(X - 2 * r) * (E + d - r + a)))
+        ell_1 = max(mp.log(1 + mp.exp(z * D) + (p - 2) * mp.exp(-z * (E - r + b))) for z in (s - 2 * r, s + 2 * r))
+        z = e + 2 * r
+        ell_2 = mp.log(mp.exp(z * (E + d + a + r)) + mp.exp(z * (E + b + r)) + 1 + (p - 3) * mp.exp(2 * r * z))
+        return ell_0 + 2 * ell_1 + ell_2 - mp.log(p) - 3 * mp.log(2)
+    return max(F(a, b) for a in (-r, r) for b in (-r, r))
+
+
+@pytest.mark.parametrize("p, X, e, d, E, r", [(5, "3", "0.028", "0.018", "2", "0.007"),
+                                              (7, "2.5", "0.02", "0.0125", "3", "0.005"),
+                                              (13, "2.5", "0.012", "0.0075", "4", "0.003")])
+def test_remark_s36_ii_b_plus_bounds_b0_on_the_box(p, X, e, d, E, r):
+    """Remark S3.6 (ii): at 300 random points and 200 random corners of the sup-norm box (the corner boxes of section
+    11.12's table), b0 = Lambda_4 - 3 log 2 computed directly from (A.2) at the point is at most the tight b_+; and the
+    greedy corner (every coordinate pushed the way that raises b0 at the base point) comes within 5% of it (the
+    bound is not loose by much)."""
+    X, e, d, E, r = (mp.mpf(x) for x in (X, e, d, E, r))
+    s = (X + e) / 2
+    base_u = [X / 2, s - X / 2] + [-X / 2 - mp.mpf(1) / 2] * (p - 2)
+    base_w = [E + d, E] + [mp.mpf(0)] * (p - 2)
+    bound = b_plus_tight(p, X, e, d, E, r)
+    rng = np.random.default_rng(2000 + p)
+
+    def b0(offsets):
+        u = [x + o for x, o in zip(base_u, offsets[:p])]
+        v = [x + o for x, o in zip(base_u, offsets[p:2 * p])]
+        w = [x + o for x, o in zip(base_w, offsets[2 * p:])]
+        return loss_four(w, u[0] + v[0], u[0] + v[1], u[1] + v[0], u[1] + v[1], p) - 3 * mp.log(2)
+
+    for i in range(500):
+        signs = rng.choice([-1, 1], 3 * p) if i % 5 < 2 else rng.uniform(-1, 1, 3 * p)
+        assert b0([r * mp.mpf(float(x)) for x in signs]) <= bound
+    # greedy: u(0), v(0) down (X lower), u(1), v(1) up (z11 higher), w(0) and w(1) as the corner that maximises F,
+    # the tails up except w(2) down
+    worst = max(b0([-r, r] + [0] * (p - 2) + [-r, r] + [0] * (p - 2) + [a, b, -r] + [r] * (p - 3))
+                for a in (-r, r) for b in (-r, r))
+    assert worst <= bound and bound - worst < mp.mpf("0.05") * bound

@@ -18,7 +18,8 @@
    U_II^above (h on a grid), and otherwise the first condition that fails at each checkpoint.
 4. With --box N: N random corners of a sup-norm box (BOX: e = 4r, d about 2.5r, r = 0.003 to 0.007) checked
    against (S.36) at 40 digits with one h, and the box's Gaussian mass: the shape a certificate of U_II^above could
-   take (corners only; section 11.12 says what Remark S3.5's bounds certify of these boxes).
+   take (corners only), and the margins at Remark S3.5's and at Remark S3.6's bounds on the box (what a box
+   certificate would state).
 
 Parts 1 and 3 evaluate (S.36) at 40 digits but are not a certificate (no balls, no checker); parts 2 and 3 use
 float trajectories at checkpoints: evidence beside the proof, not part of it.
@@ -227,34 +228,56 @@ def box_corners(p, count, seed=1):
     print(f"p = {p}: box of radius {radius} around X, e, t, d, E = {parameters}, h = {mp.nstr(h, 4)}: {inside} of "
           f"{count} random corners satisfy (S.36) (smallest margins: {shown}); log10 of its N(0, I) mass "
           f"{mp.nstr(mass, 5)}, times p^2 (p - 1): {mp.nstr(mass + mp.log10(p ** 2 * (p - 1)), 5)}")
-    bounds = remark_margins(p, X, e, t, d, E, h, radius)
-    failing = {k: mp.nstr(x, 3) for k, x in bounds["margins"].items() if not x > 0}
-    delta = "none (sqrt(F_0) + rho_+ >= 2)" if bounds["delta_minus"] is None else mp.nstr(bounds["delta_minus"], 4)
-    print(f"  at Remark S3.5's bounds: b_+ = {mp.nstr(bounds['b_plus'], 4)}, rho_+ = {mp.nstr(bounds['rho_plus'], 5)}, "
-          f"delta_- = {delta}; " + (f"failing margins {failing}" if failing else "every margin of (S.36) positive"))
+    for tight, name in ((False, "Remark S3.5's bounds"), (True, "Remark S3.6's tighter b_+ and rho_+")):
+        bounds = remark_margins(p, X, e, t, d, E, h, radius, tight)
+        failing = {k: mp.nstr(x, 3) for k, x in bounds["margins"].items() if not x > 0}
+        delta = "none (sqrt(F_0) + rho_+ >= 2)" if bounds["delta_minus"] is None else mp.nstr(bounds["delta_minus"], 4)
+        print(f"  at {name}: b_+ = {mp.nstr(bounds['b_plus'], 4)}, rho_+ = {mp.nstr(bounds['rho_plus'], 5)}, "
+              f"delta_- = {delta}; " + (f"failing margins {failing}" if failing else "every margin of (S.36) positive"))
 
 
-def remark_margins(p, X, e, t, d, E, h, r):
+def loss_excess_bound(p, X, e, d, E, r, tight=False):
+    """b_+, an upper bound of b0 = Lambda_4 - 3 log 2 on the sup-norm box of radius r around the base point: Remark
+    S3.5's (section 9.2's bound of Lambda, transcribed, plus ell_2+), or with ``tight`` Remark S3.6 (ii)'s, the
+    largest of F(a, b) at the four corners of the offsets (a, b) of w(0), w(1). Current mpmath precision."""
+    s = (X + e) / 2
+
+    def log_sum(z, terms):  # log(sum count e^{z exponent}) over (exponent, count)
+        return mp.log(mp.fsum(count * mp.exp(z * exponent) for exponent, count in terms))
+
+    if not tight:
+        ell_0 = log_sum(X - 2 * r, ((0, 1), (-d + 2 * r, 1), (-(E + d) + 2 * r, p - 2)))
+        ell_1 = max(log_sum(z, ((0, 1), (d + 2 * r, 1), (-E + 2 * r, p - 2))) for z in (s - 2 * r, s + 2 * r))
+        ell_2 = log_sum(e + 2 * r, ((E + d + 2 * r, 1), (E + 2 * r, 1), (2 * r, p - 2)))
+        return ell_0 + 2 * ell_1 + ell_2 - mp.log(p) - 3 * mp.log(2)
+    values = []
+    for a in (-r, r):
+        for b in (-r, r):
+            D = d + a - b
+            ell_0 = log_sum(X - 2 * r, ((0, 1), (-D, 1), (-(E + d - r + a), p - 2)))
+            ell_1 = max(log_sum(z, ((0, 1), (D, 1), (-(E - r + b), p - 2))) for z in (s - 2 * r, s + 2 * r))
+            ell_2 = log_sum(e + 2 * r, ((E + d + a + r, 1), (E + b + r, 1), (0, 1), (2 * r, p - 3)))
+            values.append(ell_0 + 2 * ell_1 + ell_2 - mp.log(p) - 3 * mp.log(2))
+    return max(values)
+
+
+def remark_margins(p, X, e, t, d, E, h, r, tight=False):
     """The margins of (S.36), and delta_- of (S.37) when sqrt(F_0) + rho_+ < 2, at Remark S3.5's bounds on the sup-norm
     box of radius r around the base point (docs/staircase.md, section 11.12), at the current mpmath precision: what
-    a certificate in the style of `certify twin_plus` would state (floats of 40 digits here, not balls). b_+ uses
-    section 9.2's bound of Lambda, transcribed: ell_0+(X - 2r) + 2 max(ell_1+(s - 2r), ell_1+(s + 2r))."""
+    a certificate in the style of `certify twin_plus` would state (floats of 40 digits here, not balls). With
+    ``tight``, Remark S3.6's b_+ (the offsets of w(0), w(1) together) and rho_+ (gamma_max's growth bounded by
+    min(delta_c, eta))."""
     s, mu0 = (X + e) / 2, (2 * E + d) / p
-
-    def log_sum(z, differences):  # log(1 + sum count e^{z difference}): ell_y at the upper differences
-        return mp.log(1 + mp.fsum(count * mp.exp(z * diff) for diff, count in differences))
-
-    ell_0 = log_sum(X - 2 * r, ((-d + 2 * r, 1), (-(E + d) + 2 * r, p - 2)))
-    ell_1 = max(log_sum(z, ((d + 2 * r, 1), (-E + 2 * r, p - 2))) for z in (s - 2 * r, s + 2 * r))
-    ell_2 = mp.log(mp.exp((e + 2 * r) * (E + d + 2 * r)) + mp.exp((e + 2 * r) * (E + 2 * r))
-                   + (p - 2) * mp.exp(2 * r * (e + 2 * r)))
-    b_plus = ell_0 + 2 * ell_1 + ell_2 - mp.log(p) - 3 * mp.log(2)
+    b_plus = loss_excess_bound(p, X, e, d, E, r, tight)
     e_plus = e + 2 * r
     eps, delta_c = e_plus ** 2 / h, mp.sqrt(2 * b_plus * e_plus / h)
     g_low, g_high = mu0 - 2 * (p - 1) * r / p, mu0 + 2 * (p - 1) * r / p
     S_m = (p - 2) * (mu0 - 4 * r / p) - eps
     z_p, M_p, X_m = s + 2 * r + delta_c, E + d + 2 * r + delta_c, X - 2 * r - delta_c
-    rho_plus = (g_high + delta_c) / (g_low - eps)
+    growth = delta_c
+    if tight:  # Remark S3.6 (i): eta = (Z_+ b0 + e) e/h, Z_+ = max(X0, z0) + delta_c
+        growth = min(delta_c, ((max(X, s) + 2 * r + delta_c) * b_plus + e_plus) * e_plus / h)
+    rho_plus = (g_high + growth) / (g_low - eps)
     s2_p = (X + 2 * r + delta_c) ** 2 + 2 * (s + 2 * r + delta_c) ** 2 + e_plus ** 2
     kappa_m = mp.mpf(3) / 4 * q_star(b_plus) * X_m ** 2
     margins = {"delta_c < m": min(s, t) - 2 * r - delta_c, "g_- > 0": g_low - eps,
@@ -281,6 +304,8 @@ def main(argv=None) -> int:
     parser.add_argument("--law", nargs="*", default=[], help="certify law folders (part 3)")
     parser.add_argument("--box", type=int, default=0, metavar="N", help="part 4: N random corners of BOX[p]")
     args = parser.parse_args(argv)
+    if not args.horizon >= 10:
+        parser.error(f"--horizon must be at least 10 (the simulator's checkpoints), got {args.horizon}")
     mp.mp.dps = 40
     for p in args.p:
         u, v, w = base_point(p, *(mp.mpf(x) for x in PARAMETERS[p]))
@@ -291,8 +316,9 @@ def main(argv=None) -> int:
         shown = ", ".join(f"{k} {mp.nstr(x, 4)}" for k, x in point["margins"].items())
         delta = "none" if point["delta_minus"] is None else mp.nstr(point["delta_minus"], 4)
         print(f"p = {p}: X, e, t, d, E = {PARAMETERS[p]}; b0 = {mp.nstr(point['b0'], 4)}, "
-              f"h = {mp.nstr(point['h'], 4)}, t_c = {mp.nstr(point['t_c'], 4)}, rho_+ = {mp.nstr(point['rho_plus'], 6)}, delta_- = {delta}; margins "
-              f"of (S.36): {shown}; log10 of the N(0, I) density at the point: {mp.nstr(density, 4)}")
+              f"h = {mp.nstr(point['h'], 4)}, t_c = {mp.nstr(point['t_c'], 4)}, "
+              f"rho_+ = {mp.nstr(point['rho_plus'], 6)}, delta_- = {delta}; margins of (S.36): {shown}; "
+              f"log10 of the N(0, I) density at the point: {mp.nstr(density, 4)}")
         follow(p, u + v + w, point, args.horizon)
     for folder in args.law:
         above_before_capture(Path(folder))
