@@ -60,9 +60,9 @@ def certificate_path(root, theorem: str, p: int) -> Path:
 def build_proofs(root, primes=REFERENCE_PRIMES, theorems=None, pdf: bool = False, coqc: bool = False,
                  progress=None) -> list[Path]:
     """Write every certificate of the library among ``primes`` (:func:`library_primes`), its .tex and its Coq
-    file (THEOREM_P.v, :mod:`certify.coq`) under ``root``/THEOREM/; each certificate is checked first, and the document and the Coq file are made
-    from the bytes that were checked (one read of the file). With ``coqc`` each Coq file is compiled
-    (NotCertified if coqc rejects one) and the progress line reports coqc's time.
+    file (THEOREM_P.v, :mod:`certify.coq`) under ``root``/THEOREM/; each certificate is checked first, and the
+    document and the Coq file are made from the bytes that were checked (one read of the file). With ``coqc`` each
+    Coq file is compiled (NotCertified if coqc rejects one) and the progress line reports coqc's time.
 
     Each certificate is made by its own `certify THEOREM --p P` process: Arb caches constants
     (pi, logarithms, quadrature nodes) across calls, so balls computed late in a long process can

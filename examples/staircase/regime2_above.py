@@ -35,7 +35,8 @@ import mpmath as mp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from regime2_positive import beta, captured_runs, ell, q_star, race_exponent  # noqa: E402
+from regime2_positive import (beta, box_log10_mass, captured_runs, ell, float_flow, q_star,  # noqa: E402
+                               race_exponent, random_corners)
 
 #: Base-point parameters (X, e, t, d, E) per p: a float grid search over X, E, e, d (t = 1/2) for the largest
 #: smallest margin of (S.36).
@@ -55,11 +56,43 @@ def base_point(p, X, e, t, d, E):
     return u, list(u), w
 
 
+def s36_at(p, h, q, tight=False):
+    """The margins of (S.36) (the differences of its sides, the race's as a difference of logs; every margin > 0:
+    the hypotheses hold), with t_c, rho_+, D_- and delta_- of (S.37) (None where sqrt(F_0) + rho_+ >= 2), from bounds
+    of the quantities at theta0 (Remark S3.5: each margin is monotone in each of them), a dict ``q``: upper bounds
+    e, D_high, b0, N, M, z0, X_high, r_high, c_high, g_max, C_plus and lower bounds D_low, m, X_low, S, g_min, g_2.
+    At a state every bound is the value itself. With ``tight``, Remark S3.6 (i)'s rho_+ (gamma_max's growth at
+    most min(delta_c, eta))."""
+    e, b0 = q["e"], q["b0"]
+    t_c, eps = p ** 2 * e / h, e ** 2 / h
+    delta_c = mp.sqrt(2 * b0 * t_c) / p
+    g_minus = q["g_min"] - eps
+    growth = delta_c
+    if tight:  # eta = (Z_+ b0 + e) e/h, Z_+ = max(X0, z0) + delta_c
+        growth = min(delta_c, ((max(q["X_high"], q["z0"]) + delta_c) * b0 + e) * e / h)
+    rho_plus = (q["g_max"] + growth) / g_minus if g_minus > 0 else mp.inf
+    s2_plus = (q["X_high"] + delta_c) ** 2 + (q["r_high"] + delta_c) ** 2 + (q["c_high"] + delta_c) ** 2 + e ** 2
+    D_minus = q["D_low"] * mp.exp(-s2_plus * e / h) - eps
+    z_p, M_p, X_m, S_m = q["z0"] + delta_c, q["M"] + delta_c, q["X_low"] - delta_c, q["S"] - eps
+    kappa_m = mp.mpf(3) / 4 * q_star(b0) * X_m ** 2
+    margins = {"delta_c < m": q["m"] - delta_c, "g_- > 0": g_minus,
+               "rate": 2 * (q["g_2"] - eps) - b0 * (q["N"] + delta_c) - h, "D_- > 0": D_minus,
+               "window": beta(p, rho_plus) - b0 if g_minus > 0 else mp.mpf(-1),
+               "kappa_- > 2 b0": kappa_m - 2 * b0}
+    margins["race (log)"] = (mp.log(S_m) - race_exponent(z_p, M_p, b0, kappa_m) - mp.log(q["D_high"])
+                             if margins["kappa_- > 2 b0"] > 0 and S_m > 0 and X_m > 0 else mp.mpf(-1))
+    F0 = 2 * (1 + mp.cos(2 * mp.pi / p)) / (p - 2)
+    delta_minus = None
+    if g_minus > 0 and mp.sqrt(F0) + rho_plus < 2:
+        L_minus = S_m ** 2 / 2 + (p - 2) * g_minus ** 2
+        delta_minus = (1 - (mp.sqrt(F0) + rho_plus - 1) ** 2) * L_minus / (2 * L_minus + q["C_plus"])
+    return {"margins": margins, "t_c": t_c, "rho_plus": rho_plus, "D_minus": D_minus, "delta_minus": delta_minus}
+
+
 def s36_margins(p, u, v, w, h):
-    """The margins of (S.36) at the state (u, v, w) (mpf lists) with the parameter h (every margin > 0: the state is
-    in U_II^above), with b0, t_c, rho_+ and delta_- of (S.37) (None where sqrt(F_0) + rho_+ >= 2); None where the
-    four-gate pattern (every gate other than the four < 0, the boundary gates included), gamma_j > 0 or D > 0
-    fails. The margins are the differences of (S.36)'s sides, the race's as a difference of logs."""
+    """:func:`s36_at` at the state (u, v, w) (mpf lists) with the parameter h (every margin > 0: the state is in
+    U_II^above), with b0; None where the four-gate pattern (every gate other than the four < 0, the boundary gates
+    included), gamma_j > 0 or D > 0 fails."""
     gate = [[u[a] + v[b] for b in range(p)] for a in range(p)]
     X, r, c, z11 = gate[0][0], gate[0][1], gate[1][0], gate[1][1]
     others = [gate[a][b] for a in range(p) for b in range(p) if (a, b) not in ((0, 0), (0, 1), (1, 0), (1, 1))]
@@ -68,32 +101,12 @@ def s36_margins(p, u, v, w, h):
     D0 = w[0] - w[1]
     if not (min(X, r, c) > 0 and z11 > 0 and max(others) < 0 and min(gamma) > 0 and D0 > 0):
         return None
-    e = z11
     b0 = ell(X, w, 0) + ell(r, w, 1) + ell(c, w, 1) + ell(z11, w, 2) - mp.log(p) - 3 * mp.log(2)
-    m = min(X, r, c, -max(others))
-    S0, M0, N0, z0 = mp.fsum(gamma), w[0] - min(w[2:]), w[1] - min(w[2:]), max(r, c)
-    t_c, eps = p ** 2 * e / h, e ** 2 / h
-    delta_c = mp.sqrt(2 * b0 * t_c) / p
-    g_minus = min(gamma) - eps
-    rho_plus = (max(gamma) + delta_c) / g_minus if g_minus > 0 else mp.inf
-    s2_plus = (X + delta_c) ** 2 + (r + delta_c) ** 2 + (c + delta_c) ** 2 + e ** 2
-    D_minus = D0 * mp.exp(-s2_plus * e / h) - eps
-    z_p, M_p, X_m, S_m = z0 + delta_c, M0 + delta_c, X - delta_c, S0 - eps
-    kappa_m = mp.mpf(3) / 4 * q_star(b0) * X_m ** 2
-    margins = {"delta_c < m": m - delta_c, "g_- > 0": g_minus,
-               "rate": 2 * (gamma[0] - eps) - b0 * (N0 + delta_c) - h, "D_- > 0": D_minus,
-               "window": beta(p, rho_plus) - b0 if g_minus > 0 else mp.mpf(-1),
-               "kappa_- > 2 b0": kappa_m - 2 * b0}
-    margins["race (log)"] = (mp.log(S_m) - race_exponent(z_p, M_p, b0, kappa_m) - mp.log(D0)
-                             if margins["kappa_- > 2 b0"] > 0 and S_m > 0 else mp.mpf(-1))
-    F0 = 2 * (1 + mp.cos(2 * mp.pi / p)) / (p - 2)
-    delta_minus = None
-    if g_minus > 0 and mp.sqrt(F0) + rho_plus < 2:
-        C_plus = max(mp.mpf(0), p * mu ** 2 + mp.fsum(x ** 2 for x in u + v) - mp.fsum(x ** 2 for x in w))
-        L_minus = S_m ** 2 / 2 + (p - 2) * g_minus ** 2
-        delta_minus = (1 - (mp.sqrt(F0) + rho_plus - 1) ** 2) * L_minus / (2 * L_minus + C_plus)
-    return {"margins": margins, "b0": b0, "t_c": t_c, "rho_plus": rho_plus, "delta_minus": delta_minus,
-            "D_minus": D_minus}
+    C_plus = max(mp.mpf(0), p * mu ** 2 + mp.fsum(x ** 2 for x in u + v) - mp.fsum(x ** 2 for x in w))
+    values = {"e": z11, "b0": b0, "m": min(X, r, c, -max(others)), "N": w[1] - min(w[2:]), "M": w[0] - min(w[2:]),
+              "z0": max(r, c), "X_low": X, "X_high": X, "r_high": r, "c_high": c, "D_low": D0, "D_high": D0,
+              "S": mp.fsum(gamma), "g_min": min(gamma), "g_2": gamma[0], "g_max": max(gamma), "C_plus": C_plus}
+    return {**s36_at(p, h, values), "b0": b0}
 
 
 def best_h(p, u, v, w):
@@ -113,16 +126,12 @@ def best_h(p, u, v, w):
 
 def follow(p, theta0, point, horizon):
     """Part 2: the float flow from the point, at its checkpoints."""
-    from certify.law.flow import simulate_flow
-    run = simulate_flow(np.array([float(x) for x in theta0]), p, horizon=horizon)
-    if run.failure:
-        print(f"  the flow did not reach the horizon: {run.failure}")
+    flow = float_flow(p, theta0, horizon)
+    if flow is None:
         return
-    band = float(np.max(run.kink_band))
+    band, checkpoints = flow
     captured, kept, smallest_before, smallest_after = None, True, np.inf, np.inf
-    for time, state in zip(run.times, run.states):
-        u, v, w = state[:p], state[p:2 * p], state[2 * p:]
-        z = u[:, None] + v[None, :]
+    for time, u, v, w, z in checkpoints:
         if captured is None and abs(z[1, 1]) <= band:
             captured = time
         if captured is None:
@@ -189,7 +198,7 @@ def above_before_capture(folder):
               + (f"in U_II^above at t = {run.times[entry]:.3g}" if entry is not None else
                  "never in U_II^above at a checkpoint before" + ("" if above else " (never above its kink)")))
         inside += entry is not None
-        for reason in set(reasons):
+        for reason in dict.fromkeys(reasons):  # first-seen order: the summary line is the same on every run
             failing[reason] = failing.get(reason, 0) + 1
     print(f"p = {p}: {total} runs with the gate (1, 1) on its kink at the horizon; in {inside} a checkpoint before "
           f"the capture lies in U_II^above; runs with a checkpoint failing by each reason: {failing}")
@@ -214,16 +223,14 @@ def box_corners(p, count, seed=1):
     u, v, w = base_point(p, X, e, t, d, E)
     theta, radius = u + v + w, mp.mpf(radius)
     h = 2 * mp.mpf(fraction) * (2 * E + d) / p
-    rng = np.random.default_rng(seed)
     inside, smallest = 0, {}
-    for _ in range(count):
-        corner = [x + int(sign) * radius for x, sign in zip(theta, rng.choice([-1, 1], 3 * p))]
+    for corner in random_corners(theta, [radius] * (3 * p), count, seed):
         found = s36_margins(p, corner[:p], corner[p:2 * p], corner[2 * p:], h)
         if found is not None and min(found["margins"].values()) > 0:
             inside += 1
             for key, value in found["margins"].items():
                 smallest[key] = min(smallest.get(key, mp.inf), value)
-    mass = mp.fsum(mp.log10(mp.ncdf(x + radius) - mp.ncdf(x - radius)) for x in theta)
+    mass = box_log10_mass(theta, [radius] * (3 * p))
     shown = ", ".join(f"{k} {mp.nstr(x, 3)}" for k, x in smallest.items())
     print(f"p = {p}: box of radius {radius} around X, e, t, d, E = {parameters}, h = {mp.nstr(h, 4)}: {inside} of "
           f"{count} random corners satisfy (S.36) (smallest margins: {shown}); log10 of its N(0, I) mass "
@@ -262,39 +269,21 @@ def loss_excess_bound(p, X, e, d, E, r, tight=False):
 
 
 def remark_margins(p, X, e, t, d, E, h, r, tight=False):
-    """The margins of (S.36), and delta_- of (S.37) when sqrt(F_0) + rho_+ < 2, at Remark S3.5's bounds on the sup-norm
-    box of radius r around the base point (docs/staircase.md, section 11.12), at the current mpmath precision: what
-    a certificate in the style of `certify twin_plus` would state (floats of 40 digits here, not balls). With
-    ``tight``, Remark S3.6's b_+ (the offsets of w(0), w(1) together) and rho_+ (gamma_max's growth bounded by
-    min(delta_c, eta))."""
+    """:func:`s36_at` at Remark S3.5's bounds on the sup-norm box of radius r around the base point (docs/staircase.md,
+    section 11.12), at the current mpmath precision, with b_+: what a certificate in the style of `certify twin_plus`
+    would state (floats of 40 digits here, not balls). With ``tight``, Remark S3.6's b_+ (the offsets of w(0), w(1)
+    together) and rho_+ (gamma_max's growth bounded by min(delta_c, eta))."""
     s, mu0 = (X + e) / 2, (2 * E + d) / p
     b_plus = loss_excess_bound(p, X, e, d, E, r, tight)
-    e_plus = e + 2 * r
-    eps, delta_c = e_plus ** 2 / h, mp.sqrt(2 * b_plus * e_plus / h)
-    g_low, g_high = mu0 - 2 * (p - 1) * r / p, mu0 + 2 * (p - 1) * r / p
-    S_m = (p - 2) * (mu0 - 4 * r / p) - eps
-    z_p, M_p, X_m = s + 2 * r + delta_c, E + d + 2 * r + delta_c, X - 2 * r - delta_c
-    growth = delta_c
-    if tight:  # Remark S3.6 (i): eta = (Z_+ b0 + e) e/h, Z_+ = max(X0, z0) + delta_c
-        growth = min(delta_c, ((max(X, s) + 2 * r + delta_c) * b_plus + e_plus) * e_plus / h)
-    rho_plus = (g_high + growth) / (g_low - eps)
-    s2_p = (X + 2 * r + delta_c) ** 2 + 2 * (s + 2 * r + delta_c) ** 2 + e_plus ** 2
-    kappa_m = mp.mpf(3) / 4 * q_star(b_plus) * X_m ** 2
-    margins = {"delta_c < m": min(s, t) - 2 * r - delta_c, "g_- > 0": g_low - eps,
-               "rate": 2 * (g_low - eps) - b_plus * (E + 2 * r + delta_c) - h,
-               "D_- > 0": (d - 2 * r) * mp.exp(-s2_p * e_plus / h) - eps,
-               "window": beta(p, rho_plus) - b_plus, "kappa_- > 2 b0": kappa_m - 2 * b_plus}
-    margins["race (log)"] = (mp.log(S_m) - race_exponent(z_p, M_p, b_plus, kappa_m) - mp.log(d + 2 * r)
-                             if margins["kappa_- > 2 b0"] > 0 and S_m > 0 and X_m > 0 else mp.mpf(-1))
-    F0 = 2 * (1 + mp.cos(2 * mp.pi / p)) / (p - 2)
-    delta_minus = None
-    if mp.sqrt(F0) + rho_plus < 2:
-        base = base_point(p, X, e, t, d, E)
-        C_plus = max(mp.mpf(0), p * r ** 2 + mp.fsum((abs(x) + r) ** 2 for x in base[0] + base[1])
-                     - mp.fsum(max(abs(x) - r, mp.mpf(0)) ** 2 for x in base[2]))
-        L_minus = S_m ** 2 / 2 + (p - 2) * (g_low - eps) ** 2
-        delta_minus = (1 - (mp.sqrt(F0) + rho_plus - 1) ** 2) * L_minus / (2 * L_minus + C_plus)
-    return {"margins": margins, "b_plus": b_plus, "rho_plus": rho_plus, "delta_minus": delta_minus}
+    g_low = mu0 - 2 * (p - 1) * r / p
+    base = base_point(p, X, e, t, d, E)
+    C_plus = max(mp.mpf(0), p * r ** 2 + mp.fsum((abs(x) + r) ** 2 for x in base[0] + base[1])
+                 - mp.fsum(max(abs(x) - r, mp.mpf(0)) ** 2 for x in base[2]))
+    bounds = {"e": e + 2 * r, "b0": b_plus, "m": min(s, t) - 2 * r, "N": E + 2 * r, "M": E + d + 2 * r,
+              "z0": s + 2 * r, "X_low": X - 2 * r, "X_high": X + 2 * r, "r_high": s + 2 * r, "c_high": s + 2 * r,
+              "D_low": d - 2 * r, "D_high": d + 2 * r, "S": (p - 2) * (mu0 - 4 * r / p), "g_min": g_low,
+              "g_2": g_low, "g_max": mu0 + 2 * (p - 1) * r / p, "C_plus": C_plus}
+    return {**s36_at(p, h, bounds, tight), "b_plus": b_plus}
 
 
 def main(argv=None) -> int:

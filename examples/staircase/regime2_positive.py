@@ -132,6 +132,33 @@ def capture_margins(p, X, e, t, d, E):
 BOX = {5: (("2", "5e-4", "1", "2e-2", "4"), "8e-3", "1e-4", "4e-3")}
 
 
+def random_corners(theta, radius, count, seed=1):
+    """``count`` random corners of the product box theta +- radius (mpf lists, one radius per coordinate)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        yield [x + int(sign) * rad for x, sign, rad in zip(theta, rng.choice([-1, 1], len(theta)), radius)]
+
+
+def box_log10_mass(theta, radius):
+    """log10 of the N(0, I) mass of the product box theta +- radius (mpf lists)."""
+    return mp.fsum(mp.log10(mp.ncdf(x + rad) - mp.ncdf(x - rad)) for x, rad in zip(theta, radius))
+
+
+def float_flow(p, theta0, horizon):
+    """The full-network flow (certify.law.flow, floats) from theta0 to the horizon: (the simulator's kink band,
+    [(time, u, v, w, gates z) at each checkpoint]), or None after printing why the flow stopped."""
+    from certify.law.flow import simulate_flow
+    run = simulate_flow(np.array([float(x) for x in theta0]), p, horizon=horizon)
+    if run.failure:
+        print(f"  the flow did not reach the horizon: {run.failure}")
+        return None
+    checkpoints = []
+    for time, state in zip(run.times, run.states):
+        u, v, w = state[:p], state[p:2 * p], state[2 * p:]
+        checkpoints.append((time, u, v, w, u[:, None] + v[None, :]))
+    return float(np.max(run.kink_band)), checkpoints
+
+
 def box_corners(p, count, seed=1):
     """Part 4: how many of ``count`` random corners of BOX[p] satisfy (S.34) at 30 digits, and log10 of the box's
     N(0, I) mass times the p^2 (p - 1) relabelled copies (section 11.9's count). Corners only: evidence for a
@@ -141,14 +168,11 @@ def box_corners(p, count, seed=1):
     theta = u + v + w
     radius = [mp.mpf(wide)] * (3 * p)
     radius[1] = radius[p + 1] = mp.mpf(thin)
-    rng = np.random.default_rng(seed)
     inside = 0
-    for _ in range(count):
-        signs = rng.choice([-1, 1], 3 * p)
-        corner = [x + int(sign) * rad for x, sign, rad in zip(theta, signs, radius)]
+    for corner in random_corners(theta, radius, count, seed):
         found = s34_margins(p, corner[:p], corner[p:2 * p], corner[2 * p:], mp.mpf(h))
         inside += found is not None and min(found["margins"].values()) > 0
-    mass = mp.fsum(mp.log10(mp.ncdf(x + rad) - mp.ncdf(x - rad)) for x, rad in zip(theta, radius))
+    mass = box_log10_mass(theta, radius)
     print(f"p = {p}: box around X, e, t, d, E = {parameters}, radius {thin} in u(1), v(1) and {wide} elsewhere, "
           f"h = {h}: {inside} of {count} random corners satisfy (S.34); log10 of its N(0, I) mass times p^2 (p - 1): "
           f"{mp.nstr(mass + mp.log10(p ** 2 * (p - 1)), 4)}")
@@ -156,17 +180,13 @@ def box_corners(p, count, seed=1):
 
 def follow(p, theta0, point, horizon):
     """Part 2: the float flow from the point, measured at its checkpoints."""
-    from certify.law.flow import simulate_flow
-    run = simulate_flow(np.array([float(x) for x in theta0]), p, horizon=horizon)
-    if run.failure:
-        print(f"  the flow did not reach the horizon: {run.failure}")
+    flow = float_flow(p, theta0, horizon)
+    if flow is None:
         return
-    band = float(np.max(run.kink_band))
+    band, checkpoints = flow
     kappa0, D0 = float(point["kappa0"]), float(point["D0"])
     captured, kept, slack, worst = None, True, math.inf, 0.0
-    for time, state in zip(run.times, run.states):
-        u, v, w = state[:p], state[p:2 * p], state[2 * p:]
-        z = u[:, None] + v[None, :]
+    for time, u, v, w, z in checkpoints:
         others = np.ones_like(z, dtype=bool)
         others[0, 0] = others[0, 1] = others[1, 0] = False
         kept &= bool(z[0, 0] > band and z[0, 1] > band and z[1, 0] > band and np.all(z[others] <= band))
