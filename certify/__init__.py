@@ -33,7 +33,8 @@ __version__ = "0.1.0"
 
 #: Names served lazily from certify.api (PEP 562), so that `import certify` imports nothing heavy.
 _API = ("Certificate", "Claim", "Quantity", "NumberTooLarge", "certify_theorem", "dead", "slide", "smooth",
-        "gd", "sensitivity", "staircase", "memorise", "twin", "twin_plus", "load", "derivation", "plot")
+        "gd", "sensitivity", "staircase", "memorise", "twin", "twin_plus", "twin_above", "load", "derivation",
+        "plot")
 
 __all__ = ["__version__", *_API, "simulate", "sweep", "law", "THEOREMS"]
 

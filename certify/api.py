@@ -49,7 +49,7 @@ from .kernel.exact import (MAX_EXPANDED_EXP10, ExactNumber, canonical_text, pars
 
 __all__ = ["Certificate", "Claim", "Quantity", "NumberTooLarge", "MAX_FRACTION_EXPONENT", "certify_theorem",
            "theorem_function", "dead", "slide", "smooth", "gd", "sensitivity", "staircase", "memorise", "twin",
-           "twin_plus", "load", "derivation", "plot", "simulate", "sweep", "law", "Records"]
+           "twin_plus", "twin_above", "load", "derivation", "plot", "simulate", "sweep", "law", "Records"]
 
 #: Numbers with a decimal exponent beyond this (in absolute value) are not turned into Fractions: the
 #: Fraction would have more than this many digits. The kernel's own bound on expanding 10^e.
@@ -705,6 +705,20 @@ def twin_plus(p, *, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, 
     True
     """
     return certify_theorem("twin_plus", p, X=X, e=e, t=t, d=d, E=E, h=h, sigma=sigma, radius=radius, prec=prec)
+
+
+def twin_above(p, *, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, radius=None,
+               prec: int = 128) -> Certificate:
+    """Certify Proposition S3.4 of docs/staircase.md (sections 11.12-11.13) at the prime p: regime II of the (1, 2)
+    staircase captured from above. From every point of the box the gate (1, 1), active, comes down onto its kink
+    with D > 0 by the certified capture time and slides there for ever (Theorem S3), the (1, 2) pattern is kept
+    from then on, and 1 - max F_zeta >= delta for all t. Defaults X = 5/2, t = 1/2, e = 2.5 r_0, d = 2.2 r_0 with
+    r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p, h = 1.2 mu_0 (3 digits), sigma = 1; they hold from p = 5 to 31.
+
+    >>> twin_above(p=5).claims["capture_box"].components["race"].lo > 0
+    True
+    """
+    return certify_theorem("twin_above", p, X=X, e=e, t=t, d=d, E=E, h=h, sigma=sigma, radius=radius, prec=prec)
 
 
 def load(source) -> Certificate:

@@ -379,7 +379,7 @@ def test_theorems_is_the_registry_and_the_functions_take_its_parameters():
 
     assert certify.THEOREMS is registry.THEOREMS and list(certify.THEOREMS) == ["dead", "slide", "smooth", "gd", "sensitivity",
                                                                                    "staircase", "memorise", "twin",
-                                                                                   "twin_plus"]
+                                                                                   "twin_plus", "twin_above"]
     for name, record in certify.THEOREMS.items():
         keywords = [parameter for parameter in inspect.signature(getattr(certify, name)).parameters
                     if parameter not in ("p", "radius", "prec")]

@@ -152,12 +152,12 @@ def problem_of(name: str, code, stderr: str, crash: str | None, written: bytes |
 
 
 @pytest.mark.parametrize("name", ["dead", "slide", "smooth", "gd", "sensitivity", "staircase", "memorise", "twin",
-                                  "twin_plus"])
+                                  "twin_plus", "twin_above"])
 def test_generation_never_escapes_and_writes_what_checks(name, tmp_path):
     from certify.theorems.registry import THEOREMS
 
     assert list(THEOREMS) == ["dead", "slide", "smooth", "gd", "sensitivity", "staircase",
-                              "memorise", "twin", "twin_plus"]  # a new record: add it above
+                              "memorise", "twin", "twin_plus", "twin_above"]  # a new record: add it above
     record = THEOREMS[name]
     out = tmp_path / "certificate.json"
     problems, outcomes = [], {0: 0, 2: 0}

@@ -25,7 +25,7 @@ PROOFS = ROOT / "proofs"
 
 def test_the_order_is_fixed():
     assert list(THEOREMS) == ["dead", "slide", "smooth", "gd", "sensitivity", "staircase",
-                              "memorise", "twin", "twin_plus"] == list(kernel_registry.KERNELS)
+                              "memorise", "twin", "twin_plus", "twin_above"] == list(kernel_registry.KERNELS)
     assert all(THEOREMS[name].kernel is kernel_registry.KERNELS[name] for name in THEOREMS)
 
 

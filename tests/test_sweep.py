@@ -21,7 +21,8 @@ from certify.sweep import (certificate_file, certificate_files, certify_chunk, p
 from conftest import ROOT, run_certify
 from certify.theorems.registry import THEOREMS as RECORDS, swept_by_default
 
-#: The theorems a sweep certifies when none are named (every record but twin_plus, whose defaults stop at 31).
+#: The theorems a sweep certifies when none are named (every record but twin_plus and twin_above, whose defaults
+#: stop at 31).
 THEOREMS = swept_by_default()
 KEY_NUMBERS = {name: list(RECORDS[name].key_numbers) for name in THEOREMS}
 
@@ -417,7 +418,7 @@ def test_the_progress_bar_draws_on_stderr_as_it_is_when_called(monkeypatch):
 def test_a_default_sweep_leaves_out_twin_plus_and_an_asked_one_records_where_its_defaults_fail(tmp_path):
     """twin_plus's defaults certify up to p = 31 only (its record's largest_default_prime): a sweep takes it only
     when named, and then p = 37 is a recorded failure with the kernel's one-line reason, exit 1."""
-    assert "twin_plus" not in THEOREMS and set(RECORDS) - set(THEOREMS) == {"twin_plus"}
+    assert "twin_plus" not in THEOREMS and set(RECORDS) - set(THEOREMS) == {"twin_plus", "twin_above"}
     out = tmp_path / "sweep"
     result = run_certify("sweep", "--primes", "31..37", "--theorems", "twin_plus", "--jobs", 1, "--out", out)
     assert result.returncode == 1, result.stderr
@@ -426,4 +427,4 @@ def test_a_default_sweep_leaves_out_twin_plus_and_an_asked_one_records_where_its
     assert "the base point is not in U_II^+" in summary["failed"][0][1]
     assert check_file(certificate_file(out, "twin_plus", 31)).status == "verified"
     usage = run_certify("sweep", "--help").stdout
-    assert "all but twin_plus" in " ".join(usage.split())
+    assert "all but twin_plus, twin_above" in " ".join(usage.split())

@@ -145,6 +145,9 @@ class _Staircase:
                     "box's Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= "
                     "p^2 (p - 1) P(box)")
 
+    #: whether the box's gate (1, 1) is active (z11 > 0, Proposition S3.4) rather than inactive (z11 < 0)
+    GATE_11_ACTIVE = False
+
     def term(self, name: str) -> str:
         return real(self.values[name] if name in self.values else self.r)
 
@@ -165,7 +168,7 @@ class _Staircase:
         statements = {
             "active_gates": [("z00", gates.format(u=u0, v=v0, q=positive)), ("z01", gates.format(u=u0, v=v1, q=positive)),
                              ("z10", gates.format(u=u1, v=v0, q=positive))],
-            "gate_11": [("", gates.format(u=u1, v=v1, q=negative))],
+            "gate_11": [("", gates.format(u=u1, v=v1, q=positive if self.GATE_11_ACTIVE else negative))],
             "boundary_gates": [("z0j", gates.format(u=u0, v=vj, q=negative)),
                                ("zj0", gates.format(u=uj, v=v0, q=negative))],
             "other_gates": [("z1j", gates.format(u=u1, v=vj, q=negative)), ("zj1", gates.format(u=uj, v=v1, q=negative)),
@@ -242,18 +245,10 @@ class _Staircase:
 
     def purity_margin_box(self) -> list[Lemma]:
         """delta of (S.15) at rho_+, L_-, C_+ (interval), and its hypothesis sqrt F_0 + rho_+ - 1 < 1."""
-        p, r = self.p, self.r
-        C_plus = fmpq(p) * r**2
-        for block in "uv":
-            C_plus += sum(count * (abs(level) + r) ** 2 for count, level in zip(self.counts(), self.levels[block]))
-        for count, level in zip(self.counts(), self.levels["w"]):
-            if not abs(level) >= r:
-                raise ValueError("a coordinate of w is within r of 0: the bound of C_+ needs |w_c| >= r")
-            C_plus -= count * (abs(level) - r) ** 2
-        C_plus = max(C_plus, fmpq(0))  # C_+ = max(0, ...) is at most this exact number
+        p = self.p
         L = self.L_TERM.format(p=p, g=self._g())
         spread = f"(sqrt {self.F_TERM.format(p=p)} + {self._rho()} - 1)"
-        quantity = f"(1 - {spread} ^ 2) * {L} / (2 * {L} + {real(C_plus)})"
+        quantity = f"(1 - {spread} ^ 2) * {L} / (2 * {L} + {real(self._balance_upper())})"
         paper = f"{self.SECTION}: {self.PURITY_PAPER}"
         return [
             Lemma("purity_margin_box_hypothesis", "purity_margin_box", f"{spread} < 1", INTERVAL,
@@ -263,6 +258,19 @@ class _Staircase:
             *landmark_lemmas(self.document, "purity_margin_box", "lo",
                              paper="delta > 0: max_zeta F_zeta(theta(t)) <= 1 - delta < 1 for all t"),
         ]
+
+    def _balance_upper(self) -> fmpq:
+        """An exact upper bound of C_+ = max(0, p mu^2 + |u|^2 + |v|^2 - |w|^2) on the box (|mu| <= r, each coordinate
+        within r of the base point). ValueError unless every |w_c| >= r at the base point."""
+        p, r = self.p, self.r
+        C_plus = fmpq(p) * r**2
+        for block in "uv":
+            C_plus += sum(count * (abs(level) + r) ** 2 for count, level in zip(self.counts(), self.levels[block]))
+        for count, level in zip(self.counts(), self.levels["w"]):
+            if not abs(level) >= r:
+                raise ValueError("a coordinate of w is within r of 0: the bound of C_+ needs |w_c| >= r")
+            C_plus -= count * (abs(level) - r) ** 2
+        return max(C_plus, fmpq(0))  # C_+ = max(0, ...) is at most this exact number
 
     def region_probability(self) -> list[Lemma]:
         """P(R | active) >= p^2 (p - 1) P(box), from the box-mass lemmas of certify.coq.gaussian."""
@@ -622,11 +630,11 @@ class _TwinPlus(_Twin):
         which :meth:`window_box` proves >= both ends in Coq (not the stored loss_excess_box end)."""
         from ..errors import NotCertified
         from ..kernel.balls import working_precision
-        from ..kernel.twin_plus import TwinPlusParameters, loss_excess_upper
         from .terms import round_up
 
+        parameters_class, loss_excess_upper = self._closed_form()
         try:
-            params = TwinPlusParameters(self.p, *(self.values[name] for name in self.PARAMETERS))
+            params = parameters_class(self.p, *(self.values[name] for name in self.PARAMETERS))
             with working_precision(128):
                 upper = loss_excess_upper(params, self.r).upper().mid().fmpq()
         except (NotCertified, ZeroDivisionError, ValueError) as error:
@@ -634,6 +642,11 @@ class _TwinPlus(_Twin):
         if not upper > 0:  # the capture lemmas write b_+^0 = max(b_+, 0) as b_+
             raise ValueError("b_+ is not positive: the capture lemmas are written for b_+^0 = b_+")
         return real(round_up(upper, self.B_PLUS_DIGITS))
+
+    def _closed_form(self):
+        """The kernel's parameters class and its closed form of b_+ (the upper end bounds b on the box)."""
+        from ..kernel.twin_plus import TwinPlusParameters, loss_excess_upper
+        return TwinPlusParameters, loss_excess_upper
 
     def _excess_ends(self) -> list[tuple[str, str]]:
         """(end, Coq term of ell_0+(X - 2r) + 2 ell_1+(z) - 3 ln 2) at z = s - 2r and s + 2r (section 11.11: section
@@ -711,3 +724,202 @@ class _TwinPlus(_Twin):
                                                                          quantity), "lra.",
                       f"{self.SECTION}: Proposition S3.2 with Remark S3.3: z11(t) > -(e + 2r) + h t/p^2 while z11 < 0, "
                       "so the gate (1, 1) reaches its kink before p^2 (e + 2r)/h", fields=("hi",))]
+
+
+# -- Proposition S3.4 on a box: the twin captured from above (docs/staircase.md, section 11.12) ------------------
+
+#: The base point of docs/staircase.md 11.12 in the parameters (certify.kernel.twin_above.twin_above_base_point).
+TWIN_ABOVE_BASE_POINT = {
+    "u": ("{X} / 2", "({X} + {e}) / 2 - {X} / 2", "- ({X} / 2) - {t}"),
+    "v": ("{X} / 2", "({X} + {e}) / 2 - {X} / 2", "- ({X} / 2) - {t}"),
+    "w": (f"{{E}} + {{d}} - {_TWIN_PLUS_MU0}", f"{{E}} - {_TWIN_PLUS_MU0}", f"- ({_TWIN_PLUS_MU0})"),
+}
+TWIN_ABOVE_BASE_POINT_PAPER = ("the base point of docs/staircase.md 11.12: u = v = (X/2, s - X/2, -X/2 - t, ...), "
+                               "s = (X + e)/2, w = (E + d, E, 0, ...) - mu_0, mu_0 = (2E + d)/p; every claim below is "
+                               "about this one point's box")
+TWIN_ABOVE_SECTION = "docs/staircase.md, section 11.12"
+
+
+def twin_above_obligations(document: dict) -> list:
+    """The lemmas of a ``twin_above`` certificate (Proposition S3.4 on a box, docs/staircase.md 11.12): the base
+    point, then each claim (see :class:`_TwinAbove`)."""
+    items: list = base_point_lemmas(document, TWIN_ABOVE_BASE_POINT, TWIN_ABOVE_BASE_POINT_PAPER)
+    return items + _claim_lemmas(_TwinAbove(document), "certify.coq.staircase (twin_above)")
+
+
+class _TwinAbove(_TwinPlus):
+    """The certificate of U_II^above (section 11.12): Theorem S's three-level blocks and region lemma, the pattern
+    with the gate (1, 1) active and z00 - z11 > 0, Remark S3.6 (ii)'s b_+ (eight ends: four corners of the offsets
+    of w(0), w(1), two ends of z01) and the window, capture and purity claims of Remarks S3.5-S3.6 stated with b_+ =
+    the exporter's own upper bound of the closed form (rounded up, proved >= every end in Coq), each to TWIN_DIGITS
+    digits: every margin decreases in b, so a larger b_+ gives a weaker, still true, statement."""
+
+    SECTION = TWIN_ABOVE_SECTION
+    GATE_11_ACTIVE = True
+    PROPOSITION = "Proposition S3.4"
+    COPIES_PAPER = ("the p^2 (p - 1) images of the box under the affine relabellings are disjoint (two relabellings "
+                    "share a 2 x 2 block of active gates and exchange z00 and z11, and z00 > z11 on the box: "
+                    "pattern_box's gate_order), each of the box's Gaussian mass and inside R, and R lies in the "
+                    "initially active set, so P(R | active) >= p^2 (p - 1) P(box)")
+    EXCESS_PAPER = ("Remark S3.6 (ii): on the box b0 <= F(a, b) at the offsets a, b of w(0), w(1), F is convex in "
+                    "(a, b), so at most its largest value at the four corners a, b = +-r; in each F, ell_1+ is convex "
+                    "in z, so at most its larger end value at z = s -+ 2r")
+
+    def _pattern_lemmas(self, statements: dict, quantities: dict, why_positive: str) -> list:
+        return _Staircase._pattern_lemmas(self, statements, quantities, "the box lies in the pattern of "
+                                                                        "Proposition S3.4 (z00, z01, z10, z11 > 0, "
+                                                                        "every other gate < 0)")
+
+    @property
+    def _s(self) -> fmpq:
+        return (self.values["X"] + self.values["e"]) / 2
+
+    def _closed_form(self):
+        from ..kernel.twin_above import TwinAboveParameters, loss_excess_upper
+        return TwinAboveParameters, loss_excess_upper
+
+    def builders(self) -> dict:
+        return {**_TwinPlus.builders(self), "purity_margin_box": self.purity_margin_box}
+
+    def pattern_box(self) -> list:
+        """The twin's pattern lemmas with z11 > 0, and z00 - z11 on the box (lra)."""
+        lemmas = _Twin.pattern_box(self)
+        name = "gate_order"
+        if name not in self.document["claims"]["pattern_box"]["components"]:
+            return lemmas + [NotExported("pattern_box", f"the component {name} is missing from the certificate")]
+        r = real(self.r)
+        (u0, u1, _), (v0, v1, _) = ((real(x) for x in self.levels[b]) for b in "uv")
+        statement = stated(self.document, "pattern_box", "lo", "(a + b) - (c + d)", name)
+        return lemmas + [
+            Lemma(f"pattern_box_{name}_lo", "pattern_box",
+                  f"forall a b c d : R, Rabs (a - {u0}) <= {r} -> Rabs (b - {v0}) <= {r} -> Rabs (c - {u1}) <= {r} "
+                  f"-> Rabs (d - {v1}) <= {r} -> {statement}", BOX_TACTIC,
+                  f"{self.SECTION}: u(0), v(0), u(1), v(1) within r of the base point; the margin bounds z00 - z11"),
+            *landmark_lemmas(self.document, "pattern_box", "lo", name,
+                             paper="the margin is positive: z00 > z11 on the box, so its relabelled copies are "
+                                   "disjoint")]
+
+    def _excess_ends(self) -> list[tuple[str, str]]:
+        """(end, Coq term of F(a, b) at the end z01 = z) for a, b = -+r and z = s -+ 2r (Remark S3.6 (ii))."""
+        X, e, d, E = (self.values[name] for name in ("X", "e", "d", "E"))
+        s, r, p = self._s, self.r, self.p
+        if not (d - 2 * r > 0 and s - 2 * r > 0 and E - 2 * r > 0 and e - 2 * r > 0):
+            raise ValueError("Remark S3.6 (ii) needs d, s, E, e > 2r (the signs of the exponents)")
+        z0, z2 = real(X - 2 * r), real(e + 2 * r)
+        ends = []
+        for a_name, a in (("a_low", -r), ("a_high", r)):
+            for b_name, b in (("b_low", -r), ("b_high", r)):
+                D = d + a - b
+                ell_0 = (f"ln (1 + exp (- ({z0}) * ({real(D)})) + ({p} - 2) * "
+                         f"exp (- ({z0}) * ({real(E + d - r + a)})))")
+                ell_2 = (f"ln (exp (({z2}) * ({real(E + d + a + r)})) + exp (({z2}) * ({real(E + b + r)})) + 1 + "
+                         f"({p} - 3) * exp (({real(2 * r)}) * ({z2})))")
+                for z_name, z in (("z_low", s - 2 * r), ("z_high", s + 2 * r)):
+                    ell_1 = (f"ln (1 + exp (({real(z)}) * ({real(D)})) + ({p} - 2) * "
+                             f"exp (- ({real(z)}) * ({real(E - r + b)})))")
+                    ends.append((f"{a_name}_{b_name}_{z_name}",
+                                 f"{ell_0} + 2 * {ell_1} + {ell_2} - ln {p} - 3 * ln 2"))
+        return ends
+
+    def loss_excess_box(self) -> list[Lemma]:
+        """b0 = Lambda_4 - 3 ln 2 <= hi at each of the eight ends of Remark S3.6 (ii) (interval)."""
+        return [Lemma(ident("loss_excess_box", "hi", end), "loss_excess_box",
+                      stated(self.document, "loss_excess_box", "hi", quantity), INTERVAL,
+                      f"{self.SECTION}: {self.EXCESS_PAPER}; this is the end {end}", fields=("hi",))
+                for end, quantity in self._excess_ends()]
+
+    @cached_property
+    def _exact(self) -> dict[str, fmpq]:
+        """Remark S3.5's exact bounds (certify.kernel.twin_above.box_bounds), and eps = e_+^2/h, g_- = g_-0 - eps,
+        S_- = S_-0 - eps. ValueError unless g_- and S_- are positive."""
+        X, e, t, d, E, h = (self.values[name] for name in self.PARAMETERS)
+        s, r, p = self._s, self.r, self.p
+        mu0, spread = (2 * E + d) / p, fmpq(2 * (p - 1), p) * r
+        e_plus = e + 2 * r
+        eps = e_plus**2 / h
+        exact = {"e_plus": e_plus, "eps": eps, "g0_minus": mu0 - spread, "g0_plus": mu0 + spread,
+                 "g_minus": mu0 - spread - eps, "S_minus": (p - 2) * (mu0 - 4 * r / p) - eps,
+                 "m": min(s, t) - 2 * r, "X_plus": X + 2 * r, "X_minus": X - 2 * r, "z_plus": s + 2 * r,
+                 "M_plus": E + d + 2 * r, "N_plus": E + 2 * r, "D_minus": d - 2 * r, "D_plus": d + 2 * r}
+        if not (exact["g_minus"] > 0 and exact["S_minus"] > 0):
+            raise ValueError("g_- or S_- is not positive")
+        return exact
+
+    @cached_property
+    def _growth_is_eta(self) -> bool:
+        """Whether eta < delta_c at the kernel's b_+ (Remark S3.6 (i) takes the smaller; either bounds gamma_max's
+        growth, so the lemmas state the one the kernel found smaller, and a near-tie costs nothing)."""
+        from ..kernel.balls import ball, working_precision
+        from ..kernel.twin_above import TwinAboveParameters, loss_excess_upper
+
+        params = TwinAboveParameters(self.p, *(self.values[name] for name in self.PARAMETERS))
+        q = self._exact
+        with working_precision(128):
+            b_plus = ball(loss_excess_upper(params, self.r).upper())
+            delta = (2 * b_plus * q["e_plus"] / params.h).sqrt()
+            eta = ((q["X_plus"] + delta) * b_plus + q["e_plus"]) * q["e_plus"] / params.h
+            return bool((eta - delta).mid() < 0)
+
+    def _capture_terms(self) -> dict[str, str]:
+        """Coq terms of Remarks S3.5-S3.6's bounds (section 11.12): the exact ones as literals, the rest from b_+."""
+        q, b, h = self._exact, self._b(), real(self.values["h"])
+        e_plus = real(q["e_plus"])
+        delta = f"(sqrt (2 * {b} * {e_plus} / {h}))"
+        eta = f"((({real(q['X_plus'])} + {delta}) * {b} + {e_plus}) * {e_plus} / {h})"
+        growth = eta if self._growth_is_eta else delta
+        s2 = f"(({real(q['X_plus'])} + {delta}) ^ 2 + 2 * ({real(q['z_plus'])} + {delta}) ^ 2 + {e_plus} ^ 2)"
+        Xm = f"({real(q['X_minus'])} - {delta})"
+        kappa = f"(3 / 4 * (2 * (1 - {b}) / (1 + exp (2 * {_acosh(f'exp {b}')}))) * {Xm} ^ 2)"
+        return {"b": b, "delta": delta, "rho": f"(({real(q['g0_plus'])} + {growth}) / {real(q['g_minus'])})",
+                "s2": s2, "kappa": kappa, "z": f"({real(q['z_plus'])} + {delta})",
+                "M": f"({real(q['M_plus'])} + {delta})", "h": h, "e_plus": e_plus}
+
+    def _rho(self) -> str:
+        return self._capture_terms()["rho"]
+
+    def capture_box(self) -> list[Lemma]:
+        """The six margins of (S.36) at Remarks S3.5-S3.6's bounds: g_- exactly (lra), the rest rounded down to
+        TWIN_DIGITS (interval)."""
+        c, q, p = self._capture_terms(), self._exact, self.p
+        cone = f"({c['kappa']} - 2 * {c['b']})"
+        quantities = {
+            "reach": f"{real(q['m'])} - {c['delta']}",
+            "rate": f"2 * ({real(q['g0_minus'])} - {real(q['eps'])}) - {c['b']} * ({real(q['N_plus'])} + {c['delta']})"
+                    f" - {c['h']}",
+            "difference_floor": f"{real(q['D_minus'])} * exp (- ({c['s2']} * {c['e_plus']} / {c['h']})) - "
+                                f"{real(q['eps'])}",
+            "cone": cone,
+            "race": f"ln {real(q['S_minus'])} - {c['z']} * {c['M']} - ({c['z']} + {c['M']}) ^ 2 * {c['b']} / "
+                    f"(2 * {cone}) - ln {real(q['D_plus'])}",
+        }
+        why = ("Remark S3.5: (S.36) at e_+, D_-0, D_+0, X_-+0, z_+0, M_+0, N_+0, m_-, S_-0, g_-+0 and b_+ "
+               "(loss_excess_box's closed form) holds at every point of the box; the margin decreases in b")
+        positive = "the margin is positive: the box lies in U_II^above (Proposition S3.4)"
+        lemmas = [Lemma("capture_box_gamma_floor_lo", "capture_box",
+                        stated(self.document, "capture_box", "lo", real(q["g_minus"]), "gamma_floor"), "lra.",
+                        f"{self.SECTION}: g_- = mu_0 - 2(p - 1) r/p - e_+^2/h, exactly (Remark S3.5)",
+                        fields=("lo",)),
+                  *landmark_lemmas(self.document, "capture_box", "lo", "gamma_floor", paper=positive)]
+        for component, quantity in quantities.items():
+            lemmas.append(self._weak("capture_box", "lo", quantity, component,
+                                     f"capture_box_{component}_lo_{TWIN_DIGITS}_digits", why))
+            lemmas += landmark_lemmas(self.document, "capture_box", "lo", component, paper=positive)
+        return lemmas
+
+    def purity_margin_box(self) -> list[Lemma]:
+        """delta_- of (S.37) at rho_+, S_-, g_- and C_+, rounded down to TWIN_DIGITS (rho_+ reads b_+), and its
+        hypothesis sqrt F_0 + rho_+ - 1 < 1 (interval)."""
+        p, q = self.p, self._exact
+        L = f"({real(q['S_minus'])} ^ 2 / 2 + ({p} - 2) * {real(q['g_minus'])} ^ 2)"
+        spread = f"(sqrt {self.F_TERM.format(p=p)} + {self._rho()} - 1)"
+        quantity = f"(1 - {spread} ^ 2) * {L} / (2 * {L} + {real(self._balance_upper())})"
+        return [
+            Lemma("purity_margin_box_hypothesis", "purity_margin_box", f"{spread} < 1", INTERVAL,
+                  f"{self.SECTION}: the hypothesis sqrt(F_0) + rho_+ - 1 < 1 of (S.37), Remark S3.6 (i)'s rho_+"),
+            self._weak("purity_margin_box", "lo", quantity, None, f"purity_margin_box_lo_{TWIN_DIGITS}_digits",
+                       "(S.37) at rho_+ (Remark S3.6 (i)), L_- = S_-^2/2 + (p - 2) g_-^2 and C_+ <= the number written: "
+                       "delta_- decreases in rho_+ and C_+ and increases in L_-"),
+            *landmark_lemmas(self.document, "purity_margin_box", "lo",
+                             paper="delta_- > 0: max_zeta F_zeta(theta(t)) <= 1 - delta_- < 1 for all t"),
+        ]
+

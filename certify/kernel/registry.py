@@ -159,10 +159,19 @@ TWIN_PLUS = KernelRecord(
     claim_ids=("pattern_box", "loss_excess_box", "window_box", "capture_box", "capture_time_box", "purity_margin_box",
                "gaussian_probability", "region_probability"))
 
+TWIN_ABOVE = KernelRecord(
+    name="twin_above", module="certify.kernel.twin_above", parameters="TwinAboveParameters",
+    require_hypotheses="require_twin_above_hypotheses", base_point="twin_above_base_point",
+    claims="twin_above_claims", parameter_names=("X", "e", "t", "d", "E", "h", "sigma"),
+    hypotheses_take_precision=True,
+    claim_ids=("pattern_box", "loss_excess_box", "window_box", "capture_box", "capture_time_box", "purity_margin_box",
+               "gaussian_probability", "region_probability"))
+
 #: Every kernel, by theorem name, in the fixed order dead, slide, smooth, gd, sensitivity, staircase, memorise, twin,
-#: twin_plus.
+#: twin_plus, twin_above.
 KERNELS: dict[str, KernelRecord] = {record.name: record for record in (DEAD, SLIDE, SMOOTH, GD, SENSITIVITY,
-                                                                       STAIRCASE, MEMORISE, TWIN, TWIN_PLUS)}
+                                                                       STAIRCASE, MEMORISE, TWIN, TWIN_PLUS,
+                                                                       TWIN_ABOVE)}
 
 
 def claim_spec(theorem: str, claim_id: str):

@@ -821,24 +821,29 @@ def certified_dead_region(p: int, prec: int = 128) -> dict:
 
 def certified_staircase_region(p: int, sigma: str = "1") -> dict:
     """{"staircase_region_log10_lower_bound": text, "memorise_region_log10_lower_bound": text,
-    "twin_region_log10_lower_bound": text, "twin_plus_region_log10_lower_bound": text}: log10 of the proved lower
-    bounds on P(theta(0) in R | initially active) under N(0, sigma^2 I_3p) for the four staircase theorems: R_stair, Theorem S's region (the (1, 2) staircase,
+    "twin_region_log10_lower_bound": text, "twin_plus_region_log10_lower_bound": text,
+    "twin_above_region_log10_lower_bound": text}: log10 of the proved lower
+    bounds on P(theta(0) in R | initially active) under N(0, sigma^2 I_3p) for the five staircase theorems: R_stair, Theorem S's region (the (1, 2) staircase,
     k = 2, regime I) relabelled, from ``certify staircase --p P --sigma SIGMA``; R_1, Theorem S1's (one active
     gate, k = 1) relabelled, from ``certify memorise --p P --sigma SIGMA``; and R_II, Proposition S2.2's (k = 2,
     regime II, the twin) relabelled, from ``certify twin --p P --sigma SIGMA``; and R_II^+, Proposition S3.2's
-    (k = 2, regime II captured from D > 0) relabelled, from ``certify twin_plus --p P --sigma SIGMA``; each with its
+    (k = 2, regime II captured from D > 0) relabelled, from ``certify twin_plus --p P --sigma SIGMA``; and R_II^above,
+    Proposition S3.4's (k = 2, regime II captured from above) relabelled, from ``certify twin_above --p P --sigma
+    SIGMA``; each with its
     defaults (the larger of the kernel's region_probability and, for memorise,
     whole_region_probability claims, docs/staircase.md sections 9, 10.6 and 10.7), rounded down to
     CERTIFIED_DIGITS; a key is left out when its defaults certify nothing at this p or
-    sigma. k >= 3 has no persistence theorem: the issue's sum over k is these four terms (pairwise disjoint:
-    D < 0 on R_II, D > 0 on the others, and the unique trajectory from R_II^+ brings the gate (1, 1) onto its kink,
-    which from R_stair it never reaches; docs/outcome-law.md), and the summary shows
+    sigma. k >= 3 has no persistence theorem: the issue's sum over k is these five terms (pairwise disjoint:
+    D < 0 on R_II, D > 0 on the others, the unique trajectory from R_II^+ brings the gate (1, 1) onto its kink,
+    which from R_stair it never reaches, and R_II^above alone has four active gates at t = 0, the others one or
+    three; docs/outcome-law.md), and the summary shows
     each beside its measured share (k = 1 is the outcome memorises_one_entry)."""
     from certify.errors import CertifyError
     from certify.kernel.exact import compare, format_decimal, parse_exact, parse_rational, round_decimal
     from certify.theorems.memorise import certify_memorise
     from certify.theorems.staircase import certify_staircase
     from certify.theorems.twin import certify_twin
+    from certify.theorems.twin_above import certify_twin_above
     from certify.theorems.twin_plus import certify_twin_plus
 
     try:
@@ -849,7 +854,8 @@ def certified_staircase_region(p: int, sigma: str = "1") -> dict:
     for key, build in (("staircase_region_log10_lower_bound", certify_staircase),
                        ("memorise_region_log10_lower_bound", certify_memorise),
                        ("twin_region_log10_lower_bound", certify_twin),
-                       ("twin_plus_region_log10_lower_bound", certify_twin_plus)):
+                       ("twin_plus_region_log10_lower_bound", certify_twin_plus),
+                       ("twin_above_region_log10_lower_bound", certify_twin_above)):
         try:
             claims = build(p, sigma=scale).certificate["claims"]
         except CertifyError:
@@ -1044,7 +1050,9 @@ def summary_text(summary: dict) -> str:
     for key, region, source in (  # the regime-II floors; summaries written before one have no such line
             ("twin_region_log10_lower_bound", "R_II, k = 2 regime II", "Proposition S2.2, docs/staircase.md section 11.9"),
             ("twin_plus_region_log10_lower_bound", "R_II^+, k = 2 regime II captured with D >= 0",
-             "Proposition S3.2, docs/staircase.md section 11.11")):
+             "Proposition S3.2, docs/staircase.md section 11.11"),
+            ("twin_above_region_log10_lower_bound", "R_II^above, k = 2 regime II captured from above",
+             "Proposition S3.4, docs/staircase.md section 11.13")):
         if key in certified:
             lines.append(f"certified: P(twin region {region} | active) >= 10^{certified[key]} ({source}), sigma "
                          f"{summary['sigma']}; measured twins {100 * twins / summary['samples']:.2f}% of the samples")

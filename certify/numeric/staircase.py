@@ -47,7 +47,7 @@ PATTERNS = {
 
 
 def size_of(certificate: dict) -> int:
-    """The staircase size k of a ``staircase``, ``twin`` or ``twin_plus`` (k = 2) or ``memorise`` (k = 1)
+    """The staircase size k of a ``staircase``, ``twin``, ``twin_plus`` or ``twin_above`` (k = 2) or ``memorise`` (k = 1)
     certificate."""
     return 1 if certificate["theorem"] == "memorise" else 2
 
@@ -138,7 +138,7 @@ def upper_text(value: Fraction, significant: int) -> str:
 
 
 def _run_lines(certificate: dict, runs: list[dict], path, kept, tail) -> list[str]:
-    """The lines printed beside the figure: one a run, saying whether ``kept(rows)`` held at every checkpoint,
+    """The lines printed beside the figure: one a run, saying whether ``kept(times, rows)`` held at every checkpoint,
     then ``tail(times, rows)``, its largest max F and the certified bound; the figure's path last."""
     bound = upper_text(1 - Fraction(certificate["claims"]["purity_margin_box"]["lo"]), 4)  # 1 - delta, rounded up
     lines = ["float experiment (the full-network Clarke flow of certify.law.flow from the base point and "
@@ -147,7 +147,7 @@ def _run_lines(certificate: dict, runs: list[dict], path, kept, tail) -> list[st
         rows, times = run["rows"], run["times"]
         lines.append(f"  {'base point' if index == 0 else f'corner {index}'}: reached t = {times[-1]:.3g}"
                      f"{'' if run['failure'] is None else ' (' + run['failure'] + ')'}; pattern kept: "
-                     f"{'yes' if kept(rows) else 'NO'}; {tail(times, rows)}; largest max F "
+                     f"{'yes' if kept(times, rows) else 'NO'}; {tail(times, rows)}; largest max F "
                      f"{max(row['max_F'] for row in rows):.4f} (certified <= {bound})")
     lines.append(f"figure: {path}")
     return lines
@@ -155,11 +155,13 @@ def _run_lines(certificate: dict, runs: list[dict], path, kept, tail) -> list[st
 
 #: The figure's title of each regime-II record: the proposition its certificate proves.
 TWIN_TITLES = {"twin": "Proposition S2.2, p = {p}: the twin captured",
-               "twin_plus": "Proposition S3.2, p = {p}: the twin captured from D > 0"}
+               "twin_plus": "Proposition S3.2, p = {p}: the twin captured from D > 0",
+               "twin_above": "Proposition S3.4, p = {p}: the twin captured from above"}
 
 
 def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
-    """``certify twin --plot FILE`` and ``certify twin_plus --plot FILE``: :func:`staircase_runs` from the box
+    """``certify twin --plot FILE``, ``certify twin_plus --plot FILE`` and ``certify twin_above --plot FILE``:
+    :func:`staircase_runs` from the box
     drawn to ``path``: z11 and D = w(0) - w(1) (Proposition S2.2: z11 reaches 0 with D <= 0 by the certified
     capture time and stays there; Proposition S3.2: the same with D >= 0, D then decaying) and max_zeta F_zeta
     beside 1 - delta; returns the lines to print. Floats: cross-checks, never bounds."""
@@ -184,9 +186,14 @@ def twin_experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
     _draw_runs(certificate, runs, path, size, dpi, left_run, left_finish,
                TWIN_TITLES[certificate["theorem"]].format(p=certificate["p"]))
 
-    def kept(rows):
+    # before t_c the gate (1, 1) is below its kink (Propositions S2.2, S3.2) or above it (Proposition S3.4)
+    above = certificate["theorem"] == "twin_above"
+
+    def kept(times, rows):
         return all(row["active_min"] > 0 and row["other_but_11_max"] < 0 and row["boundary_max"] <= 1e-9
-                   and row["z11"] <= KINK_TOLERANCE for row in rows)
+                   and (abs(row["z11"]) <= KINK_TOLERANCE if time >= t_c else
+                        (row["z11"] >= -KINK_TOLERANCE if above else row["z11"] <= KINK_TOLERANCE))
+                   for time, row in zip(times, rows))
 
     def tail(times, rows):
         # "on the kink": within the simulator's tolerance of 0 (its active-set rule keeps a sliding gate there)
@@ -219,7 +226,7 @@ def experiment(certificate: dict, path, size=None, dpi=None) -> list[str]:
 
     _draw_runs(certificate, runs, path, size, dpi, left_run, left_finish, theorem.format(p=certificate["p"]))
 
-    def kept(rows):
+    def kept(times, rows):
         return all(row["active_min"] > 0 and row["other_max"] < 0 and row["boundary_max"] <= 1e-9 for row in rows)
 
     def tail(times, rows):

@@ -425,6 +425,76 @@ FORMS["twin_plus"] = {
              r"$p^2(p-1)$ disjoint relabelled copies of the box, and $\Pr(R \mid \text{active}) \ge \Pr(R)$ since "
              r"$R$ lies in the initially active set"),
 }
+FORMS["twin_above"] = {
+    "pattern_box": LatexForm(
+        _BOX, note=r"so the box lies in the pattern of Proposition S3.4: the gates $z_{00}$, $z_{01}$, $z_{10}$, "
+                   r"$z_{11}$ active, the boundary gates and every other gate $< 0$, $D > 0$, and $z_{00} > z_{11}$ "
+                   r"(its $p^2(p-1)$ relabelled copies are disjoint)",
+        components={
+            "active_gates": LatexForm("", r"z_{00},\ z_{01},\ z_{10}"),
+            "gate_11": LatexForm("", r"z_{11}"),
+            "boundary_gates": LatexForm("", r"-z_{0j},\ -z_{j0}", note=r"every boundary gate, $j \ge 2$"),
+            "other_gates": LatexForm("", r"-z_{ab}", note="every other gate"),
+            "gamma_min": LatexForm("", r"\gamma_j = \mu - w(j)", note=r"every $j \ge 2$"),
+            "positive_difference": LatexForm("", r"D = w(0) - w(1)"),
+            "gate_order": LatexForm("", r"z_{00} - z_{11}"),
+        }),
+    "loss_excess_box": LatexForm(
+        f"{_BOX},", r"b_0 = \Lambda_4 - 3\log 2",
+        note=r"with $\Lambda_4 = \ell_0(z_{00}) + \ell_1(z_{01}) + \ell_1(z_{10}) + \ell_2(z_{11}) - \log p$; this "
+             r"end is at least $b_+ = \max_{a, b \in \{-r, r\}} \bigl(\ell_0^+(X - 2r) + 2 \max(\ell_1^+(s - 2r), "
+             r"\ell_1^+(s + 2r)) + \ell_2^+(e + 2r)\bigr) - \log p - 3\log 2$ with $D = d + a - b$, "
+             r"$\ell_0^+(z) = \log(1 + e^{-zD} + (p - 2) e^{-z(E + d - r + a)})$, "
+             r"$\ell_1^+(z) = \log(1 + e^{zD} + (p - 2) e^{-z(E - r + b)})$, "
+             r"$\ell_2^+(z) = \log(e^{z(E + d + a + r)} + e^{z(E + b + r)} + 1 + (p - 3) e^{2rz})$, "
+             r"$s = (X + e)/2$, the upper bound of $b_0$ that the window and capture claims use (not this end; "
+             r"Remark S3.6 (ii))"),
+    "window_box": LatexForm(
+        rf"{_BOX}, with $b_0 = \Lambda_4 - 3\log 2$, Remark S3.6 (i)'s $\rho_+$ (of the capture claim) and "
+        rf"$\beta(p, \rho) = \min(\log(p/4), 2/((p - 1)\rho))$,", r"\beta(p, \rho_+) - b_0",
+        note=r"so $b_0 < \beta(p, \rho_+)$: the window of (S.36)"),
+    "capture_box": LatexForm(
+        rf"{_BOX}, with Remark S3.5's bounds $e_+ = e + 2r$ of $e = z_{{11}}$, $D_{{-0}} = d - 2r$ and "
+        rf"$D_{{+0}} = d + 2r$ of $D_0$, $X_{{\pm0}} = X \pm 2r$ of $z_{{00}}$, $z_{{+0}} = s + 2r$ of $z_{{01}}, "
+        rf"z_{{10}}$, $M_{{+0}} = E + d + 2r$ of $w(0) - \min_{{j \ge 2}} w(j)$, $N_{{+0}} = E + 2r$ of "
+        rf"$w(1) - \min_{{j \ge 2}} w(j)$, $m_- = \min(s, t) - 2r$ of $m$, $S_{{-0}} = (p - 2)(\mu_0 - 4r/p)$ of "
+        rf"$\sum_{{j \ge 2}} \gamma_j$, $g_{{\pm0}} = \mu_0 \pm 2(p - 1)r/p$ of $\gamma_{{\min}}, \gamma_2$ and "
+        rf"$\gamma_{{\max}}$, $b_+$ of $b_0$ (the closed form of the loss excess claim), and "
+        rf"$\epsilon = e_+^2/h$, $\delta_c = \sqrt{{2 b_+ e_+/h}}$, $g_- = g_{{-0}} - \epsilon$, "
+        rf"$S_- = S_{{-0}} - \epsilon$, $\eta = ((X_{{+0}} + \delta_c) b_+ + e_+) e_+/h$, "
+        rf"$\rho_+ = (g_{{+0}} + \min(\delta_c, \eta))/g_-$, "
+        rf"$s_{{2+}} = (X_{{+0}} + \delta_c)^2 + 2(z_{{+0}} + \delta_c)^2 + e_+^2$, $z_+ = z_{{+0}} + \delta_c$, "
+        rf"$M_+ = M_{{+0}} + \delta_c$, $X_- = X_{{-0}} - \delta_c$, $\kappa_- = \tfrac34 q_*(b_+) X_-^2$",
+        note=r"so (S.36) holds at every point of the box: the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$, the "
+             r"Clarke trajectory from each of its points is unique, the gate $(1, 1)$ comes down onto its kink "
+             r"with $D \ge D_- > 0$ and slides on it for all later $t$, and the $(1, 2)$ pattern is kept "
+             r"(Proposition S3.4, Theorem S3)",
+        components={
+            "reach": LatexForm("", r"m_- - \delta_c"),
+            "gamma_floor": LatexForm("", r"g_-"),
+            "rate": LatexForm("", r"2(g_{-0} - \epsilon) - b_+ (N_{+0} + \delta_c) - h"),
+            "difference_floor": LatexForm("", r"D_- = D_{-0} e^{-s_{2+} e_+/h} - \epsilon"),
+            "cone": LatexForm("", r"\kappa_- - 2 b_+"),
+            "race": LatexForm("", r"\log S_- - z_+ M_+ - \frac{(z_+ + M_+)^2 b_+}{2(\kappa_- - 2 b_+)} - \log D_{+0}",
+                              note="(S.36)"),
+        }),
+    "capture_time_box": LatexForm(
+        f"{_BOX},", r"t_c = p^2 (e + 2r)/h",
+        note=r"the gate $(1, 1)$ reaches its kink from above, with $D > 0$, before the time $t_c$ "
+             r"(Proposition S3.4)"),
+    "purity_margin_box": LatexForm(
+        r"along every trajectory from the box and for all $t \ge 0$,", r"1 - \max_\zeta F_\zeta(\theta(t))",
+        note="the trajectory never aligns to one Fourier class (Proposition S3.4, (S.37))"),
+    "gaussian_probability": _gaussian_box(
+        r"every point of the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$ (Proposition S3.4)"),
+    "region_probability": LatexForm(
+        _GAUSSIAN, _REGION_PROBABILITY,
+        note=r"$R$ is $U_{\mathrm{II}}^{\mathrm{above}}$ of (S.36) relabelled: its union over the affine "
+             r"relabellings of rows, columns and labels, from every point of which Proposition S3.4 holds; the "
+             r"bound measures $p^2(p-1)$ relabelled copies of the box, disjoint as $z_{00} > z_{11}$ on it, and "
+             r"$\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in the initially active set"),
+}
+
 
 def quoted_values(spec, statement: str) -> dict[str, str]:
     """The instance values (``sigma``, ``delta``, ...) that the plain ``statement`` of claim ``spec`` quotes,

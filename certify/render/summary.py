@@ -203,6 +203,26 @@ def _whole_region_source(claims: dict) -> str:
     return "the whole of U_1, Proposition S1.8"
 
 
+def twin_above_summary(certificate: dict) -> list[str]:
+    """Lines: parameters, the pattern's margins, the loss excess and window, the margins of (S.36) and the capture
+    time, delta, the probabilities."""
+    claims = certificate["claims"]
+    pattern, capture = claims["pattern_box"]["components"], claims["capture_box"]["components"]
+    return [
+        f"certify twin_above: p = {certificate['p']}, {parameters_text(certificate, 'X', 'e', 't', 'd', 'E', 'h')}, "
+        f"radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
+        f"  on the box: {shown(pattern['gate_11'], 'z11')}, {shown(pattern['positive_difference'], 'D')}, "
+        f"{shown(pattern['boundary_gates'], '-(boundary gates)')}, {shown(pattern['gamma_min'], 'gamma_j')}",
+        f"  {shown(claims['loss_excess_box'], 'Lambda_4 - 3 log 2')}, "
+        f"{shown(claims['window_box'], 'beta(p, rho_+) - b0')}: inside the window of Theorem S3",
+        f"  (S.36): {shown(capture['reach'], 'm - delta_c')}, {shown(capture['rate'], 'rate - h')}, "
+        f"{shown(capture['difference_floor'], 'D_-')}, {shown(capture['race'], 'race')}; "
+        f"{shown(claims['capture_time_box'], 'capture time')}: captured from above with D > 0, then kept (Theorem S3)",
+        f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t ((S.37))",
+        *probability_lines(certificate, "R", "R = U_II^above relabelled: p^2 (p - 1) disjoint copies of the box"),
+    ]
+
+
 def generic_summary(certificate: dict) -> list[str]:
     """Lines for a theorem whose record names no summary: parameters, then each claim of the record with
     what its numbers imply (:func:`shown`; a claim with a log10 by its log10 alone)."""
