@@ -179,6 +179,9 @@ INSTANCES = {
     "twin-13": ("twin", 13, {}),
     "twin_plus-5": ("twin_plus", 5, {}),
     "twin_plus-7": ("twin_plus", 7, {}),
+    "twin_above-5": ("twin_above", 5, {}),
+    "twin_above-13": ("twin_above", 13, {}),
+    "twin_above-31": ("twin_above", 31, {}),
 }
 
 
@@ -668,6 +671,11 @@ ANCHORS = (
     "1 - max_zeta F_zeta(theta(t)) >= {twin_plus-5/purity_margin_box} for all t; P(region | active) >= "
     "{twin_plus-5/region_probability/log10} at p = 5, where `certify twin`\ngives "
     "{twin-5/region_probability/log10}, and {twin_plus-7/region_probability/log10} at p = 7;",
+    "the loss excess b0 <= {twin_above-5/loss_excess_box}\nand the six margins of (S.36)",
+    "before the certified capture time ({twin_above-5/capture_time_box} at p = 5) and slides there for ever, with\n"
+    "1 - max_zeta F_zeta(theta(t)) >= {twin_above-5/purity_margin_box} for all t; P(region | active) >=\n"
+    "{twin_above-5/region_probability/log10} at p = 5, {twin_above-13/region_probability/log10} at p = 13 and\n"
+    "{twin_above-31/region_probability/log10} at p = 31,",
     "(S1.1) margin >= {memorise-13/loss_margin_box}, 1 - max_zeta F_zeta(theta(t)) >= "
     "{memorise-13/purity_margin_box} for all t, P(region | active) >=\n{memorise-13/region_probability/log10}, "
     "where `certify slide`'s bound of its whole region is {slide-13/region_probability/log10}: for",

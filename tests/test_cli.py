@@ -267,15 +267,24 @@ def test_a_plot_that_cannot_be_drawn_is_refused_before_anything_is_written(tmp_p
     (["twin_plus", "--p", "5", "--d=-1/100"], "d > 0 fails"),
     (["twin_plus", "--p", "5", "--h", "abc"], "--h"),
     (["twin_plus", "--p", "5", "--radius", "1/100"], "not certified"),
+    (["twin_above", "--p", "53"], "the base point is not in U_II^above"),  # past the defaults' reach (docs 11.13)
+    (["twin_above", "--p", "5", "--e", "3"], "e < X fails"),
+    (["twin_above", "--p", "5", "--h", "0"], "h > 0 fails"),
+    (["twin_above", "--p", "5", "--h", "3"], "rate"),  # above 2 gamma_2: the base point fails (S.36)'s rate
+    (["twin_above", "--p", "5", "--d=-1/100"], "d > 0 fails"),
+    (["twin_above", "--p", "5", "--E", "x"], "--E"),
+    (["twin_above", "--p", "5", "--radius", "1/100"], "not certified"),
 ])
-def test_twin_plus_bad_input_is_one_line(args, words):
+def test_regime_two_bad_input_is_one_line(args, words):
     assert_one_line_error(run_certify(*args), words)
 
 
-def test_twin_plus_writes_a_certificate_the_checker_verifies(tmp_path):
-    out = tmp_path / "twin_plus-7.json"
-    result = run_certify("twin_plus", "--p", 7, "--out", out)
+@pytest.mark.parametrize("theorem, words", [("twin_plus", "captured with D >= 0"),
+                                            ("twin_above", "captured from above with D > 0")])
+def test_regime_two_writes_a_certificate_the_checker_verifies(tmp_path, theorem, words):
+    out = tmp_path / f"{theorem}-7.json"
+    result = run_certify(theorem, "--p", 7, "--out", out)
     assert result.returncode == 0, result.stderr
-    assert "captured with D >= 0" in result.stderr
+    assert words in result.stderr
     checked = run_certify("check", out)
-    assert checked.returncode == 0 and "verified: twin_plus, p = 7" in checked.stdout
+    assert checked.returncode == 0 and f"verified: {theorem}, p = 7" in checked.stdout

@@ -123,6 +123,13 @@ def test_certified_staircase_floor_is_the_staircase_certificate_rounded_down(p, 
     stored = Fraction(document["claims"]["region_probability"]["log10_lo"])
     got = Fraction(floors["twin_plus_region_log10_lower_bound"])
     assert stored - Fraction(1, 10**9) < got <= stored
+    from certify.theorems.twin_above import certify_twin_above  # and Proposition S3.4's, captured from above
+
+    document = certify_twin_above(p, sigma=fmpq(Fraction(sigma).numerator, Fraction(sigma).denominator)).certificate
+    assert check_bytes(dumps(document).encode())
+    stored = Fraction(document["claims"]["region_probability"]["log10_lo"])
+    got = Fraction(floors["twin_above_region_log10_lower_bound"])
+    assert stored - Fraction(1, 10**9) < got <= stored
 
 
 def test_the_summary_text_shows_the_staircase_floor_only_when_it_has_one():
@@ -149,6 +156,10 @@ def test_the_summary_text_shows_the_staircase_floor_only_when_it_has_one():
     summary["certified"]["twin_plus_region_log10_lower_bound"] = "-51.92"
     assert ("P(twin region R_II^+, k = 2 regime II captured with D >= 0 | active) >= 10^-51.92 (Proposition S3.2, "
             "docs/staircase.md section 11.11), sigma 1; measured twins 100.00% of the samples") in summary_text(summary)
+    assert "R_II^above" not in summary_text(summary)
+    summary["certified"]["twin_above_region_log10_lower_bound"] = "-38.46"
+    assert ("P(twin region R_II^above, k = 2 regime II captured from above | active) >= 10^-38.46 (Proposition S3.4, "
+            "docs/staircase.md section 11.13), sigma 1; measured twins 100.00% of the samples") in summary_text(summary)
 
 
 # --- parameters ---------------------------------------------------------------------------------------------

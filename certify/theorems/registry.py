@@ -718,8 +718,9 @@ U_II^above (the window and the six margins of (S.36) positive there), decided
 with balls. Defaults (a search's choice, the kernel decides): X = 5/2,
 t = 1/2, e = 2.5 r_0, d = 2.2 r_0 with r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p,
 h = 0.6 (2 mu_0), mu_0 = (2E + d)/p (3 digits, rounded down); they are
-certified from p = 5 to 31. Without --radius the radius is 99% of the largest
-the kernel certifies, rounded down to 3 digits.
+certified from p = 5 to 47 (from 53 on the base point fails the rate of
+(S.36)). Without --radius the radius is 99% of the largest the kernel
+certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of its p^2 (p - 1) relabelled copies (region_probability, a lower
@@ -757,7 +758,7 @@ of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
     simulator="",
     plot="",
     experiment="certify.numeric.staircase:twin_experiment",
-    largest_default_prime=31,
+    largest_default_prime=47,
     clock="t",
     derivations=("staircase-face",),
     key_numbers=(KeyNumber("window_box", None, "lo", "min", "beta - b"),
