@@ -492,12 +492,16 @@ class _Twin(_Staircase):
                     "in its w-differences, ell_0+ is convex and ell_1+ decreasing in z)")
 
     def loss_excess_box(self) -> list[Lemma]:
-        """b = Lambda - 3 ln 2 <= hi at both ends z00 = X -+ 2r of the worst case of section 11.9 (interval)."""
+        """b <= hi at each end of :meth:`_excess_ends` (interval): for the twin, z00 = X -+ 2r of the worst case of
+        section 11.9."""
         return [Lemma(ident("loss_excess_box", "hi", end), "loss_excess_box",
                       stated(self.document, "loss_excess_box", "hi", quantity), INTERVAL,
-                      f"{self.SECTION}: {self.EXCESS_PAPER}; this is the end z00 = "
-                      f"{'X - 2r' if end == 'z_low' else 'X + 2r'}", fields=("hi",))
+                      f"{self.SECTION}: {self.EXCESS_PAPER}; this is the end {self._end_words(end)}", fields=("hi",))
                 for end, quantity in self._excess_ends()]
+
+    def _end_words(self, end: str) -> str:
+        """The words of an end of :meth:`_excess_ends`, for its lemma's comment."""
+        return f"z00 = {'X - 2r' if end == 'z_low' else 'X + 2r'}"
 
     def _weak(self, claim: str, key: str, quantity: str, component: str | None, name: str, paper: str) -> Lemma:
         statement = stated(self.document, claim, key, quantity, component, digits=TWIN_DIGITS)
@@ -654,13 +658,8 @@ class _TwinPlus(_Twin):
         ell_0, ends = self._loss_terms(self.values["X"], self._s, self.values["d"], self.values["E"])
         return [(end, f"{ell_0} + 2 * {ell_1} - 3 * ln 2") for end, ell_1 in ends]
 
-    def loss_excess_box(self) -> list[Lemma]:
-        """b = Lambda - 3 ln 2 <= hi at both ends z01 = s -+ 2r of the worst case of section 11.11 (interval)."""
-        return [Lemma(ident("loss_excess_box", "hi", end), "loss_excess_box",
-                      stated(self.document, "loss_excess_box", "hi", quantity), INTERVAL,
-                      f"{self.SECTION}: {self.EXCESS_PAPER}; this is the end z = "
-                      f"{'s - 2r' if end == 'z_low' else 's + 2r'}", fields=("hi",))
-                for end, quantity in self._excess_ends()]
+    def _end_words(self, end: str) -> str:
+        return f"z = {'s - 2r' if end == 'z_low' else 's + 2r'}"
 
     def window_box(self) -> list[Lemma]:
         """beta(p, rho_+) - b_+ as two lemmas (one per term of the min), rounded down to TWIN_DIGITS."""
@@ -821,12 +820,8 @@ class _TwinAbove(_TwinPlus):
                                  f"{ell_0} + 2 * {ell_1} + {ell_2} - ln {p} - 3 * ln 2"))
         return ends
 
-    def loss_excess_box(self) -> list[Lemma]:
-        """b0 = Lambda_4 - 3 ln 2 <= hi at each of the eight ends of Remark S3.6 (ii) (interval)."""
-        return [Lemma(ident("loss_excess_box", "hi", end), "loss_excess_box",
-                      stated(self.document, "loss_excess_box", "hi", quantity), INTERVAL,
-                      f"{self.SECTION}: {self.EXCESS_PAPER}; this is the end {end}", fields=("hi",))
-                for end, quantity in self._excess_ends()]
+    def _end_words(self, end: str) -> str:
+        return end  # a_low_b_high_z_low: the corner a = -r, b = +r and the end z01 = s - 2r
 
     @cached_property
     def _exact(self) -> dict[str, fmpq]:
@@ -880,7 +875,7 @@ class _TwinAbove(_TwinPlus):
     def capture_box(self) -> list[Lemma]:
         """The six margins of (S.36) at Remarks S3.5-S3.6's bounds: g_- exactly (lra), the rest rounded down to
         TWIN_DIGITS (interval)."""
-        c, q, p = self._capture_terms(), self._exact, self.p
+        c, q = self._capture_terms(), self._exact
         cone = f"({c['kappa']} - 2 * {c['b']})"
         quantities = {
             "reach": f"{real(q['m'])} - {c['delta']}",

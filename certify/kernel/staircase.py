@@ -20,6 +20,7 @@ raises NotCertified (or HypothesisError for the inputs) rather than return an un
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
 
 from flint import arb, fmpq
 
@@ -111,6 +112,43 @@ def base_point_margin(margin_lower, params, prec: int):
                 break
     with working_precision(64):
         return margin_lower(params, fmpq(0))
+
+
+def require_base_point_in_region(region_margins, params, prec: int, region: str, conditions: str,
+                                 section: str) -> None:
+    """Raise HypothesisError unless every margin of ``region_margins(params, 0)`` (a dict name -> ball: a capture
+    region's margins at the base point) is proved positive, decided by :func:`base_point_margin` (``prec`` bits,
+    then higher precisions; a point on the region's boundary is refused). The message names the region, its
+    ``conditions``, the least margin and those not proved positive at 64 bits, and cites docs/staircase.md,
+    ``section``. A bound the margins need that fails at the base point (NotCertified) is named too."""
+    def least(params, radius):
+        return reduce(arb.min, region_margins(params, radius).values())
+
+    try:
+        margin = base_point_margin(least, params, prec)
+    except NotCertified as error:
+        raise HypothesisError(f"the base point is not in {region}: {error} (docs/staircase.md, section {section})") \
+            from None
+    if margin is None:
+        return
+    try:
+        with working_precision(64):
+            margins = region_margins(params, 0)
+        failing = "; ".join(f"{name} {value.str(3)}" for name, value in margins.items()
+                            if not certainly_positive(value)) or "not decided at 64 bits"
+    except NotCertified as error:
+        failing = str(error)
+    raise HypothesisError(f"the base point is not in {region} ({conditions}): its least margin is {margin.str(5)}, "
+                          f"not positive ({failing}; docs/staircase.md, section {section})")
+
+
+def require_positive_margins(margins: dict, claim_id: str, what: str, radius) -> None:
+    """NotCertified naming the first of ``margins`` (name -> ball) whose lower end is not proved positive, as a
+    failure of claim ``claim_id`` (``what``: the quantity's words) on the box of radius ``radius``."""
+    for name, margin in margins.items():
+        if not certainly_positive(margin):
+            raise NotCertified(f"{claim_id} on the box: {what}{name} is not proved positive ({margin.str(5)}) at "
+                               f"radius {format_rational(fmpq(radius))}", claim_id)
 
 
 def staircase_base_point(params: StaircaseParameters) -> BasePoint:

@@ -32,7 +32,8 @@ from .basepoint import BasePoint, ThreeLevel
 from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
 from .gaussian import gaussian_probability_spec, region_probability_spec, require_positive_sigma
-from .staircase import balance_upper, base_point_margin, gamma_lower, relabelled_box_probability_claims
+from .staircase import (balance_upper, gamma_lower, relabelled_box_probability_claims, require_base_point_in_region,
+                        require_positive_margins)
 from .twin_plus import q_star
 
 PAPER = ("Proposition S3.4 of docs/staircase.md (regime II of the (1, 2) staircase, captured from above with D > 0): "
@@ -95,37 +96,14 @@ def require_twin_above_hypotheses(params: TwinAboveParameters, prec: int = 64) -
         raise HypothesisError(f"e < X fails (the gate z11 = e must sit below z00 = X, and z01 = z10 = (X + e)/2 "
                               f"below X): X = {format_rational(params.X)}, e = {format_rational(params.e)}")
     require_positive_sigma(params.sigma)
-    try:
-        margin = base_point_margin(_least_margin, params, prec)
-    except NotCertified as error:  # a bound the margins need (b < 1, g_- > 0, X_- > 0, ...) fails at the base point
-        raise HypothesisError(f"the base point is not in U_II^above: {error} (docs/staircase.md, section 11.12)") \
-            from None
-    if margin is not None:
-        raise HypothesisError(f"the base point is not in U_II^above (the window b0 < beta(p, rho_+) and (S.36)): its "
-                              f"least margin is {margin.str(5)}, not positive ({_failing_margins(params)}; "
-                              "docs/staircase.md, section 11.12)")
-
-
-def _failing_margins(params: TwinAboveParameters) -> str:
-    """The base point's margins not proved positive at 64 bits (for a message)."""
-    try:
-        with working_precision(64):
-            margins = _region_margins(params, 0)
-    except NotCertified as error:
-        return str(error)
-    failing = [f"{name} {margin.str(3)}" for name, margin in margins.items() if not certainly_positive(margin)]
-    return "; ".join(failing) or "not decided at 64 bits"
+    require_base_point_in_region(_region_margins, params, prec, "U_II^above",
+                                 "the window b0 < beta(p, rho_+) and (S.36)", "11.12")
 
 
 def _region_margins(params: TwinAboveParameters, radius) -> dict[str, arb]:
     """The window margin and the six margins of (S.36) on the box, by name (current precision)."""
     bounds = capture_bounds(params, radius)
     return {"window": bounds["window"], **bounds["margins"]}
-
-
-def _least_margin(params: TwinAboveParameters, radius) -> arb:
-    """The least of the window and capture margins on the box (for the base point's test, radius 0)."""
-    return reduce(arb.min, _region_margins(params, radius).values())
 
 
 def twin_above_pattern_margins(params: TwinAboveParameters, radius) -> dict[str, fmpq]:
@@ -365,10 +343,7 @@ def twin_above_box_bounds(params: TwinAboveParameters, radius, prec: int) -> dic
         if not certainly_positive(capture["window"]):
             raise NotCertified(f"window_box on the box: beta(p, rho_+) - b0 is not proved positive "
                                f"({capture['window'].str(5)}) at radius {format_rational(r)}", "window_box")
-        for name, margin in capture["margins"].items():
-            if not certainly_positive(margin):
-                raise NotCertified(f"capture_box on the box: {name} is not proved positive ({margin.str(5)}) at "
-                                   f"radius {format_rational(r)}", "capture_box")
+        require_positive_margins(capture["margins"], "capture_box", "", r)
         bounds["window"], bounds["capture_box"] = capture["window"], capture["margins"]
         bounds["capture_time"] = capture_time_upper(params, r)
         delta = purity_margin_lower(params, r, capture)

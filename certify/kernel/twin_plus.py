@@ -19,7 +19,6 @@ and raises NotCertified (HypothesisError for the inputs) rather than return an u
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import reduce
 
 from flint import arb, fmpq
 
@@ -29,8 +28,8 @@ from .basepoint import BasePoint, ThreeLevel
 from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
 from .gaussian import gaussian_probability_spec, region_probability_spec, require_positive_sigma
-from .staircase import (base_point_margin, gamma_lower, loss_upper, purity_margin_lower,
-                        relabelled_box_probability_claims, rho_upper)
+from .staircase import (gamma_lower, loss_upper, purity_margin_lower, relabelled_box_probability_claims,
+                        require_base_point_in_region, require_positive_margins, rho_upper)
 
 PAPER = ("Proposition S3.2 of docs/staircase.md (regime II of the (1, 2) staircase, captured with D >= 0): region "
          "U_II^+ (S.34) with Remark S3.3, Lemmas S.15-S.17, Theorem S3, Proposition S.6 (S.15)")
@@ -97,35 +96,13 @@ def require_twin_plus_hypotheses(params: TwinPlusParameters, prec: int = 64) -> 
         raise HypothesisError(f"e < X fails (the gates z01 = z10 = (X - e)/2 must be active): X = "
                               f"{format_rational(params.X)}, e = {format_rational(params.e)}")
     require_positive_sigma(params.sigma)
-    try:
-        margin = base_point_margin(_least_margin, params, prec)
-    except NotCertified as error:  # a bound the margins need (kappa > 2b, b < 1) fails at the base point
-        raise HypothesisError(f"the base point is not in U_II^+: {error} (docs/staircase.md, section 11.11)") from None
-    if margin is not None:
-        raise HypothesisError(f"the base point is not in U_II^+ (the window b0 < beta(p, rho0) and (S.34)): its least "
-                              f"margin is {margin.str(5)}, not positive ({_failing_margins(params)}; "
-                              "docs/staircase.md, section 11.11)")
-
-
-def _failing_margins(params: TwinPlusParameters) -> str:
-    """The base point's margins not proved positive at 64 bits (for a message)."""
-    try:
-        with working_precision(64):
-            margins = _region_margins(params, 0)
-    except NotCertified as error:
-        return str(error)
-    failing = [f"{name} {margin.str(3)}" for name, margin in margins.items() if not certainly_positive(margin)]
-    return "; ".join(failing) or "not decided at 64 bits"
+    require_base_point_in_region(_region_margins, params, prec, "U_II^+", "the window b0 < beta(p, rho0) and (S.34)",
+                                 "11.11")
 
 
 def _region_margins(params: TwinPlusParameters, radius) -> dict[str, arb]:
     """The window margin and the four margins of (S.34) on the box, by name (current precision)."""
     return {"window": window_margin_lower(params, radius), **capture_margins_lower(params, radius)}
-
-
-def _least_margin(params: TwinPlusParameters, radius) -> arb:
-    """The least of the window and capture margins on the box (for the base point's test, radius 0)."""
-    return reduce(arb.min, _region_margins(params, radius).values())
 
 
 def twin_plus_pattern_margins(params: TwinPlusParameters, radius) -> dict[str, fmpq]:
@@ -324,10 +301,7 @@ def twin_plus_box_bounds(params: TwinPlusParameters, radius, prec: int) -> dict:
                                f"radius {format_rational(r)}", "window_box")
         bounds["window"] = window
         capture = capture_margins_lower(params, r, b_plus)
-        for name, margin in capture.items():
-            if not certainly_positive(margin):
-                raise NotCertified(f"capture_box on the box: {name} is not proved positive ({margin.str(5)}) at "
-                                   f"radius {format_rational(r)}", "capture_box")
+        require_positive_margins(capture, "capture_box", "", r)
         bounds["capture_box"] = capture
         bounds["capture_time"] = capture_time_upper(params, r)
         delta = purity_margin_lower(params, r)
