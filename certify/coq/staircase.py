@@ -721,8 +721,11 @@ class _TwinPlus(_Twin):
         quantity = f"{self.p} * {self.p} * {real(e + 2 * self.r)} / {real(h)}"
         return [Lemma("capture_time_box_hi", "capture_time_box", stated(self.document, "capture_time_box", "hi",
                                                                          quantity), "lra.",
-                      f"{self.SECTION}: Proposition S3.2 with Remark S3.3: z11(t) > -(e + 2r) + h t/p^2 while z11 < 0, "
-                      "so the gate (1, 1) reaches its kink before p^2 (e + 2r)/h", fields=("hi",))]
+                      f"{self.SECTION}: {self.CAPTURE_TIME_PAPER}", fields=("hi",))]
+
+    #: Why p^2 (e + 2r)/h bounds the capture time (the comment of the capture time's lemma).
+    CAPTURE_TIME_PAPER = ("Proposition S3.2 with Remark S3.3: z11(t) > -(e + 2r) + h t/p^2 while z11 < 0, so the gate "
+                          "(1, 1) reaches its kink before p^2 (e + 2r)/h")
 
 
 # -- Proposition S3.4 on a box: the twin captured from above (docs/staircase.md, section 11.12) ------------------
@@ -755,6 +758,8 @@ class _TwinAbove(_TwinPlus):
 
     SECTION = TWIN_ABOVE_SECTION
     GATE_11_ACTIVE = True
+    CAPTURE_TIME_PAPER = ("Proposition S3.4 with Remark S3.5: z11(t) < (e + 2r) - h t/p^2 while z11 > 0, so the gate "
+                          "(1, 1) reaches its kink from above before p^2 (e + 2r)/h")
     PROPOSITION = "Proposition S3.4"
     COPIES_PAPER = ("the p^2 (p - 1) images of the box under the affine relabellings are disjoint (two relabellings "
                     "share a 2 x 2 block of active gates and exchange z00 and z11, and z00 > z11 on the box: "
@@ -842,8 +847,11 @@ class _TwinAbove(_TwinPlus):
 
     @cached_property
     def _growth_is_eta(self) -> bool:
-        """Whether eta < delta_c at the kernel's b_+ (Remark S3.6 (i) takes the smaller; either bounds gamma_max's
-        growth, so the lemmas state the one the kernel found smaller, and a near-tie costs nothing)."""
+        """Whether eta < delta_c at the kernel's b_+, compared at the midpoints of 128-bit balls: Remark S3.6 (i)
+        takes the smaller, and so did the kernel's stored ends. A lemma written with either is a true statement of
+        the claim (each bounds gamma_max's growth), but one written with the larger might not be provable with the
+        stored end; in a near-tie the two terms agree far below the 12 digits the lemmas keep. (At every library
+        prime eta is 7 to 16 times below delta_c.)"""
         from ..kernel.balls import ball, working_precision
         from ..kernel.twin_above import TwinAboveParameters, loss_excess_upper
 

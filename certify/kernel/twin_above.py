@@ -293,8 +293,9 @@ LOSS_EXCESS_BOX = ClaimSpec(
     source="Remark S3.6 (ii), section 11.12")
 WINDOW_BOX = ClaimSpec(
     "window_box", "box",
-    "for every point of the box, with b0 = Lambda_4 - 3 log 2, Remark S3.6 (i)'s rho_+ (capture_box's) and "
-    "beta(p, rho) = min(log(p/4), 2/((p - 1) rho)), beta(p, rho_+) - b0", POSITIVE_LOWER,
+    "for every point of the box, with b0 = Lambda_4 - 3 log 2, beta(p, rho) = min(log(p/4), 2/((p - 1) rho)) and "
+    "Remark S3.6 (i)'s rho_+ = (g_+0 + min(delta_c, eta))/g_-, eta = ((X_+0 + delta_c) b_+ + e_+) e_+/h (with "
+    "capture_box's bounds), beta(p, rho_+) - b0", POSITIVE_LOWER,
     note="so b0 < beta(p, rho_+): the window of (S.36)", source="Proposition S3.4, Remark S3.6, section 11.12")
 CAPTURE_BOX = ClaimSpec(
     "capture_box", "box",
@@ -318,7 +319,8 @@ CAPTURE_TIME_BOX = ClaimSpec(
 PURITY_MARGIN_BOX = ClaimSpec(
     "purity_margin_box", "box",
     "along every trajectory from the box and for all t >= 0, 1 - max_zeta F_zeta(theta(t))", POSITIVE_LOWER,
-    note="the trajectory never aligns to one Fourier class", source="Proposition S3.4, (S.37), Remark S3.6 (i)")
+    note="the trajectory never aligns to one Fourier class; this end is at most delta_- of (S.37) at window_box's "
+         "rho_+ and capture_box's S_-, g_-", source="Proposition S3.4, (S.37), Remark S3.6 (i)")
 GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_II^above (Proposition S3.4)")
 REGION_PROBABILITY = region_probability_spec(
     "R = U_II^above relabelled: the union of the images of the open region U_II^above of (S.36) under the "

@@ -35,7 +35,7 @@ RATE_SHARE = fmpq(3, 5)
 
 
 def default_scale(p: int) -> fmpq:
-    """r_0 = 0.06 (p - 2)/p^2, rounded down to 3 digits: the search's best scale, within 0.6 decades of box mass of
+    """r_0 = 0.06 (p - 2)/p^2, rounded down to 3 digits: the search's best scale, within 0.8 decades of box mass of
     the best on its grid at p = 5 to 31 (docs/staircase.md, section 11.13)."""
     return round_down(fmpq(6 * (p - 2), 100 * p * p))
 

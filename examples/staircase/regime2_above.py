@@ -18,8 +18,8 @@
    U_II^above (h on a grid), and otherwise the first condition that fails at each checkpoint.
 4. With --box N: N random corners of a sup-norm box (BOX: e = 4r, d about 2.5r, r = 0.003 to 0.007) checked
    against (S.36) at 40 digits with one h, and the box's Gaussian mass: the shape a certificate of U_II^above could
-   take (corners only), and the margins at Remark S3.5's and at Remark S3.6's bounds on the box (what a box
-   certificate would state).
+   take (corners only), and the margins at Remark S3.5's and at Remark S3.6's bounds on the box (the latter what
+   `certify twin_above` states, section 11.13).
 
 Parts 1 and 3 evaluate (S.36) at 40 digits but are not a certificate (no balls, no checker); parts 2 and 3 use
 float trajectories at checkpoints: evidence beside the proof, not part of it.
@@ -270,9 +270,9 @@ def loss_excess_bound(p, X, e, d, E, r, tight=False):
 
 def remark_margins(p, X, e, t, d, E, h, r, tight=False):
     """:func:`s36_at` at Remark S3.5's bounds on the sup-norm box of radius r around the base point (docs/staircase.md,
-    section 11.12), at the current mpmath precision, with b_+: what a certificate in the style of `certify twin_plus`
-    would state (floats of 40 digits here, not balls). With ``tight``, Remark S3.6's b_+ (the offsets of w(0), w(1)
-    together) and rho_+ (gamma_max's growth bounded by min(delta_c, eta))."""
+    section 11.12), at the current mpmath precision, with b_+. With ``tight``, Remark S3.6's b_+ (the offsets of w(0),
+    w(1) together) and rho_+ (gamma_max's growth bounded by min(delta_c, eta)): what `certify twin_above` states
+    (section 11.13; floats of 40 digits here, where certify/kernel/twin_above.py computes the same in balls)."""
     s, mu0 = (X + e) / 2, (2 * E + d) / p
     b_plus = loss_excess_bound(p, X, e, d, E, r, tight)
     g_low = mu0 - 2 * (p - 1) * r / p
