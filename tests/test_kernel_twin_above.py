@@ -393,7 +393,7 @@ def regime2_above():
 
 @pytest.mark.parametrize("p", [5, 13, 31])
 def test_the_kernel_agrees_with_the_scripts_remark_margins(p):
-    """The float transcription of Remarks S3.5-S3.6 (examples/staircase/regime2_above.remark_margins, tight=True,
+    """The float transcription of Remarks S3.5-S3.6 (remark_margins of examples/staircase/regime2_above.py, tight=True,
     40 digits) and the kernel's balls agree to AGREEMENT: a term dropped by one of the two shows."""
     document = library(p)
     params, radius = params_of(document), exact(document["radius"])
