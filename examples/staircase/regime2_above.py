@@ -169,6 +169,26 @@ def pattern_failure(p, u, v, w, band):
     return None
 
 
+def last_above(p, run, band, states, captured) -> str:
+    """Part 3: at the last checkpoint before the capture with the gate (1, 1) above its kink (if any), as a phrase:
+    z11, the largest boundary gate and how many are active, gamma_min, D, and the loss excess b of the active
+    gates, sum over every gate above the band of ell_y(z) - log p, plus 3 log p - 3 log 2 (= b0 of section 11.12
+    on its pattern), against the window's log(p/4): where the measured capture from above starts."""
+    above = [index for index in range(captured) if states[index][0][1] + states[index][1][1] > band]
+    if not above:
+        return ""
+    U, V, W = ([mp.mpf(float(x)) for x in block] for block in states[above[-1]])
+    gate = [[U[a] + V[b] for b in range(p)] for a in range(p)]
+    boundary = [gate[0][j] for j in range(2, p)] + [gate[j][0] for j in range(2, p)]
+    excess = mp.fsum(ell(gate[a][b], W, (a + b) % p) - mp.log(p) for a in range(p) for b in range(p)
+                     if gate[a][b] > band) + 3 * mp.log(p) - 3 * mp.log(2)
+    mu = mp.fsum(W) / p
+    return (f"; at t = {run.times[above[-1]]:.3g}, the last checkpoint above the kink: z11 {mp.nstr(gate[1][1], 3)}, "
+            f"largest boundary gate {mp.nstr(max(boundary), 3)} ({sum(x > band for x in boundary)} active), "
+            f"gamma_min {mp.nstr(min(mu - x for x in W[2:]), 3)}, D {mp.nstr(W[0] - W[1], 3)}, loss excess b "
+            f"{mp.nstr(excess, 3)} (window log(p/4) = {mp.nstr(mp.log(mp.mpf(p) / 4), 3)})")
+
+
 def above_before_capture(folder):
     """Part 3: per regime-II run whose gate (1, 1) ends on its kink, whether a checkpoint before the capture lies in
     U_II^above (40 digits from the float states: evidence only), else what fails there."""
@@ -196,7 +216,8 @@ def above_before_capture(folder):
         above = any(r != "gate (1, 1) not above its kink" for r in reasons) or entry is not None
         print(f"p = {p}, sample {row['index']}: captured at t = {run.times[captured]:.3g}; "
               + (f"in U_II^above at t = {run.times[entry]:.3g}" if entry is not None else
-                 "never in U_II^above at a checkpoint before" + ("" if above else " (never above its kink)")))
+                 "never in U_II^above at a checkpoint before" + ("" if above else " (never above its kink)"))
+              + last_above(p, run, band, states, captured))
         inside += entry is not None
         for reason in dict.fromkeys(reasons):  # first-seen order: the summary line is the same on every run
             failing[reason] = failing.get(reason, 0) + 1
