@@ -142,12 +142,12 @@ def require_base_point_in_region(region_margins, params, prec: int, region: str,
                           f"not positive ({failing}; docs/staircase.md, section {section})")
 
 
-def require_positive_margins(margins: dict, claim_id: str, what: str, radius) -> None:
+def require_positive_margins(margins: dict, claim_id: str, radius) -> None:
     """NotCertified naming the first of ``margins`` (name -> ball) whose lower end is not proved positive, as a
-    failure of claim ``claim_id`` (``what``: the quantity's words) on the box of radius ``radius``."""
+    failure of claim ``claim_id`` on the box of radius ``radius``."""
     for name, margin in margins.items():
         if not certainly_positive(margin):
-            raise NotCertified(f"{claim_id} on the box: {what}{name} is not proved positive ({margin.str(5)}) at "
+            raise NotCertified(f"{claim_id} on the box: {name} is not proved positive ({margin.str(5)}) at "
                                f"radius {format_rational(fmpq(radius))}", claim_id)
 
 

@@ -345,7 +345,7 @@ def twin_above_box_bounds(params: TwinAboveParameters, radius, prec: int) -> dic
         if not certainly_positive(capture["window"]):
             raise NotCertified(f"window_box on the box: beta(p, rho_+) - b0 is not proved positive "
                                f"({capture['window'].str(5)}) at radius {format_rational(r)}", "window_box")
-        require_positive_margins(capture["margins"], "capture_box", "", r)
+        require_positive_margins(capture["margins"], "capture_box", r)
         bounds["window"], bounds["capture_box"] = capture["window"], capture["margins"]
         bounds["capture_time"] = capture_time_upper(params, r)
         delta = purity_margin_lower(params, r, capture)

@@ -301,7 +301,7 @@ def twin_plus_box_bounds(params: TwinPlusParameters, radius, prec: int) -> dict:
                                f"radius {format_rational(r)}", "window_box")
         bounds["window"] = window
         capture = capture_margins_lower(params, r, b_plus)
-        require_positive_margins(capture, "capture_box", "", r)
+        require_positive_margins(capture, "capture_box", r)
         bounds["capture_box"] = capture
         bounds["capture_time"] = capture_time_upper(params, r)
         delta = purity_margin_lower(params, r)

@@ -35,6 +35,7 @@ import mpmath as mp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from regime2_candidate import twin_budget  # noqa: E402
 from regime2_positive import (beta, box_log10_mass, captured_runs, ell, float_flow, q_star,  # noqa: E402
                                race_exponent, random_corners)
 
@@ -169,24 +170,44 @@ def pattern_failure(p, u, v, w, band):
     return None
 
 
+def loss_excess(p, U, V, W, band):
+    """The loss excess of a state, sum over the gates above the kink band of ell_y(z) - log p, plus 3 log p -
+    3 log 2: p^2 L - (p^2 - 3) log p - 3 log 2 (b0 of section 11.12 on its pattern, b of Theorems S2-S3 on the
+    twin's face). The loss is nonincreasing along the flow, so its value at a checkpoint bounds it from below at
+    every earlier time."""
+    return mp.fsum(ell(U[a] + V[b], W, (a + b) % p) - mp.log(p) for a in range(p) for b in range(p)
+                   if U[a] + V[b] > band) + 3 * mp.log(p) - 3 * mp.log(2)
+
+
 def last_above(p, run, band, states, captured) -> str:
-    """Part 3: at the last checkpoint before the capture with the gate (1, 1) above its kink (if any), as a phrase:
-    z11, the largest boundary gate and how many are active, gamma_min, D, and the loss excess b of the active
-    gates, sum over every gate above the band of ell_y(z) - log p, plus 3 log p - 3 log 2 (= b0 of section 11.12
-    on its pattern), against the window's log(p/4): where the measured capture from above starts."""
+    """Part 3: where a capture from above starts, as a phrase: at the last checkpoint before the capture with the
+    gate (1, 1) above its kink (if any), z11, the largest boundary gate and how many are active, gamma_min and D;
+    and at the capture checkpoint, the loss excess b (a lower bound of b at every earlier time) against the window
+    of the result for that side: beta(p, rho) of Theorem S3 (and Propositions S3.2, S3.4) where D >= 0, b_II(p, rho)
+    of Theorem S2 (and Proposition S2.2; float bisection, regime2_candidate.twin_budget) where D < 0; rho needs
+    every gamma_j > 0 there."""
     above = [index for index in range(captured) if states[index][0][1] + states[index][1][1] > band]
     if not above:
         return ""
     U, V, W = ([mp.mpf(float(x)) for x in block] for block in states[above[-1]])
     gate = [[U[a] + V[b] for b in range(p)] for a in range(p)]
     boundary = [gate[0][j] for j in range(2, p)] + [gate[j][0] for j in range(2, p)]
-    excess = mp.fsum(ell(gate[a][b], W, (a + b) % p) - mp.log(p) for a in range(p) for b in range(p)
-                     if gate[a][b] > band) + 3 * mp.log(p) - 3 * mp.log(2)
     mu = mp.fsum(W) / p
-    return (f"; at t = {run.times[above[-1]]:.3g}, the last checkpoint above the kink: z11 {mp.nstr(gate[1][1], 3)}, "
-            f"largest boundary gate {mp.nstr(max(boundary), 3)} ({sum(x > band for x in boundary)} active), "
-            f"gamma_min {mp.nstr(min(mu - x for x in W[2:]), 3)}, D {mp.nstr(W[0] - W[1], 3)}, loss excess b "
-            f"{mp.nstr(excess, 3)} (window log(p/4) = {mp.nstr(mp.log(mp.mpf(p) / 4), 3)})")
+    start = (f"; at t = {run.times[above[-1]]:.3g}, the last checkpoint above the kink: z11 {mp.nstr(gate[1][1], 3)}, "
+             f"largest boundary gate {mp.nstr(max(boundary), 3)} ({sum(x > band for x in boundary)} active), "
+             f"gamma_min {mp.nstr(min(mu - x for x in W[2:]), 3)}, D {mp.nstr(W[0] - W[1], 3)}")
+    U, V, W = ([mp.mpf(float(x)) for x in block] for block in states[captured])
+    mu = mp.fsum(W) / p
+    gamma = [mu - x for x in W[2:]]
+    b, D = loss_excess(p, U, V, W, band), W[0] - W[1]
+    if min(gamma) <= 0:
+        window = "no window: some gamma_j <= 0"
+    else:
+        rho = max(gamma) / min(gamma)
+        name, value = (("beta(p, rho)", beta(p, rho)) if D >= 0 else
+                       ("b_II(p, rho)", mp.mpf(twin_budget(p, float(rho)))))
+        window = f"{name} = {mp.nstr(value, 3)}, b/window {mp.nstr(b / value, 3)}"
+    return start + f"; at the capture checkpoint: D {mp.nstr(D, 3)}, loss excess b {mp.nstr(b, 3)} ({window})"
 
 
 def above_before_capture(folder):
