@@ -713,7 +713,8 @@ def twin_above(p, *, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None,
     staircase captured from above. From every point of the box the gate (1, 1), active, comes down onto its kink
     with D > 0 by the certified capture time and slides there for ever (Theorem S3), the (1, 2) pattern is kept
     from then on, and 1 - max F_zeta >= delta for all t. Defaults X = 5/2, t = 1/2, e = 2.5 r_0, d = 2.2 r_0 with
-    r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p, h = 1.2 mu_0 (3 digits), sigma = 1; they hold from p = 5 to 47.
+    r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p, h = 0.9 (2 mu_0 - b0 E) (3 digits), sigma = 1; they hold from
+    p = 5 to 173.
 
     >>> twin_above(p=5).claims["capture_box"].components["race"].lo > 0
     True

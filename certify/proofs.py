@@ -28,7 +28,7 @@ THEOREMS = tuple(_RECORDS)
 def library_primes(theorem: str) -> tuple[int, ...]:
     """The reference primes at which the library holds ``theorem``'s certificate: every one, or those up to the
     record's ``largest_default_prime`` (twin_plus: its defaults are not in U_II^+ from p = 37 on; twin_above:
-    not in U_II^above from 53 on)."""
+    not in U_II^above from 179 on)."""
     largest = _RECORDS[theorem].largest_default_prime
     return tuple(p for p in REFERENCE_PRIMES if largest is None or p <= largest)
 

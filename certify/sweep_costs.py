@@ -11,7 +11,7 @@ the warm-up is at a prime beyond every measured one. Then the overhead of a task
 takes per task beyond the work, from 64 tasks of about 50 ms (the larger of the pool's and Dask's, so the
 estimate is an upper one for the pool). Writes ``sweep_costs.json`` beside this script (package data:
 :func:`certify.sweep.load_sweep_costs` reads it); the numbers are of the machine it ran on, named in the table.
-A theorem whose defaults hold only up to a prime (its record's ``largest_default_prime``: twin_plus, 31; twin_above, 47) is
+A theorem whose defaults hold only up to a prime (its record's ``largest_default_prime``: twin_plus, 31; twin_above, 173) is
 measured at the primes up to it, warmed at that prime, which it then leaves out. ``--theorems`` measures those
 theorems only and keeps the rest of the table at ``--out`` (the machine note says which were measured when).
 """

@@ -267,7 +267,7 @@ def test_a_plot_that_cannot_be_drawn_is_refused_before_anything_is_written(tmp_p
     (["twin_plus", "--p", "5", "--d=-1/100"], "d > 0 fails"),
     (["twin_plus", "--p", "5", "--h", "abc"], "--h"),
     (["twin_plus", "--p", "5", "--radius", "1/100"], "not certified"),
-    (["twin_above", "--p", "53"], "the base point is not in U_II^above"),  # past the defaults' reach (docs 11.13)
+    (["twin_above", "--p", "179"], "the base point is not in U_II^above"),  # past the defaults' reach (docs 11.13)
     (["twin_above", "--p", "5", "--e", "3"], "e < X fails"),
     (["twin_above", "--p", "5", "--h", "0"], "h > 0 fails"),
     (["twin_above", "--p", "5", "--h", "3"], "rate"),  # above 2 gamma_2: the base point fails (S.36)'s rate

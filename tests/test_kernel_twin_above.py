@@ -13,7 +13,7 @@ margins are compared, exactly, with the least value of each gate class over the 
 corner that minimises it. The kernel's balls are compared with the doc's closed forms at the box's bounds (this
 file's own mpmath transcription, and examples/staircase/regime2_above.py's float one, `remark_margins`), and the
 controls that must fail: hypotheses broken (named in the message, each confirmed negative by the oracle), boxes
-too large, the default base point at p = 53 (the rate), forged claims, a changed h. Errors of the oracle: every
+too large, the default base point at p = 179 (the race), forged claims, a changed h. Errors of the oracle: every
 value is O(10^2) at most and computed at 40 digits (the logarithms' arguments are O(10^2) sums of positive
 terms, no cancellation beyond a factor 10^3), so its rounding is below 10^-35, inside the 10^-30 allowed.
 """
@@ -77,7 +77,8 @@ def params_of(document: dict) -> kernel.TwinAboveParameters:
 def default_params(p: int) -> kernel.TwinAboveParameters:
     """The builder's defaults, from its default_* functions (docs/staircase.md 11.13)."""
     d, E = default_d(p), default_E(p)
-    return kernel.TwinAboveParameters(p, DEFAULT_X, default_e(p), DEFAULT_T, d, E, default_h(p, E, d), DEFAULT_SIGMA)
+    h = default_h(p, DEFAULT_X, default_e(p), DEFAULT_T, d, E)
+    return kernel.TwinAboveParameters(p, DEFAULT_X, default_e(p), DEFAULT_T, d, E, h, DEFAULT_SIGMA)
 
 
 def mid(ball) -> mp.mpf:
@@ -503,7 +504,7 @@ def test_the_float_flow_from_the_box_is_captured_from_above_by_the_certified_tim
 
 
 DEFAULTS = dict(p=5, X=fmpq(5, 2), e=fmpq(9, 500), t=fmpq(1, 2), d=fmpq(99, 6250), E=fmpq(241, 100),
-                h=fmpq(29, 25), sigma=fmpq(1))
+                h=fmpq(139, 100), sigma=fmpq(1))
 
 
 def test_the_defaults_at_5_are_the_ones_written_here():
@@ -568,16 +569,16 @@ def test_the_message_names_the_margin_that_fails(change, margin):
     assert re.match(rf"(\w+ \[[^]]*\]; )*{margin} \[", failing), failing
 
 
-def test_the_defaults_fail_from_53_on_with_the_rate_and_certify_up_to_47():
-    """docs/staircase.md 11.13: the defaults certify from p = 5 to 47; from p = 53 the base point fails the rate of
-    (S.36), which the oracle confirms (the rate negative there, every other margin positive)."""
-    q = quantities(default_params(53), base_point(default_params(53)))
-    assert q["margins"]["rate"] < 0
-    assert min(value for name, value in q["margins"].items() if name != "rate") > 0 and q["window"] > 0
-    with pytest.raises(HypothesisError, match=r"the base point is not in U_II\^above .*\(rate \[[^]]*\]; docs"):
-        certify_twin_above(53)
-    made = certify_twin_above(47)
-    assert made.radius > 0 and made.params == default_params(47)
+def test_the_defaults_fail_from_179_on_with_the_race_and_certify_at_173():
+    """docs/staircase.md 11.13: the defaults certify at every prime from 5 to 173; at p = 179 the base point fails the
+    race of (S.36), which the oracle confirms (the race negative there, every other margin positive)."""
+    q = quantities(default_params(179), base_point(default_params(179)))
+    assert q["margins"]["race"] < 0
+    assert min(value for name, value in q["margins"].items() if name != "race") > 0 and q["window"] > 0
+    with pytest.raises(HypothesisError, match=r"the base point is not in U_II\^above .*\(race \[[^]]*\]; docs"):
+        certify_twin_above(179)
+    made = certify_twin_above(173)
+    assert made.radius > 0 and made.params == default_params(173)
 
 
 def test_a_box_too_large_is_not_certified_and_names_the_failing_condition():
@@ -664,7 +665,7 @@ def test_the_checker_rejects_each_claim_once_it_is_made_false(claim, component, 
     assert claim in verdict.message
 
 
-@pytest.mark.parametrize("h", ["1.16", "1.15", "1.17", "0.5", "2"])
+@pytest.mark.parametrize("h", ["1.39", "1.38", "1.4", "0.5", "2"])
 def test_the_checker_judges_a_changed_parameter_by_its_own_numbers(h):
     """The checker recomputes from the stated h: a certificate whose h is changed stays verified exactly when
     section 11.13's closed forms at the new h (this file's transcription, mpmath at 40 digits) keep every stored end
@@ -686,4 +687,4 @@ def test_the_checker_judges_a_changed_parameter_by_its_own_numbers(h):
             and oracle["time"] <= ends["t_c"] and oracle["b"] <= ends["b_hi"])
     found = check_bytes(dumps(dict(document, parameters=dict(document["parameters"], h=h))).encode())
     assert found.status == ("verified" if true else "rejected"), found.line()
-    assert true == (h == "1.16")
+    assert true == (h == "1.39")

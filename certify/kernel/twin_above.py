@@ -81,11 +81,9 @@ def twin_above_base_point(params: TwinAboveParameters) -> BasePoint:
     return BasePoint(u=gates, v=gates, w=ThreeLevel(params.E + params.d - mu0, params.E - mu0, -mu0))
 
 
-def require_twin_above_hypotheses(params: TwinAboveParameters, prec: int = 64) -> None:
-    """Raise HypothesisError naming the broken hypothesis: p >= 5; X, e, t, d, E, h, sigma > 0; e < X (so that
-    s = (X + e)/2 < X); and the base point in U_II^above (the window margin and the six margins of (S.36) positive at
-    radius 0, decided with balls at ``prec`` bits and then at increasing precision; a point on the boundary of
-    U_II^above is refused). The message names the margins that fail."""
+def require_twin_above_inputs(params: TwinAboveParameters) -> None:
+    """Raise HypothesisError naming the broken input condition: p >= 5; X, e, t, d, E, h, sigma > 0; e < X (so that
+    s = (X + e)/2 < X). Exact comparisons only."""
     if params.p < 5:
         raise HypothesisError(f"p >= 5 fails: p = {params.p} (Proposition S.6 needs F_0 = 2(1 + cos(2 pi/p))/(p - 2) "
                               "< 1, and the window beta(p, rho) needs log(p/4) > 0)")
@@ -96,6 +94,14 @@ def require_twin_above_hypotheses(params: TwinAboveParameters, prec: int = 64) -
         raise HypothesisError(f"e < X fails (the gate z11 = e must sit below z00 = X, and z01 = z10 = (X + e)/2 "
                               f"below X): X = {format_rational(params.X)}, e = {format_rational(params.e)}")
     require_positive_sigma(params.sigma)
+
+
+def require_twin_above_hypotheses(params: TwinAboveParameters, prec: int = 64) -> None:
+    """Raise HypothesisError naming the broken hypothesis: those of :func:`require_twin_above_inputs`, and the base
+    point in U_II^above (the window margin and the six margins of (S.36) positive at radius 0, decided with balls at
+    ``prec`` bits and then at increasing precision; a point on the boundary of U_II^above is refused). The message
+    names the margins that fail."""
+    require_twin_above_inputs(params)
     require_base_point_in_region(_region_margins, params, prec, "U_II^above",
                                  "the window b0 < beta(p, rho_+) and (S.36)", "11.12")
 

@@ -717,9 +717,10 @@ Hypotheses: X, e, t, d, E, h, sigma > 0; e < X; and the base point in
 U_II^above (the window and the six margins of (S.36) positive there), decided
 with balls. Defaults (a search's choice, the kernel decides): X = 5/2,
 t = 1/2, e = 2.5 r_0, d = 2.2 r_0 with r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p,
-h = 0.6 (2 mu_0), mu_0 = (2E + d)/p (3 digits, rounded down); they are
-certified from p = 5 to 47 (from 53 on the base point fails the rate of
-(S.36)). Without --radius the radius is 99% of the largest the kernel
+h = 0.9 h_max, h_max = 2 mu_0 - b0 E the base point's largest rate of (S.36)
+(mu_0 = (2E + d)/p, b0 its loss excess; 3 digits, rounded down); they are
+certified at every prime from 5 to 173 (from 179 on the base point fails the
+race of (S.36)). Without --radius the radius is 99% of the largest the kernel
 certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
@@ -737,8 +738,8 @@ of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
                   "2.2 r_0", "d"),
         Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 1.5 log p, 3 digits)",
                   "1.5 log p", "E"),
-        Parameter("h", "--h", "the rate parameter h of (S.36) (default 0.6 (2 mu_0), mu_0 = (2E + d)/p, 3 digits)",
-                  "1.2 mu_0", "h"),
+        Parameter("h", "--h", "the rate parameter h of (S.36) (default 0.9 (2 mu_0 - b0 E), the base point's rate "
+                  "bound, 3 digits)", "0.9 h_max", "h"),
         _SIGMA,
     ),
     coq="certify.coq.staircase:twin_above_obligations",
@@ -758,7 +759,7 @@ of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
     simulator="",
     plot="",
     experiment="certify.numeric.staircase:twin_experiment",
-    largest_default_prime=47,
+    largest_default_prime=173,
     clock="t",
     derivations=("staircase-face",),
     key_numbers=(KeyNumber("window_box", None, "lo", "min", "beta - b"),

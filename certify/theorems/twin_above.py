@@ -6,7 +6,7 @@ Untrusted by design: whatever this module chooses, :mod:`certify.kernel.twin_abo
 ``certify check`` recomputes. The defaults come from a search for the largest certified box mass
 (examples/staircase/twin_above_search.py, which runs the kernel at 64 bits on a grid; its table is in
 docs/staircase.md, section 11.13): X = 5/2 and t = 1/2 fixed, e and d at 5/2 and 11/5 times a scale r_0 that
-the radius then nearly reaches, E a fit in log p and h a share of 2 mu_0 = 2 gamma_2.
+the radius then nearly reaches, E a fit in log p and h a share of the base point's largest rate of (S.36).
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from __future__ import annotations
 from flint import fmpq
 
 from ..certificate import build_certificate
-from ..errors import HypothesisError
+from ..errors import HypothesisError, NotCertified
 from ..kernel import twin_above as kernel
 from ..kernel.balls import ball, working_precision
-from ..kernel.exact import format_rational
 from ..kernel.primes import require_prime
 from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius, round_down
 
@@ -30,8 +29,8 @@ SEARCH_PRECISION = 64
 #: e = E_SCALE r_0 and d = D_SCALE r_0: the search's best boxes have e = 2.5 r and d = 2.2 r.
 E_SCALE = fmpq(5, 2)
 D_SCALE = fmpq(11, 5)
-#: h = RATE_SHARE 2 mu_0 (the rate bound of (S.36) is about 2 gamma_2 = 2 mu_0 less the loss excess's share).
-RATE_SHARE = fmpq(3, 5)
+#: h = RATE_SHARE h_max (:func:`default_h`): the search's choice.
+RATE_SHARE = fmpq(9, 10)
 
 
 def default_scale(p: int) -> fmpq:
@@ -56,9 +55,22 @@ def default_E(p: int) -> fmpq:
         return round_down((3 * ball(p).log() / 2).lower().mid().fmpq())
 
 
-def default_h(p: int, E: fmpq, d: fmpq) -> fmpq:
-    """The builder's h: RATE_SHARE 2 mu_0, mu_0 = (2E + d)/p, rounded down to 3 digits."""
-    return round_down(RATE_SHARE * 2 * (2 * E + d) / p)
+def default_h(p: int, X: fmpq, e: fmpq, t: fmpq, d: fmpq, E: fmpq) -> fmpq:
+    """The builder's h: RATE_SHARE h_max, rounded down to 3 digits, with h_max = 2 mu_0 - b0 E the rate condition of
+    (S.36) at the base point with delta_c = 0 and eps = 0 (2 gamma_2 - b0 N_1: gamma_2 = mu_0 = (2E + d)/p, N_1 = E,
+    b0 the base point's loss excess, the upper end of the kernel's ball at radius 0). HypothesisError if h_max is
+    not positive (then no h satisfies (S.36): lower e or d, or raise X)."""
+    try:
+        params = kernel.TwinAboveParameters(p, X, e, t, d, E, fmpq(1))
+        with working_precision(64):
+            b0 = kernel.loss_excess_upper(params, 0).upper()
+            value = (RATE_SHARE * (2 * ball((2 * E + d) / p) - b0 * ball(E))).lower().mid().fmpq()
+    except NotCertified as error:
+        raise HypothesisError(f"no default h at p = {p}: {error} (give --h)") from None
+    if not value > 0:
+        raise HypothesisError(f"no default h at p = {p}: the base point's rate bound 2 mu_0 - b0 E is not positive "
+                              f"(lower e or d, or give --h)")
+    return round_down(value)
 
 
 def certify_twin_above(p, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, radius=None,
@@ -71,12 +83,11 @@ def certify_twin_above(p, X=None, e=None, t=None, d=None, E=None, h=None, sigma=
     d = default_d(p) if d is None else fmpq(d)
     E = default_E(p) if E is None else fmpq(E)
     t = DEFAULT_T if t is None else fmpq(t)
-    if h is None:
-        for name, value in (("d", d), ("E", E)):
-            if not value > 0:  # the default h is a formula in them
-                raise HypothesisError(f"{name} > 0 fails: {name} = {format_rational(value)}")
-        h = default_h(p, E, d)
-    params = kernel.TwinAboveParameters(p, X, e, t, d, E, fmpq(h), DEFAULT_SIGMA if sigma is None else fmpq(sigma))
+    sigma = DEFAULT_SIGMA if sigma is None else fmpq(sigma)
+    if h is None:  # the default h is a formula in the other inputs: check them first (with a stand-in h = 1)
+        kernel.require_twin_above_inputs(kernel.TwinAboveParameters(p, X, e, t, d, E, fmpq(1), sigma))
+        h = default_h(p, X, e, t, d, E)
+    params = kernel.TwinAboveParameters(p, X, e, t, d, E, fmpq(h), sigma)
     kernel.require_twin_above_hypotheses(params)
 
     def box(radius):
