@@ -67,6 +67,9 @@ def default_h(p: int, X: fmpq, e: fmpq, t: fmpq, d: fmpq, E: fmpq) -> fmpq:
             value = (RATE_SHARE * (2 * ball((2 * E + d) / p) - b0 * ball(E))).lower().mid().fmpq()
     except NotCertified as error:
         raise HypothesisError(f"no default h at p = {p}: {error} (give --h)") from None
+    except ValueError:  # a ball that is not finite (inputs too large for 64 bits) has no exact midpoint
+        raise HypothesisError(f"no default h at p = {p}: the base point's rate bound 2 mu_0 - b0 E is not a finite "
+                              "number at 64 bits for these inputs (give --h)") from None
     if not value > 0:
         raise HypothesisError(f"no default h at p = {p}: the base point's rate bound 2 mu_0 - b0 E is not positive "
                               f"(lower e or d, or give --h)")
