@@ -86,8 +86,9 @@ def test_pair_agrees_matches_mpmath(mantissa, exponent, places, nudge, upper):
         assert pair_agrees(end, field, upper) is expected
 
 
-def _a_field_exists(end: ExactNumber, kernel_log: arb) -> bool:
-    """True if some log10 field is certainly available beside ``end`` for a lower or for an upper pair (mpmath, 120
+def _a_field_exists(end: ExactNumber, kernel_log: arb, sides=(False, True)) -> bool:
+    """True if some log10 field is certainly available beside ``end`` for a lower or for an upper pair (``sides``: the
+    directions asked, upper = True; default both) (mpmath, 120
     digits). What the writer needs (certify/kernel/log10.py, _round_pair): at a unit u = 10^k, k from 60 significant
     digits of the widened end on, the multiple F of u next beyond that end (the kernel's ball's end moved out by
     two radii, or log10(end) if that is further out), with log10(end) within u of F (F - u < log10(end) for an upper
@@ -98,7 +99,7 @@ def _a_field_exists(end: ExactNumber, kernel_log: arb) -> bool:
         mid = mpmath.mpf(kernel_log.mid().str(60, radius=False))
         rad = mpmath.mpf(kernel_log.rad().str(30, radius=False))
         slack = mpmath.mpf(10) ** -20 * (1 + abs(x))
-        for upper in (False, True):
+        for upper in sides:
             outer = max(x, mid + 3 * rad) if upper else min(x, mid - 3 * rad)
             first = int(mpmath.floor(mpmath.log10(abs(outer)))) + 1 - 60
             for k in range(first, first + 400):
@@ -129,6 +130,7 @@ def test_the_field_oracle_finds_fields_and_sees_where_there_is_none():
 @settings(max_examples=200, deadline=None)
 @given(mantissas, exponents, st.integers(64, 512))
 @example(2, 999999999999999999999999998464, 92)
+@example(999_999_930_922_449_249_933_029_648_592, 0, 66)  # a lower field exists, no upper one (the ball holds 30)
 def test_written_twins_agree_and_bound_the_log(mantissa, exponent, prec):
     """The writer's log10 fields make a pair that agrees and lie outside the kernel's log10 enclosure.
 
@@ -142,14 +144,16 @@ def test_written_twins_agree_and_bound_the_log(mantissa, exponent, prec):
     assume(abs(exponent) > 100 or not Fraction(1, 2) <= Fraction(mantissa) * Fraction(10) ** exponent <= 2)
     with ctx.workprec(prec):
         kernel_log = log10_enclosure(end, prec) + arb(f"[0 +/- 1e-{prec // 8}]")  # wider, as a kernel ball may be
-        try:
-            bits = _twin_bits(end)  # the writer's own working bits for this end
-            lower = log10_lower_twin(end, kernel_log, bits)
-            upper = log10_upper_twin(end, kernel_log, bits)
-        except NotCertified:
-            # allowed only when no field exists: checked with mpmath, apart from the writer's search
-            assert not _a_field_exists(end, kernel_log), (mantissa, exponent, prec)
-            return
+        bits = _twin_bits(end)  # the writer's own working bits for this end
+        written = {}
+        for is_upper, writer in ((False, log10_lower_twin), (True, log10_upper_twin)):
+            try:
+                written[is_upper] = writer(end, kernel_log, bits)
+            except NotCertified:
+                # allowed only when no field of that side exists: checked with mpmath, apart from the writer's search
+                assert not _a_field_exists(end, kernel_log, (is_upper,)), (mantissa, exponent, prec, is_upper)
+                return
+        lower, upper = written[False], written[True]
         assert exact_le_ball(lower, kernel_log) and ball_le_exact(kernel_log, upper)
     for field, is_upper in ((lower, False), (upper, True)):
         field = parse_exact(canonical_text(field))
