@@ -243,21 +243,33 @@ class _Staircase:
                                         paper="the margin is positive: the box lies in U_stair of (S.10), and "
                                               "Theorem S holds from every point of it")
 
+    #: the purity margin's name in the lemmas' words (delta of (S.15), delta_- of (S.37) for twin_above)
+    DELTA = "delta"
+
     def purity_margin_box(self) -> list[Lemma]:
-        """delta of (S.15) at rho_+, L_-, C_+ (interval), and its hypothesis sqrt F_0 + rho_+ - 1 < 1."""
+        """delta of (S.15) at rho_+, L_-, C_+ (interval, :meth:`_purity_end`), and its hypothesis
+        sqrt F_0 + rho_+ - 1 < 1."""
         p = self.p
-        L = self.L_TERM.format(p=p, g=self._g())
+        L = self._L()
         spread = f"(sqrt {self.F_TERM.format(p=p)} + {self._rho()} - 1)"
         quantity = f"(1 - {spread} ^ 2) * {L} / (2 * {L} + {real(self._balance_upper())})"
-        paper = f"{self.SECTION}: {self.PURITY_PAPER}"
         return [
             Lemma("purity_margin_box_hypothesis", "purity_margin_box", f"{spread} < 1", INTERVAL,
                   f"{self.SECTION}: {self.PURITY_HYPOTHESIS}"),
-            Lemma("purity_margin_box_lo", "purity_margin_box", stated(self.document, "purity_margin_box", "lo",
-                                                                       quantity), INTERVAL, paper),
+            self._purity_end(quantity),
             *landmark_lemmas(self.document, "purity_margin_box", "lo",
-                             paper="delta > 0: max_zeta F_zeta(theta(t)) <= 1 - delta < 1 for all t"),
+                             paper=f"{self.DELTA} > 0: max_zeta F_zeta(theta(t)) <= 1 - {self.DELTA} < 1 for all t"),
         ]
+
+    def _L(self) -> str:
+        """L_-, the lower bound of Proposition S.6's L on the box (a Coq term)."""
+        return self.L_TERM.format(p=self.p, g=self._g())
+
+    def _purity_end(self, quantity: str) -> Lemma:
+        """lo <= the purity margin's closed form, to the stored end's digits."""
+        return Lemma("purity_margin_box_lo", "purity_margin_box", stated(self.document, "purity_margin_box", "lo",
+                                                                          quantity), INTERVAL,
+                     f"{self.SECTION}: {self.PURITY_PAPER}")
 
     def _balance_upper(self) -> fmpq:
         """An exact upper bound of C_+ = max(0, p mu^2 + |u|^2 + |v|^2 - |w|^2) on the box (|mu| <= r, each coordinate
@@ -451,23 +463,41 @@ class _Twin(_Staircase):
     #: Significant digits of the exporter's own b_+ (rounded up from the kernel's closed form, docs/staircase.md 11.9).
     B_PLUS_DIGITS = 30
 
+    #: Whether the capture lemmas need b_+ > 0 (they write b_+^0 = max(b_+, 0) as b_+: twin_plus, twin_above).
+    B_PLUS_POSITIVE = False
+
+    def _closed_form(self):
+        """The kernel's parameters class and its closed form of b_+ (the upper end bounds b on the box)."""
+        from ..kernel.twin import TwinParameters, loss_excess_upper
+        return TwinParameters, loss_excess_upper
+
     @cached_property
-    def _b_term(self) -> str:
-        """b_+: the exporter's own upper bound of the closed form of section 11.9 (rounded up to B_PLUS_DIGITS), which
-        :meth:`window_box` proves >= both ends in Coq. Not the stored loss_excess_box end: a certificate may state
-        that end looser (it is only an upper bound), and the window and capture lemmas must not depend on it."""
+    def _kernel_b_plus(self) -> fmpq:
+        """The upper end of the kernel's closed form of b_+ (:meth:`_closed_form`) at 128 bits, exactly. ValueError
+        if the kernel refuses these parameters, or (with B_PLUS_POSITIVE) if it is not positive."""
         from ..errors import NotCertified
         from ..kernel.balls import working_precision
-        from ..kernel.twin import TwinParameters, loss_excess_upper
-        from .terms import round_up
 
+        parameters_class, loss_excess_upper = self._closed_form()
         try:
-            params = TwinParameters(self.p, *(self.values[name] for name in self.PARAMETERS))
+            params = parameters_class(self.p, *(self.values[name] for name in self.PARAMETERS))
             with working_precision(128):
                 upper = loss_excess_upper(params, self.r).upper().mid().fmpq()
         except (NotCertified, ZeroDivisionError, ValueError) as error:
             raise ValueError(f"no closed form of b_+ for these parameters: {error}") from None
-        return real(round_up(upper, self.B_PLUS_DIGITS))
+        if self.B_PLUS_POSITIVE and not upper > 0:  # the capture lemmas write b_+^0 = max(b_+, 0) as b_+
+            raise ValueError("b_+ is not positive: the capture lemmas are written for b_+^0 = b_+")
+        return upper
+
+    @cached_property
+    def _b_term(self) -> str:
+        """b_+: the exporter's own upper bound of the kernel's closed form (section 11.9, 11.11 or 11.12), rounded up
+        to B_PLUS_DIGITS, which :meth:`window_box` proves >= every end in Coq. Not the stored loss_excess_box end: a
+        certificate may state that end looser (it is only an upper bound), and the window and capture lemmas must
+        not depend on it."""
+        from .terms import round_up
+
+        return real(round_up(self._kernel_b_plus, self.B_PLUS_DIGITS))
 
     def _b(self) -> str:
         return self._b_term
@@ -628,27 +658,9 @@ class _TwinPlus(_Twin):
     DIFFERENCE = ("positive_difference", "a - b", "D = w(0) - w(1)", "D > 0")
     PROPOSITION = "Proposition S3.2"
 
-    @cached_property
-    def _b_term(self) -> str:
-        """b_+: the exporter's own upper bound of the closed form of section 11.11 (rounded up to B_PLUS_DIGITS),
-        which :meth:`window_box` proves >= both ends in Coq (not the stored loss_excess_box end)."""
-        from ..errors import NotCertified
-        from ..kernel.balls import working_precision
-        from .terms import round_up
-
-        parameters_class, loss_excess_upper = self._closed_form()
-        try:
-            params = parameters_class(self.p, *(self.values[name] for name in self.PARAMETERS))
-            with working_precision(128):
-                upper = loss_excess_upper(params, self.r).upper().mid().fmpq()
-        except (NotCertified, ZeroDivisionError, ValueError) as error:
-            raise ValueError(f"no closed form of b_+ for these parameters: {error}") from None
-        if not upper > 0:  # the capture lemmas write b_+^0 = max(b_+, 0) as b_+
-            raise ValueError("b_+ is not positive: the capture lemmas are written for b_+^0 = b_+")
-        return real(round_up(upper, self.B_PLUS_DIGITS))
+    B_PLUS_POSITIVE = True
 
     def _closed_form(self):
-        """The kernel's parameters class and its closed form of b_+ (the upper end bounds b on the box)."""
         from ..kernel.twin_plus import TwinPlusParameters, loss_excess_upper
         return TwinPlusParameters, loss_excess_upper
 
@@ -758,6 +770,10 @@ class _TwinAbove(_TwinPlus):
 
     SECTION = TWIN_ABOVE_SECTION
     GATE_11_ACTIVE = True
+    DELTA = "delta_-"
+    PURITY_HYPOTHESIS = "the hypothesis sqrt(F_0) + rho_+ - 1 < 1 of (S.37), Remark S3.6 (i)'s rho_+"
+    PURITY_PAPER = ("(S.37) at rho_+ (Remark S3.6 (i)), L_- = S_-^2/2 + (p - 2) g_-^2 and C_+ <= the number written: "
+                    "delta_- decreases in rho_+ and C_+ and increases in L_-")
     CAPTURE_TIME_PAPER = ("Proposition S3.4 with Remark S3.5: z11(t) < (e + 2r) - h t/p^2 while z11 > 0, so the gate "
                           "(1, 1) reaches its kink from above before p^2 (e + 2r)/h")
     PROPOSITION = "Proposition S3.4"
@@ -781,9 +797,6 @@ class _TwinAbove(_TwinPlus):
     def _closed_form(self):
         from ..kernel.twin_above import TwinAboveParameters, loss_excess_upper
         return TwinAboveParameters, loss_excess_upper
-
-    def builders(self) -> dict:
-        return {**_TwinPlus.builders(self), "purity_margin_box": self.purity_margin_box}
 
     def pattern_box(self) -> list:
         """The twin's pattern lemmas with z11 > 0, and z00 - z11 on the box (lra)."""
@@ -853,14 +866,12 @@ class _TwinAbove(_TwinPlus):
         stored end; in a near-tie the two terms agree far below the 12 digits the lemmas keep. (At every library
         prime eta is 7 to 16 times below delta_c.)"""
         from ..kernel.balls import ball, working_precision
-        from ..kernel.twin_above import TwinAboveParameters, loss_excess_upper
 
-        params = TwinAboveParameters(self.p, *(self.values[name] for name in self.PARAMETERS))
-        q = self._exact
+        q, h = self._exact, self.values["h"]
         with working_precision(128):
-            b_plus = ball(loss_excess_upper(params, self.r).upper())
-            delta = (2 * b_plus * q["e_plus"] / params.h).sqrt()
-            eta = ((q["X_plus"] + delta) * b_plus + q["e_plus"]) * q["e_plus"] / params.h
+            b_plus = ball(self._kernel_b_plus)
+            delta = (2 * b_plus * q["e_plus"] / h).sqrt()
+            eta = ((q["X_plus"] + delta) * b_plus + q["e_plus"]) * q["e_plus"] / h
             return bool((eta - delta).mid() < 0)
 
     def _capture_terms(self) -> dict[str, str]:
@@ -909,20 +920,13 @@ class _TwinAbove(_TwinPlus):
             lemmas += landmark_lemmas(self.document, "capture_box", "lo", component, paper=positive)
         return lemmas
 
-    def purity_margin_box(self) -> list[Lemma]:
-        """delta_- of (S.37) at rho_+, S_-, g_- and C_+, rounded down to TWIN_DIGITS (rho_+ reads b_+), and its
-        hypothesis sqrt F_0 + rho_+ - 1 < 1 (interval)."""
-        p, q = self.p, self._exact
-        L = f"({real(q['S_minus'])} ^ 2 / 2 + ({p} - 2) * {real(q['g_minus'])} ^ 2)"
-        spread = f"(sqrt {self.F_TERM.format(p=p)} + {self._rho()} - 1)"
-        quantity = f"(1 - {spread} ^ 2) * {L} / (2 * {L} + {real(self._balance_upper())})"
-        return [
-            Lemma("purity_margin_box_hypothesis", "purity_margin_box", f"{spread} < 1", INTERVAL,
-                  f"{self.SECTION}: the hypothesis sqrt(F_0) + rho_+ - 1 < 1 of (S.37), Remark S3.6 (i)'s rho_+"),
-            self._weak("purity_margin_box", "lo", quantity, None, f"purity_margin_box_lo_{TWIN_DIGITS}_digits",
-                       "(S.37) at rho_+ (Remark S3.6 (i)), L_- = S_-^2/2 + (p - 2) g_-^2 and C_+ <= the number written: "
-                       "delta_- decreases in rho_+ and C_+ and increases in L_-"),
-            *landmark_lemmas(self.document, "purity_margin_box", "lo",
-                             paper="delta_- > 0: max_zeta F_zeta(theta(t)) <= 1 - delta_- < 1 for all t"),
-        ]
+    def _L(self) -> str:
+        """L_- = S_-^2/2 + (p - 2) g_-^2 of (S.37) (a Coq term)."""
+        q = self._exact
+        return f"({real(q['S_minus'])} ^ 2 / 2 + ({self.p} - 2) * {real(q['g_minus'])} ^ 2)"
+
+    def _purity_end(self, quantity: str) -> Lemma:
+        """lo <= delta_- of (S.37), rounded down to TWIN_DIGITS: rho_+ reads the exporter's b_+."""
+        return self._weak("purity_margin_box", "lo", quantity, None, f"purity_margin_box_lo_{TWIN_DIGITS}_digits",
+                          self.PURITY_PAPER)
 

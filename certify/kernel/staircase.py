@@ -142,6 +142,16 @@ def require_base_point_in_region(region_margins, params, prec: int, region: str,
                           f"not positive ({failing}; docs/staircase.md, section {section})")
 
 
+def require_positive_pattern(margins: dict, names: dict, region: str, radius) -> dict:
+    """``margins`` (name -> exact rational), once each is proved positive; else NotCertified naming the first that is
+    not (by its words in ``names``), as a failure of pattern_box for the box of radius ``radius`` inside ``region``."""
+    for name, value in margins.items():
+        if not value > 0:
+            raise NotCertified(f"box inside {region}: {names[name]} fails by {format_rational(-value)} "
+                               f"at radius {format_rational(fmpq(radius))}", "pattern_box")
+    return margins
+
+
 def require_positive_margins(margins: dict, claim_id: str, radius) -> None:
     """NotCertified naming the first of ``margins`` (name -> ball) whose lower end is not proved positive, as a
     failure of claim ``claim_id`` on the box of radius ``radius``."""
@@ -179,11 +189,7 @@ def pattern_margins(params: StaircaseParameters, radius) -> dict[str, fmpq]:
     names = {"active_gates": "the gates (0, 0), (0, 1), (1, 0) > 0", "gate_11": "the gate (1, 1) < 0",
              "boundary_gates": "the boundary gates (0, j), (j, 0) < 0", "other_gates": "every other gate < 0",
              "gamma_min": "gamma_j > 0"}
-    for name, value in margins.items():
-        if not value > 0:
-            raise NotCertified(f"box inside U_stair: {names[name]} fails by {format_rational(-value)} "
-                               f"at radius {format_rational(r)}", "pattern_box")
-    return margins
+    return require_positive_pattern(margins, names, "U_stair", r)
 
 
 def gamma_lower(params, radius) -> fmpq:
@@ -478,11 +484,7 @@ def memorise_pattern_margins(params: MemoriseParameters, radius) -> dict[str, fm
     }
     names = {"active_gate": "the gate (0, 0) > 0", "boundary_gates": "the boundary gates (0, j), (j, 0) < 0",
              "other_gates": "every other gate < 0", "gamma_min": "gamma_j > 0"}
-    for name, value in margins.items():
-        if not value > 0:
-            raise NotCertified(f"box inside U_1: {names[name]} fails by {format_rational(-value)} "
-                               f"at radius {format_rational(r)}", "pattern_box")
-    return margins
+    return require_positive_pattern(margins, names, "U_1", r)
 
 
 def memorise_loss_upper(params: MemoriseParameters, radius) -> arb:

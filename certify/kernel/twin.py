@@ -28,7 +28,7 @@ from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
 from .gaussian import gaussian_probability_spec, region_probability_spec, require_positive_sigma
 from .staircase import (base_point_margin, gamma_lower, purity_margin_lower, relabelled_box_probability_claims,
-                        rho_upper)
+                        require_positive_pattern, rho_upper)
 
 PAPER = ("Proposition S2.2 of docs/staircase.md (regime II, the twin of the (1, 2) staircase): region U_II (S.29) "
          "with Remark S2.3, Lemmas S.11-S.14, Theorem S2, Proposition S.6 (S.15)")
@@ -139,11 +139,7 @@ def twin_pattern_margins(params: TwinParameters, radius) -> dict[str, fmpq]:
     names = {"active_gates": "the gates (0, 0), (0, 1), (1, 0) > 0", "gate_11": "the gate (1, 1) < 0",
              "boundary_gates": "the boundary gates (0, j), (j, 0) < 0", "other_gates": "every other gate < 0",
              "gamma_min": "gamma_j > 0", "twin_difference": "D = w(0) - w(1) < 0"}
-    for name, value in margins.items():
-        if not value > 0:
-            raise NotCertified(f"box inside U_II: {names[name]} fails by {format_rational(-value)} "
-                               f"at radius {format_rational(r)}", "pattern_box")
-    return margins
+    return require_positive_pattern(margins, names, "U_II", r)
 
 
 def loss_excess_upper(params: TwinParameters, radius) -> arb:

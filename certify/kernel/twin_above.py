@@ -33,7 +33,7 @@ from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
 from .gaussian import gaussian_probability_spec, region_probability_spec, require_positive_sigma
 from .staircase import (balance_upper, gamma_lower, relabelled_box_probability_claims, require_base_point_in_region,
-                        require_positive_margins)
+                        require_positive_margins, require_positive_pattern)
 from .twin_plus import q_star
 
 PAPER = ("Proposition S3.4 of docs/staircase.md (regime II of the (1, 2) staircase, captured from above with D > 0): "
@@ -135,11 +135,7 @@ def twin_above_pattern_margins(params: TwinAboveParameters, radius) -> dict[str,
              "boundary_gates": "the boundary gates (0, j), (j, 0) < 0", "other_gates": "every other gate < 0",
              "gamma_min": "gamma_j > 0", "positive_difference": "D = w(0) - w(1) > 0",
              "gate_order": "z00 > z11 (the relabelled copies disjoint)"}
-    for name, value in margins.items():
-        if not value > 0:
-            raise NotCertified(f"box inside U_II^above: {names[name]} fails by {format_rational(-value)} "
-                               f"at radius {format_rational(r)}", "pattern_box")
-    return margins
+    return require_positive_pattern(margins, names, "U_II^above", r)
 
 
 def twin_above_copies(p: int) -> int:

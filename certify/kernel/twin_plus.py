@@ -29,7 +29,7 @@ from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
 from .gaussian import gaussian_probability_spec, region_probability_spec, require_positive_sigma
 from .staircase import (gamma_lower, loss_upper, purity_margin_lower, relabelled_box_probability_claims,
-                        require_base_point_in_region, require_positive_margins, rho_upper)
+                        require_base_point_in_region, require_positive_margins, require_positive_pattern, rho_upper)
 
 PAPER = ("Proposition S3.2 of docs/staircase.md (regime II of the (1, 2) staircase, captured with D >= 0): region "
          "U_II^+ (S.34) with Remark S3.3, Lemmas S.15-S.17, Theorem S3, Proposition S.6 (S.15)")
@@ -124,11 +124,7 @@ def twin_plus_pattern_margins(params: TwinPlusParameters, radius) -> dict[str, f
     names = {"active_gates": "the gates (0, 0), (0, 1), (1, 0) > 0", "gate_11": "the gate (1, 1) < 0",
              "boundary_gates": "the boundary gates (0, j), (j, 0) < 0", "other_gates": "every other gate < 0",
              "gamma_min": "gamma_j > 0", "positive_difference": "D = w(0) - w(1) > 0"}
-    for name, value in margins.items():
-        if not value > 0:
-            raise NotCertified(f"box inside U_II^+: {names[name]} fails by {format_rational(-value)} "
-                               f"at radius {format_rational(r)}", "pattern_box")
-    return margins
+    return require_positive_pattern(margins, names, "U_II^+", r)
 
 
 def loss_excess_upper(params: TwinPlusParameters, radius) -> arb:
