@@ -852,11 +852,12 @@ ALLOWED = (
     ("exit codes", r"\*\*[0-2]\*\*|[Ee]xit [0-2]\b|\b[0-2],? (?:rejected|malformed|verified)\b|exit code is 1"
                    r"|\b2\s+malformed"),
     ("limits, defaults and constants of the code, not measurements (at most 100 digits, 64..512, 99% of the "
-     "largest radius, 1 MiB, Wilson 95% intervals, at 50 digits, default 5 s)",
+     "largest radius, 1 MiB, Wilson 95% intervals, at 50 digits, default 5 s, the widened box's TAIL_DEPTH)",
      r"at most (?:100|200|60)\s+(?:digits|characters)|64\.\.512|[0-9]+ bits|99% of the largest|1 [MG]iB"
      r"|Wilson 95%|95% intervals|at 50 digits|default 5 s|default 1/100|default 1\b|\(defaults 1, 2, 1\)"
      r"|radius 0\b|exactly [01]\b|the difference is 0|the gradient is 0|on 32 workers|2 free cores"
-     r"|wider than 1 pt|with (?:200|100)\s+samples|of 5\.\.10\^4|and 1\.3(?=\s+`gd_P_eta_1p3)"),
+     r"|wider than 1 pt|with (?:200|100)\s+samples|of 5\.\.10\^4|and 1\.3(?=\s+`gd_P_eta_1p3)"
+     r"|4 sigma below the box"),
     ("version numbers", r"Coq 8\.16|CoqInterval 4\.6"),
     ("a property of binary floats (0.1 is not 1/10)",
      r"3602879701896397/2\^55 =\s+0\.1000000000000000055511151231257827021181583404541015625|float 0\.1"

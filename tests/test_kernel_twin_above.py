@@ -612,10 +612,18 @@ def test_the_radius_is_within_two_percent_of_the_largest_certified():
         kernel.twin_above_box_bounds(params, radius * fmpq(102, 100), 128)
 
 
-def test_the_region_bound_counts_p2_p_minus_1_copies_of_the_box():
-    claims = library(7)["claims"]
+def test_the_region_bound_counts_p2_p_minus_1_copies_of_the_widened_box():
+    """region - box (log10) is log10(p^2 (p - 1)) plus what the 2(p - 2) tails gain from [c - r, c + r] to
+    [c - r - 4 sigma, c + r] (docs/staircase.md section 11.14), the masses by mpmath's ncdf (an independent route)."""
+    document = library(7)
+    radius, level = Fraction(document["radius"]), Fraction(document["base_point"]["u"]["elsewhere"])
+    p, r, c = 7, mp.mpf(radius.numerator) / radius.denominator, mp.mpf(level.numerator) / level.denominator
+    assert document["base_point"]["v"]["elsewhere"] == document["base_point"]["u"]["elsewhere"]
+    tails = 2 * (p - 2) * (mp.log10(mp.ncdf(c + r) - mp.ncdf(c - r - 4)) - mp.log10(mp.ncdf(c + r) - mp.ncdf(c - r)))
+    claims = document["claims"]
     gap = mp.mpf(claims["region_probability"]["log10_lo"]) - mp.mpf(claims["gaussian_probability"]["log10_lo"])
-    assert abs(gap - mp.log10(7 * 7 * 6)) < mp.mpf("1e-20")
+    assert tails > 1
+    assert abs(gap - mp.log10(7 * 7 * 6) - tails) < mp.mpf("1e-20")
 
 
 def test_the_box_mass_is_the_product_of_the_coordinates_normal_masses():

@@ -231,6 +231,96 @@ def box_slack(document: dict) -> fmpq:
     return _slack(coordinates, coordinate_bounds(coordinates, r))
 
 
+#: The widened box B+ of docs/staircase.md, section 11.14 (the region bound of the (1, 2) records): its Coq names
+WIDE_CLAIM = "region_probability"
+WIDE_BOX = "region_probability_widened_box_mass"
+WIDE_LOG_BOUND = "region_probability_widened_box_log_bound"
+WIDE_BOX_LN = "region_probability_widened_box_mass_ln_lower"
+#: the coordinates B+ widens: u(i) and v(i), i >= 2, the three-level blocks' ``elsewhere``
+TAIL_COORDINATES = ("u_elsewhere", "v_elsewhere")
+
+
+def widened_coordinates(document: dict, depth: fmpq) -> list[tuple[str, fmpq, fmpq, int]]:
+    """(name, centre, radius, count) of the widened box B+ in units of sigma: the box's coordinates
+    (:func:`box_coordinates`, radius r/sigma), except that each tail coordinate (TAIL_COORDINATES), centred at
+    m = c/sigma, covers [m - r/sigma - depth, m + r/sigma]: centre m - depth/2, radius r/sigma + depth/2 (``depth``
+    in units of sigma)."""
+    r = number(document["radius"], "radius") / initialisation_scale(document)
+    if not r > 0 or not depth > 0:
+        raise ValueError("the radius or the widening is not positive")
+    return [(name, m - depth / 2, r + depth / 2, k) if name in TAIL_COORDINATES else (name, m, r, k)
+            for name, m, k in box_coordinates(document)]
+
+
+def _widened_bounds(coordinates) -> dict:
+    """{(m, r): (c, the rescaled integral, L)} for each distinct interval of ``coordinates`` (as
+    :func:`coordinate_bounds`, one radius per interval)."""
+    out = {}
+    with working_precision(PRECISION):
+        for _, m, r, _ in coordinates:
+            if (m, r) not in out:
+                c = rescaling_centre(m, r)
+                integral = rescaled_integral(m, r, c)
+                out[m, r] = (c, integral, _lower_rational(integral))
+    return out
+
+
+def widened_box_slack(document: dict, depth: fmpq) -> fmpq:
+    """The slack s of the widened box's mass proof (as :func:`box_slack`)."""
+    coordinates = widened_coordinates(document, depth)
+    bounds = _widened_bounds(coordinates)
+    with working_precision(PRECISION):
+        return _slack_upper(sum((k * (bounds[m, r][1].log() - arb(bounds[m, r][2]).log())
+                                 for _, m, r, k in coordinates), arb(0)))
+
+
+def widened_box_lemmas(document: dict, depth: fmpq) -> list:
+    """The Definitions and Lemmas of the widened box's mass (docs/staircase.md, section 11.14): WIDE_BOX, the
+    product of the standard masses of B+'s coordinate intervals (:func:`widened_coordinates`), and WIDE_BOX_LN,
+    0 < WIDE_BOX /\\ WIDE_LOG_BOUND <= ln WIDE_BOX, proved as the box's (:func:`_lemmas`), whose per-coordinate
+    lemmas it reuses for the coordinates B+ does not widen. Needs the gaussian_probability lemmas in the file."""
+    coordinates = widened_coordinates(document, depth)
+    sigma = initialisation_scale(document)
+    items: list = [Definition(
+        WIDE_BOX, " * (".join(f"{MASS} {real(m)} {real(r)} ^ {k}" for _, m, r, k in coordinates)
+        + ")" * (len(coordinates) - 1), "R",
+        f"P(theta(0) in B+) for theta(0) ~ N(0, sigma^2 I_{{3p}}), sigma = {format_rational(sigma)}: the box's "
+        f"coordinate masses in units of sigma, each tail coordinate u(i), v(i) (i >= 2) widened down by {depth} "
+        "(docs/staircase.md, section 11.14), block by block: "
+        + ", ".join(f"{name} ({k})" for name, _, _, k in coordinates), claim=WIDE_CLAIM)]
+    names: dict = {}  # (m, r) -> the lemma proving its mass lower bound
+    for name, m, r, _ in coordinates:  # the box's own lemmas, named by the first coordinate of each value
+        if name not in TAIL_COORDINATES:
+            names.setdefault((m, r), f"{CLAIM}_{name}_mass_lower")
+    with working_precision(PRECISION):
+        bounds = _widened_bounds(coordinates)
+        for name, m, r, _ in coordinates:
+            if (m, r) in names:
+                continue
+            c, _, L = bounds[m, r]
+            names[m, r] = f"{WIDE_CLAIM}_{name}_widened_mass_lower"
+            items.append(Lemma(
+                names[m, r], WIDE_CLAIM, f"0 < exp (- {real(c)} ^ 2 / 2) * {real(L)} <= {MASS} {real(m)} {real(r)}",
+                f"split.\n  - apply Rmult_lt_0_compat; [apply exp_pos | lra].\n"
+                f"  - unfold {MASS}. rewrite ({RESCALE} {real(c)}).\n"
+                f"    apply Rmult_le_compat_l; [apply Rlt_le, exp_pos | {INTEGRAL}].",
+                f"the Gaussian mass of the widened coordinate {name.replace('_', ' ', 1)}, [m - r, m + r] with m = {m}, "
+                f"r = {r}, is at least exp(-c^2/2) L, c = {c} its end nearest 0 ({RESCALE})"))
+    factors = [(names[m, r], bounds[m, r][0], bounds[m, r][2], k) for _, m, r, k in coordinates]
+    items.append(Definition(
+        WIDE_LOG_BOUND, " + (".join(f"INR {k} * (- {real(c)} ^ 2 / 2 + ln {real(L)})" for _, c, L, k in factors)
+        + ")" * (len(factors) - 1), "R",
+        "a lower bound of ln widened_box_mass: each coordinate's mass replaced by its proved lower bound",
+        claim=WIDE_CLAIM))
+    steps = [f"apply {LN_POW_MULT}; [exact ({LN_LOWER} _ _ _ {name}) | ]." for name, _, _, _ in factors[:-1]]
+    steps.append(f"apply {LN_POW}; exact ({LN_LOWER} _ _ _ {factors[-1][0]}).")
+    items.append(Lemma(WIDE_BOX_LN, WIDE_CLAIM, f"0 < {WIDE_BOX} /\\ {WIDE_LOG_BOUND} <= ln {WIDE_BOX}",
+                       f"unfold {WIDE_LOG_BOUND}, {WIDE_BOX}.\n  " + "\n  ".join(steps),
+                       "the widened box's mass is a product of independent one-dimensional Gaussian masses: the sum "
+                       "of the logarithms of the coordinates' lower bounds"))
+    return items
+
+
 def _lemmas(document: dict) -> list:
     claims = document["claims"]
     stated = claims[CLAIM]

@@ -59,6 +59,9 @@ class Definition:
     note: str = ""
     keyword: str = "Definition"
     binders: str = ""
+    #: the claim whose lemmas it serves, when it must travel with them (a region claim's, placed after the box
+    #: mass it builds on: certify.coq.export.obligations); empty for a file-wide abbreviation
+    claim: str = ""
 
     def __post_init__(self):
         check_term(self.body)

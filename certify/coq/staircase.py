@@ -14,9 +14,10 @@ point:
 ``purity_margin_box``  lo <= (1 - (sqrt F_0 + rho_+ - 1)^2) L_- / (2 L_- + C_+), F_0 = 2(1 + cos(2 PI/p))/(p-2),
                        L_- = (p-2)^2 g^2/2 + (p-2) g^2, C_+ >= max(0, p r^2 + sum (|u_a| + r)^2 + sum (|v_b| + r)^2
                        - sum (|w_c| - r)^2) (interval), and sqrt F_0 + rho_+ - 1 < 1
-``region_probability`` log10_lo (lowered by what the box-mass proof loses, as gaussian_probability's) <=
-                       (ln(p^2 (p - 1)) + ln box_mass)/ln 10, and lo likewise, from the box-mass lemmas; its
-                       twin pair and lo > 0
+``region_probability`` log10_lo (lowered by what the mass proof loses, as gaussian_probability's) <=
+                       (ln(p^2 (p - 1)) + ln widened_box_mass)/ln 10, and lo likewise: the mass of the widened box
+                       B+ (section 11.14: the box with each u(i), v(i), i >= 2, widened down by 4 sigma), proved as
+                       the box's (certify.coq.gaussian); its twin pair and lo > 0
 
 and, first, ``base_point_*``: the certificate's base point is the construction of docs/staircase.md 9.1 in its
 parameters. The steps from these numbers to the claims (a gate moves by at most 2r; the monotonicity of each
@@ -33,11 +34,13 @@ from flint import fmpq
 
 from .export import SHARED_CLAIMS
 from .family import BOX_TACTIC, base_point_lemmas
-from .gaussian import (BOX, BOX_LN, CLAIM as GAUSSIAN, INTERVAL as GAUSSIAN_INTERVAL, LOG_BOUND, box_slack,
-                       lowered_lo, lowered_log10)
+from .gaussian import (BOX, BOX_LN, CLAIM as GAUSSIAN, INTERVAL as GAUSSIAN_INTERVAL, LOG_BOUND, WIDE_BOX,
+                       WIDE_BOX_LN, WIDE_LOG_BOUND, box_slack, lowered_lo, lowered_log10, widened_box_lemmas,
+                       widened_box_slack)
 from .lemma import Lemma, NotExported
 from .relations import landmark_lemmas, relation, stated, twin_lemmas
 from .terms import MAX_LITERAL_DIGITS, ident, number, real
+from ..kernel.staircase import TAIL_DEPTH
 
 #: Bits for ``interval`` on the loss and purity margins (their ends are written to about 12-45 digits).
 INTERVAL = "interval with (i_prec 200)."
@@ -141,9 +144,12 @@ class _Staircase:
     PURITY_HYPOTHESIS = "the hypothesis sqrt(F_0) + rho_0 - 1 < 1 of Proposition S.6, at rho_0 <= rho_+"
     #: the disjoint relabelled copies of the box (a Coq term with {p}) and why
     COPIES = "({p} ^ 2 * ({p} - 1))"
-    COPIES_PAPER = ("the p^2 (p - 1) images of the box under the affine relabellings are disjoint, each of the "
-                    "box's Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= "
-                    "p^2 (p - 1) P(box)")
+    COPIES_PAPER = ("the p^2 (p - 1) images of the widened box B+ (section 11.14: it lies in the region as the box "
+                    "does) under the affine relabellings are disjoint, each of B+'s Gaussian mass and inside R, and R "
+                    "lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(B+)")
+
+    #: whether region_probability measures the widened box B+ (docs/staircase.md, section 11.14) or the box
+    WIDENED = True
 
     #: whether the box's gate (1, 1) is active (z11 > 0, Proposition S3.4) rather than inactive (z11 < 0)
     GATE_11_ACTIVE = False
@@ -285,22 +291,29 @@ class _Staircase:
         return max(C_plus, fmpq(0))  # C_+ = max(0, ...) is at most this exact number
 
     def region_probability(self) -> list[Lemma]:
-        """P(R | active) >= p^2 (p - 1) P(box), from the box-mass lemmas of certify.coq.gaussian."""
+        """P(R | active) >= p^2 (p - 1) P(B), B the box (WIDENED false) or the widened box B+ of docs/staircase.md,
+        section 11.14, from the mass lemmas of certify.coq.gaussian."""
         claim, p = "region_probability", self.p
         rel = relation(self.document, claim)
         if rel.keys() != ("lo", "log10_lo") or GAUSSIAN not in self.document["claims"]:
             raise ValueError("region_probability: not a lower bound with a log10 twin beside a box mass")
         copies = self.COPIES.format(p=p)
         paper = f"{self.SECTION}: {self.COPIES_PAPER}"
-        slack = box_slack(self.document)
+        if self.WIDENED:
+            depth = fmpq(TAIL_DEPTH)
+            slack, mass, log_bound, mass_ln = (widened_box_slack(self.document, depth), WIDE_BOX, WIDE_LOG_BOUND,
+                                               WIDE_BOX_LN)
+            mass_lemmas = widened_box_lemmas(self.document, depth)
+        else:
+            slack, mass, log_bound, mass_ln, mass_lemmas = box_slack(self.document), BOX, LOG_BOUND, BOX_LN, []
         stored_node = self.document["claims"][claim]
         log10_end, log10_digits = lowered_log10(number(stored_node["log10_lo"], f"{claim}.log10_lo"), slack)
         lemmas = [Lemma(
             f"{claim}_log10_lo_{log10_digits}_digits", claim,
-            f"{real(log10_end)} <= (ln {copies} + ln {BOX}) / ln 10",
-            f"apply Rle_trans with ((ln {copies} + {LOG_BOUND}) / ln 10); [unfold {LOG_BOUND}; {GAUSSIAN_INTERVAL} | ].\n"
+            f"{real(log10_end)} <= (ln {copies} + ln {mass}) / ln 10",
+            f"apply Rle_trans with ((ln {copies} + {log_bound}) / ln 10); [unfold {log_bound}; {GAUSSIAN_INTERVAL} | ].\n"
             f"  unfold Rdiv. apply Rmult_le_compat_r; [{GAUSSIAN_INTERVAL} | ].\n"
-            f"  apply Rplus_le_compat_l. exact (proj2 {BOX_LN}).",
+            f"  apply Rplus_le_compat_l. exact (proj2 {mass_ln}).",
             f"{paper}; log10_lo lowered by 4 s/ln 10 (s what the box-mass integrals lose) and rounded down to "
             f"{log10_digits} significant digits", log10_digits)]
         (mantissa, exponent), lo_digits = lowered_lo(stored_node["lo"], slack, f"{claim}.lo")
@@ -311,21 +324,21 @@ class _Staircase:
         if exponent <= MAX_LITERAL_DIGITS:  # as gaussian_probability's lo: beyond, the log form
             written = f"{mantissa} / 10 ^ {exponent}"
             lemmas.append(Lemma(
-                lo_name, claim, f"{written} <= {copies} * {BOX}",
-                f"destruct {BOX_LN} as [Hpos Hln].\n"
+                lo_name, claim, f"{written} <= {copies} * {mass}",
+                f"destruct {mass_ln} as [Hpos Hln].\n"
                 f"  assert (Hc : 0 < {copies}) by {GAUSSIAN_INTERVAL}.\n"
-                f"  destruct (Rle_or_lt ({written}) ({copies} * {BOX})) as [H | H]; [exact H | exfalso].\n"
+                f"  destruct (Rle_or_lt ({written}) ({copies} * {mass})) as [H | H]; [exact H | exfalso].\n"
                 f"  apply ln_increasing in H; [ | apply Rmult_lt_0_compat; assumption].\n"
                 f"  rewrite ln_mult in H by assumption.\n"
-                f"  assert (ln ({written}) <= ln {copies} + {LOG_BOUND}) by (unfold {LOG_BOUND}; {GAUSSIAN_INTERVAL}).\n"
+                f"  assert (ln ({written}) <= ln {copies} + {log_bound}) by (unfold {log_bound}; {GAUSSIAN_INTERVAL}).\n"
                 f"  lra.", why, lo_digits))
         else:
             lemmas.append(Lemma(
-                lo_name, claim, f"ln {mantissa} - {exponent} * ln 10 <= ln {copies} + ln {BOX}",
-                f"apply Rle_trans with (ln {copies} + {LOG_BOUND}); [unfold {LOG_BOUND}; {GAUSSIAN_INTERVAL} | ].\n"
-                f"  apply Rplus_le_compat_l. exact (proj2 {BOX_LN}).",
+                lo_name, claim, f"ln {mantissa} - {exponent} * ln 10 <= ln {copies} + ln {mass}",
+                f"apply Rle_trans with (ln {copies} + {log_bound}); [unfold {log_bound}; {GAUSSIAN_INTERVAL} | ].\n"
+                f"  apply Rplus_le_compat_l. exact (proj2 {mass_ln}).",
                 f"{why}, in logarithms (its literal is too long for Coq)", lo_digits))
-        return landmark_lemmas(self.document, claim, "lo") + twin_lemmas(self.document, claim) + lemmas
+        return landmark_lemmas(self.document, claim, "lo") + twin_lemmas(self.document, claim) + mass_lemmas + lemmas
 
 
 class _Memorise(_Staircase):
@@ -340,6 +353,7 @@ class _Memorise(_Staircase):
     PURITY_PAPER = ("Proposition S1.7 at rho_0 <= rho_+, L_0 >= L_- and C_+ <= the number written (|mu| <= r, each "
                     "coordinate within r of the base point): delta_1 decreases in rho_0 and C_+ and increases in L_0")
     PURITY_HYPOTHESIS = "the hypothesis sqrt(F_1) + rho_0 - 1 < 1 of Proposition S1.7, at rho_0 <= rho_+"
+    WIDENED = False
     COPIES = "({p} ^ 2)"
     COPIES_PAPER = ("the p^2 translated images of the box are disjoint (each has its own active gate), each of the "
                     "box's Gaussian mass and inside R, and R lies in the initially active set, so "
@@ -777,10 +791,11 @@ class _TwinAbove(_TwinPlus):
     CAPTURE_TIME_PAPER = ("Proposition S3.4 with Remark S3.5: z11(t) < (e + 2r) - h t/p^2 while z11 > 0, so the gate "
                           "(1, 1) reaches its kink from above before p^2 (e + 2r)/h")
     PROPOSITION = "Proposition S3.4"
-    COPIES_PAPER = ("the p^2 (p - 1) images of the box under the affine relabellings are disjoint (two relabellings "
-                    "share a 2 x 2 block of active gates and exchange z00 and z11, and z00 > z11 on the box: "
-                    "pattern_box's gate_order), each of the box's Gaussian mass and inside R, and R lies in the "
-                    "initially active set, so P(R | active) >= p^2 (p - 1) P(box)")
+    COPIES_PAPER = ("the p^2 (p - 1) images of the widened box B+ (section 11.14: it lies in the region as the box "
+                    "does) under the affine relabellings are disjoint (two relabellings share a 2 x 2 block of active "
+                    "gates and exchange z00 and z11, and z00 > z11 on B+: pattern_box's gate_order), each of B+'s "
+                    "Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= "
+                    "p^2 (p - 1) P(B+)")
     EXCESS_PAPER = ("Remark S3.6 (ii): on the box b0 <= F(a, b) at the offsets a, b of w(0), w(1), F is convex in "
                     "(a, b), so at most its largest value at the four corners a, b = +-r; in each F, ell_1+ is convex "
                     "in z, so at most its larger end value at z = s -+ 2r")

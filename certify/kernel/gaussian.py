@@ -75,26 +75,36 @@ def box_log_mass(centres_with_counts, radius, sigma=1) -> arb:
     """Encloses log P(theta in box) for theta ~ N(0, sigma^2 I), the box being the product over
     coordinates of [m - r, m + r] (sigma > 0 exact; P(|sigma Z - m| <= r) = P(|Z - m/sigma| <= r/sigma)).
 
-    ``centres_with_counts`` is a list of (m, k): k coordinates centred at m. The
-    mass is a product of independent one-dimensional masses, so a two-level base
-    point costs O(1) however large p is. The sum is formed with extra bits, as many as the
-    magnitude of log P has (10^54 for slide at p = 10^18), so that its absolute error stays far
-    below 1 and P = exp(log P) keeps its relative accuracy.
+    ``centres_with_counts`` is a list of (m, k): k coordinates centred at m. It is
+    :func:`product_log_mass` with one radius for every coordinate.
+    """
+    return product_log_mass([(centre, radius, count) for centre, count in centres_with_counts], sigma)
+
+
+def product_log_mass(intervals_with_counts, sigma=1) -> arb:
+    """Encloses log P(theta in B) for theta ~ N(0, sigma^2 I), B the product over coordinates of the
+    intervals [m - r, m + r] given as (m, r, k): k coordinates with centre m and radius r > 0 (exact; sigma > 0
+    exact). The mass is a product of independent one-dimensional masses, so a three-level base point costs
+    O(1) however large p is. The sum is formed with extra bits, as many as the magnitude of log P has
+    (10^54 for slide at p = 10^18), so that its absolute error stays far below 1 and P = exp(log P) keeps its
+    relative accuracy.
     """
     sigma = fmpq(sigma)
     if not sigma > 0:
         raise NotCertified("the Gaussian box mass needs sigma > 0")
-    centres_with_counts = [(fmpq(centre) / sigma, count) for centre, count in centres_with_counts]
-    r = fmpq(radius) / sigma
-    magnitude = sum(count * ((abs(fmpq(centre)) + r) ** 2 + 1) for centre, count in centres_with_counts)
-    extra = int(magnitude.ceil()).bit_length() + (int((1 / r).ceil()).bit_length() if r < 1 else 0)
+    intervals = [(fmpq(centre) / sigma, fmpq(radius) / sigma, count) for centre, radius, count in intervals_with_counts]
+    if not all(r > 0 for _, r, _ in intervals):
+        raise NotCertified("Gaussian box mass needs a positive radius")
+    r_least = min(r for _, r, _ in intervals)
+    magnitude = sum(count * ((abs(centre) + r) ** 2 + 1) for centre, r, count in intervals)
+    extra = int(magnitude.ceil()).bit_length() + (int((1 / r_least).ceil()).bit_length() if r_least < 1 else 0)
     with working_precision(ctx.prec + extra):
-        return _sum_log_masses(centres_with_counts, r)
+        return _sum_log_masses(intervals)
 
 
-def _sum_log_masses(centres_with_counts, radius) -> arb:
+def _sum_log_masses(intervals) -> arb:
     total = arb(0)
-    for centre, count in centres_with_counts:
+    for centre, radius, count in intervals:
         # both enclosures are rigorous; their intersection is the sharper of the two
         try:
             log_mass = coordinate_log_mass(centre, radius).intersection(

@@ -30,7 +30,7 @@ from .basepoint import BasePoint, ThreeLevel, TwoLevel
 from .claims import POSITIVE_LOWER, PROBABILITY_LOWER, Claim, ClaimSpec, Component
 from .exact import format_rational
 from .gaussian import (NORMAL_LAW, box_log_mass, gaussian_probability_claim, gaussian_probability_spec,
-                       region_probability_claim, region_probability_spec, require_positive_sigma)
+                       product_log_mass, region_probability_claim, region_probability_spec, require_positive_sigma)
 from .region import REGION_PRECISION, stated_log_lower
 from .region_memorise import memorise_whole_region_log_lower
 
@@ -300,14 +300,51 @@ def relabelled_copies(p: int) -> int:
     return p * p * (p - 1)
 
 
+#: How far below the box the widened box's tail coordinates reach, in units of sigma (docs/staircase.md, section
+#: 11.14): [c - r - 4 sigma, c + r] keeps more than 1 - 2 Phi(-4) > 0.9999 of the half-line's mass P(x <= c + r)
+#: when c + r <= 0.
+TAIL_DEPTH = 4
+
+
+def widened_box_intervals(params, radius) -> list[tuple[fmpq, fmpq, int]]:
+    """The coordinate intervals of the widened box B_r^+ of docs/staircase.md, section 11.14, as (centre, radius,
+    how many coordinates): the box of radius r around a three-level base point, except that each tail coordinate
+    u(i), v(i), i >= 2 (the level c = ``elsewhere`` of u and of v), ranges over [c - r - TAIL_DEPTH sigma, c + r].
+    Every region of a (1, 2) record (U_stair, U_II, U_II^+, U_II^above) that contains the box contains B_r^+
+    (section 11.14's lemma): its conditions see these coordinates only through gates that are negative on the box
+    and only fall as the coordinates fall."""
+    r, half_depth = fmpq(radius), TAIL_DEPTH * fmpq(params.sigma) / 2
+    base, p = _base_point(params), params.p
+    intervals = []
+    for block in (base.u, base.v):
+        intervals += [(block.at_0, r, 1), (block.at_1, r, 1), (block.elsewhere - half_depth, r + half_depth, p - 2)]
+    return intervals + [(level, r, count) for level, count in base.w.levels_with_counts(p)]
+
+
+def widened_region_spec(region: str, equation: str, theorem: str, disjoint: str = "") -> ClaimSpec:
+    """The ``region_probability`` claim of a (1, 2) record whose bound measures the relabelled copies of the widened
+    box (:func:`widened_box_intervals`): ``region`` names the open region, ``equation`` its defining equation,
+    ``theorem`` what holds from it, ``disjoint`` why the copies are disjoint when it is not the active set alone."""
+    return region_probability_spec(
+        f"R = {region} relabelled: the union of the images of the open region {region} of {equation} under the "
+        "relabellings a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (one step m != 0 for rows, columns and labels), "
+        f"from every point of which {theorem} holds relabelled; the bound measures p^2 (p - 1) disjoint relabelled "
+        f"copies{disjoint} of the widened box B+, the box with each u(i), v(i), i >= 2, in [c - r - {TAIL_DEPTH} "
+        f"sigma, c + r] (c its base value), which lies in {region} as the box does (its conditions see these "
+        "coordinates only through gates negative on the box, which fall with them; docs/staircase.md 11.14), and "
+        "P(R | active) >= P(R) since R lies in the initially active set")
+
+
 def relabelled_box_probability_claims(gaussian_spec: ClaimSpec, region_spec: ClaimSpec, params, radius,
-                                      copies=relabelled_copies) -> list:
+                                      copies=relabelled_copies, widened: bool = False) -> list:
     """The ``gaussian_probability`` and ``region_probability`` claims of a staircase record's box (docs/staircase.md
-    sections 9.2, 10.6, 11.9 and 11.11): the box's Gaussian mass under N(0, sigma^2 I_{3p}), and that mass times
+    sections 9.2, 10.6, 11.9, 11.11 and 11.14): the box's Gaussian mass under N(0, sigma^2 I_{3p}), and the mass of
+    the box (``widened``: of the widened box B_r^+ of :func:`widened_box_intervals`, section 11.14) times
     ``copies(p)`` disjoint copies, each inside the region relabelled (default :func:`relabelled_copies`, the (1, 2)
     pattern's; Theorem S1 passes its translated copies). Current precision."""
     log_mass = box_log_mass(staircase_gaussian_centres(params), fmpq(radius), params.sigma)
-    log_region = log_mass + ball(copies(params.p)).log()
+    measured = product_log_mass(widened_box_intervals(params, radius), params.sigma) if widened else log_mass
+    log_region = measured + ball(copies(params.p)).log()
     return [gaussian_probability_claim(gaussian_spec, log_mass, params.sigma),
             region_probability_claim(region_spec, log_region, params.sigma)]
 
@@ -333,11 +370,7 @@ PURITY_MARGIN_BOX = ClaimSpec(
     "along every trajectory from the box and for all t >= 0, 1 - max_zeta F_zeta(theta(t))", POSITIVE_LOWER,
     note="the trajectory never aligns to one Fourier class", source="Proposition S.6, (S.11)-(S.15)")
 GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_stair (Theorem S)")
-REGION_PROBABILITY = region_probability_spec(
-    "R = U_stair relabelled: the union of the images of the open region U_stair of (S.10) under the relabellings "
-    "a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (one step m != 0 for rows, columns and labels), from every "
-    "point of which Theorem S holds relabelled; the bound measures p^2 (p - 1) disjoint relabelled copies of the "
-    "box, and P(R | active) >= P(R) since R lies in the initially active set")
+REGION_PROBABILITY = widened_region_spec("U_stair", "(S.10)", "Theorem S")
 CLAIMS = (PATTERN_BOX, LOSS_MARGIN_BOX, PURITY_MARGIN_BOX, GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
 
 
@@ -353,6 +386,8 @@ class _Record:
     purity_equation: str
     specs: tuple
     copies: object
+    #: whether the region bound measures the widened box of section 11.14 (the (1, 2) records) or the box
+    widened: bool
 
 
 def _box_bounds(record: _Record, params, radius, prec: int) -> tuple[dict, arb, arb]:
@@ -384,7 +419,7 @@ def _claims(record: _Record, params, radius, prec: int) -> list[Claim]:
             pattern.claim(components={name: {"lower": value} for name, value in margins.items()}),
             loss.claim(lower=loss_margin),
             purity.claim(lower=delta),
-            *relabelled_box_probability_claims(gaussian, region, params, r, record.copies),
+            *relabelled_box_probability_claims(gaussian, region, params, r, record.copies, record.widened),
         ]
 
 
@@ -611,6 +646,6 @@ WHOLE_REGION_PRIMES_BELOW = 2**32
 
 
 _STAIRCASE = _Record(pattern_margins, loss_margin_lower, purity_margin_lower, "(S.10)", "(S.15)", CLAIMS,
-                     relabelled_copies)
+                     relabelled_copies, widened=True)
 _MEMORISE = _Record(memorise_pattern_margins, memorise_loss_margin_lower, memorise_purity_margin_lower, "(S1.1)",
-                    "(S1.2)", MEMORISE_CLAIMS, translated_copies)
+                    "(S1.2)", MEMORISE_CLAIMS, translated_copies, widened=False)

@@ -26,9 +26,9 @@ from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .basepoint import BasePoint, ThreeLevel
 from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
-from .gaussian import gaussian_probability_spec, region_probability_spec, require_positive_sigma
+from .gaussian import gaussian_probability_spec, require_positive_sigma
 from .staircase import (base_point_margin, gamma_lower, purity_margin_lower, relabelled_box_probability_claims,
-                        require_positive_pattern, rho_upper)
+                        require_positive_pattern, rho_upper, widened_region_spec)
 
 PAPER = ("Proposition S2.2 of docs/staircase.md (regime II, the twin of the (1, 2) staircase): region U_II (S.29) "
          "with Remark S2.3, Lemmas S.11-S.14, Theorem S2, Proposition S.6 (S.15)")
@@ -286,11 +286,7 @@ PURITY_MARGIN_BOX = ClaimSpec(
     "along every trajectory from the box and for all t >= 0, 1 - max_zeta F_zeta(theta(t))", POSITIVE_LOWER,
     note="the trajectory never aligns to one Fourier class", source="Proposition S2.2, Proposition S.6, (S.15)")
 GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_II (Proposition S2.2)")
-REGION_PROBABILITY = region_probability_spec(
-    "R = U_II relabelled: the union of the images of the open region U_II of (S.29) under the relabellings "
-    "a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (one step m != 0 for rows, columns and labels), from every "
-    "point of which Proposition S2.2 holds relabelled; the bound measures p^2 (p - 1) disjoint relabelled copies "
-    "of the box, and P(R | active) >= P(R) since R lies in the initially active set")
+REGION_PROBABILITY = widened_region_spec("U_II", "(S.29)", "Proposition S2.2")
 CLAIMS = (PATTERN_BOX, LOSS_EXCESS_BOX, WINDOW_BOX, CAPTURE_BOX, CAPTURE_TIME_BOX, PURITY_MARGIN_BOX,
           GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
 
@@ -333,5 +329,5 @@ def twin_claims(params: TwinParameters, radius, prec: int) -> list:
             CAPTURE_BOX.claim(components={name: {"lower": value} for name, value in bounds["capture_box"].items()}),
             CAPTURE_TIME_BOX.claim(upper=bounds["capture_time"]),
             PURITY_MARGIN_BOX.claim(lower=bounds["delta"]),
-            *relabelled_box_probability_claims(GAUSSIAN_PROBABILITY, REGION_PROBABILITY, params, r),
+            *relabelled_box_probability_claims(GAUSSIAN_PROBABILITY, REGION_PROBABILITY, params, r, widened=True),
         ]

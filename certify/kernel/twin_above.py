@@ -31,9 +31,9 @@ from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .basepoint import BasePoint, ThreeLevel
 from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
-from .gaussian import gaussian_probability_spec, region_probability_spec, require_positive_sigma
+from .gaussian import gaussian_probability_spec, require_positive_sigma
 from .staircase import (balance_upper, gamma_lower, relabelled_box_probability_claims, require_base_point_in_region,
-                        require_positive_margins, require_positive_pattern)
+                        require_positive_margins, require_positive_pattern, widened_region_spec)
 from .twin_plus import q_star
 
 PAPER = ("Proposition S3.4 of docs/staircase.md (regime II of the (1, 2) staircase, captured from above with D > 0): "
@@ -324,12 +324,7 @@ PURITY_MARGIN_BOX = ClaimSpec(
     note="the trajectory never aligns to one Fourier class; this end is at most delta_- of (S.37) at window_box's "
          "rho_+ and capture_box's S_-, g_-", source="Proposition S3.4, (S.37), Remark S3.6 (i)")
 GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_II^above (Proposition S3.4)")
-REGION_PROBABILITY = region_probability_spec(
-    "R = U_II^above relabelled: the union of the images of the open region U_II^above of (S.36) under the "
-    "relabellings a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (one step m != 0 for rows, columns and labels), from "
-    "every point of which Proposition S3.4 holds relabelled; the bound measures p^2 (p - 1) disjoint relabelled "
-    "copies of the box (disjoint as z00 > z11 on it), and P(R | active) >= P(R) since R lies in the initially "
-    "active set")
+REGION_PROBABILITY = widened_region_spec("U_II^above", "(S.36)", "Proposition S3.4", " (disjoint as z00 > z11 on it)")
 CLAIMS = (PATTERN_BOX, LOSS_EXCESS_BOX, WINDOW_BOX, CAPTURE_BOX, CAPTURE_TIME_BOX, PURITY_MARGIN_BOX,
           GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
 
@@ -372,5 +367,5 @@ def twin_above_claims(params: TwinAboveParameters, radius, prec: int) -> list:
             CAPTURE_TIME_BOX.claim(upper=bounds["capture_time"]),
             PURITY_MARGIN_BOX.claim(lower=bounds["delta"]),
             *relabelled_box_probability_claims(GAUSSIAN_PROBABILITY, REGION_PROBABILITY, params, r,
-                                               twin_above_copies),
+                                               twin_above_copies, widened=True),
         ]

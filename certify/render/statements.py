@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..kernel.claims import VALUE_NAMES
+from ..kernel.staircase import TAIL_DEPTH
 from .derivations import latex_escape
 from .numbers import compare, display_parts, latex_exact, parse_number
 
@@ -251,6 +252,17 @@ FORMS["sensitivity"] = {
 }
 
 
+def _widened_region(region: str, equation: str, theorem: str, disjoint: str = "") -> str:
+    """The note of a (1, 2) record's region_probability (the words of
+    :func:`certify.kernel.staircase.widened_region_spec`, in LaTeX)."""
+    return (rf"$R$ is {region} of {equation} relabelled: its union over the affine relabellings of rows, columns "
+            rf"and labels, from every point of which {theorem} holds; the bound measures $p^2(p-1)$ disjoint "
+            rf"relabelled copies{disjoint} of the widened box $B^+$, the box with each $u(i), v(i)$, $i \ge 2$, in "
+            rf"$[c - r - {TAIL_DEPTH}\sigma, c + r]$ ($c$ its base value), which lies in {region} as the box does (its "
+            r"conditions see these coordinates only through gates negative on the box, which fall with them), and "
+            r"$\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in the initially active set")
+
+
 FORMS["staircase"] = {
     "pattern_box": LatexForm(
         _BOX, note=r"so the box lies in the pattern $P$ of Theorem S with its boundary gates strictly inactive",
@@ -273,10 +285,7 @@ FORMS["staircase"] = {
     "gaussian_probability": _gaussian_box(r"every point of the box lies in $U_{\mathrm{stair}}$ (Theorem S)"),
     "region_probability": LatexForm(
         _GAUSSIAN, _REGION_PROBABILITY,
-        note=r"$R$ is $U_{\mathrm{stair}}$ of (S.10) relabelled: its union over the affine relabellings of rows, "
-             r"columns and labels, from every point of which Theorem S holds; the bound measures $p^2(p-1)$ "
-             r"disjoint relabelled copies of the box, and $\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in "
-             r"the initially active set"),
+        note=_widened_region(r"$U_{\mathrm{stair}}$", "(S.10)", "Theorem S")),
 }
 
 
@@ -362,10 +371,7 @@ FORMS["twin"] = {
     "gaussian_probability": _gaussian_box(r"every point of the box lies in $U_{\mathrm{II}}$ (Proposition S2.2)"),
     "region_probability": LatexForm(
         _GAUSSIAN, _REGION_PROBABILITY,
-        note=r"$R$ is $U_{\mathrm{II}}$ of (S.29) relabelled: its union over the affine relabellings of rows, "
-             r"columns and labels, from every point of which Proposition S2.2 holds; the bound measures $p^2(p-1)$ "
-             r"disjoint relabelled copies of the box, and $\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies "
-             r"in the initially active set"),
+        note=_widened_region(r"$U_{\mathrm{II}}$", "(S.29)", "Proposition S2.2")),
 }
 
 
@@ -420,10 +426,7 @@ FORMS["twin_plus"] = {
     "gaussian_probability": _gaussian_box(r"every point of the box lies in $U_{\mathrm{II}}^+$ (Proposition S3.2)"),
     "region_probability": LatexForm(
         _GAUSSIAN, _REGION_PROBABILITY,
-        note=r"$R$ is $U_{\mathrm{II}}^+$ of (S.34) relabelled: its union over the affine relabellings of rows, "
-             r"columns and labels, from every point of which Proposition S3.2 holds; the bound measures "
-             r"$p^2(p-1)$ disjoint relabelled copies of the box, and $\Pr(R \mid \text{active}) \ge \Pr(R)$ since "
-             r"$R$ lies in the initially active set"),
+        note=_widened_region(r"$U_{\mathrm{II}}^+$", "(S.34)", "Proposition S3.2")),
 }
 FORMS["twin_above"] = {
     "pattern_box": LatexForm(
@@ -489,10 +492,8 @@ FORMS["twin_above"] = {
         r"every point of the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$ (Proposition S3.4)"),
     "region_probability": LatexForm(
         _GAUSSIAN, _REGION_PROBABILITY,
-        note=r"$R$ is $U_{\mathrm{II}}^{\mathrm{above}}$ of (S.36) relabelled: its union over the affine "
-             r"relabellings of rows, columns and labels, from every point of which Proposition S3.4 holds; the "
-             r"bound measures $p^2(p-1)$ relabelled copies of the box, disjoint as $z_{00} > z_{11}$ on it, and "
-             r"$\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in the initially active set"),
+        note=_widened_region(r"$U_{\mathrm{II}}^{\mathrm{above}}$", "(S.36)", "Proposition S3.4",
+                             r" (disjoint as $z_{00} > z_{11}$ on it)")),
 }
 
 
