@@ -37,8 +37,8 @@ from certify.errors import HypothesisError, NotCertified
 from certify.kernel import twin_above as kernel
 from certify.kernel.balls import working_precision
 from certify.kernel.exact import canonical_text
-from certify.theorems.twin_above import (DEFAULT_SIGMA, DEFAULT_T, DEFAULT_X, certify_twin_above, default_d,
-                                         default_e, default_E, default_h)
+from certify.theorems.twin_above import (DEFAULT_SIGMA, DEFAULT_X, certify_twin_above, default_d, default_e,
+                                         default_E, default_h, default_t)
 from conftest import ROOT
 
 #: What the oracle's rounding may cost (the module docstring's estimate: below 10^-35).
@@ -77,8 +77,9 @@ def params_of(document: dict) -> kernel.TwinAboveParameters:
 def default_params(p: int) -> kernel.TwinAboveParameters:
     """The builder's defaults, from its default_* functions (docs/staircase.md 11.13)."""
     d, E = default_d(p), default_E(p)
-    h = default_h(p, DEFAULT_X, default_e(p), DEFAULT_T, d, E)
-    return kernel.TwinAboveParameters(p, DEFAULT_X, default_e(p), DEFAULT_T, d, E, h, DEFAULT_SIGMA)
+    h = default_h(p, DEFAULT_X, default_e(p), d, E)
+    t = default_t(p, DEFAULT_X, default_e(p), d, E, h)
+    return kernel.TwinAboveParameters(p, DEFAULT_X, default_e(p), t, d, E, h, DEFAULT_SIGMA)
 
 
 def mid(ball) -> mp.mpf:
@@ -503,8 +504,24 @@ def test_the_float_flow_from_the_box_is_captured_from_above_by_the_certified_tim
     assert before > 0 if p == 31 else before == 0
 
 
-DEFAULTS = dict(p=5, X=fmpq(5, 2), e=fmpq(9, 500), t=fmpq(1, 2), d=fmpq(99, 6250), E=fmpq(241, 100),
+DEFAULTS = dict(p=5, X=fmpq(5, 2), e=fmpq(9, 500), t=fmpq(123, 1000), d=fmpq(99, 6250), E=fmpq(241, 100),
                 h=fmpq(139, 100), sigma=fmpq(1))
+
+
+@pytest.mark.parametrize("p", [5, 13, 31, 101])
+def test_the_default_t_is_three_halves_of_e_plus_the_base_points_movement_bound(p):
+    """default_t = 1.5 (e + sqrt(2 b0 e/h)) rounded down to 3 digits (docs/staircase.md 11.13), with b0 the base
+    point's loss excess computed here from its definition (section 11.12, mpmath at 40 digits; b0 reads no t): the
+    kernel's ball is at most 2^-60 wide, far below the distance of each value from a 3-digit step (asserted)."""
+    e, d, E = default_e(p), default_d(p), default_E(p)
+    h = default_h(p, DEFAULT_X, e, d, E)
+    params = kernel.TwinAboveParameters(p, DEFAULT_X, e, fmpq(1, 2), d, E, h, DEFAULT_SIGMA)
+    b0 = quantities(params, base_point(params))["b0"]
+    value = mp.mpf(3) / 2 * (mpf(e) + mp.sqrt(2 * b0 * mpf(e) / mpf(h)))
+    scale = mp.mpf(10) ** (2 - int(mp.floor(mp.log10(value))))
+    assert min(value * scale - mp.floor(value * scale), mp.ceil(value * scale) - value * scale) > mp.mpf("1e-12")
+    expected = fmpq(int(mp.floor(value * scale)), 1) / fmpq(int(mp.nint(scale)), 1)
+    assert default_t(p, DEFAULT_X, e, d, E, h) == expected
 
 
 def test_the_defaults_at_5_are_the_ones_written_here():

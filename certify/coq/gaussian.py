@@ -288,10 +288,10 @@ def widened_box_lemmas(document: dict, depth: fmpq) -> list:
         f"coordinate masses in units of sigma, each tail coordinate u(i), v(i) (i >= 2) widened down by {depth} "
         "(docs/staircase.md, section 11.14), block by block: "
         + ", ".join(f"{name} ({k})" for name, _, _, k in coordinates), claim=WIDE_CLAIM)]
-    names: dict = {}  # (m, r) -> the lemma proving its mass lower bound
-    for name, m, r, _ in coordinates:  # the box's own lemmas, named by the first coordinate of each value
-        if name not in TAIL_COORDINATES:
-            names.setdefault((m, r), f"{CLAIM}_{name}_mass_lower")
+    box_names: dict = {}  # the box's own lemmas, named by the first coordinate of each centre (as _lemmas names them)
+    for name, m, _ in box_coordinates(document):
+        box_names.setdefault(m, f"{CLAIM}_{name}_mass_lower")
+    names = {(m, r): box_names[m] for name, m, r, _ in coordinates if name not in TAIL_COORDINATES}
     with working_precision(PRECISION):
         bounds = _widened_bounds(coordinates)
         for name, m, r, _ in coordinates:

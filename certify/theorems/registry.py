@@ -458,10 +458,11 @@ digits, rounded down): valid at every p. Without --radius the radius is 99% of
 the largest the kernel certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
-box, and of the relabelled copies of the box (region_probability, a lower
-bound of P(U_stair relabelled | active)). U_stair lies far from the origin: both
-are tiny (about 10^-80 at p = 5), far below the measured share of (1, 2)
-staircases (docs/staircase.md, section 9).""",
+box, and of the relabelled copies of the box widened in its tails u(i), v(i),
+i >= 2 (region_probability, a lower bound of P(U_stair relabelled | active);
+Lemma S.18). U_stair lies far from the origin: both are tiny (about 10^-75 at
+p = 5), far below the measured share of (1, 2) staircases (docs/staircase.md,
+sections 9 and 11.14).""",
     hypotheses="k = 2; X, s, D, E, sigma > 0; X > 2s; (S.10) at the base point (decided with balls)",
     parameters=(
         Parameter("k", "--k", "the staircase size k (default 2, Theorem S; 1 gives Theorem S1's memorise "
@@ -581,11 +582,12 @@ decides). Without --radius the radius is 99% of the largest the kernel
 certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
-box, and of its p^2 (p - 1) relabelled copies (region_probability, a lower
-bound of P(U_II relabelled | active)); U_II lies at scale O(log p), so from
-p = 7 on they are far larger than Theorem S's (10^-78.08 against 10^-80.26 at
-p = 5, 10^-161.87 against 10^-709.41 at p = 13) and still far below the
-measured share of regime II (docs/staircase.md, section 11.9).""",
+box, and of p^2 (p - 1) relabelled copies of the box widened in its tails
+u(i), v(i), i >= 2 (region_probability, a lower bound of P(U_II relabelled |
+active); Lemma S.18); U_II lies at scale O(log p), so they are far larger than
+Theorem S's (10^-58.26 against 10^-75.19 at p = 5, 10^-101.45 against
+10^-694.92 at p = 13) and still far below the measured share of regime II
+(docs/staircase.md, sections 11.9 and 11.14).""",
     hypotheses="X, s, t, d, E, s2_max, sigma > 0; X > 2s; (S.29) at the base point (decided with balls)",
     parameters=(
         Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 2); {NUMBER_NOTE}", "2", "X"),
@@ -653,8 +655,9 @@ use certify twin). Without --radius the radius is 99% of the largest the kernel
 certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
-box, and of its p^2 (p - 1) relabelled copies (region_probability, a lower
-bound of P(U_II^+ relabelled | active)). U_II^+ needs no budget b_II(p, rho),
+box, and of p^2 (p - 1) relabelled copies of the box widened in its tails
+u(i), v(i), i >= 2 (region_probability, a lower bound of P(U_II^+ relabelled |
+active); Lemma S.18). U_II^+ needs no budget b_II(p, rho),
 so at p = 5 and 7 its box is far heavier than the twin's of certify twin
 (docs/staircase.md, section 11.11).""",
     hypotheses="X, e, t, d, E, h, sigma > 0; e < X; (S.34) at the base point (decided with balls)",
@@ -716,16 +719,18 @@ t >= 0 (delta of (S.37), certified).
 Hypotheses: X, e, t, d, E, h, sigma > 0; e < X; and the base point in
 U_II^above (the window and the six margins of (S.36) positive there), decided
 with balls. Defaults (a search's choice, the kernel decides): X = 5/2,
-t = 1/2, e = 2.5 r_0, d = 2.2 r_0 with r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p,
+e = 2.5 r_0, d = 2.2 r_0 with r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p,
 h = 0.9 h_max, h_max = 2 mu_0 - b0 E the base point's largest rate of (S.36)
-(mu_0 = (2E + d)/p, b0 its loss excess; 3 digits, rounded down); they are
+(mu_0 = (2E + d)/p, b0 its loss excess), t = 1.5 (e + sqrt(2 b0 e/h)) (the
+tails shallow, the reach of (S.36) kept; 3 digits, rounded down); they are
 certified at every prime from 5 to 173 (from 179 on the base point fails the
 race of (S.36)). Without --radius the radius is 99% of the largest the kernel
 certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
-box, and of its p^2 (p - 1) relabelled copies (region_probability, a lower
-bound of P(U_II^above relabelled | active)). The capture from above is fast
+box, and of p^2 (p - 1) relabelled copies of the box widened in its tails
+u(i), v(i), i >= 2 (region_probability, a lower bound of P(U_II^above
+relabelled | active); Lemma S.18). The capture from above is fast
 (the gate's own example pushes it down), so its box is far wider than those
 of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
     hypotheses="X, e, t, d, E, h, sigma > 0; e < X; (S.36) at the base point (decided with balls)",
@@ -733,7 +738,8 @@ of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
         Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 5/2); {NUMBER_NOTE}", "5/2", "X"),
         Parameter("e", "--e", "z11 at the base point, below X (default 2.5 r_0, r_0 = 0.06 (p - 2)/p^2)", "2.5 r_0",
                   "e"),
-        Parameter("t", "--t", "minus every boundary gate z0j = zj0 at the base point (default 1/2)", "1/2", "t"),
+        Parameter("t", "--t", "minus every boundary gate z0j = zj0 at the base point (default 1.5 (e + sqrt(2 b0 "
+                  "e/h)), above the movement bound of (S.36) at the base point, 3 digits)", "1.5 (e + delta_c0)", "t"),
         Parameter("d", "--d", "D = w(0) - w(1) at the base point (default 2.2 r_0, r_0 = 0.06 (p - 2)/p^2)",
                   "2.2 r_0", "d"),
         Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 1.5 log p, 3 digits)",

@@ -5,8 +5,9 @@ and the radius; the kernel certifies.
 Untrusted by design: whatever this module chooses, :mod:`certify.kernel.twin_above` proves (or refuses), and
 ``certify check`` recomputes. The defaults come from a search for the largest certified box mass
 (examples/staircase/twin_above_search.py, which runs the kernel at 64 bits on a grid; its table is in
-docs/staircase.md, section 11.13): X = 5/2 and t = 1/2 fixed, e and d at 5/2 and 11/5 times a scale r_0 that
-the radius then nearly reaches, E a fit in log p and h a share of the base point's largest rate of (S.36).
+docs/staircase.md, section 11.13): X = 5/2 fixed, e and d at 5/2 and 11/5 times a scale r_0 that the radius
+then nearly reaches, E a fit in log p, h a share of the base point's largest rate of (S.36), and t (searched at 1/2)
+as small as the reach of (S.36) allows with room, since the tails below the box are free (section 11.14).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from ..kernel.primes import require_prime
 from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius, round_down
 
 DEFAULT_X = fmpq(5, 2)
-DEFAULT_T = fmpq(1, 2)
 DEFAULT_SIGMA = fmpq(1)
 DEFAULT_PRECISION = 128
 #: Bits used while searching for the radius (the final certificate uses the full precision).
@@ -31,6 +31,8 @@ E_SCALE = fmpq(5, 2)
 D_SCALE = fmpq(11, 5)
 #: h = RATE_SHARE h_max (:func:`default_h`): the search's choice.
 RATE_SHARE = fmpq(9, 10)
+#: t = T_SHARE (e + delta_c0) (:func:`default_t`): a scan of the region bound over T_SHARE (docs/staircase.md 11.14).
+T_SHARE = fmpq(3, 2)
 
 
 def default_scale(p: int) -> fmpq:
@@ -55,13 +57,13 @@ def default_E(p: int) -> fmpq:
         return round_down((3 * ball(p).log() / 2).lower().mid().fmpq())
 
 
-def default_h(p: int, X: fmpq, e: fmpq, t: fmpq, d: fmpq, E: fmpq) -> fmpq:
+def default_h(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq) -> fmpq:
     """The builder's h: RATE_SHARE h_max, rounded down to 3 digits, with h_max = 2 mu_0 - b0 E the rate condition of
     (S.36) at the base point with delta_c = 0 and eps = 0 (2 gamma_2 - b0 N_1: gamma_2 = mu_0 = (2E + d)/p, N_1 = E,
     b0 the base point's loss excess, the upper end of the kernel's ball at radius 0). HypothesisError if h_max is
     not positive (then no h satisfies (S.36): lower e or d, or raise X)."""
     try:
-        params = kernel.TwinAboveParameters(p, X, e, t, d, E, fmpq(1))
+        params = kernel.TwinAboveParameters(p, X, e, fmpq(1), d, E, fmpq(1))  # b0 reads neither t nor h
         with working_precision(64):
             b0 = kernel.loss_excess_upper(params, 0).upper()
             value = (RATE_SHARE * (2 * ball((2 * E + d) / p) - b0 * ball(E))).lower().mid().fmpq()
@@ -76,6 +78,26 @@ def default_h(p: int, X: fmpq, e: fmpq, t: fmpq, d: fmpq, E: fmpq) -> fmpq:
     return round_down(value)
 
 
+def default_t(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, h: fmpq) -> fmpq:
+    """The builder's t (the boundary gates' depth at the base point): T_SHARE (e + delta_c0), rounded down to 3 digits,
+    with delta_c0 = sqrt(2 b0 e/h) the movement bound of (S.36) at the base point (b0 its loss excess, the upper end
+    of the kernel's ball at radius 0). The reach margin of (S.36) on a box of radius r is min(s, t) - 2r - delta_c,
+    and 2r < e on every certified box (the gate (1, 1) margin e - 2r), so t = T_SHARE (e + delta_c0) leaves room for
+    the box while keeping the tails u(i), v(i) = -X/2 - t near 0, where the widened box of docs/staircase.md section
+    11.14 is heavy. HypothesisError if the ball is not finite."""
+    try:
+        params = kernel.TwinAboveParameters(p, X, e, fmpq(1), d, E, h)
+        with working_precision(64):
+            b0 = kernel.loss_excess_upper(params, 0).upper()
+            value = (T_SHARE * (ball(e) + (2 * b0 * ball(e) / ball(h)).sqrt())).lower().mid().fmpq()
+    except NotCertified as error:
+        raise HypothesisError(f"no default t at p = {p}: {error} (give --t)") from None
+    except ValueError:
+        raise HypothesisError(f"no default t at p = {p}: the base point's movement bound is not a finite number at "
+                              "64 bits for these inputs (give --t)") from None
+    return round_down(value)
+
+
 def certify_twin_above(p, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, radius=None,
                        prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Proposition S3.4 (regime II of the (1, 2) staircase, captured from above with D > 0 and kept)
@@ -85,11 +107,12 @@ def certify_twin_above(p, X=None, e=None, t=None, d=None, E=None, h=None, sigma=
     e = default_e(p) if e is None else fmpq(e)
     d = default_d(p) if d is None else fmpq(d)
     E = default_E(p) if E is None else fmpq(E)
-    t = DEFAULT_T if t is None else fmpq(t)
     sigma = DEFAULT_SIGMA if sigma is None else fmpq(sigma)
-    if h is None:  # the default h is a formula in the other inputs: check them first (with a stand-in h = 1)
-        kernel.require_twin_above_inputs(kernel.TwinAboveParameters(p, X, e, t, d, E, fmpq(1), sigma))
-        h = default_h(p, X, e, t, d, E)
+    # the default h and t are formulas in the other inputs: check them first (with stand-ins t = h = 1)
+    kernel.require_twin_above_inputs(kernel.TwinAboveParameters(
+        p, X, e, fmpq(1) if t is None else fmpq(t), d, E, fmpq(1) if h is None else fmpq(h), sigma))
+    h = default_h(p, X, e, d, E) if h is None else fmpq(h)
+    t = default_t(p, X, e, d, E, h) if t is None else fmpq(t)
     params = kernel.TwinAboveParameters(p, X, e, t, d, E, fmpq(h), sigma)
     kernel.require_twin_above_hypotheses(params)
 

@@ -10,7 +10,9 @@ log10 of the box's N(0, I) mass times its p^2 (p - 1) relabelled copies, and the
 
 The kernel decides every box, so each printed mass is that of a certifiable box (at 64 bits; the certificate
 itself is made at 128); the choice among them is a heuristic, and the defaults are a fit to it:
-r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p, f = 0.6.
+r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p, f = 0.6. (The builder's h and t came later: h = 0.9 h_max, and t = 1.5 (e +
+delta_c0) once the region bound measured the box widened in its tails, docs/staircase.md sections 11.13-11.14; the
+"defaults' own value" printed here is at t = 1/2.)
 """
 
 from __future__ import annotations
@@ -64,9 +66,9 @@ def main(argv=None) -> int:
     scales = [int(c) for c in args.scales.split(",")]
     for p in args.p:
         best = best_boxes(p, scales)
-        default = certify_twin_above(p, prec=64).certificate["claims"]["region_probability"]["log10_lo"]
-        print(f"p = {p}: best (log10 mass with copies, dE, c, f, radius): {best[:4]}; the defaults: "
-              f"{float(default):.2f}", flush=True)
+        made = certify_twin_above(p, t=fmpq(1, 2), prec=64)  # the search's t; the box's own copies, not widened
+        print(f"p = {p}: best (log10 mass with copies, dE, c, f, radius): {best[:4]}; the defaults at t = 1/2: "
+              f"{log10_mass_with_copies(made.params, made.radius):.2f}", flush=True)
     return 0
 
 
