@@ -329,7 +329,7 @@ def widened_region_spec(region: str, equation: str, theorem: str, disjoint: str 
         f"R = {region} relabelled: the union of the images of the open region {region} of {equation} under the "
         "relabellings a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (one step m != 0 for rows, columns and labels), "
         f"from every point of which {theorem} holds relabelled; the bound measures p^2 (p - 1) disjoint relabelled "
-        f"copies{disjoint} of the widened box B+, the box with each u(i), v(i), i >= 2, in [c - r - {TAIL_DEPTH} "
+        f"copies of the widened box B+{disjoint}, the box with each u(i), v(i), i >= 2, in [c - r - {TAIL_DEPTH} "
         f"sigma, c + r] (c its base value), which lies in {region} as the box does (its conditions see these "
         "coordinates only through gates negative on the box, which fall with them; docs/staircase.md 11.14), and "
         "P(R | active) >= P(R) since R lies in the initially active set")

@@ -324,7 +324,8 @@ PURITY_MARGIN_BOX = ClaimSpec(
     note="the trajectory never aligns to one Fourier class; this end is at most delta_- of (S.37) at window_box's "
          "rho_+ and capture_box's S_-, g_-", source="Proposition S3.4, (S.37), Remark S3.6 (i)")
 GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_II^above (Proposition S3.4)")
-REGION_PROBABILITY = widened_region_spec("U_II^above", "(S.36)", "Proposition S3.4", " (disjoint as z00 > z11 on it)")
+REGION_PROBABILITY = widened_region_spec("U_II^above", "(S.36)", "Proposition S3.4",
+                                         " (disjoint as z00 > z11 on it, z00 and z11 reading no tail)")
 CLAIMS = (PATTERN_BOX, LOSS_EXCESS_BOX, WINDOW_BOX, CAPTURE_BOX, CAPTURE_TIME_BOX, PURITY_MARGIN_BOX,
           GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
 

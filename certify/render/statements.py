@@ -257,7 +257,7 @@ def _widened_region(region: str, equation: str, theorem: str, disjoint: str = ""
     :func:`certify.kernel.staircase.widened_region_spec`, in LaTeX)."""
     return (rf"$R$ is {region} of {equation} relabelled: its union over the affine relabellings of rows, columns "
             rf"and labels, from every point of which {theorem} holds; the bound measures $p^2(p-1)$ disjoint "
-            rf"relabelled copies{disjoint} of the widened box $B^+$, the box with each $u(i), v(i)$, $i \ge 2$, in "
+            rf"relabelled copies of the widened box $B^+${disjoint}, the box with each $u(i), v(i)$, $i \ge 2$, in "
             rf"$[c - r - {TAIL_DEPTH}\sigma, c + r]$ ($c$ its base value), which lies in {region} as the box does (its "
             r"conditions see these coordinates only through gates negative on the box, which fall with them), and "
             r"$\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in the initially active set")
@@ -493,7 +493,7 @@ FORMS["twin_above"] = {
     "region_probability": LatexForm(
         _GAUSSIAN, _REGION_PROBABILITY,
         note=_widened_region(r"$U_{\mathrm{II}}^{\mathrm{above}}$", "(S.36)", "Proposition S3.4",
-                             r" (disjoint as $z_{00} > z_{11}$ on it)")),
+                             r" (disjoint as $z_{00} > z_{11}$ on it, $z_{00}$ and $z_{11}$ reading no tail)")),
 }
 
 

@@ -458,7 +458,7 @@ Proof.
   apply gaussian_probability_ln_pow; exact (gaussian_probability_ln_lower _ _ _ gaussian_probability_w_elsewhere_mass_lower).
 Qed.
 
-(* claim region_probability: docs/staircase.md, section 9.2: the p^2 (p - 1) images of the widened box B+ (section 11.14: it lies in the region as the box does) under the affine relabellings are disjoint, each of B+'s Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(B+); log10_lo lowered by 4 s/ln 10 (s what the box-mass integrals lose) and rounded down to 19 significant digits. WEAKER than the certificate: its ends rounded outward to 19 significant digits. *)
+(* claim region_probability: docs/staircase.md, section 9.2: the p^2 (p - 1) images of the widened box B+ (section 11.14: it lies in the region as the box does) under the affine relabellings are disjoint, each of B+'s Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(B+); log10_lo lowered by 4 s/ln 10 (s what the widened box-mass integrals lose) and rounded down to 19 significant digits. WEAKER than the certificate: its ends rounded outward to 19 significant digits. *)
 Lemma region_probability_log10_lo_19_digits :
   (- (66270432249507359 / 500000000000)) <= (ln (97 ^ 2 * (97 - 1)) + ln region_probability_widened_box_mass) / ln 10.
 Proof.
