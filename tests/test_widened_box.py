@@ -104,15 +104,21 @@ def library(record: str, p: int) -> dict:
 def widened_intervals(document: dict) -> list[tuple[Fraction, Fraction, int]]:
     """B_r^+'s coordinate intervals (a, b, count) in the certificate's own units, from its base point (blocks u, v, w
     with at_0, at_1 once each and elsewhere p - 2 times), radius r and sigma (section 11.14): [m - r, m + r], except
-    the tails of u and v, [c - r - 4 sigma, c + r]."""
+    the tails of u and v, [c - r - 4 sigma, c + r], and, for twin_above, the w(j), j >= 2, within r + g (its box,
+    section 11.13)."""
     p, r, sigma = int(document["p"]), F(document["radius"]), F(document["parameters"]["sigma"])
+    g = F(document["parameters"].get("g", "0"))  # only twin_above has g
     intervals = []
     for name in "uvw":
         levels = document["base_point"][name]
         at_0, at_1, c = (F(levels[key]) for key in ("at_0", "at_1", "elsewhere"))
         intervals += [(at_0 - r, at_0 + r, 1), (at_1 - r, at_1 + r, 1)]
-        intervals.append((c - r - DEPTH * sigma, c + r, p - 2) if name in "uv" else (c - r, c + r, p - 2))
+        intervals.append((c - r - DEPTH * sigma, c + r, p - 2) if name in "uv" else (c - r - g, c + r + g, p - 2))
     return intervals
+
+
+#: the tails' places in :func:`widened_intervals` (u's and v's elsewhere levels)
+TAIL_INDICES = (2, 5)
 
 
 def box_intervals(document: dict) -> list[tuple[Fraction, Fraction, int]]:
@@ -169,12 +175,12 @@ def check_region_bound(document: dict) -> mp.mpf:
     box_truth = log10_product(box_intervals(document), sigma)
     assert region <= widened_truth < region + AGREEMENT, (region, widened_truth)
     assert box <= box_truth < box + AGREEMENT, (box, box_truth)
-    # the tails were widened: the gain over the box copies is the tails' own (2 (p - 2) of them), not zero
+    # the tails were widened (and twin_above's w(j)): the gain over the box copies is theirs, not zero
     gain = region - (copies_log10(p) + box)
     tail_gain = mp.mpf(0)
     for (a, b, k), (a_box, b_box, k_box) in zip(widened_intervals(document), box_intervals(document)):
-        assert k == k_box and b == b_box
-        if a != a_box:
+        assert k == k_box and a <= a_box and b >= b_box
+        if (a, b) != (a_box, b_box):
             with mp.workdps(MASS_DPS):
                 tail_gain += k * (mp.log10(interval_mass(a / sigma, b / sigma))
                                   - mp.log10(interval_mass(a_box / sigma, b_box / sigma)))
@@ -218,8 +224,8 @@ def test_the_widening_is_four_sigma_at_another_sigma(record, sigma):
     check_region_bound(document)
     if sigma == 2:
         region = mp.mpf(document["claims"]["region_probability"]["log10_lo"])
-        shallow = [(a + DEPTH * (sigma - 1), b, k) if a != a_box else (a, b, k)
-                   for (a, b, k), (a_box, _, _) in zip(widened_intervals(document), box_intervals(document))]
+        shallow = [(a + DEPTH * (sigma - 1), b, k) if index in TAIL_INDICES else (a, b, k)
+                   for index, (a, b, k) in enumerate(widened_intervals(document))]
         assert region - (copies_log10(5) + log10_product(shallow, sigma)) > mp.mpf("1e-4")
 
 
@@ -278,7 +284,10 @@ def widened_points(document: dict, box_points: list, seed: int) -> list[list[lis
     out = []
     for index, point in enumerate(box_points):
         point = [[F(x) for x in block] for block in point]
-        assert all(abs(x - c) <= r for block, centre in zip(point, levels) for x, c in zip(block, centre))
+        g = F(document["parameters"].get("g", "0"))  # twin_above's w(j), j >= 2, move within r + g
+        assert all(abs(x - c) <= r + (g if (block_index == 2 and index_in >= 2) else 0)
+                   for block_index, (block, centre) in enumerate(zip(point, levels))
+                   for index_in, (x, c) in enumerate(zip(block, centre)))
         for block, c in zip(point[:2], tails_of(document)):
             for i in range(2, p):
                 depth = DEPTH * sigma * (1 if index < 2 else Fraction(rng.randint(1, 1000), 1000))

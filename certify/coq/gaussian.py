@@ -240,15 +240,18 @@ WIDE_BOX_LN = "region_probability_widened_box_mass_ln_lower"
 TAIL_COORDINATES = ("u_elsewhere", "v_elsewhere")
 
 
-def widened_coordinates(document: dict, depth: fmpq) -> list[tuple[str, fmpq, fmpq, int]]:
+def widened_coordinates(document: dict, depth: fmpq, w_extra: fmpq = fmpq(0)) -> list[tuple[str, fmpq, fmpq, int]]:
     """(name, centre, radius, count) of the widened box B+ in units of sigma: the box's coordinates
-    (:func:`box_coordinates`, radius r/sigma), except that each tail coordinate (TAIL_COORDINATES), centred at
-    m = c/sigma, covers [m - r/sigma - depth, m + r/sigma]: centre m - depth/2, radius r/sigma + depth/2 (``depth``
-    in units of sigma)."""
-    r = number(document["radius"], "radius") / initialisation_scale(document)
-    if not r > 0 or not depth > 0:
+    (:func:`box_coordinates`, radius r/sigma; ``w_elsewhere`` (r + w_extra)/sigma, twin_above's box letting the
+    w(j), j >= 2, move r + g), except that each tail coordinate (TAIL_COORDINATES), centred at m = c/sigma, covers
+    [m - r/sigma - depth, m + r/sigma]: centre m - depth/2, radius r/sigma + depth/2 (``depth`` in units of
+    sigma)."""
+    sigma = initialisation_scale(document)
+    r = number(document["radius"], "radius") / sigma
+    if not r > 0 or not depth > 0 or not w_extra >= 0:
         raise ValueError("the radius or the widening is not positive")
-    return [(name, m - depth / 2, r + depth / 2, k) if name in TAIL_COORDINATES else (name, m, r, k)
+    return [(name, m - depth / 2, r + depth / 2, k) if name in TAIL_COORDINATES
+            else (name, m, r + w_extra / sigma, k) if name == "w_elsewhere" else (name, m, r, k)
             for name, m, k in box_coordinates(document)]
 
 
@@ -265,40 +268,42 @@ def _widened_bounds(coordinates) -> dict:
     return out
 
 
-def widened_box_slack(document: dict, depth: fmpq) -> fmpq:
+def widened_box_slack(document: dict, depth: fmpq, w_extra: fmpq = fmpq(0)) -> fmpq:
     """The slack s of the widened box's mass proof (as :func:`box_slack`)."""
-    coordinates = widened_coordinates(document, depth)
+    coordinates = widened_coordinates(document, depth, w_extra)
     bounds = _widened_bounds(coordinates)
     with working_precision(PRECISION):
         return _slack_upper(sum((k * (bounds[m, r][1].log() - arb(bounds[m, r][2]).log())
                                  for _, m, r, k in coordinates), arb(0)))
 
 
-def widened_box_lemmas(document: dict, depth: fmpq) -> list:
+def widened_box_lemmas(document: dict, depth: fmpq, w_extra: fmpq = fmpq(0)) -> list:
     """The Definitions and Lemmas of the widened box's mass (docs/staircase.md, section 11.14): WIDE_BOX, the
     product of the standard masses of B+'s coordinate intervals (:func:`widened_coordinates`), and WIDE_BOX_LN,
     0 < WIDE_BOX /\\ WIDE_LOG_BOUND <= ln WIDE_BOX, proved as the box's (:func:`_lemmas`), whose per-coordinate
     lemmas it reuses for the coordinates B+ does not widen. Needs the gaussian_probability lemmas in the file."""
-    coordinates = widened_coordinates(document, depth)
+    coordinates = widened_coordinates(document, depth, w_extra)
     sigma = initialisation_scale(document)
     items: list = [Definition(
         WIDE_BOX, " * (".join(f"{MASS} {real(m)} {real(r)} ^ {k}" for _, m, r, k in coordinates)
         + ")" * (len(coordinates) - 1), "R",
         f"P(theta(0) in B+) for theta(0) ~ N(0, sigma^2 I_{{3p}}), sigma = {format_rational(sigma)}: the box's "
-        f"coordinate masses in units of sigma, each tail coordinate u(i), v(i) (i >= 2) widened down by {depth} "
-        "(docs/staircase.md, section 11.14), block by block: "
+        f"coordinate masses in units of sigma, each tail coordinate u(i), v(i) (i >= 2) widened down by {depth}"
+        + (f" and each w(j) (j >= 2) moving {format_rational(w_extra / sigma)} farther" if w_extra else "")
+        + " (docs/staircase.md, section 11.14), block by block: "
         + ", ".join(f"{name} ({k})" for name, _, _, k in coordinates), claim=WIDE_CLAIM)]
     box_names: dict = {}  # the box's own lemmas, named by the first coordinate of each centre (as _lemmas names them)
     for name, m, _ in box_coordinates(document):
         box_names.setdefault(m, f"{CLAIM}_{name}_mass_lower")
-    names = {(m, r): box_names[m] for name, m, r, _ in coordinates if name not in TAIL_COORDINATES}
+    box_r = number(document["radius"], "radius") / sigma
+    names = {(m, r): box_names[m] for name, m, r, _ in coordinates if name not in TAIL_COORDINATES and r == box_r}
     with working_precision(PRECISION):
         bounds = _widened_bounds(coordinates)
         for name, m, r, _ in coordinates:
             if (m, r) in names:
                 continue
             c, _, L = bounds[m, r]
-            names[m, r] = f"{WIDE_CLAIM}_{name}_widened_mass_lower"
+            names[m, r] = f"{WIDE_CLAIM}_{name}_widened_mass_lower"  # a tail, or w(j) widened by g
             items.append(Lemma(
                 names[m, r], WIDE_CLAIM, f"0 < exp (- {real(c)} ^ 2 / 2) * {real(L)} <= {MASS} {real(m)} {real(r)}",
                 f"split.\n  - apply Rmult_lt_0_compat; [apply exp_pos | lra].\n"

@@ -157,6 +157,11 @@ class _Staircase:
     def term(self, name: str) -> str:
         return real(self.values[name] if name in self.values else self.r)
 
+    @property
+    def _rw(self) -> fmpq:
+        """How far each w(j), j >= 2, moves on the box: r (twin_above's box lets them move r + g)."""
+        return self.r
+
     def builders(self) -> dict:
         """{claim id: the method that states it}."""
         return {"pattern_box": self.pattern_box, "loss_margin_box": self.loss_margin_box,
@@ -165,8 +170,9 @@ class _Staircase:
     # -- claims ------------------------------------------------------------------------------
 
     def pattern_box(self) -> list:
-        """Each gate class and gamma_j at every point of the box, by lra on |coordinate - base| <= r."""
-        r = real(self.r)
+        """Each gate class and gamma_j at every point of the box, by lra on |coordinate - base| <= r (each w(j), j >= 2,
+        within :attr:`_rw`)."""
+        r, rw = real(self.r), real(self._rw)
         (u0, u1, uj), (v0, v1, vj), (w0, w1, wj) = ((real(x) for x in self.levels[b]) for b in "uvw")
         p = self.p
         gates = f"forall a b : R, Rabs (a - {{u}}) <= {r} -> Rabs (b - {{v}}) <= {r} -> {{q}}"
@@ -181,7 +187,7 @@ class _Staircase:
                             ("zij", gates.format(u=uj, v=vj, q=negative))],
             # gamma_j = mu - w(j) = (w(0) + w(1) + t)/p - (p - 1)/p w(j), t the sum of the other p - 3 labels
             "gamma_min": [("", f"forall a b t c : R, Rabs (a - {w0}) <= {r} -> Rabs (b - {w1}) <= {r} -> "
-                               f"Rabs (t - ({p} - 3) * {wj}) <= ({p} - 3) * {r} -> Rabs (c - {wj}) <= {r} -> "
+                               f"Rabs (t - ({p} - 3) * {wj}) <= ({p} - 3) * {rw} -> Rabs (c - {wj}) <= {rw} -> "
                                "{gamma}")],
         }
         quantities = {positive: "a + b", negative: "- (a + b)",
@@ -278,16 +284,18 @@ class _Staircase:
                      f"{self.SECTION}: {self.PURITY_PAPER}")
 
     def _balance_upper(self) -> fmpq:
-        """An exact upper bound of C_+ = max(0, p mu^2 + |u|^2 + |v|^2 - |w|^2) on the box (|mu| <= r, each coordinate
-        within r of the base point). ValueError unless every |w_c| >= r at the base point."""
+        """An exact upper bound of C_+ = max(0, p mu^2 + |u|^2 + |v|^2 - |w|^2) on the box (each coordinate within r of
+        the base point, the w(j), j >= 2, of a three-level block within :attr:`_rw`; the base w has mean 0, so |mu| is
+        at most the mean of the moves). ValueError unless every |w_c| >= its move at the base point."""
         p, r = self.p, self.r
-        C_plus = fmpq(p) * r**2
+        moves = (r,) * (len(self.counts()) - 1) + (self._rw,)  # the elsewhere level last
+        C_plus = fmpq(p) * (sum(count * move for count, move in zip(self.counts(), moves)) / p) ** 2
         for block in "uv":
             C_plus += sum(count * (abs(level) + r) ** 2 for count, level in zip(self.counts(), self.levels[block]))
-        for count, level in zip(self.counts(), self.levels["w"]):
-            if not abs(level) >= r:
-                raise ValueError("a coordinate of w is within r of 0: the bound of C_+ needs |w_c| >= r")
-            C_plus -= count * (abs(level) - r) ** 2
+        for count, level, move in zip(self.counts(), self.levels["w"], moves):
+            if not abs(level) >= move:
+                raise ValueError("a coordinate of w is within its move of 0: the bound of C_+ needs |w_c| >= it")
+            C_plus -= count * (abs(level) - move) ** 2
         return max(C_plus, fmpq(0))  # C_+ = max(0, ...) is at most this exact number
 
     def region_probability(self) -> list[Lemma]:
@@ -301,9 +309,10 @@ class _Staircase:
         paper = f"{self.SECTION}: {self.COPIES_PAPER}"
         if self.WIDENED:
             depth = fmpq(TAIL_DEPTH)
-            slack, mass, log_bound, mass_ln = (widened_box_slack(self.document, depth), WIDE_BOX, WIDE_LOG_BOUND,
-                                               WIDE_BOX_LN)
-            mass_lemmas = widened_box_lemmas(self.document, depth)
+            w_extra = self._rw - self.r
+            slack, mass, log_bound, mass_ln = (widened_box_slack(self.document, depth, w_extra), WIDE_BOX,
+                                               WIDE_LOG_BOUND, WIDE_BOX_LN)
+            mass_lemmas = widened_box_lemmas(self.document, depth, w_extra)
         else:
             slack, mass, log_bound, mass_ln, mass_lemmas = box_slack(self.document), BOX, LOG_BOUND, BOX_LN, []
         stored_node = self.document["claims"][claim]
@@ -801,6 +810,17 @@ class _TwinAbove(_TwinPlus):
                     "(a, b), so at most its largest value at the four corners a, b = +-r; in each F, ell_1+ is convex "
                     "in z, so at most its larger end value at z = s -+ 2r")
 
+    def __init__(self, document: dict):
+        super().__init__(document)
+        self.g = number(document["parameters"]["g"], "g")
+        if not self.g >= 0:
+            raise ValueError("g is negative")
+
+    @property
+    def _rw(self) -> fmpq:
+        """r_w = r + g: how far each w(j), j >= 2, moves on twin_above's box (section 11.12, Remark S3.5)."""
+        return self.r + self.g
+
     def _pattern_lemmas(self, statements: dict, quantities: dict, why_positive: str) -> list:
         return _Staircase._pattern_lemmas(self, statements, quantities, "the box lies in the pattern of "
                                                                         "Proposition S3.4 (z00, z01, z10, z11 > 0, "
@@ -812,7 +832,10 @@ class _TwinAbove(_TwinPlus):
 
     def _closed_form(self):
         from ..kernel.twin_above import TwinAboveParameters, loss_excess_upper
-        return TwinAboveParameters, loss_excess_upper
+
+        def parameters(p, X, e, t, d, E, h):  # the kernel's order, with g after sigma (which b_+ does not read)
+            return TwinAboveParameters(p, X, e, t, d, E, h, fmpq(1), self.g)
+        return parameters, loss_excess_upper
 
     def pattern_box(self) -> list:
         """The twin's pattern lemmas with z11 > 0, and z00 - z11 on the box (lra)."""
@@ -835,21 +858,21 @@ class _TwinAbove(_TwinPlus):
     def _excess_ends(self) -> list[tuple[str, str]]:
         """(end, Coq term of F(a, b) at the end z01 = z) for a, b = -+r and z = s -+ 2r (Remark S3.6 (ii))."""
         X, e, d, E = (self.values[name] for name in ("X", "e", "d", "E"))
-        s, r, p = self._s, self.r, self.p
-        if not (d - 2 * r > 0 and s - 2 * r > 0 and E - 2 * r > 0 and e - 2 * r > 0):
-            raise ValueError("Remark S3.6 (ii) needs d, s, E, e > 2r (the signs of the exponents)")
+        s, r, rw, p = self._s, self.r, self._rw, self.p
+        if not (d - 2 * r > 0 and s - 2 * r > 0 and E - r - rw > 0 and e - 2 * r > 0):
+            raise ValueError("Remark S3.6 (ii) needs d, s, e > 2r and E > r + r_w (the signs of the exponents)")
         z0, z2 = real(X - 2 * r), real(e + 2 * r)
         ends = []
         for a_name, a in (("a_low", -r), ("a_high", r)):
             for b_name, b in (("b_low", -r), ("b_high", r)):
                 D = d + a - b
                 ell_0 = (f"ln (1 + exp (- ({z0}) * ({real(D)})) + ({p} - 2) * "
-                         f"exp (- ({z0}) * ({real(E + d - r + a)})))")
-                ell_2 = (f"ln (exp (({z2}) * ({real(E + d + a + r)})) + exp (({z2}) * ({real(E + b + r)})) + 1 + "
-                         f"({p} - 3) * exp (({real(2 * r)}) * ({z2})))")
+                         f"exp (- ({z0}) * ({real(E + d - rw + a)})))")
+                ell_2 = (f"ln (exp (({z2}) * ({real(E + d + a + rw)})) + exp (({z2}) * ({real(E + b + rw)})) + 1 + "
+                         f"({p} - 3) * exp (({real(2 * rw)}) * ({z2})))")
                 for z_name, z in (("z_low", s - 2 * r), ("z_high", s + 2 * r)):
                     ell_1 = (f"ln (1 + exp (({real(z)}) * ({real(D)})) + ({p} - 2) * "
-                             f"exp (- ({real(z)}) * ({real(E - r + b)})))")
+                             f"exp (- ({real(z)}) * ({real(E - rw + b)})))")
                     ends.append((f"{a_name}_{b_name}_{z_name}",
                                  f"{ell_0} + 2 * {ell_1} + {ell_2} - ln {p} - 3 * ln 2"))
         return ends
@@ -862,14 +885,14 @@ class _TwinAbove(_TwinPlus):
         """Remark S3.5's exact bounds (certify.kernel.twin_above.box_bounds), and eps = e_+^2/h, g_- = g_-0 - eps,
         S_- = S_-0 - eps. ValueError unless g_- and S_- are positive."""
         X, e, t, d, E, h = (self.values[name] for name in self.PARAMETERS)
-        s, r, p = self._s, self.r, self.p
-        mu0, spread = (2 * E + d) / p, fmpq(2 * (p - 1), p) * r
+        s, r, rw, p = self._s, self.r, self._rw, self.p
+        mu0, spread = (2 * E + d) / p, (2 * r + 2 * (p - 2) * rw) / p
         e_plus = e + 2 * r
         eps = e_plus**2 / h
         exact = {"e_plus": e_plus, "eps": eps, "g0_minus": mu0 - spread, "g0_plus": mu0 + spread,
-                 "g_minus": mu0 - spread - eps, "S_minus": (p - 2) * (mu0 - 4 * r / p) - eps,
+                 "g_minus": mu0 - spread - eps, "S_minus": (p - 2) * (mu0 - 2 * (r + rw) / p) - eps,
                  "m": min(s, t) - 2 * r, "X_plus": X + 2 * r, "X_minus": X - 2 * r, "z_plus": s + 2 * r,
-                 "M_plus": E + d + 2 * r, "N_plus": E + 2 * r, "D_minus": d - 2 * r, "D_plus": d + 2 * r}
+                 "M_plus": E + d + r + rw, "N_plus": E + r + rw, "D_minus": d - 2 * r, "D_plus": d + 2 * r}
         if not (exact["g_minus"] > 0 and exact["S_minus"] > 0):
             raise ValueError("g_- or S_- is not positive")
         return exact
@@ -927,7 +950,7 @@ class _TwinAbove(_TwinPlus):
         positive = "the margin is positive: the box lies in U_II^above (Proposition S3.4)"
         lemmas = [Lemma("capture_box_gamma_floor_lo", "capture_box",
                         stated(self.document, "capture_box", "lo", real(q["g_minus"]), "gamma_floor"), "lra.",
-                        f"{self.SECTION}: g_- = mu_0 - 2(p - 1) r/p - e_+^2/h, exactly (Remark S3.5)",
+                        f"{self.SECTION}: g_- = mu_0 - (2r + 2(p - 2) r_w)/p - e_+^2/h, exactly (Remark S3.5)",
                         fields=("lo",)),
                   *landmark_lemmas(self.document, "capture_box", "lo", "gamma_floor", paper=positive)]
         for component, quantity in quantities.items():

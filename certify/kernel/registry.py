@@ -162,7 +162,7 @@ TWIN_PLUS = KernelRecord(
 TWIN_ABOVE = KernelRecord(
     name="twin_above", module="certify.kernel.twin_above", parameters="TwinAboveParameters",
     require_hypotheses="require_twin_above_hypotheses", base_point="twin_above_base_point",
-    claims="twin_above_claims", parameter_names=("X", "e", "t", "d", "E", "h", "sigma"),
+    claims="twin_above_claims", parameter_names=("X", "e", "t", "d", "E", "h", "sigma", "g"),
     hypotheses_take_precision=True,
     claim_ids=("pattern_box", "loss_excess_box", "window_box", "capture_box", "capture_time_box", "purity_margin_box",
                "gaussian_probability", "region_probability"))

@@ -306,10 +306,11 @@ def relabelled_copies(p: int) -> int:
 TAIL_DEPTH = 4
 
 
-def widened_box_intervals(params, radius) -> list[tuple[fmpq, fmpq, int]]:
+def widened_box_intervals(params, radius, w_extra=0) -> list[tuple[fmpq, fmpq, int]]:
     """The coordinate intervals of the widened box B_r^+ of docs/staircase.md, section 11.14, as (centre, radius,
-    how many coordinates): the box of radius r around a three-level base point, except that each tail coordinate
-    u(i), v(i), i >= 2 (the level c = ``elsewhere`` of u and of v), ranges over [c - r - TAIL_DEPTH sigma, c + r].
+    how many coordinates): the box of radius r around a three-level base point (each w(j), j >= 2, within r +
+    ``w_extra``, twin_above's g), except that each tail coordinate u(i), v(i), i >= 2 (the level c = ``elsewhere``
+    of u and of v), ranges over [c - r - TAIL_DEPTH sigma, c + r].
     Every region of a (1, 2) record (U_stair, U_II, U_II^+, U_II^above) that contains the box contains B_r^+
     (section 11.14's lemma): its conditions see these coordinates only through gates that are negative on the box
     and only fall as the coordinates fall."""
@@ -318,7 +319,8 @@ def widened_box_intervals(params, radius) -> list[tuple[fmpq, fmpq, int]]:
     intervals = []
     for block in (base.u, base.v):
         intervals += [(block.at_0, r, 1), (block.at_1, r, 1), (block.elsewhere - half_depth, r + half_depth, p - 2)]
-    return intervals + [(level, r, count) for level, count in base.w.levels_with_counts(p)]
+    w = base.w
+    return intervals + [(w.at_0, r, 1), (w.at_1, r, 1), (w.elsewhere, r + fmpq(w_extra), p - 2)]
 
 
 def widened_region_spec(region: str, equation: str, theorem: str, disjoint: str = "") -> ClaimSpec:
@@ -336,14 +338,17 @@ def widened_region_spec(region: str, equation: str, theorem: str, disjoint: str 
 
 
 def relabelled_box_probability_claims(gaussian_spec: ClaimSpec, region_spec: ClaimSpec, params, radius,
-                                      copies=relabelled_copies, widened: bool = False) -> list:
+                                      copies=relabelled_copies, widened: bool = False, w_extra=0) -> list:
     """The ``gaussian_probability`` and ``region_probability`` claims of a staircase record's box (docs/staircase.md
     sections 9.2, 10.6, 11.9, 11.11 and 11.14): the box's Gaussian mass under N(0, sigma^2 I_{3p}), and the mass of
     the box (``widened``: of the widened box B_r^+ of :func:`widened_box_intervals`, section 11.14) times
     ``copies(p)`` disjoint copies, each inside the region relabelled (default :func:`relabelled_copies`, the (1, 2)
-    pattern's; Theorem S1 passes its translated copies). Current precision."""
+    pattern's; Theorem S1 passes its translated copies). ``w_extra``: how much wider the box lets each w(j), j >= 2,
+    move (twin_above's g); the gaussian_probability claim states the mass of the sup-norm box of radius r inside
+    it, a lower bound of the box's. Current precision."""
     log_mass = box_log_mass(staircase_gaussian_centres(params), fmpq(radius), params.sigma)
-    measured = product_log_mass(widened_box_intervals(params, radius), params.sigma) if widened else log_mass
+    measured = (product_log_mass(widened_box_intervals(params, radius, w_extra), params.sigma) if widened
+                else log_mass)
     log_region = measured + ball(copies(params.p)).log()
     return [gaussian_probability_claim(gaussian_spec, log_mass, params.sigma),
             region_probability_claim(region_spec, log_region, params.sigma)]

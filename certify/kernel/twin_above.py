@@ -31,9 +31,9 @@ from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .basepoint import BasePoint, ThreeLevel
 from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
-from .gaussian import gaussian_probability_spec, require_positive_sigma
-from .staircase import (balance_upper, gamma_lower, relabelled_box_probability_claims, require_base_point_in_region,
-                        require_positive_margins, require_positive_pattern, widened_region_spec)
+from .gaussian import gaussian_probability_spec, product_log_mass, require_positive_sigma
+from .staircase import (relabelled_box_probability_claims, require_base_point_in_region, require_positive_margins,
+                        require_positive_pattern, widened_box_intervals, widened_region_spec)
 from .twin_plus import q_star
 
 PAPER = ("Proposition S3.4 of docs/staircase.md (regime II of the (1, 2) staircase, captured from above with D > 0): "
@@ -54,6 +54,9 @@ class TwinAboveParameters:
     h: fmpq
     #: the initialisation scale: theta(0) ~ N(0, sigma^2 I_{3p}) (the probability claims; default 1)
     sigma: fmpq = fmpq(1)
+    #: how much wider than r the box lets each w(j), j >= 2, move: within r_w = r + g of its base value (g >= 0;
+    #: their spread enters only rho, gamma and the loss's small terms, Remark S3.5)
+    g: fmpq = fmpq(0)
 
     @property
     def s(self) -> fmpq:
@@ -94,6 +97,21 @@ def require_twin_above_inputs(params: TwinAboveParameters) -> None:
         raise HypothesisError(f"e < X fails (the gate z11 = e must sit below z00 = X, and z01 = z10 = (X + e)/2 "
                               f"below X): X = {format_rational(params.X)}, e = {format_rational(params.e)}")
     require_positive_sigma(params.sigma)
+    if not params.g >= 0:
+        raise HypothesisError(f"g >= 0 fails: g = {format_rational(params.g)} (the w(j), j >= 2, move within r + g)")
+
+
+def w_radius(params: TwinAboveParameters, radius) -> fmpq:
+    """r_w = r + g: how far each w(j), j >= 2, may move on the box of radius r (every other coordinate: r)."""
+    return fmpq(radius) + params.g
+
+
+def gamma_spread(params: TwinAboveParameters, radius) -> fmpq:
+    """(2r + 2(p - 2) r_w)/p: how far each gamma_j = mu - w(j), j >= 2, moves on the box (mu moves by at most
+    (2r + (p - 2) r_w)/p, and w(j) by r_w, with the opposite weight (p - 1)/p on its own offset). It is
+    2(p - 1)r/p when g = 0."""
+    p, r = params.p, fmpq(radius)
+    return (2 * r + 2 * (p - 2) * w_radius(params, r)) / p
 
 
 def require_twin_above_hypotheses(params: TwinAboveParameters, prec: int = 64) -> None:
@@ -115,7 +133,7 @@ def _region_margins(params: TwinAboveParameters, radius) -> dict[str, arb]:
 def twin_above_pattern_margins(params: TwinAboveParameters, radius) -> dict[str, fmpq]:
     """Exact margins of Proposition S3.4's pattern on the box of radius r (docs/staircase.md, section 11.12, Remark
     S3.5): z00, z01, z10 >= s - 2r (s < X); z11 >= e - 2r; -(boundary gates) >= t - 2r; -(every other gate) >=
-    X + t - s - 2r (z1j = zj1 = s - X - t, zij = -X - 2t at the base point); gamma_j >= mu_0 - 2(p - 1) r/p;
+    X + t - s - 2r (z1j = zj1 = s - X - t, zij = -X - 2t at the base point); gamma_j >= mu_0 - (2r + 2(p - 2) r_w)/p;
     D >= d - 2r; and z00 - z11 >= X - e - 4r, which makes the relabelled copies of the box disjoint
     (:func:`twin_above_copies`). NotCertified names a failure."""
     r = fmpq(radius)
@@ -127,7 +145,7 @@ def twin_above_pattern_margins(params: TwinAboveParameters, radius) -> dict[str,
         "gate_11": params.e - 2 * r,
         "boundary_gates": t - 2 * r,
         "other_gates": X + t - s - 2 * r,
-        "gamma_min": gamma_lower(params, r),
+        "gamma_min": params.mu0 - gamma_spread(params, r),
         "positive_difference": params.d - 2 * r,
         "gate_order": X - params.e - 4 * r,
     }
@@ -153,18 +171,19 @@ def loss_excess_upper(params: TwinAboveParameters, radius) -> arb:
     of the convex F(a, b) at the four corners a, b = +-r of the offsets of w(0) and w(1),
 
         F(a, b) = ell_0+(X - 2r) + 2 max(ell_1+(s - 2r), ell_1+(s + 2r)) + ell_2+(e + 2r) - log p - 3 log 2,
-        ell_0+(z) = log(1 + e^{-z D} + (p - 2) e^{-z (E + d - r + a)}),   D = d + a - b,
-        ell_1+(z) = log(1 + e^{z D} + (p - 2) e^{-z (E - r + b)}),
-        ell_2+(z) = log(e^{z (E + d + a + r)} + e^{z (E + b + r)} + 1 + (p - 3) e^{2 r z}).
+        ell_0+(z) = log(1 + e^{-z D} + (p - 2) e^{-z (E + d - r_w + a)}),   D = d + a - b,
+        ell_1+(z) = log(1 + e^{z D} + (p - 2) e^{-z (E - r_w + b)}),
+        ell_2+(z) = log(e^{z (E + d + a + r_w)} + e^{z (E + b + r_w)} + 1 + (p - 3) e^{2 r_w z}),
 
-    The larger of two balls is taken with Arb's max, which keeps the ball thin (see
-    :func:`certify.kernel.staircase.loss_upper`). NotCertified unless d, E, s and e > 2r (then D > 0 at every
-    corner, ell_0+ decreases in z, and every gate of the box is positive)."""
+    r_w = r + g the w(j)'s radius (:func:`w_radius`). The larger of two balls is taken with Arb's max, which keeps
+    the ball thin (see :func:`certify.kernel.staircase.loss_upper`). NotCertified unless d, s and e > 2r and
+    E > r + r_w (then D > 0 at every corner, ell_0+ decreases in z, and every gate of the box is positive)."""
     p, r = params.p, fmpq(radius)
     X, e, s, d, E = params.X, params.e, params.s, params.d, params.E
-    if not (d > 2 * r and E > 2 * r and s > 2 * r and e > 2 * r):
-        raise NotCertified(f"the bound of Lambda_4 needs d, E, s and e > 2r, at radius {format_rational(r)}",
-                           "loss_excess_box")
+    rw = w_radius(params, r)
+    if not (d > 2 * r and E > r + rw and s > 2 * r and e > 2 * r):
+        raise NotCertified(f"the bound of Lambda_4 needs d, s and e > 2r and E > r + r_w, at radius "
+                           f"{format_rational(r)}", "loss_excess_box")
 
     def log_sum(z: fmpq, terms) -> arb:  # log(sum count e^{z exponent}) over exact (exponent, count)
         return sum((count * (ball(z) * ball(exponent)).exp() for exponent, count in terms), arb(0)).log()
@@ -173,9 +192,9 @@ def loss_excess_upper(params: TwinAboveParameters, radius) -> arb:
     for a in (-r, r):
         for b in (-r, r):
             D = d + a - b
-            ell_0 = log_sum(X - 2 * r, ((0, 1), (-D, 1), (-(E + d - r + a), p - 2)))
-            ends = [log_sum(z, ((0, 1), (D, 1), (-(E - r + b), p - 2))) for z in (s - 2 * r, s + 2 * r)]
-            ell_2 = log_sum(e + 2 * r, ((E + d + a + r, 1), (E + b + r, 1), (0, 1), (2 * r, p - 3)))
+            ell_0 = log_sum(X - 2 * r, ((0, 1), (-D, 1), (-(E + d - rw + a), p - 2)))
+            ends = [log_sum(z, ((0, 1), (D, 1), (-(E - rw + b), p - 2))) for z in (s - 2 * r, s + 2 * r)]
+            ell_2 = log_sum(e + 2 * r, ((E + d + a + rw, 1), (E + b + rw, 1), (0, 1), (2 * rw, p - 3)))
             corners.append(ell_0 + 2 * ends[0].max(ends[1]) + ell_2)
     return reduce(arb.max, corners) - ball(p).log() - 3 * ball(2).log()
 
@@ -183,16 +202,19 @@ def loss_excess_upper(params: TwinAboveParameters, radius) -> arb:
 def box_bounds(params: TwinAboveParameters, radius) -> dict[str, fmpq]:
     """The exact bounds of Remark S3.5 on the box of radius r (docs/staircase.md, section 11.12): e_+ = e + 2r (of
     e = z11), D_-0 = d - 2r and D_+0 = d + 2r (of D0), X_-0 = X - 2r and X_+0 = X + 2r (of X0 = z00), z_+0 = s + 2r (of
-    z01, z10 and their maximum z0), M_+0 = E + d + 2r (of M0 = W0 - w_min), N_+0 = E + 2r (of N_1 = W1 - w_min),
-    m_- = min(s, t) - 2r (of m), S_-0 = (p - 2)(mu_0 - 4r/p) (of S0), g_-0 = mu_0 - 2(p - 1) r/p (of gamma_min0 and
-    gamma_2) and g_+0 = mu_0 + 2(p - 1) r/p (of gamma_max0): each coordinate moves by at most r, a gate or a
-    difference of w by at most 2r, each gamma_j by at most 2(p - 1) r/p, and S0 by at most 4(p - 2) r/p."""
+    z01, z10 and their maximum z0), M_+0 = E + d + r + r_w (of M0 = W0 - w_min), N_+0 = E + r + r_w (of N_1 =
+    W1 - w_min), m_- = min(s, t) - 2r (of m), S_-0 = (p - 2)(mu_0 - 2(r + r_w)/p) (of S0), g_-0 = mu_0 - (2r +
+    2(p - 2) r_w)/p (of gamma_min0 and gamma_2) and g_+0 = mu_0 + (2r + 2(p - 2) r_w)/p (of gamma_max0): u, v, w(0)
+    and w(1) move by at most r and each w(j), j >= 2, by at most r_w = r + g (:func:`w_radius`), so a gate or
+    w(0) - w(1) by at most 2r, W0 - w_min and W1 - w_min by at most r + r_w, each gamma_j by at most (2r + 2(p - 2)
+    r_w)/p (:func:`gamma_spread`), and S0 = ((p - 2)(w(0) + w(1)) - 2 sum_{j >= 2} w(j))/p by at most 2(p - 2)(r +
+    r_w)/p. (With g = 0 these are the sup-norm box's bounds.)"""
     p, r = params.p, fmpq(radius)
-    spread = fmpq(2 * (p - 1), p) * r
+    rw, spread = w_radius(params, r), gamma_spread(params, r)
     return {"e_plus": params.e + 2 * r, "D0_minus": params.d - 2 * r, "D0_plus": params.d + 2 * r,
             "X0_minus": params.X - 2 * r, "X0_plus": params.X + 2 * r, "z0_plus": params.s + 2 * r,
-            "M0_plus": params.E + params.d + 2 * r, "N0_plus": params.E + 2 * r,
-            "m_minus": min(params.s, params.t) - 2 * r, "S0_minus": (p - 2) * (params.mu0 - 4 * r / p),
+            "M0_plus": params.E + params.d + r + rw, "N0_plus": params.E + r + rw,
+            "m_minus": min(params.s, params.t) - 2 * r, "S0_minus": (p - 2) * (params.mu0 - 2 * (r + rw) / p),
             "g0_minus": params.mu0 - spread, "g0_plus": params.mu0 + spread}
 
 
@@ -253,11 +275,26 @@ def capture_time_upper(params: TwinAboveParameters, radius) -> fmpq:
     return params.p**2 * (params.e + 2 * fmpq(radius)) / params.h
 
 
+def balance_upper(params: TwinAboveParameters, radius) -> fmpq:
+    """An exact upper bound of C_+ = max(0, p mu^2 + ||u||^2 + ||v||^2 - ||w||^2) ((S.15)) on the box: each u(a), v(b)
+    within r of the base point, w(0), w(1) within r and each w(j), j >= 2, within r_w (:func:`w_radius`); the base
+    w has mean 0, so |mu| <= (2r + (p - 2) r_w)/p. (With g = 0 this is certify.kernel.staircase.balance_upper.)"""
+    p, r = params.p, fmpq(radius)
+    rw, base = w_radius(params, r), twin_above_base_point(params)
+    gates = sum(count * (abs(level) + r) ** 2 for level, count in base.u.levels_with_counts(p))
+    gates += sum(count * (abs(level) + r) ** 2 for level, count in base.v.levels_with_counts(p))
+    w = base.w
+    w_least = sum(max(abs(level) - move, fmpq(0)) ** 2 * count
+                  for level, move, count in ((w.at_0, r, 1), (w.at_1, r, 1), (w.elsewhere, rw, p - 2)))
+    mu = (2 * r + (p - 2) * rw) / p
+    return max(fmpq(0), p * mu**2 + gates - w_least)
+
+
 def purity_margin_lower(params: TwinAboveParameters, radius, bounds: dict) -> arb:
     """A ball whose every point is <= delta_- of (S.37) at every point of the box (docs/staircase.md, section 11.12):
     delta_- = (1 - (sqrt(F_0) + rho_+ - 1)^2) L_-/(2 L_- + C_+), L_- = S_-^2/2 + (p - 2) g_-^2, F_0 = 2(1 + cos(2
     pi/p))/(p - 2) (S.12), with rho_+, S_-, g_- of :func:`capture_bounds` (``bounds``) and C_+ <=
-    :func:`certify.kernel.staircase.balance_upper`; delta_- decreases in rho_+ and C_+ and increases in L_- (Remark
+    :func:`balance_upper`; delta_- decreases in rho_+ and C_+ and increases in L_- (Remark
     S3.5). NotCertified unless sqrt(F_0) + rho_+ - 1 < 1 is proved. Current precision."""
     p = params.p
     F0 = 2 * (1 + (2 * arb.pi() / p).cos()) / (p - 2)
@@ -270,9 +307,13 @@ def purity_margin_lower(params: TwinAboveParameters, radius, bounds: dict) -> ar
     return (1 - spread * spread) * L_minus / (2 * L_minus + ball(balance_upper(params, radius)))
 
 
+#: The box of a ``twin_above`` certificate, in the words of every box claim: u, v, w(0), w(1) within r, and the
+#: w(j), j >= 2, within r_w = r + g (Remark S3.5 with a wider radius for them; g = 0 is the sup-norm box).
+BOX = "for every point of the box (each coordinate within r of the base point, each w(j), j >= 2, within r_w = r + g)"
+
 #: The claims of a ``twin_above`` certificate, in schema order: what each states (certify.kernel.claims).
 PATTERN_BOX = ClaimSpec(
-    "pattern_box", "box", "for every point of the box",
+    "pattern_box", "box", BOX,
     components=(Component("active_gates", "the gates z00, z01, z10", POSITIVE_LOWER),
                 Component("gate_11", "the gate z11", POSITIVE_LOWER),
                 Component("boundary_gates", "-(every boundary gate z0j, zj0, j >= 2)", POSITIVE_LOWER),
@@ -285,25 +326,25 @@ PATTERN_BOX = ClaimSpec(
          "relabelled copies are disjoint)", source="Proposition S3.4, section 11.12")
 LOSS_EXCESS_BOX = ClaimSpec(
     "loss_excess_box", "box",
-    "for every point of the box, b0 = Lambda_4 - 3 log 2, Lambda_4 = ell_0(z00) + ell_1(z01) + ell_1(z10) + "
+    f"{BOX}, b0 = Lambda_4 - 3 log 2, Lambda_4 = ell_0(z00) + ell_1(z01) + ell_1(z10) + "
     "ell_2(z11) - log p,", UPPER,
     note="this end is at least b_+ = max over a, b in {-r, r} of ell_0+(X - 2r) + 2 max(ell_1+(s - 2r), "
          "ell_1+(s + 2r)) + ell_2+(e + 2r) - log p - 3 log 2 with D = d + a - b, ell_0+(z) = log(1 + e^{-z D} + "
-         "(p - 2) e^{-z (E + d - r + a)}), ell_1+(z) = log(1 + e^{z D} + (p - 2) e^{-z (E - r + b)}) and ell_2+(z) = "
-         "log(e^{z (E + d + a + r)} + e^{z (E + b + r)} + 1 + (p - 3) e^{2 r z}), s = (X + e)/2, the upper bound of "
-         "b0 that window_box and capture_box use (not this end)",
+         "(p - 2) e^{-z (E + d - r_w + a)}), ell_1+(z) = log(1 + e^{z D} + (p - 2) e^{-z (E - r_w + b)}) and ell_2+(z) "
+         "= log(e^{z (E + d + a + r_w)} + e^{z (E + b + r_w)} + 1 + (p - 3) e^{2 r_w z}), s = (X + e)/2, the upper "
+         "bound of b0 that window_box and capture_box use (not this end)",
     source="Remark S3.6 (ii), section 11.12")
 WINDOW_BOX = ClaimSpec(
     "window_box", "box",
-    "for every point of the box, with b0 = Lambda_4 - 3 log 2, beta(p, rho) = min(log(p/4), 2/((p - 1) rho)) and "
+    f"{BOX}, with b0 = Lambda_4 - 3 log 2, beta(p, rho) = min(log(p/4), 2/((p - 1) rho)) and "
     "Remark S3.6 (i)'s rho_+ = (g_+0 + min(delta_c, eta))/g_-, eta = ((X_+0 + delta_c) b_+ + e_+) e_+/h (with "
     "capture_box's bounds), beta(p, rho_+) - b0", POSITIVE_LOWER,
     note="so b0 < beta(p, rho_+): the window of (S.36)", source="Proposition S3.4, Remark S3.6, section 11.12")
 CAPTURE_BOX = ClaimSpec(
     "capture_box", "box",
-    "for every point of the box, with Remark S3.5's bounds (e_+ = e + 2r, D_-+0 = d -+ 2r, X_-+0 = X -+ 2r, z_+0 = "
-    "s + 2r, M_+0 = E + d + 2r, N_+0 = E + 2r, m_- = min(s, t) - 2r, S_-0 = (p - 2)(mu_0 - 4r/p), g_-+0 = mu_0 -+ "
-    "2(p - 1) r/p), b_+ of b0 (loss_excess_box's closed form), eps = e_+^2/h, delta_c = sqrt(2 b_+ e_+/h), g_- = "
+    "at every point of the box, with Remark S3.5's bounds (e_+ = e + 2r, D_-+0 = d -+ 2r, X_-+0 = X -+ 2r, z_+0 = "
+    "s + 2r, M_+0 = E + d + r + r_w, N_+0 = E + r + r_w, m_- = min(s, t) - 2r, r_w = r + g, S_-0 = (p - 2)(mu_0 - 2(r + r_w)/p), g_-+0 = mu_0 -+ (2r + "
+    "2(p - 2) r_w)/p), b_+ of loss_excess_box, eps = e_+^2/h, delta_c = sqrt(2 b_+ e_+/h), g_- = "
     "g_-0 - eps, S_- = S_-0 - eps, s2_+ = (X_+0 + delta_c)^2 + 2 (z_+0 + delta_c)^2 + e_+^2, z_+ = z_+0 + delta_c, "
     "M_+ = M_+0 + delta_c, X_- = X_-0 - delta_c, kappa_- = (3/4) q_*(b_+) X_-^2",
     components=(Component("reach", "m_- - delta_c", POSITIVE_LOWER),
@@ -315,7 +356,7 @@ CAPTURE_BOX = ClaimSpec(
                           POSITIVE_LOWER)),
     note="so (S.36) holds on the box: it lies in U_II^above (Proposition S3.4)", source="Remark S3.5, section 11.12")
 CAPTURE_TIME_BOX = ClaimSpec(
-    "capture_time_box", "box", "for every point of the box, the capture time t_c = p^2 (e + 2r)/h", UPPER,
+    "capture_time_box", "box", f"{BOX}, the capture time t_c = p^2 (e + 2r)/h", UPPER,
     note="the gate (1, 1) reaches its kink from above, with D > 0, before the time t_c along the trajectory from "
          "every point of the box", source="Proposition S3.4, Remark S3.5")
 PURITY_MARGIN_BOX = ClaimSpec(
@@ -323,11 +364,18 @@ PURITY_MARGIN_BOX = ClaimSpec(
     "along every trajectory from the box and for all t >= 0, 1 - max_zeta F_zeta(theta(t))", POSITIVE_LOWER,
     note="the trajectory never aligns to one Fourier class; this end is at most delta_- of (S.37) at window_box's "
          "rho_+ and capture_box's S_-, g_-", source="Proposition S3.4, (S.37), Remark S3.6 (i)")
-GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_II^above (Proposition S3.4)")
+GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_II^above (Proposition S3.4); the bound is the mass of "
+                                                 "the sup-norm box of radius r inside the box")
 REGION_PROBABILITY = widened_region_spec("U_II^above", "(S.36)", "Proposition S3.4",
                                          " (disjoint as z00 > z11 on it, z00 and z11 reading no tail)")
 CLAIMS = (PATTERN_BOX, LOSS_EXCESS_BOX, WINDOW_BOX, CAPTURE_BOX, CAPTURE_TIME_BOX, PURITY_MARGIN_BOX,
           GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
+
+
+def widened_log_mass(params: TwinAboveParameters, radius) -> arb:
+    """A ball enclosing log P(theta(0) in B+) under N(0, sigma^2 I_{3p}), B+ the box widened in its tails
+    (docs/staircase.md 11.14): what the region bound measures, without its copies. Current precision."""
+    return product_log_mass(widened_box_intervals(params, radius, params.g), params.sigma)
 
 
 def twin_above_box_bounds(params: TwinAboveParameters, radius, prec: int) -> dict:
@@ -368,5 +416,5 @@ def twin_above_claims(params: TwinAboveParameters, radius, prec: int) -> list:
             CAPTURE_TIME_BOX.claim(upper=bounds["capture_time"]),
             PURITY_MARGIN_BOX.claim(lower=bounds["delta"]),
             *relabelled_box_probability_claims(GAUSSIAN_PROBABILITY, REGION_PROBABILITY, params, r,
-                                               twin_above_copies, widened=True),
+                                               twin_above_copies, widened=True, w_extra=params.g),
         ]

@@ -44,7 +44,7 @@ def round_down(value: fmpq, significant: int = 3) -> fmpq:
     return fmpq(int((value * scale).floor()), 1) / scale
 
 
-def largest_certifiable_radius(box_bounds: Callable[[fmpq], object], upper: fmpq) -> fmpq:
+def largest_certifiable_radius(box_bounds: Callable[[fmpq], object], upper: fmpq, steps: int = None) -> fmpq:
     """The radius that maximises a box's Gaussian probability, to 1% and 3 digits.
 
     P(theta(0) in box) is a product of P(|X - m| <= r) over the coordinates, each
@@ -52,8 +52,9 @@ def largest_certifiable_radius(box_bounds: Callable[[fmpq], object], upper: fmpq
     maximiser is the supremum of the radii r < ``upper`` for which ``box_bounds(r)``
     (a kernel function, usually at low precision) does not raise NotCertified.
     The search halves r from ``upper`` until a box certifies (radii span 30 orders of
-    magnitude across primes and step sizes), then bisects between r and 2r to 2^-16;
-    we return 0.99 of the supremum rounded down to three significant digits.
+    magnitude across primes and step sizes), then bisects between r and 2r to 2^-16 (to 2^-``steps`` when given:
+    a coarser search, for a builder comparing candidate parameters); we return 0.99 of the supremum rounded down
+    to three significant digits.
     """
 
     def certifiable(radius: fmpq) -> bool:
@@ -71,7 +72,7 @@ def largest_certifiable_radius(box_bounds: Callable[[fmpq], object], upper: fmpq
     else:
         raise NotCertified("no certifiable radius found for these parameters")
     high = min(2 * low, fmpq(upper))
-    for _ in range(SEARCH_STEPS):
+    for _ in range(SEARCH_STEPS if steps is None else steps):
         middle = (low + high) / 2
         if certifiable(middle):
             low = middle

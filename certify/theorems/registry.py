@@ -744,9 +744,11 @@ of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
                   "2.2 r_0", "d"),
         Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 1.5 log p, 3 digits)",
                   "1.5 log p", "E"),
-        Parameter("h", "--h", "the rate parameter h of (S.36) (default 0.9 (2 mu_0 - b0 E), the base point's rate "
-                  "bound, 3 digits)", "0.9 h_max", "h"),
+        Parameter("h", "--h", "the rate parameter h of (S.36) (default 0.9 (2 g_0 - b0 (E + g)), the base point's "
+                  "rate bound, g_0 its least gamma_j, 3 digits)", "0.9 h_max", "h"),
         _SIGMA,
+        Parameter("g", "--g", "how much farther than the radius each w(j), j >= 2, may move on the box: within r + g "
+                  "(default: the best of g = k r_0, k in 0, 1, 2, 4, 8, 16, by the region bound)", "search", "g"),
     ),
     coq="certify.coq.staircase:twin_above_obligations",
     kernel=TWIN_ABOVE,

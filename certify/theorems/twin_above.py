@@ -33,6 +33,10 @@ D_SCALE = fmpq(11, 5)
 RATE_SHARE = fmpq(9, 10)
 #: t = T_SHARE (e + delta_c0) (:func:`default_t`): a scan of the region bound over T_SHARE (docs/staircase.md 11.14).
 T_SHARE = fmpq(3, 2)
+#: The candidates k of g = k r_0 (:func:`default_g`), and the bisection steps of the radius search that compares them
+#: (the radius to about 3%; the certificate's own search then runs to 2^-16).
+G_CANDIDATES = (0, 1, 2, 4, 8, 16)
+G_SEARCH_STEPS = 5
 
 
 def default_scale(p: int) -> fmpq:
@@ -57,16 +61,17 @@ def default_E(p: int) -> fmpq:
         return round_down((3 * ball(p).log() / 2).lower().mid().fmpq())
 
 
-def default_h(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq) -> fmpq:
+def default_h(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, g: fmpq = fmpq(0)) -> fmpq:
     """The builder's h: RATE_SHARE h_max, rounded down to 3 digits, with h_max = 2 mu_0 - b0 E the rate condition of
     (S.36) at the base point with delta_c = 0 and eps = 0 (2 gamma_2 - b0 N_1: gamma_2 = mu_0 = (2E + d)/p, N_1 = E,
     b0 the base point's loss excess, the upper end of the kernel's ball at radius 0). HypothesisError if h_max is
     not positive (then no h satisfies (S.36): lower e or d, or raise X)."""
     try:
-        params = kernel.TwinAboveParameters(p, X, e, fmpq(1), d, E, fmpq(1))  # b0 reads neither t nor h
+        params = kernel.TwinAboveParameters(p, X, e, fmpq(1), d, E, fmpq(1), fmpq(1), g)  # b0 reads neither t nor h
         with working_precision(64):
             b0 = kernel.loss_excess_upper(params, 0).upper()
-            value = (RATE_SHARE * (2 * ball((2 * E + d) / p) - b0 * ball(E))).lower().mid().fmpq()
+            gamma = ball(params.mu0 - kernel.gamma_spread(params, 0))
+            value = (RATE_SHARE * (2 * gamma - b0 * ball(E + g))).lower().mid().fmpq()
     except NotCertified as error:
         raise HypothesisError(f"no default h at p = {p}: {error} (give --h)") from None
     except ValueError:  # a ball that is not finite (inputs too large for 64 bits) has no exact midpoint
@@ -78,7 +83,37 @@ def default_h(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq) -> fmpq:
     return round_down(value)
 
 
-def default_t(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, h: fmpq) -> fmpq:
+def default_g(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, sigma: fmpq) -> fmpq:
+    """The builder's g (each w(j), j >= 2, moves within r + g on the box): of g = k r_0, k in G_CANDIDATES, the one
+    whose box (with the default h and t at that g, and its largest certified radius at SEARCH_PRECISION) has the
+    largest region bound, the mass of its widened box (docs/staircase.md 11.13-11.14); 0 when none certifies (the
+    builder then reports what fails at g = 0). The kernel decides each candidate; this only chooses among them.
+    The best k grows with p where the purity margin (S.37) allows (at p = 5 it needs rho_+ < 1.07)."""
+    best, best_log = fmpq(0), None
+    for k in G_CANDIDATES:
+        g = k * default_scale(p)
+        try:
+            h = default_h(p, X, e, d, E, g)
+            t = default_t(p, X, e, d, E, h, g)
+            params = kernel.TwinAboveParameters(p, X, e, t, d, E, h, sigma, g)
+            kernel.require_twin_above_hypotheses(params)
+            radius = largest_certifiable_radius(lambda r: kernel.twin_above_box_bounds(params, r, SEARCH_PRECISION),
+                                                _radius_ceiling(params), steps=G_SEARCH_STEPS)
+            with working_precision(SEARCH_PRECISION):
+                log_mass = kernel.widened_log_mass(params, radius).mid()
+        except (HypothesisError, NotCertified):
+            continue
+        if best_log is None or log_mass > best_log:
+            best, best_log = g, log_mass
+    return best
+
+
+def _radius_ceiling(params: kernel.TwinAboveParameters) -> fmpq:
+    """Half the least of e, d, s, t and (X - e)/2: beyond it a pattern margin fails (the radius search's start)."""
+    return min(params.e, params.d, params.s, params.t, (params.X - params.e) / 2) / 2
+
+
+def default_t(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, h: fmpq, g: fmpq = fmpq(0)) -> fmpq:
     """The builder's t (the boundary gates' depth at the base point): T_SHARE (e + delta_c0), rounded down to 3 digits,
     with delta_c0 = sqrt(2 b0 e/h) the movement bound of (S.36) at the base point (b0 its loss excess, the upper end
     of the kernel's ball at radius 0). The reach margin of (S.36) on a box of radius r is min(s, t) - 2r - delta_c,
@@ -86,7 +121,7 @@ def default_t(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, h: fmpq) -> fmpq:
     the box while keeping the tails u(i), v(i) = -X/2 - t near 0, where the widened box of docs/staircase.md section
     11.14 is heavy. HypothesisError if the ball is not finite."""
     try:
-        params = kernel.TwinAboveParameters(p, X, e, fmpq(1), d, E, h)
+        params = kernel.TwinAboveParameters(p, X, e, fmpq(1), d, E, h, fmpq(1), g)
         with working_precision(64):
             b0 = kernel.loss_excess_upper(params, 0).upper()
             value = (T_SHARE * (ball(e) + (2 * b0 * ball(e) / ball(h)).sqrt())).lower().mid().fmpq()
@@ -98,7 +133,7 @@ def default_t(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, h: fmpq) -> fmpq:
     return round_down(value)
 
 
-def certify_twin_above(p, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, radius=None,
+def certify_twin_above(p, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, g=None, radius=None,
                        prec=DEFAULT_PRECISION) -> CertifiedInstance:
     """Certificate of Proposition S3.4 (regime II of the (1, 2) staircase, captured from above with D > 0 and kept)
     on a box for the prime p (InputError, HypothesisError or NotCertified otherwise)."""
@@ -108,23 +143,23 @@ def certify_twin_above(p, X=None, e=None, t=None, d=None, E=None, h=None, sigma=
     d = default_d(p) if d is None else fmpq(d)
     E = default_E(p) if E is None else fmpq(E)
     sigma = DEFAULT_SIGMA if sigma is None else fmpq(sigma)
+    g = default_g(p, X, e, d, E, sigma) if g is None else fmpq(g)
     # the default h and t are formulas in the other inputs: check them first (with stand-ins t = h = 1)
     kernel.require_twin_above_inputs(kernel.TwinAboveParameters(
-        p, X, e, fmpq(1) if t is None else fmpq(t), d, E, fmpq(1) if h is None else fmpq(h), sigma))
-    h = default_h(p, X, e, d, E) if h is None else fmpq(h)
-    t = default_t(p, X, e, d, E, h) if t is None else fmpq(t)
-    params = kernel.TwinAboveParameters(p, X, e, t, d, E, fmpq(h), sigma)
+        p, X, e, fmpq(1) if t is None else fmpq(t), d, E, fmpq(1) if h is None else fmpq(h), sigma, g))
+    h = default_h(p, X, e, d, E, g) if h is None else fmpq(h)
+    t = default_t(p, X, e, d, E, h, g) if t is None else fmpq(t)
+    params = kernel.TwinAboveParameters(p, X, e, t, d, E, fmpq(h), sigma, g)
     kernel.require_twin_above_hypotheses(params)
 
     def box(radius):
         kernel.twin_above_box_bounds(params, radius, SEARCH_PRECISION)
 
-    upper = min(params.e, params.d, params.s, params.t, (params.X - params.e) / 2) / 2
     radius, claims = certify_with_radius(lambda r: kernel.twin_above_claims(params, r, prec), radius,
-                                         lambda: largest_certifiable_radius(box, upper))
+                                         lambda: largest_certifiable_radius(box, _radius_ceiling(params)))
     certificate = build_certificate(
         theorem="twin_above", paper=kernel.PAPER, p=p,
         parameters={"X": params.X, "e": params.e, "t": params.t, "d": params.d, "E": params.E, "h": params.h,
-                    "sigma": params.sigma},
+                    "sigma": params.sigma, "g": params.g},
         base_point=kernel.twin_above_base_point(params), radius=radius, precision_bits=prec, claims=claims)
     return CertifiedInstance(certificate, params, radius)
