@@ -707,19 +707,21 @@ def twin_plus(p, *, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, 
     return certify_theorem("twin_plus", p, X=X, e=e, t=t, d=d, E=E, h=h, sigma=sigma, radius=radius, prec=prec)
 
 
-def twin_above(p, *, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, radius=None,
+def twin_above(p, *, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None, g=None, radius=None,
                prec: int = 128) -> Certificate:
     """Certify Proposition S3.4 of docs/staircase.md (sections 11.12-11.13) at the prime p: regime II of the (1, 2)
     staircase captured from above. From every point of the box the gate (1, 1), active, comes down onto its kink
     with D > 0 by the certified capture time and slides there for ever (Theorem S3), the (1, 2) pattern is kept
-    from then on, and 1 - max F_zeta >= delta for all t. Defaults X = 5/2, t = 1/2, e = 2.5 r_0, d = 2.2 r_0 with
-    r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p, h = 0.9 (2 mu_0 - b0 E) (3 digits), sigma = 1; they hold from
-    p = 5 to 173.
+    from then on, and 1 - max F_zeta >= delta for all t. The box: u, v, w(0), w(1) within the radius r, each
+    w(j), j >= 2, within r + g (Remark S3.7). Defaults X = 5/2, e = 2.5 r_0, d = 2.2 r_0 with r_0 = 0.06 (p - 2)/p^2,
+    E = 1.5 log p, g the best of k r_0 (k in 0, 1, 2, 4, 8, 16) by the region bound, h = 0.9 (2 g_0 - b0 (E + g))
+    and t = 1.5 (e + sqrt(2 b0 e/h)) (3 digits), sigma = 1; they hold from p = 5 to 173.
 
     >>> twin_above(p=5).claims["capture_box"].components["race"].lo > 0
     True
     """
-    return certify_theorem("twin_above", p, X=X, e=e, t=t, d=d, E=E, h=h, sigma=sigma, radius=radius, prec=prec)
+    return certify_theorem("twin_above", p, X=X, e=e, t=t, d=d, E=E, h=h, sigma=sigma, g=g, radius=radius,
+                           prec=prec)
 
 
 def load(source) -> Certificate:

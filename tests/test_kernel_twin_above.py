@@ -573,7 +573,7 @@ def test_the_certificate_is_deterministic_and_is_the_library_file():
     ({"d": fmpq(1, 10)}, "not in U_II^above"),   # D0 beyond the race
     ({"h": fmpq(19, 10)}, "not in U_II^above"),  # a rate the gate's own example cannot give
     ({"t": fmpq(1, 100)}, "not in U_II^above"),  # the boundary gates within delta_c of their kink
-    ({"h": fmpq(1, 10000)}, "g_- = mu_0"),       # eps = e^2/h above gamma_min
+    ({"h": fmpq(1, 10000)}, "g_- = g_-0 - e_+^2/h"),       # eps = e^2/h above gamma_min
     ({"E": fmpq(1, 2)}, "q_* needs 0 < b < 1"),  # the loss excess beyond 1
     ({"sigma": fmpq(0)}, "sigma"),
 ])
@@ -736,3 +736,31 @@ def test_the_checker_judges_a_changed_parameter_by_its_own_numbers(h):
     found = check_bytes(dumps(dict(document, parameters=dict(document["parameters"], h=h))).encode())
     assert found.status == ("verified" if true else "rejected"), found.line()
     assert true == (h == document["parameters"]["h"] == "1.37")
+
+
+@pytest.mark.parametrize("p", [5, 13])
+def test_the_default_g_beats_the_sup_norm_box_and_is_a_candidate(p):
+    """The builder's g (docs/staircase.md 11.13) is k r_0 for a k of its list, and its certificate's region bound is
+    at least the one with g = 0 (the sup-norm box, every other default the same rule): two certificates, compared
+    by their own stated bounds (both checked by the kernel)."""
+    from certify.theorems.twin_above import G_CANDIDATES, default_scale
+
+    made, plain = certify_twin_above(p), certify_twin_above(p, g=fmpq(0))
+    g = made.params.g
+    assert any(g == k * default_scale(p) for k in G_CANDIDATES)
+    region = lambda m: mp.mpf(m.certificate["claims"]["region_probability"]["log10_lo"])  # noqa: E731
+    assert region(made) >= region(plain)
+    assert plain.params.g == 0 and plain.certificate["parameters"]["g"] == "0"
+
+
+def test_a_given_h_or_t_keeps_the_sup_norm_box_unless_g_is_given():
+    """g is searched with the default h and t only: with --h (or --t) given the box is the sup-norm one (g = 0),
+    and an explicit g is used as given."""
+    assert certify_twin_above(13, h=fmpq(743, 1000)).params.g == 0
+    assert certify_twin_above(13, t=fmpq(1, 10)).params.g == 0
+    assert certify_twin_above(13, h=fmpq(6, 10), g=fmpq(1, 100)).params.g == fmpq(1, 100)
+
+
+def test_a_negative_g_is_a_named_hypothesis_failure():
+    with pytest.raises(HypothesisError, match="g >= 0 fails"):
+        kernel.require_twin_above_hypotheses(kernel.TwinAboveParameters(**dict(DEFAULTS, g=fmpq(-1, 100))))

@@ -240,7 +240,8 @@ WIDE_BOX_LN = "region_probability_widened_box_mass_ln_lower"
 TAIL_COORDINATES = ("u_elsewhere", "v_elsewhere")
 
 
-def widened_coordinates(document: dict, depth: fmpq, w_extra: fmpq = fmpq(0)) -> list[tuple[str, fmpq, fmpq, int]]:
+def widened_coordinates(document: dict, depth: fmpq,
+                        w_extra: fmpq = fmpq(0)) -> list[tuple[str, fmpq, fmpq, int]]:
     """(name, centre, radius, count) of the widened box B+ in units of sigma: the box's coordinates
     (:func:`box_coordinates`, radius r/sigma; ``w_elsewhere`` (r + w_extra)/sigma, twin_above's box letting the
     w(j), j >= 2, move r + g), except that each tail coordinate (TAIL_COORDINATES), centred at m = c/sigma, covers

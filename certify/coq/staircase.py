@@ -323,8 +323,8 @@ class _Staircase:
             f"apply Rle_trans with ((ln {copies} + {log_bound}) / ln 10); [unfold {log_bound}; {GAUSSIAN_INTERVAL} | ].\n"
             f"  unfold Rdiv. apply Rmult_le_compat_r; [{GAUSSIAN_INTERVAL} | ].\n"
             f"  apply Rplus_le_compat_l. exact (proj2 {mass_ln}).",
-            f"{paper}; log10_lo lowered by 4 s/ln 10 (s what the {'widened ' if self.WIDENED else ''}box-mass integrals "
-            f"lose) and rounded down to "
+            f"{paper}; log10_lo lowered by 4 s/ln 10 (s what the {'widened ' if self.WIDENED else ''}box-mass "
+            f"integrals lose) and rounded down to "
             f"{log10_digits} significant digits", log10_digits)]
         (mantissa, exponent), lo_digits = lowered_lo(stored_node["lo"], slack, f"{claim}.lo")
         if exponent < 0:
@@ -818,7 +818,7 @@ class _TwinAbove(_TwinPlus):
 
     @property
     def _rw(self) -> fmpq:
-        """r_w = r + g: how far each w(j), j >= 2, moves on twin_above's box (section 11.12, Remark S3.5)."""
+        """r_w = r + g: how far each w(j), j >= 2, moves on twin_above's box (section 11.12, Remark S3.7)."""
         return self.r + self.g
 
     def _pattern_lemmas(self, statements: dict, quantities: dict, why_positive: str) -> list:

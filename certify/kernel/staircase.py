@@ -323,15 +323,17 @@ def widened_box_intervals(params, radius, w_extra=0) -> list[tuple[fmpq, fmpq, i
     return intervals + [(w.at_0, r, 1), (w.at_1, r, 1), (w.elsewhere, r + fmpq(w_extra), p - 2)]
 
 
-def widened_region_spec(region: str, equation: str, theorem: str, disjoint: str = "") -> ClaimSpec:
+def widened_region_spec(region: str, equation: str, theorem: str, disjoint: str = "",
+                        box: str = "the box") -> ClaimSpec:
     """The ``region_probability`` claim of a (1, 2) record whose bound measures the relabelled copies of the widened
     box (:func:`widened_box_intervals`): ``region`` names the open region, ``equation`` its defining equation,
-    ``theorem`` what holds from it, ``disjoint`` why the copies are disjoint when it is not the active set alone."""
+    ``theorem`` what holds from it, ``disjoint`` why the copies are disjoint when it is not the active set alone,
+    ``box`` the box's words when it is not the sup-norm box of radius r."""
     return region_probability_spec(
         f"R = {region} relabelled: the union of the images of the open region {region} of {equation} under the "
         "relabellings a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (one step m != 0 for rows, columns and labels), "
         f"from every point of which {theorem} holds relabelled; the bound measures p^2 (p - 1) disjoint relabelled "
-        f"copies of the widened box B+{disjoint}, the box with each u(i), v(i), i >= 2, in [c - r - {TAIL_DEPTH} "
+        f"copies of the widened box B+{disjoint}, {box} with each u(i), v(i), i >= 2, in [c - r - {TAIL_DEPTH} "
         f"sigma, c + r] (c its base value), which lies in {region} as the box does (its conditions see these "
         "coordinates only through gates negative on the box, which fall with them; docs/staircase.md 11.14), and "
         "P(R | active) >= P(R) since R lies in the initially active set")

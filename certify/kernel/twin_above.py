@@ -9,8 +9,9 @@ and e < X:
     mu_0 = (2E + d)/p,
 
 so z00 = X, z01 = z10 = s, z11 = +e > 0, the boundary gates -t, z1j = zj1 = s - X - t, zij = -X - 2t,
-D = w(0) - w(1) = d > 0 and gamma_j = mu_0 (j >= 2); h is the free parameter of (S.36). The box is the sup-norm box
-of radius r around it. Every claim is a bound valid at every point of the box, through Remarks S3.5 and S3.6 (the
+D = w(0) - w(1) = d > 0 and gamma_j = mu_0 (j >= 2); h is the free parameter of (S.36). The box around it: u, v,
+w(0), w(1) within r, each w(j), j >= 2, within r_w = r + g (g >= 0; Remark S3.7, g = 0 the sup-norm box of radius
+r). Every claim is a bound valid at every point of the box, through Remarks S3.5-S3.7 (the
 hypotheses (S.36) at upper bounds of e, D0 (in the race), b0, z0, M0, N_1, X0, r0, c0, gamma_max0 and lower bounds
 of m, D0 (in D_-), X0 (in kappa_-), S0, gamma_min0, gamma_2; every margin is monotone in each of them): the pattern
 margins and the capture time are exact rationals; the loss excess b_+ (Remark S3.6 (ii)), the window margin, the
@@ -37,7 +38,7 @@ from .staircase import (relabelled_box_probability_claims, require_base_point_in
 from .twin_plus import q_star
 
 PAPER = ("Proposition S3.4 of docs/staircase.md (regime II of the (1, 2) staircase, captured from above with D > 0): "
-         "region U_II^above (S.36) with Remarks S3.5-S3.6, Lemmas S.9, S.11, S.17, Theorem S3, (S.37)")
+         "region U_II^above (S.36) with Remarks S3.5-S3.7, Lemmas S.9, S.11, S.17, S.18, Theorem S3, (S.37)")
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,8 @@ class TwinAboveParameters:
     h: fmpq
     #: the initialisation scale: theta(0) ~ N(0, sigma^2 I_{3p}) (the probability claims; default 1)
     sigma: fmpq = fmpq(1)
-    #: how much wider than r the box lets each w(j), j >= 2, move: within r_w = r + g of its base value (g >= 0;
-    #: their spread enters only rho, gamma and the loss's small terms, Remark S3.5)
+    #: how much farther than r the box lets each w(j), j >= 2, move: within r_w = r + g of its base value (g >= 0;
+    #: Remark S3.7: their spread enters gamma, rho, S0, M0, N_1, C_+ and the loss's small terms)
     g: fmpq = fmpq(0)
 
     @property
@@ -116,12 +117,14 @@ def gamma_spread(params: TwinAboveParameters, radius) -> fmpq:
 
 def require_twin_above_hypotheses(params: TwinAboveParameters, prec: int = 64) -> None:
     """Raise HypothesisError naming the broken hypothesis: those of :func:`require_twin_above_inputs`, and the base
-    point in U_II^above (the window margin and the six margins of (S.36) positive at radius 0, decided with balls at
+    point in U_II^above (the window margin and the six margins of (S.36) positive at radius 0, where the w(j),
+    j >= 2, still move within g (Remark S3.7), decided with balls at
     ``prec`` bits and then at increasing precision; a point on the boundary of U_II^above is refused). The message
     names the margins that fail."""
     require_twin_above_inputs(params)
+    spread = f"; at radius 0 the w(j), j >= 2, still move within g = {format_rational(params.g)}" if params.g else ""
     require_base_point_in_region(_region_margins, params, prec, "U_II^above",
-                                 "the window b0 < beta(p, rho_+) and (S.36)", "11.12")
+                                 f"the window b0 < beta(p, rho_+) and (S.36){spread}", "11.12")
 
 
 def _region_margins(params: TwinAboveParameters, radius) -> dict[str, arb]:
@@ -246,8 +249,8 @@ def capture_bounds(params: TwinAboveParameters, radius, b_plus: arb | None = Non
     eps = e_plus * e_plus / h
     delta_c = (2 * b_plus * e_plus / h).sqrt()
     g_minus, S_minus, X_minus = q["g0_minus"] - eps, q["S0_minus"] - eps, q["X0_minus"] - delta_c
-    for name, value in (("g_- = mu_0 - 2(p - 1) r/p - e_+^2/h", g_minus),
-                        ("S_- = (p - 2)(mu_0 - 4r/p) - e_+^2/h", S_minus), ("X_- = X - 2r - delta_c", X_minus)):
+    for name, value in (("g_- = g_-0 - e_+^2/h", g_minus), ("S_- = S_-0 - e_+^2/h", S_minus),
+                        ("X_- = X - 2r - delta_c", X_minus)):
         if not certainly_positive(value):
             raise NotCertified(f"(S.36): {name} is not proved positive on the box of radius {format_rational(r)} "
                                f"({value.str(5)})", "capture_box")
@@ -307,8 +310,8 @@ def purity_margin_lower(params: TwinAboveParameters, radius, bounds: dict) -> ar
     return (1 - spread * spread) * L_minus / (2 * L_minus + ball(balance_upper(params, radius)))
 
 
-#: The box of a ``twin_above`` certificate, in the words of every box claim: u, v, w(0), w(1) within r, and the
-#: w(j), j >= 2, within r_w = r + g (Remark S3.5 with a wider radius for them; g = 0 is the sup-norm box).
+#: The box of a ``twin_above`` certificate, in the words of the box claims: u, v, w(0), w(1) within r, and the
+#: w(j), j >= 2, within r_w = r + g (Remark S3.7; g = 0 is the sup-norm box).
 BOX = "for every point of the box (each coordinate within r of the base point, each w(j), j >= 2, within r_w = r + g)"
 
 #: The claims of a ``twin_above`` certificate, in schema order: what each states (certify.kernel.claims).
@@ -366,8 +369,8 @@ PURITY_MARGIN_BOX = ClaimSpec(
          "rho_+ and capture_box's S_-, g_-", source="Proposition S3.4, (S.37), Remark S3.6 (i)")
 GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_II^above (Proposition S3.4); the bound is the mass of "
                                                  "the sup-norm box of radius r inside the box")
-REGION_PROBABILITY = widened_region_spec("U_II^above", "(S.36)", "Proposition S3.4",
-                                         " (disjoint as z00 > z11 on it, z00 and z11 reading no tail)")
+REGION_PROBABILITY = widened_region_spec("U_II^above", "(S.36)", "Proposition S3.4", " (disjoint: z00 > z11 on it)",
+                                         "the box (w(j), j >= 2, within r + g)")
 CLAIMS = (PATTERN_BOX, LOSS_EXCESS_BOX, WINDOW_BOX, CAPTURE_BOX, CAPTURE_TIME_BOX, PURITY_MARGIN_BOX,
           GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
 

@@ -23,9 +23,12 @@ CORNERS = 2
 
 def staircase_points(certificate: dict) -> list[np.ndarray]:
     """The base point of the certificate and CORNERS random corners of its box (seed 0), as float vectors
-    (u, v, w) of length 3p. The base point is read from the certificate's stored levels."""
+    (u, v, w) of length 3p. The base point is read from the certificate's stored levels; each coordinate moves by the
+    radius r, and twin_above's w(j), j >= 2, by r + g (its box, docs/staircase.md Remark S3.7)."""
     p = int(certificate["p"])
     r = float(Fraction(certificate["radius"]))
+    moves = np.full(3 * p, r)
+    moves[2 * p + 2:] += float(Fraction(certificate["parameters"].get("g", "0")))
     blocks = []
     for name in "uvw":
         levels = certificate["base_point"][name]
@@ -35,7 +38,7 @@ def staircase_points(certificate: dict) -> list[np.ndarray]:
         blocks.append(x)
     base = np.concatenate(blocks)
     rng = np.random.default_rng(0)
-    return [base] + [base + r * rng.choice([-1.0, 1.0], size=base.size) for _ in range(CORNERS)]
+    return [base] + [base + moves * rng.choice([-1.0, 1.0], size=base.size) for _ in range(CORNERS)]
 
 
 #: Per staircase size k: its active gates (row, column), the label of each, and the loss budget of its region as a

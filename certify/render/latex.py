@@ -13,7 +13,7 @@ DOCUMENT_STEPS = 14
 
 def _section(record) -> dict:
     return {"title": record.latex.title, "parameters": [(q.name, q.symbol) for q in record.parameters],
-            "base_point": record.latex.base_point, "statement": record.latex.statement}
+            "base_point": record.latex.base_point, "statement": record.latex.statement, "box": record.latex.box}
 
 
 #: theorem -> {"title", "parameters": [(name, LaTeX symbol)], "base_point", "statement"}: a live view of the
@@ -130,7 +130,7 @@ def certificate_document(certificate: dict, derivations) -> str:
         r"\section*{Statement}",
         rf"Let $p = {p}$ and ${parameters}$. Let $\theta_* = (u, v, w)$ be the base point",
         rf"\[ {theorem['base_point']} \]",
-        rf"and let $U$ be the sup-norm box of radius $r = {radius}$ around $\theta_*$ in $\mathbb R^{{3p}}$. "
+        "and let $U$ be " + theorem["box"].format(radius=radius) + ". "
         rf"Then {theorem['statement']}",
         "",
         r"Every number below is an exact bound obtained with Arb ball arithmetic (at "

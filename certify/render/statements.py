@@ -252,12 +252,12 @@ FORMS["sensitivity"] = {
 }
 
 
-def _widened_region(region: str, equation: str, theorem: str, disjoint: str = "") -> str:
+def _widened_region(region: str, equation: str, theorem: str, disjoint: str = "", box: str = "the box") -> str:
     """The note of a (1, 2) record's region_probability (the words of
     :func:`certify.kernel.staircase.widened_region_spec`, in LaTeX)."""
     return (rf"$R$ is {region} of {equation} relabelled: its union over the affine relabellings of rows, columns "
             rf"and labels, from every point of which {theorem} holds; the bound measures $p^2(p-1)$ disjoint "
-            rf"relabelled copies of the widened box $B^+${disjoint}, the box with each $u(i), v(i)$, $i \ge 2$, in "
+            rf"relabelled copies of the widened box $B^+${disjoint}, {box} with each $u(i), v(i)$, $i \ge 2$, in "
             rf"$[c - r - {TAIL_DEPTH}\sigma, c + r]$ ($c$ its base value), which lies in {region} as the box does (its "
             r"conditions see these coordinates only through gates negative on the box, which fall with them), and "
             r"$\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in the initially active set")
@@ -447,21 +447,22 @@ FORMS["twin_above"] = {
         note=r"with $\Lambda_4 = \ell_0(z_{00}) + \ell_1(z_{01}) + \ell_1(z_{10}) + \ell_2(z_{11}) - \log p$; this "
              r"end is at least $b_+ = \max_{a, b \in \{-r, r\}} \bigl(\ell_0^+(X - 2r) + 2 \max(\ell_1^+(s - 2r), "
              r"\ell_1^+(s + 2r)) + \ell_2^+(e + 2r)\bigr) - \log p - 3\log 2$ with $D = d + a - b$, "
-             r"$\ell_0^+(z) = \log(1 + e^{-zD} + (p - 2) e^{-z(E + d - r + a)})$, "
-             r"$\ell_1^+(z) = \log(1 + e^{zD} + (p - 2) e^{-z(E - r + b)})$, "
-             r"$\ell_2^+(z) = \log(e^{z(E + d + a + r)} + e^{z(E + b + r)} + 1 + (p - 3) e^{2rz})$, "
-             r"$s = (X + e)/2$, the upper bound of $b_0$ that the window and capture claims use (not this end; "
-             r"Remark S3.6 (ii))"),
+             r"$\ell_0^+(z) = \log(1 + e^{-zD} + (p - 2) e^{-z(E + d - r_w + a)})$, "
+             r"$\ell_1^+(z) = \log(1 + e^{zD} + (p - 2) e^{-z(E - r_w + b)})$, "
+             r"$\ell_2^+(z) = \log(e^{z(E + d + a + r_w)} + e^{z(E + b + r_w)} + 1 + (p - 3) e^{2r_wz})$, "
+             r"$s = (X + e)/2$, $r_w = r + g$, the upper bound of $b_0$ that the window and capture claims use (not "
+             r"this end; Remarks S3.6 (ii), S3.7)"),
     "window_box": LatexForm(
         rf"{_BOX}, with $b_0 = \Lambda_4 - 3\log 2$, Remark S3.6 (i)'s $\rho_+$ (of the capture claim) and "
         rf"$\beta(p, \rho) = \min(\log(p/4), 2/((p - 1)\rho))$,", r"\beta(p, \rho_+) - b_0",
         note=r"so $b_0 < \beta(p, \rho_+)$: the window of (S.36)"),
     "capture_box": LatexForm(
-        rf"{_BOX}, with Remark S3.5's bounds $e_+ = e + 2r$ of $e = z_{{11}}$, $D_{{-0}} = d - 2r$ and "
+        rf"{_BOX}, with Remarks S3.5 and S3.7's bounds ($r_w = r + g$) $e_+ = e + 2r$ of $e = z_{{11}}$, $D_{{-0}} = d - 2r$ and "
         rf"$D_{{+0}} = d + 2r$ of $D_0$, $X_{{\pm0}} = X \pm 2r$ of $z_{{00}}$, $z_{{+0}} = s + 2r$ of $z_{{01}}, "
-        rf"z_{{10}}$, $M_{{+0}} = E + d + 2r$ of $w(0) - \min_{{j \ge 2}} w(j)$, $N_{{+0}} = E + 2r$ of "
-        rf"$w(1) - \min_{{j \ge 2}} w(j)$, $m_- = \min(s, t) - 2r$ of $m$, $S_{{-0}} = (p - 2)(\mu_0 - 4r/p)$ of "
-        rf"$\sum_{{j \ge 2}} \gamma_j$, $g_{{\pm0}} = \mu_0 \pm 2(p - 1)r/p$ of $\gamma_{{\min}}, \gamma_2$ and "
+        rf"z_{{10}}$, $M_{{+0}} = E + d + r + r_w$ of $w(0) - \min_{{j \ge 2}} w(j)$, $N_{{+0}} = E + r + r_w$ of "
+        rf"$w(1) - \min_{{j \ge 2}} w(j)$, $m_- = \min(s, t) - 2r$ of $m$, "
+        rf"$S_{{-0}} = (p - 2)(\mu_0 - 2(r + r_w)/p)$ of $\sum_{{j \ge 2}} \gamma_j$, "
+        rf"$g_{{\pm0}} = \mu_0 \pm (2r + 2(p - 2) r_w)/p$ of $\gamma_{{\min}}, \gamma_2$ and "
         rf"$\gamma_{{\max}}$, $b_+$ of $b_0$ (the closed form of the loss excess claim), and "
         rf"$\epsilon = e_+^2/h$, $\delta_c = \sqrt{{2 b_+ e_+/h}}$, $g_- = g_{{-0}} - \epsilon$, "
         rf"$S_- = S_{{-0}} - \epsilon$, $\eta = ((X_{{+0}} + \delta_c) b_+ + e_+) e_+/h$, "
@@ -489,11 +490,12 @@ FORMS["twin_above"] = {
         r"along every trajectory from the box and for all $t \ge 0$,", r"1 - \max_\zeta F_\zeta(\theta(t))",
         note="the trajectory never aligns to one Fourier class (Proposition S3.4, (S.37))"),
     "gaussian_probability": _gaussian_box(
-        r"every point of the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$ (Proposition S3.4)"),
+        r"every point of the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$ (Proposition S3.4); the bound is the mass "
+        r"of the sup-norm box of radius $r$ inside the box"),
     "region_probability": LatexForm(
         _GAUSSIAN, _REGION_PROBABILITY,
         note=_widened_region(r"$U_{\mathrm{II}}^{\mathrm{above}}$", "(S.36)", "Proposition S3.4",
-                             r" (disjoint as $z_{00} > z_{11}$ on it, $z_{00}$ and $z_{11}$ reading no tail)")),
+                             r" (disjoint: $z_{00} > z_{11}$ on it)", r"the box ($w(j)$, $j \ge 2$, within $r + g$)")),
 }
 
 

@@ -209,7 +209,7 @@ def twin_above_summary(certificate: dict) -> list[str]:
     claims = certificate["claims"]
     pattern, capture = claims["pattern_box"]["components"], claims["capture_box"]["components"]
     return [
-        f"certify twin_above: p = {certificate['p']}, {parameters_text(certificate, 'X', 'e', 't', 'd', 'E', 'h')}, "
+        f"certify twin_above: p = {certificate['p']}, {parameters_text(certificate, 'X', 'e', 't', 'd', 'E', 'h', 'g')}, "
         f"radius = {parameter(certificate['radius'])} ({certificate['precision_bits']} bits)",
         f"  on the box: {shown(pattern['gate_11'], 'z11')}, {shown(pattern['positive_difference'], 'D')}, "
         f"{shown(pattern['boundary_gates'], '-(boundary gates)')}, {shown(pattern['gamma_min'], 'gamma_j')}",

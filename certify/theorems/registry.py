@@ -96,6 +96,8 @@ class LatexSection:
     title: str
     base_point: str
     statement: str
+    #: the box U in words, with {radius} for r (LaTeX); the sup-norm box unless a theorem's box is another
+    box: str = r"the sup-norm box of radius $r = {radius}$ around $\theta_*$ in $\mathbb R^{{3p}}$"
 
 
 class KeyNumber(NamedTuple):
@@ -716,24 +718,29 @@ time, then keeps the (1, 2) pattern with the gate (1, 1) sliding for ever
 (Theorem S3), and satisfies max_zeta F_zeta(theta(t)) <= 1 - delta for all
 t >= 0 (delta of (S.37), certified).
 
-Hypotheses: X, e, t, d, E, h, sigma > 0; e < X; and the base point in
-U_II^above (the window and the six margins of (S.36) positive there), decided
-with balls. Defaults (a search's choice, the kernel decides): X = 5/2,
-e = 2.5 r_0, d = 2.2 r_0 with r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p,
-h = 0.9 h_max, h_max = 2 mu_0 - b0 E the base point's largest rate of (S.36)
-(mu_0 = (2E + d)/p, b0 its loss excess), t = 1.5 (e + sqrt(2 b0 e/h)) (the
-tails shallow, the reach of (S.36) kept; 3 digits, rounded down); they are
-certified at every prime from 5 to 173 (from 179 on the base point fails the
-race of (S.36)). Without --radius the radius is 99% of the largest the kernel
-certifies, rounded down to 3 digits.
+The box: u, v, w(0), w(1) within the radius r of the base point, each w(j),
+j >= 2, within r + g (Remark S3.7; --g, g = 0 the sup-norm box).
+
+Hypotheses: X, e, t, d, E, h, sigma > 0; g >= 0; e < X; and the base point in
+U_II^above (the window and the six margins of (S.36) positive at radius 0,
+where the w(j) still move within g), decided with balls. Defaults (a search's
+choice, the kernel decides): X = 5/2, e = 2.5 r_0, d = 2.2 r_0 with
+r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p; g the best of k r_0, k in 0, 1, 2, 4,
+8, 16, by the region bound (0 when --h or --t is given); h = 0.9 h_max,
+h_max = 2 g_0 - b0 (E + g) the largest rate of (S.36) at radius 0
+(g_0 = (2E + d)/p - 2(p - 2) g/p, b0 the loss excess there),
+t = 1.5 (e + sqrt(2 b0 e/h)) (the tails shallow, the reach of (S.36) kept;
+3 digits, rounded down); they are certified at every prime from 5 to 173
+(from 179 on the base point fails the race of (S.36)). Without --radius the
+radius is 99% of the largest the kernel certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
-box, and of p^2 (p - 1) relabelled copies of the box widened in its tails
-u(i), v(i), i >= 2 (region_probability, a lower bound of P(U_II^above
-relabelled | active); Lemma S.18). The capture from above is fast
+sup-norm box of radius r inside the box, and of p^2 (p - 1) relabelled copies
+of the box widened in its tails u(i), v(i), i >= 2 (region_probability, a
+lower bound of P(U_II^above relabelled | active); Lemma S.18). The capture from above is fast
 (the gate's own example pushes it down), so its box is far wider than those
 of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
-    hypotheses="X, e, t, d, E, h, sigma > 0; e < X; (S.36) at the base point (decided with balls)",
+    hypotheses="X, e, t, d, E, h, sigma > 0; g >= 0; e < X; (S.36) at radius 0 (decided with balls)",
     parameters=(
         Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 5/2); {NUMBER_NOTE}", "5/2", "X"),
         Parameter("e", "--e", "z11 at the base point, below X (default 2.5 r_0, r_0 = 0.06 (p - 2)/p^2)", "2.5 r_0",
@@ -748,7 +755,8 @@ of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
                   "rate bound, g_0 its least gamma_j, 3 digits)", "0.9 h_max", "h"),
         _SIGMA,
         Parameter("g", "--g", "how much farther than the radius each w(j), j >= 2, may move on the box: within r + g "
-                  "(default: the best of g = k r_0, k in 0, 1, 2, 4, 8, 16, by the region bound)", "search", "g"),
+                  "(default: the best of g = k r_0, k in 0, 1, 2, 4, 8, 16, by the region bound; 0 when --h or --t is "
+                  "given)", "search", "g"),
     ),
     coq="certify.coq.staircase:twin_above_obligations",
     kernel=TWIN_ABOVE,
@@ -763,7 +771,9 @@ of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
                    r"capture time, keeps the gates $(0,0)$, $(0,1)$, $(1,0)$ active and every other gate inactive or "
                    r"sliding for all later $t$, with the gate $(1,1)$ sliding, and "
                    r"$\max_{\zeta\ne0}F_\zeta(\theta(t))\le1-\delta$ for all $t\ge0$ with $\delta>0$ as "
-                   r"certified below.")),
+                   r"certified below."),
+        box=(r"the box around $\theta_*$ in which $u$, $v$, $w(0)$ and $w(1)$ move by at most $r = {radius}$ and "
+             r"each $w(j)$, $j \ge 2$, by at most $r_w = r + g$ (Remark S3.7)")),
     simulator="",
     plot="",
     experiment="certify.numeric.staircase:twin_experiment",

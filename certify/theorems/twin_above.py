@@ -6,8 +6,9 @@ Untrusted by design: whatever this module chooses, :mod:`certify.kernel.twin_abo
 ``certify check`` recomputes. The defaults come from a search for the largest certified box mass
 (examples/staircase/twin_above_search.py, which runs the kernel at 64 bits on a grid; its table is in
 docs/staircase.md, section 11.13): X = 5/2 fixed, e and d at 5/2 and 11/5 times a scale r_0 that the radius
-then nearly reaches, E a fit in log p, h a share of the base point's largest rate of (S.36), and t (searched at 1/2)
-as small as the reach of (S.36) allows with room, since the tails below the box are free (section 11.14).
+then nearly reaches, E a fit in log p, h a share of the base point's largest rate of (S.36), t (searched at 1/2)
+as small as the reach of (S.36) allows with room, since the tails below the box are free (section 11.14), and g
+(the w(j)'s extra move, Remark S3.7) the best of a few multiples of r_0 by the region bound.
 """
 
 from __future__ import annotations
@@ -62,9 +63,10 @@ def default_E(p: int) -> fmpq:
 
 
 def default_h(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, g: fmpq = fmpq(0)) -> fmpq:
-    """The builder's h: RATE_SHARE h_max, rounded down to 3 digits, with h_max = 2 mu_0 - b0 E the rate condition of
-    (S.36) at the base point with delta_c = 0 and eps = 0 (2 gamma_2 - b0 N_1: gamma_2 = mu_0 = (2E + d)/p, N_1 = E,
-    b0 the base point's loss excess, the upper end of the kernel's ball at radius 0). HypothesisError if h_max is
+    """The builder's h: RATE_SHARE h_max, rounded down to 3 digits, with h_max = 2 g_0 - b0 (E + g) the rate condition
+    of (S.36) on the box of radius 0 (the base point with each w(j), j >= 2, within g: Remark S3.7) with delta_c = 0
+    and eps = 0 (2 gamma_2 - b0 N_1: gamma_2 >= g_0 = mu_0 - 2(p - 2) g/p, mu_0 = (2E + d)/p, N_1 <= E + g, b0 that
+    box's loss excess, the upper end of the kernel's ball at radius 0). HypothesisError if h_max is
     not positive (then no h satisfies (S.36): lower e or d, or raise X)."""
     try:
         params = kernel.TwinAboveParameters(p, X, e, fmpq(1), d, E, fmpq(1), fmpq(1), g)  # b0 reads neither t nor h
@@ -75,10 +77,10 @@ def default_h(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, g: fmpq = fmpq(0)) -> 
     except NotCertified as error:
         raise HypothesisError(f"no default h at p = {p}: {error} (give --h)") from None
     except ValueError:  # a ball that is not finite (inputs too large for 64 bits) has no exact midpoint
-        raise HypothesisError(f"no default h at p = {p}: the base point's rate bound 2 mu_0 - b0 E is not a finite "
+        raise HypothesisError(f"no default h at p = {p}: the rate bound 2 g_0 - b0 (E + g) at radius 0 is not a finite "
                               "number at 64 bits for these inputs (give --h)") from None
     if not value > 0:
-        raise HypothesisError(f"no default h at p = {p}: the base point's rate bound 2 mu_0 - b0 E is not positive "
+        raise HypothesisError(f"no default h at p = {p}: the rate bound 2 g_0 - b0 (E + g) at radius 0 is not positive "
                               f"(lower e or d, or give --h)")
     return round_down(value)
 
@@ -143,7 +145,8 @@ def certify_twin_above(p, X=None, e=None, t=None, d=None, E=None, h=None, sigma=
     d = default_d(p) if d is None else fmpq(d)
     E = default_E(p) if E is None else fmpq(E)
     sigma = DEFAULT_SIGMA if sigma is None else fmpq(sigma)
-    g = default_g(p, X, e, d, E, sigma) if g is None else fmpq(g)
+    # g is searched with the default h and t; with a given h or t the box is the sup-norm one unless g is given
+    g = fmpq(g) if g is not None else default_g(p, X, e, d, E, sigma) if h is None and t is None else fmpq(0)
     # the default h and t are formulas in the other inputs: check them first (with stand-ins t = h = 1)
     kernel.require_twin_above_inputs(kernel.TwinAboveParameters(
         p, X, e, fmpq(1) if t is None else fmpq(t), d, E, fmpq(1) if h is None else fmpq(h), sigma, g))
