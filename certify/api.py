@@ -714,7 +714,8 @@ def twin_above(p, *, X=None, e=None, t=None, d=None, E=None, h=None, sigma=None,
     with D > 0 by the certified capture time and slides there for ever (Theorem S3), the (1, 2) pattern is kept
     from then on, and 1 - max F_zeta >= delta for all t. The box: u, v, w(0), w(1) within the radius r, each
     w(j), j >= 2, within r + g (Remark S3.7). Defaults X = 5/2, e = 2.5 r_0, d = 2.2 r_0 with r_0 = 0.06 (p - 2)/p^2,
-    E = 1.5 log p, g the best of k r_0 (k in 0, 1, 2, 4, 8, 16) by the region bound, h = 0.9 (2 g_0 - b0 (E + g))
+    E = 1.5 log p, g the best of k r_0 (k in 0, 1, 2, 4, 8, 16, then 3/4 and 3/2 of the best) by the region bound,
+    h = 0.9 (2 g_0 - b0 (E + g))
     and t = 1.5 (e + sqrt(2 b0 e/h)) (3 digits), sigma = 1; they hold from p = 5 to 173.
 
     >>> twin_above(p=5).claims["capture_box"].components["race"].lo > 0

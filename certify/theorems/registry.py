@@ -726,7 +726,8 @@ U_II^above (the window and the six margins of (S.36) positive at radius 0,
 where the w(j) still move within g), decided with balls. Defaults (a search's
 choice, the kernel decides): X = 5/2, e = 2.5 r_0, d = 2.2 r_0 with
 r_0 = 0.06 (p - 2)/p^2, E = 1.5 log p; g the best of k r_0, k in 0, 1, 2, 4,
-8, 16, by the region bound (0 when --h or --t is given); h = 0.9 h_max,
+8, 16 and then 3/4 and 3/2 of the best, by the region bound (0 when --h or --t
+is given); h = 0.9 h_max,
 h_max = 2 g_0 - b0 (E + g) the largest rate of (S.36) at radius 0
 (g_0 = (2E + d)/p - 2(p - 2) g/p, b0 the loss excess there),
 t = 1.5 (e + sqrt(2 b0 e/h)) (the tails shallow, the reach of (S.36) kept;
@@ -755,8 +756,8 @@ of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
                   "rate bound, g_0 its least gamma_j, 3 digits)", "0.9 h_max", "h"),
         _SIGMA,
         Parameter("g", "--g", "how much farther than the radius each w(j), j >= 2, may move on the box: within r + g "
-                  "(default: the best of g = k r_0, k in 0, 1, 2, 4, 8, 16, by the region bound; 0 when --h or --t is "
-                  "given)", "search", "g"),
+                  "(default: the best of g = k r_0, k in 0, 1, 2, 4, 8, 16, then 3/4 and 3/2 of the best, by the region "
+                  "bound; 0 when --h or --t is given)", "search", "g"),
     ),
     coq="certify.coq.staircase:twin_above_obligations",
     kernel=TWIN_ABOVE,

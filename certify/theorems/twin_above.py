@@ -37,6 +37,7 @@ T_SHARE = fmpq(3, 2)
 #: The candidates k of g = k r_0 (:func:`default_g`), and the bisection steps of the radius search that compares them
 #: (the radius to about 3%; the certificate's own search then runs to 2^-16).
 G_CANDIDATES = (0, 1, 2, 4, 8, 16)
+G_REFINE = (fmpq(3, 4), fmpq(3, 2))
 G_SEARCH_STEPS = 5
 
 
@@ -86,13 +87,15 @@ def default_h(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, g: fmpq = fmpq(0)) -> 
 
 
 def default_g(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, sigma: fmpq) -> fmpq:
-    """The builder's g (each w(j), j >= 2, moves within r + g on the box): of g = k r_0, k in G_CANDIDATES, the one
-    whose box (with the default h and t at that g, and its largest certified radius at SEARCH_PRECISION) has the
-    largest region bound, the mass of its widened box (docs/staircase.md 11.13-11.14); 0 when none certifies (the
+    """The builder's g (each w(j), j >= 2, moves within r + g on the box): of g = k r_0, k in G_CANDIDATES and then
+    the best k times each of G_REFINE, the one whose box (with the default h and t at that g, and its largest
+    certified radius at SEARCH_PRECISION) has the largest region bound, the mass of its widened box (docs/staircase.md 11.13-11.14); 0 when none certifies (the
     builder then reports what fails at g = 0). The kernel decides each candidate; this only chooses among them.
     The best k grows with p where the purity margin (S.37) allows (at p = 5 it needs rho_+ < 1.07)."""
     best, best_log = fmpq(0), None
-    for k in G_CANDIDATES:
+
+    def consider(k) -> None:
+        nonlocal best, best_log
         g = k * default_scale(p)
         try:
             h = default_h(p, X, e, d, E, g)
@@ -104,9 +107,16 @@ def default_g(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, sigma: fmpq) -> fmpq:
             with working_precision(SEARCH_PRECISION):
                 log_mass = kernel.widened_log_mass(params, radius).mid()
         except (HypothesisError, NotCertified):
-            continue
+            return
         if best_log is None or log_mass > best_log:
             best, best_log = g, log_mass
+
+    for k in G_CANDIDATES:
+        consider(k)
+    coarse = best / default_scale(p)
+    if coarse:  # then the best's neighbours on a finer grid
+        for factor in G_REFINE:
+            consider(coarse * factor)
     return best
 
 
