@@ -472,6 +472,47 @@ FLOAT_SLACK = 2.5e-6
 MAX_EVALUATIONS = 2000
 
 
+def captured_from_above(document: dict, theta0, horizon: float, delta: float | None = None) -> int:
+    """The float flow of certify.law.flow from theta0 to ``horizon`` against ``document``'s claims: z00, z01, z10 > 0
+    and every gate but the four < 0 (the boundary gates <= 0 once captured), z11 at most max(e0 - h t/p^2, 0) and
+    never below its kink, D in [-tolerance, D0], z11 on its kink at every checkpoint from t_c on, D >= D_- while
+    z11 is above its kink before t_c, and (``delta`` given) max_zeta F_zeta <= 1 - delta. Returns how many
+    checkpoints saw z11 above its kink before t_c."""
+    import numpy as np
+
+    from certify.law.flow import KINK_TOLERANCE, simulate_flow
+    from certify.numeric.fourier import fourier_fractions
+
+    p, claims = int(document["p"]), document["claims"]
+    t_c = float(Fraction(claims["capture_time_box"]["hi"]))
+    D_minus = float(Fraction(claims["capture_box"]["components"]["difference_floor"]["lo"]))
+    h = float(Fraction(document["parameters"]["h"]))
+    run = simulate_flow(theta0, p, horizon)
+    assert run.failure is None, run.failure
+    assert run.extra["evaluations"] <= MAX_EVALUATIONS
+    assert any(time >= t_c for time in run.times), "the simulator reported no checkpoint after t_c"
+    e0, D0 = theta0[1] + theta0[p + 1], theta0[2 * p] - theta0[2 * p + 1]
+    before = 0
+    for time, state in zip(run.times, run.states):
+        u, v, w = state[:p], state[p:2 * p], state[2 * p:]
+        assert np.abs(state).max() < 6
+        z = np.add.outer(u, v)
+        boundary = np.concatenate([z[0, 2:], z[2:, 0]])
+        other = np.concatenate([z[1, 2:], z[2:, 1], z[2:, 2:].ravel()])
+        D = w[0] - w[1]
+        assert min(z[0, 0], z[0, 1], z[1, 0]) > 0 and other.max() < 0 and boundary.max() <= KINK_TOLERANCE
+        assert -KINK_TOLERANCE <= z[1, 1] <= max(e0 - h * time / p**2, 0) + FLOAT_SLACK, time
+        assert -KINK_TOLERANCE <= D <= D0 + FLOAT_SLACK, time
+        if time >= t_c:
+            assert abs(z[1, 1]) <= KINK_TOLERANCE, time
+        elif time > 0 and z[1, 1] > KINK_TOLERANCE:
+            before += 1
+            assert D >= D_minus - FLOAT_SLACK, time
+        if delta is not None:
+            assert fourier_fractions(u, v, w).max() <= 1 - delta + FLOAT_SLACK, time
+    return before
+
+
 @pytest.mark.parametrize("p, horizon", [(5, 1e4), (31, 1e2)])
 def test_the_float_flow_from_the_box_is_captured_from_above_by_the_certified_time(p, horizon):
     """Proposition S3.4 by an independent route: the full-network flow of certify.law.flow (floats) from the base
@@ -482,41 +523,11 @@ def test_the_float_flow_from_the_box_is_captured_from_above_by_the_certified_tim
     D <= D0 throughout (D nonincreasing), and max_zeta F_zeta <= 1 - delta_- (S.37). At p = 31 checkpoints before
     the capture exist (t_c = 19.8), so the rate and D_- are seen in the flow; at p = 5 the first checkpoint, t = 1,
     is after t_c = 0.669."""
-    import numpy as np
-
-    from certify.law.flow import KINK_TOLERANCE, simulate_flow
-    from certify.numeric.fourier import fourier_fractions
     from certify.numeric.staircase import staircase_points
 
     document = library(p)
-    claims = document["claims"]
-    t_c = float(Fraction(claims["capture_time_box"]["hi"]))
-    D_minus = float(Fraction(claims["capture_box"]["components"]["difference_floor"]["lo"]))
-    delta = float(Fraction(claims["purity_margin_box"]["lo"]))
-    h = float(Fraction(document["parameters"]["h"]))
-    before = 0
-    for theta0 in staircase_points(document):
-        run = simulate_flow(theta0, p, horizon)
-        assert run.failure is None, run.failure
-        assert run.extra["evaluations"] <= MAX_EVALUATIONS
-        assert any(time >= t_c for time in run.times), "the simulator reported no checkpoint after t_c"
-        e0, D0 = theta0[1] + theta0[p + 1], theta0[2 * p] - theta0[2 * p + 1]
-        for time, state in zip(run.times, run.states):
-            u, v, w = state[:p], state[p:2 * p], state[2 * p:]
-            assert np.abs(state).max() < 6
-            z = np.add.outer(u, v)
-            boundary = np.concatenate([z[0, 2:], z[2:, 0]])
-            other = np.concatenate([z[1, 2:], z[2:, 1], z[2:, 2:].ravel()])
-            D = w[0] - w[1]
-            assert min(z[0, 0], z[0, 1], z[1, 0]) > 0 and other.max() < 0 and boundary.max() <= KINK_TOLERANCE
-            assert -KINK_TOLERANCE <= z[1, 1] <= max(e0 - h * time / p**2, 0) + FLOAT_SLACK, time
-            assert -KINK_TOLERANCE <= D <= D0 + FLOAT_SLACK, time
-            if time >= t_c:
-                assert abs(z[1, 1]) <= KINK_TOLERANCE, time
-            elif time > 0 and z[1, 1] > KINK_TOLERANCE:
-                before += 1
-                assert D >= D_minus - FLOAT_SLACK, time
-            assert fourier_fractions(u, v, w).max() <= 1 - delta + FLOAT_SLACK, time
+    delta = float(Fraction(document["claims"]["purity_margin_box"]["lo"]))
+    before = sum(captured_from_above(document, theta0, horizon, delta) for theta0 in staircase_points(document))
     assert before > 0 if p == 31 else before == 0
 
 

@@ -362,6 +362,19 @@ def check_twin(made, point) -> None:
     tail_gates_negative(gates, p)
 
 
+def assert_twin_pattern(q: dict, pattern: dict, p: int) -> None:
+    """The pattern ends shared by U_II^+ and U_II^above at an oracle's point ``q`` (its gates, e = |z11|, gamma, D0):
+    the three active gates, the gate (1, 1)'s margin, the boundary and other gates, gamma_min and D."""
+    gates = q["gates"]
+    assert min(gates[0][0], gates[0][1], gates[1][0]) >= pattern["active_gates"] - ROUNDING
+    assert q["e"] >= pattern["gate_11"] - ROUNDING
+    assert -max(max(gates[0][2:]), max(gates[j][0] for j in range(2, p))) >= pattern["boundary_gates"] - ROUNDING
+    other = max(gates[a][k] for a in range(1, p) for k in range(1, p) if (a, k) != (1, 1))
+    assert -other >= pattern["other_gates"] - ROUNDING
+    assert min(q["gamma"]) >= pattern["gamma_min"] - ROUNDING
+    assert q["D0"] >= pattern["positive_difference"] - ROUNDING
+
+
 def check_twin_plus(made, point) -> None:
     """U_II^+ (S.34) at the point, by tests/test_kernel_twin_plus.py's oracle (quantities), against the stored ends:
     the pattern, b0 <= b_+, the window, the four capture margins (reach reads the gates other than the three: they
@@ -370,13 +383,7 @@ def check_twin_plus(made, point) -> None:
     claims = document["claims"]
     q = twin_plus_oracle.quantities(params, as_fmpq(point))
     gates, pattern = q["gates"], lower_ends(claims["pattern_box"])
-    assert min(gates[0][0], gates[0][1], gates[1][0]) >= pattern["active_gates"] - ROUNDING
-    assert q["e"] >= pattern["gate_11"] - ROUNDING
-    assert -max(max(gates[0][2:]), max(gates[j][0] for j in range(2, p))) >= pattern["boundary_gates"] - ROUNDING
-    other = max(gates[a][k] for a in range(1, p) for k in range(1, p) if (a, k) != (1, 1))
-    assert -other >= pattern["other_gates"] - ROUNDING
-    assert min(q["gamma"]) >= pattern["gamma_min"] - ROUNDING
-    assert q["D0"] >= pattern["positive_difference"] - ROUNDING
+    assert_twin_pattern(q, pattern, p)
     assert q["b0"] <= mpq(claims["loss_excess_box"]["hi"]) + ROUNDING
     assert q["window"] >= mpq(claims["window_box"]["lo"]) - ROUNDING
     capture = lower_ends(claims["capture_box"])
@@ -394,13 +401,7 @@ def check_twin_above(made, point) -> None:
     q = twin_above_oracle.quantities(params, point)
     ends = twin_above_oracle.stored(document)
     gates, pattern, capture = q["gates"], ends["pattern"], ends["capture"]
-    assert min(gates[0][0], gates[0][1], gates[1][0]) >= pattern["active_gates"] - ROUNDING
-    assert q["e"] >= pattern["gate_11"] - ROUNDING
-    assert -max(max(gates[0][2:]), max(gates[j][0] for j in range(2, p))) >= pattern["boundary_gates"] - ROUNDING
-    other = max(gates[a][k] for a in range(1, p) for k in range(1, p) if (a, k) != (1, 1))
-    assert -other >= pattern["other_gates"] - ROUNDING
-    assert min(q["gamma"]) >= pattern["gamma_min"] - ROUNDING
-    assert q["D0"] >= pattern["positive_difference"] - ROUNDING
+    assert_twin_pattern(q, pattern, p)
     assert gates[0][0] - q["e"] >= pattern["gate_order"] - ROUNDING
     assert 0 < q["b0"] <= ends["b_hi"] + ROUNDING
     assert q["window"] >= ends["window"] - ROUNDING
@@ -489,43 +490,16 @@ def test_the_float_flow_from_the_bottom_of_the_widened_box_is_captured_from_abov
     asserted (section 11.14)."""
     import numpy as np
 
-    from certify.law.flow import KINK_TOLERANCE, simulate_flow
     from certify.numeric.staircase import staircase_points
 
     p = 5
     document = built("twin_above", p).certificate
-    claims = document["claims"]
-    t_c = float(Fraction(claims["capture_time_box"]["hi"]))
-    D_minus = float(Fraction(claims["capture_box"]["components"]["difference_floor"]["lo"]))
-    h = float(Fraction(document["parameters"]["h"]))
     r = F(document["radius"])
     bottoms = [float(c - r - DEPTH) for c in tails_of(document)]
-    starts = []
     for theta0 in staircase_points(document)[:2]:
         theta0 = np.array(theta0)
         theta0[2:p], theta0[p + 2:2 * p] = bottoms
-        starts.append(theta0)
-    for theta0 in starts:
-        run = simulate_flow(theta0, p, 1e4)
-        assert run.failure is None, run.failure
-        assert run.extra["evaluations"] <= twin_above_oracle.MAX_EVALUATIONS
-        assert any(time >= t_c for time in run.times), "the simulator reported no checkpoint after t_c"
-        e0, D0 = theta0[1] + theta0[p + 1], theta0[2 * p] - theta0[2 * p + 1]
-        slack = twin_above_oracle.FLOAT_SLACK
-        for time, state in zip(run.times, run.states):
-            u, v, w = state[:p], state[p:2 * p], state[2 * p:]
-            assert np.abs(state).max() < 6
-            z = np.add.outer(u, v)
-            boundary = np.concatenate([z[0, 2:], z[2:, 0]])
-            other = np.concatenate([z[1, 2:], z[2:, 1], z[2:, 2:].ravel()])
-            D = w[0] - w[1]
-            assert min(z[0, 0], z[0, 1], z[1, 0]) > 0 and other.max() < 0 and boundary.max() <= KINK_TOLERANCE
-            assert -KINK_TOLERANCE <= z[1, 1] <= max(e0 - h * time / p**2, 0) + slack, time
-            assert -KINK_TOLERANCE <= D <= D0 + slack, time
-            if time >= t_c:
-                assert abs(z[1, 1]) <= KINK_TOLERANCE, time
-            elif time > 0 and z[1, 1] > KINK_TOLERANCE:
-                assert D >= D_minus - slack, time
+        twin_above_oracle.captured_from_above(document, theta0, 1e4)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -231,6 +231,29 @@ def box_slack(document: dict) -> fmpq:
     return _slack(coordinates, coordinate_bounds(coordinates, r))
 
 
+def _mass_lower_lemma(name: str, claim: str, m: fmpq, r: fmpq, c: fmpq, L: fmpq, note: str) -> Lemma:
+    """0 < exp(-c^2/2) L <= mass m r (c the end of [m - r, m + r] nearest 0, L below the rescaled integral):
+    the rescaling (RESCALE) and ``integral``."""
+    return Lemma(name, claim, f"0 < exp (- {real(c)} ^ 2 / 2) * {real(L)} <= {MASS} {real(m)} {real(r)}",
+                 f"split.\n  - apply Rmult_lt_0_compat; [apply exp_pos | lra].\n"
+                 f"  - unfold {MASS}. rewrite ({RESCALE} {real(c)}).\n"
+                 f"    apply Rmult_le_compat_l; [apply Rlt_le, exp_pos | {INTEGRAL}].", note)
+
+
+def _log_bound_items(factors, log_bound: str, box: str, box_ln: str, claim: str, notes: tuple[str, str],
+                     definition_claim: str = "") -> list:
+    """The Definition ``log_bound`` = sum over ``factors`` ((mass lemma name, c, L, count)) of count (-c^2/2 + ln L),
+    and the Lemma ``box_ln``: 0 < ``box`` and ``log_bound`` <= ln ``box`` (the logarithm of a product of powers);
+    ``notes`` are their comments."""
+    steps = [f"apply {LN_POW_MULT}; [exact ({LN_LOWER} _ _ _ {name}) | ]." for name, _, _, _ in factors[:-1]]
+    steps.append(f"apply {LN_POW}; exact ({LN_LOWER} _ _ _ {factors[-1][0]}).")
+    return [Definition(log_bound, " + (".join(f"INR {k} * (- {real(c)} ^ 2 / 2 + ln {real(L)})"
+                                               for _, c, L, k in factors) + ")" * (len(factors) - 1), "R",
+                       notes[0], claim=definition_claim),
+            Lemma(box_ln, claim, f"0 < {box} /\\ {log_bound} <= ln {box}",
+                  f"unfold {log_bound}, {box}.\n  " + "\n  ".join(steps), notes[1])]
+
+
 #: The widened box B+ of docs/staircase.md, section 11.14 (the region bound of the (1, 2) records): its Coq names
 WIDE_CLAIM = "region_probability"
 WIDE_BOX = "region_probability_widened_box_mass"
@@ -305,26 +328,16 @@ def widened_box_lemmas(document: dict, depth: fmpq, w_extra: fmpq = fmpq(0)) -> 
                 continue
             c, _, L = bounds[m, r]
             names[m, r] = f"{WIDE_CLAIM}_{name}_widened_mass_lower"  # a tail, or w(j) widened by g
-            items.append(Lemma(
-                names[m, r], WIDE_CLAIM, f"0 < exp (- {real(c)} ^ 2 / 2) * {real(L)} <= {MASS} {real(m)} {real(r)}",
-                f"split.\n  - apply Rmult_lt_0_compat; [apply exp_pos | lra].\n"
-                f"  - unfold {MASS}. rewrite ({RESCALE} {real(c)}).\n"
-                f"    apply Rmult_le_compat_l; [apply Rlt_le, exp_pos | {INTEGRAL}].",
+            items.append(_mass_lower_lemma(
+                names[m, r], WIDE_CLAIM, m, r, c, L,
                 f"the Gaussian mass of the widened coordinate {name.replace('_', ' ', 1)}, [m - r, m + r] with m = {m}, "
                 f"r = {r}, is at least exp(-c^2/2) L, c = {c} its end nearest 0 ({RESCALE})"))
     factors = [(names[m, r], bounds[m, r][0], bounds[m, r][2], k) for _, m, r, k in coordinates]
-    items.append(Definition(
-        WIDE_LOG_BOUND, " + (".join(f"INR {k} * (- {real(c)} ^ 2 / 2 + ln {real(L)})" for _, c, L, k in factors)
-        + ")" * (len(factors) - 1), "R",
-        "a lower bound of ln widened_box_mass: each coordinate's mass replaced by its proved lower bound",
-        claim=WIDE_CLAIM))
-    steps = [f"apply {LN_POW_MULT}; [exact ({LN_LOWER} _ _ _ {name}) | ]." for name, _, _, _ in factors[:-1]]
-    steps.append(f"apply {LN_POW}; exact ({LN_LOWER} _ _ _ {factors[-1][0]}).")
-    items.append(Lemma(WIDE_BOX_LN, WIDE_CLAIM, f"0 < {WIDE_BOX} /\\ {WIDE_LOG_BOUND} <= ln {WIDE_BOX}",
-                       f"unfold {WIDE_LOG_BOUND}, {WIDE_BOX}.\n  " + "\n  ".join(steps),
-                       "the widened box's mass is a product of independent one-dimensional Gaussian masses: the sum "
-                       "of the logarithms of the coordinates' lower bounds"))
-    return items
+    return items + _log_bound_items(
+        factors, WIDE_LOG_BOUND, WIDE_BOX, WIDE_BOX_LN, WIDE_CLAIM,
+        ("a lower bound of ln widened_box_mass: each coordinate's mass replaced by its proved lower bound",
+         "the widened box's mass is a product of independent one-dimensional Gaussian masses: the sum of the "
+         "logarithms of the coordinates' lower bounds"), definition_claim=WIDE_CLAIM)
 
 
 def _lemmas(document: dict) -> list:
@@ -384,28 +397,19 @@ def _lemmas(document: dict) -> list:
                 continue
             c, rescaled_by_value[m], L = bounds[m]
             lemma_name = f"{CLAIM}_{name}_mass_lower"
-            bound = f"exp (- {real(c)} ^ 2 / 2) * {real(L)}"
-            items.append(Lemma(
-                lemma_name, CLAIM, f"0 < {bound} <= {MASS} {real(m)} {real(r)}",
-                f"split.\n  - apply Rmult_lt_0_compat; [apply exp_pos | lra].\n"
-                f"  - unfold {MASS}. rewrite ({RESCALE} {real(c)}).\n"
-                f"    apply Rmult_le_compat_l; [apply Rlt_le, exp_pos | {INTEGRAL}].",
+            items.append(_mass_lower_lemma(
+                lemma_name, CLAIM, m, r, c, L,
                 f"the Gaussian mass of a coordinate at {m} (the base point's {name.replace('_', ' ', 1)}) "
                 f"is at least exp(-c^2/2) L, c = {c} the end of [m - r, m + r] nearest 0: the rescaled "
                 f"integral ({RESCALE}) is at least L"))
             by_value[m] = (lemma_name, c, L)
 
         # S = sum k (- c^2/2 + ln L) as a Definition, and 0 < box mass /\ S <= ln box mass
-        factors = [(by_value[m], k) for _, m, k in coordinates]
-        items.append(Definition(
-            LOG_BOUND, " + (".join(f"INR {k} * (- {real(c)} ^ 2 / 2 + ln {real(L)})" for (_, c, L), k in factors)
-            + ")" * (len(factors) - 1), "R",
-            "a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L"))
-        steps = [f"apply {LN_POW_MULT}; [exact ({LN_LOWER} _ _ _ {name}) | ]." for (name, _, _), _ in factors[:-1]]
-        steps.append(f"apply {LN_POW}; exact ({LN_LOWER} _ _ _ {factors[-1][0][0]}).")
-        items.append(Lemma(BOX_LN, CLAIM, f"0 < {BOX} /\\ {LOG_BOUND} <= ln {BOX}",
-                           f"unfold {LOG_BOUND}, {BOX}.\n  " + "\n  ".join(steps),
-                           f"{independence}: the sum of the logarithms of the coordinates' lower bounds"))
+        factors = [(*by_value[m], k) for _, m, k in coordinates]
+        items += _log_bound_items(
+            factors, LOG_BOUND, BOX, BOX_LN, CLAIM,
+            ("a lower bound of ln box_mass: each coordinate's mass replaced by its proved lower bound exp(-c^2/2) L",
+             f"{independence}: the sum of the logarithms of the coordinates' lower bounds"))
         items.append(Lemma(f"{CLAIM}_positive", CLAIM, f"0 < {BOX}", f"exact (proj1 {BOX_LN}).",
                            f"{independence}, each positive; so P(theta(0) in box) > 0; {why}"))
 

@@ -252,17 +252,22 @@ def loss_margin_lower(params: StaircaseParameters, radius) -> arb:
     return threshold - loss_upper(params, radius)
 
 
-def balance_upper(params, radius) -> fmpq:
+def balance_upper(params, radius, w_extra=0) -> fmpq:
     """An exact upper bound of C_+ = max(0, p mu^2 + ||u||^2 + ||v||^2 - ||w||^2) ((S.11)) on the box.
 
-    Each coordinate moves by at most r: |u(a)| <= |base| + r, |w(c)| >= max(|base| - r, 0), |mu| <= r (the
-    base point's w has mean 0).
+    Each coordinate moves by at most r, except the w(j) of the ``elsewhere`` level, which move by r + ``w_extra``
+    (twin_above's g, docs/staircase.md Remark S3.7): |u(a)| <= |base| + r, |w(c)| >= max(|base| - its move, 0), and
+    |mu| <= the mean of the w's moves (the base point's w has mean 0; it is r when w_extra = 0).
     """
     p, r = params.p, fmpq(radius)
     base = _base_point(params)
-    gates = sum(count * (abs(level) + r) ** 2 for level, count in base.u.levels_with_counts(p))
-    w_least = sum(count * max(abs(level) - r, fmpq(0)) ** 2 for level, count in base.w.levels_with_counts(p))
-    return max(fmpq(0), p * r**2 + 2 * gates - w_least)
+    gates = sum(count * (abs(level) + r) ** 2
+                for block in (base.u, base.v) for level, count in block.levels_with_counts(p))
+    w_levels = base.w.levels_with_counts(p)
+    moves = [r] * (len(w_levels) - 1) + [r + fmpq(w_extra)]  # the elsewhere level is the last
+    w_least = sum(count * max(abs(level) - move, fmpq(0)) ** 2 for (level, count), move in zip(w_levels, moves))
+    mu = sum(count * move for (_, count), move in zip(w_levels, moves)) / p
+    return max(fmpq(0), p * mu**2 + gates - w_least)
 
 
 def purity_margin_lower(params: StaircaseParameters, radius) -> arb:

@@ -33,8 +33,8 @@ from .basepoint import BasePoint, ThreeLevel
 from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
 from .gaussian import gaussian_probability_spec, product_log_mass, require_positive_sigma
-from .staircase import (relabelled_box_probability_claims, require_base_point_in_region, require_positive_margins,
-                        require_positive_pattern, widened_box_intervals, widened_region_spec)
+from .staircase import (balance_upper, relabelled_box_probability_claims, require_base_point_in_region,
+                        require_positive_margins, require_positive_pattern, widened_box_intervals, widened_region_spec)
 from .twin_plus import q_star
 
 PAPER = ("Proposition S3.4 of docs/staircase.md (regime II of the (1, 2) staircase, captured from above with D > 0): "
@@ -278,26 +278,12 @@ def capture_time_upper(params: TwinAboveParameters, radius) -> fmpq:
     return params.p**2 * (params.e + 2 * fmpq(radius)) / params.h
 
 
-def balance_upper(params: TwinAboveParameters, radius) -> fmpq:
-    """An exact upper bound of C_+ = max(0, p mu^2 + ||u||^2 + ||v||^2 - ||w||^2) ((S.15)) on the box: each u(a), v(b)
-    within r of the base point, w(0), w(1) within r and each w(j), j >= 2, within r_w (:func:`w_radius`); the base
-    w has mean 0, so |mu| <= (2r + (p - 2) r_w)/p. (With g = 0 this is certify.kernel.staircase.balance_upper.)"""
-    p, r = params.p, fmpq(radius)
-    rw, base = w_radius(params, r), twin_above_base_point(params)
-    gates = sum(count * (abs(level) + r) ** 2 for level, count in base.u.levels_with_counts(p))
-    gates += sum(count * (abs(level) + r) ** 2 for level, count in base.v.levels_with_counts(p))
-    w = base.w
-    w_least = sum(max(abs(level) - move, fmpq(0)) ** 2 * count
-                  for level, move, count in ((w.at_0, r, 1), (w.at_1, r, 1), (w.elsewhere, rw, p - 2)))
-    mu = (2 * r + (p - 2) * rw) / p
-    return max(fmpq(0), p * mu**2 + gates - w_least)
-
-
 def purity_margin_lower(params: TwinAboveParameters, radius, bounds: dict) -> arb:
     """A ball whose every point is <= delta_- of (S.37) at every point of the box (docs/staircase.md, section 11.12):
     delta_- = (1 - (sqrt(F_0) + rho_+ - 1)^2) L_-/(2 L_- + C_+), L_- = S_-^2/2 + (p - 2) g_-^2, F_0 = 2(1 + cos(2
     pi/p))/(p - 2) (S.12), with rho_+, S_-, g_- of :func:`capture_bounds` (``bounds``) and C_+ <=
-    :func:`balance_upper`; delta_- decreases in rho_+ and C_+ and increases in L_- (Remark
+    :func:`certify.kernel.staircase.balance_upper` with the w(j)'s move r + g; delta_- decreases in rho_+ and C_+
+    and increases in L_- (Remark
     S3.5). NotCertified unless sqrt(F_0) + rho_+ - 1 < 1 is proved. Current precision."""
     p = params.p
     F0 = 2 * (1 + (2 * arb.pi() / p).cos()) / (p - 2)
@@ -307,7 +293,7 @@ def purity_margin_lower(params: TwinAboveParameters, radius, bounds: dict) -> ar
                            "purity_margin_box")
     S_minus, g_minus = bounds["S_minus"], bounds["g_minus"]
     L_minus = S_minus * S_minus / 2 + (p - 2) * g_minus * g_minus
-    return (1 - spread * spread) * L_minus / (2 * L_minus + ball(balance_upper(params, radius)))
+    return (1 - spread * spread) * L_minus / (2 * L_minus + ball(balance_upper(params, radius, params.g)))
 
 
 #: The box of a ``twin_above`` certificate, in the words of the box claims: u, v, w(0), w(1) within r, and the
