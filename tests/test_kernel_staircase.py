@@ -167,7 +167,8 @@ def test_the_relabelled_copies_have_distinct_active_sets(p):
 
 def test_the_region_claim_is_the_widened_box_times_the_copies():
     """region - box (log10) is log10(p^2 (p - 1)) plus what the 2(p - 2) tails u(i), v(i), i >= 2 (at -X/2 - s)
-    gain from [c - r, c + r] to [c - r - 4, c + r] (docs/staircase.md section 11.14), by mpmath's ncdf."""
+    gain from [c - r, c + r] to [c - r - 4, c + r] (docs/staircase.md section 11.14), by mpmath's ncdf, plus log10 of
+    the translates' factor pi sigma^2/(2 sqrt(2) p r^2) of (S.40) (section 11.15)."""
     P, r = params(7), fmpq(1, 100)
     claims = {claim.id: claim for claim in staircase_claims(P, r, 128)}
     box = q(lower_endpoint(claims["gaussian_probability"].quantity.log10_lower))
@@ -175,8 +176,10 @@ def test_the_region_claim_is_the_widened_box_times_the_copies():
     c, radius = -mpmath.mpf(7) / 2 - mpmath.mpf(321) / 1000, mpmath.mpf(1) / 100
     tails = 2 * 5 * (mpmath.log10(mpmath.ncdf(c + radius) - mpmath.ncdf(c - radius - 4))
                      - mpmath.log10(mpmath.ncdf(c + radius) - mpmath.ncdf(c - radius)))
-    assert tails > 1
-    assert abs(float(region - box) - float(mpmath.log10(7 * 7 * 6) + tails)) < 1e-9
+    # the translates along the two invariant lines (docs/staircase.md 11.15, (S.40)): pi/(2 sqrt 2 p r^2), sigma = 1
+    translates = mpmath.log10(mpmath.pi / (2 * mpmath.sqrt(2) * 7 * radius**2))
+    assert tails > 1 and translates > 3
+    assert abs(float(region - box) - float(mpmath.log10(7 * 7 * 6) + tails + translates)) < 1e-9
 
 
 @pytest.mark.parametrize("k, words", [(1, "certify memorise"), (3, "k >= 3 is open"), (Fraction(5, 2), "k = 2.5")])

@@ -662,7 +662,8 @@ def test_the_region_bound_counts_p2_p_minus_1_copies_of_the_widened_box():
     """region - box (log10) is log10(p^2 (p - 1)) plus what the 2(p - 2) tails gain from [c - r, c + r] to
     [c - r - 4 sigma, c + r] (docs/staircase.md section 11.14) and the p - 2 w(j) from [m - r, m + r] to
     [m - r - g, m + r + g] (the box's w(j) move within r + g, while gaussian_probability measures the sup-norm box),
-    the masses by mpmath's ncdf (an independent route)."""
+    the masses by mpmath's ncdf (an independent route), plus log10 of the translates' factor pi sigma^2/(2 sqrt(2) p
+    r^2) of (S.40) (section 11.15)."""
     document = library(7)
     radius, level = Fraction(document["radius"]), Fraction(document["base_point"]["u"]["elsewhere"])
     g, m = Fraction(document["parameters"]["g"]), Fraction(document["base_point"]["w"]["elsewhere"])
@@ -673,8 +674,10 @@ def test_the_region_bound_counts_p2_p_minus_1_copies_of_the_widened_box():
     spread = (p - 2) * (mp.log10(mp.ncdf(mw + r + gw) - mp.ncdf(mw - r - gw)) - mp.log10(mp.ncdf(mw + r) - mp.ncdf(mw - r)))
     claims = document["claims"]
     gap = mp.mpf(claims["region_probability"]["log10_lo"]) - mp.mpf(claims["gaussian_probability"]["log10_lo"])
-    assert tails > 1 and spread > 1
-    assert abs(gap - mp.log10(7 * 7 * 6) - tails - spread) < mp.mpf("1e-20")
+    # the translates along the two invariant lines (docs/staircase.md 11.15, (S.40)): pi/(2 sqrt 2 p r^2), sigma = 1
+    translates = mp.log10(mp.pi / (2 * mp.sqrt(2) * p * r**2))
+    assert tails > 1 and spread > 1 and translates > 3
+    assert abs(gap - mp.log10(7 * 7 * 6) - tails - spread - translates) < mp.mpf("1e-20")
 
 
 def test_the_box_mass_is_the_product_of_the_coordinates_normal_masses():

@@ -286,7 +286,8 @@ def test_a_box_too_large_is_not_certified_and_names_the_failing_condition():
 
 def test_the_region_bound_counts_p2_p_minus_1_copies_of_the_widened_box():
     """region - box (log10) is log10(p^2 (p - 1)) plus what the 2(p - 2) tails gain from [c - r, c + r] to
-    [c - r - 4 sigma, c + r] (docs/staircase.md section 11.14), the masses by mpmath's ncdf (an independent route)."""
+    [c - r - 4 sigma, c + r] (docs/staircase.md section 11.14), the masses by mpmath's ncdf (an independent route),
+    plus log10 of the translates' factor pi sigma^2/(2 sqrt(2) p r^2) of (S.40) (section 11.15)."""
     document = certify_twin_plus(7).certificate
     radius, level = Fraction(document["radius"]), Fraction(document["base_point"]["u"]["elsewhere"])
     p, r, c = 7, mp.mpf(radius.numerator) / radius.denominator, mp.mpf(level.numerator) / level.denominator
@@ -294,8 +295,10 @@ def test_the_region_bound_counts_p2_p_minus_1_copies_of_the_widened_box():
     tails = 2 * (p - 2) * (mp.log10(mp.ncdf(c + r) - mp.ncdf(c - r - 4)) - mp.log10(mp.ncdf(c + r) - mp.ncdf(c - r)))
     claims = document["claims"]
     gap = mp.mpf(claims["region_probability"]["log10_lo"]) - mp.mpf(claims["gaussian_probability"]["log10_lo"])
-    assert tails > 1
-    assert abs(gap - mp.log10(7 * 7 * 6) - tails) < mp.mpf("1e-20")
+    # the translates along the two invariant lines (docs/staircase.md 11.15, (S.40)): pi/(2 sqrt 2 p r^2), sigma = 1
+    translates = mp.log10(mp.pi / (2 * mp.sqrt(2) * p * r**2))
+    assert tails > 1 and translates > 3
+    assert abs(gap - mp.log10(7 * 7 * 6) - tails - translates) < mp.mpf("1e-20")
 
 
 def test_the_box_mass_is_the_product_of_the_coordinates_normal_masses():

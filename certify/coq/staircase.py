@@ -15,9 +15,11 @@ point:
                        L_- = (p-2)^2 g^2/2 + (p-2) g^2, C_+ >= max(0, p r^2 + sum (|u_a| + r)^2 + sum (|v_b| + r)^2
                        - sum (|w_c| - r)^2) (interval), and sqrt F_0 + rho_+ - 1 < 1
 ``region_probability`` log10_lo (lowered by what the mass proof loses, as gaussian_probability's) <=
-                       (ln(p^2 (p - 1)) + ln widened_box_mass)/ln 10, and lo likewise: the mass of the widened box
-                       B+ (section 11.14: the box with each u(i), v(i), i >= 2, widened down by 4 sigma), proved as
-                       the box's (certify.coq.gaussian); its twin pair and lo > 0
+                       (ln(p^2 (p - 1)) + ln widened_box_mass + ln F)/ln 10, and lo likewise: the mass of the
+                       widened box B+ (section 11.14: the box with each u(i), v(i), i >= 2, widened down by 4 sigma),
+                       proved as the box's (certify.coq.gaussian), and F = PI/(2 sqrt 2 p (r/sigma)^2), the factor
+                       of its translates along the two invariant lines ((S.40), section 11.15); its twin pair and
+                       lo > 0
 
 and, first, ``base_point_*``: the certificate's base point is the construction of docs/staircase.md 9.1 in its
 parameters. The steps from these numbers to the claims (a gate moves by at most 2r; the monotonicity of each
@@ -35,12 +37,15 @@ from flint import fmpq
 from .export import SHARED_CLAIMS
 from .family import BOX_TACTIC, base_point_lemmas
 from .gaussian import (BOX, BOX_LN, CLAIM as GAUSSIAN, INTERVAL as GAUSSIAN_INTERVAL, LOG_BOUND, WIDE_BOX,
-                       WIDE_BOX_LN, WIDE_LOG_BOUND, box_slack, lowered_lo, lowered_log10, widened_box_lemmas,
-                       widened_box_slack)
-from .lemma import Lemma, NotExported
+                       WIDE_BOX_LN, WIDE_LOG_BOUND, box_slack, initialisation_scale, lowered_lo, lowered_log10,
+                       widened_box_lemmas, widened_box_slack)
+from .lemma import Definition, Lemma, NotExported
 from .relations import landmark_lemmas, relation, stated, twin_lemmas
 from .terms import MAX_LITERAL_DIGITS, ident, number, real
 from ..kernel.staircase import TAIL_DEPTH
+
+#: The factor of the widened box's translates along the two invariant lines ((S.40), docs/staircase.md 11.15)
+TRANSLATES = "region_probability_translates_factor"
 
 #: Bits for ``interval`` on the loss and purity margins (their ends are written to about 12-45 digits).
 INTERVAL = "interval with (i_prec 200)."
@@ -144,9 +149,12 @@ class _Staircase:
     PURITY_HYPOTHESIS = "the hypothesis sqrt(F_0) + rho_0 - 1 < 1 of Proposition S.6, at rho_0 <= rho_+"
     #: the disjoint relabelled copies of the box (a Coq term with {p}) and why
     COPIES = "({p} ^ 2 * ({p} - 1))"
-    COPIES_PAPER = ("the p^2 (p - 1) images of the widened box B+ (section 11.14: it lies in the region as the box "
-                    "does) under the affine relabellings are disjoint, each of B+'s Gaussian mass and inside R, and R "
-                    "lies in the initially active set, so P(R | active) >= p^2 (p - 1) P(B+)")
+    COPIES_PAPER = ("the widened box B+ (section 11.14: it lies in the region as the box does) and its translates by "
+                    "2r (k d_uv + l d_w), k, l integers (Lemma S.19: the region is invariant along d_uv and d_w), are "
+                    "disjoint, of total mass at least P(B+) F (Lemma S.20, Proposition S.21, section 11.15); their "
+                    "p^2 (p - 1) images under the affine relabellings are disjoint (the active set names the "
+                    "relabelling, and the translates keep every gate), each inside R, and R lies in the initially "
+                    "active set, so P(R | active) >= p^2 (p - 1) P(B+) F")
 
     #: whether region_probability measures the widened box B+ (docs/staircase.md, section 11.14) or the box
     WIDENED = True
@@ -299,32 +307,47 @@ class _Staircase:
         return max(C_plus, fmpq(0))  # C_+ = max(0, ...) is at most this exact number
 
     def region_probability(self) -> list[Lemma]:
-        """P(R | active) >= p^2 (p - 1) P(B), B the box (WIDENED false) or the widened box B+ of docs/staircase.md,
-        section 11.14, from the mass lemmas of certify.coq.gaussian."""
+        """P(R | active) >= p^2 (p - 1) P(B), B the box (WIDENED false), or, for the (1, 2) records,
+        P(R | active) >= p^2 (p - 1) P(B+) F with B+ the widened box of docs/staircase.md, section 11.14, and F the
+        factor of its translates along the two invariant lines, (S.40) of section 11.15; from the mass lemmas of
+        certify.coq.gaussian."""
         claim, p = "region_probability", self.p
         rel = relation(self.document, claim)
         if rel.keys() != ("lo", "log10_lo") or GAUSSIAN not in self.document["claims"]:
             raise ValueError("region_probability: not a lower bound with a log10 twin beside a box mass")
         copies = self.COPIES.format(p=p)
         paper = f"{self.SECTION}: {self.COPIES_PAPER}"
+        items: list = []
         if self.WIDENED:
             depth = fmpq(TAIL_DEPTH)
             w_extra = self._rw - self.r
             slack, mass, log_bound, mass_ln = (widened_box_slack(self.document, depth, w_extra), WIDE_BOX,
                                                WIDE_LOG_BOUND, WIDE_BOX_LN)
-            mass_lemmas = widened_box_lemmas(self.document, depth, w_extra)
+            items = widened_box_lemmas(self.document, depth, w_extra)
+            scaled_r = self.r / initialisation_scale(self.document)
+            items.append(Definition(
+                TRANSLATES, f"PI / (2 * sqrt 2 * {p} * {real(scaled_r)} ^ 2)", "R",
+                "pi sigma^2/(2 sqrt(2) p r^2) (r/sigma written): the translates of B+ by 2r (k d_uv + l d_w), k, l "
+                "integers, lie in the region (Lemma S.19: it is invariant along d_uv and d_w), are disjoint with "
+                "disjoint relabelled copies, and have total mass at least P(B+) times this factor (Lemma S.20, "
+                "Proposition S.21, (S.40), docs/staircase.md 11.15)", claim=claim))
+            factor, unfold, factors = TRANSLATES, f"{log_bound}, {TRANSLATES}", f" + ln {TRANSLATES}"
         else:
-            slack, mass, log_bound, mass_ln, mass_lemmas = box_slack(self.document), BOX, LOG_BOUND, BOX_LN, []
+            slack, mass, log_bound, mass_ln = box_slack(self.document), BOX, LOG_BOUND, BOX_LN
+            factor, unfold, factors = "", log_bound, ""
+        measured = f"{copies} * {mass}" + (f" * {factor}" if factor else "")
+        what = ("widened box-mass" if self.WIDENED else "box-mass")
         stored_node = self.document["claims"][claim]
         log10_end, log10_digits = lowered_log10(number(stored_node["log10_lo"], f"{claim}.log10_lo"), slack)
+        # ln copies + ln mass (+ ln F) >= ln copies + log_bound (+ ln F): the mass lemma in the middle term
+        monotone = ("apply Rplus_le_compat_r. " if factor else "") + f"apply Rplus_le_compat_l. exact (proj2 {mass_ln})."
         lemmas = [Lemma(
             f"{claim}_log10_lo_{log10_digits}_digits", claim,
-            f"{real(log10_end)} <= (ln {copies} + ln {mass}) / ln 10",
-            f"apply Rle_trans with ((ln {copies} + {log_bound}) / ln 10); [unfold {log_bound}; {GAUSSIAN_INTERVAL} | ].\n"
+            f"{real(log10_end)} <= (ln {copies} + ln {mass}{factors}) / ln 10",
+            f"apply Rle_trans with ((ln {copies} + {log_bound}{factors}) / ln 10); [unfold {unfold}; {GAUSSIAN_INTERVAL} | ].\n"
             f"  unfold Rdiv. apply Rmult_le_compat_r; [{GAUSSIAN_INTERVAL} | ].\n"
-            f"  apply Rplus_le_compat_l. exact (proj2 {mass_ln}).",
-            f"{paper}; log10_lo lowered by 4 s/ln 10 (s what the {'widened ' if self.WIDENED else ''}box-mass "
-            f"integrals lose) and rounded down to "
+            f"  {monotone}",
+            f"{paper}; log10_lo lowered by 4 s/ln 10 (s what the {what} integrals lose) and rounded down to "
             f"{log10_digits} significant digits", log10_digits)]
         (mantissa, exponent), lo_digits = lowered_lo(stored_node["lo"], slack, f"{claim}.lo")
         if exponent < 0:
@@ -333,22 +356,29 @@ class _Staircase:
         why = f"{paper}; lo lowered by a relative 4 s and rounded down to {lo_digits} significant digits"
         if exponent <= MAX_LITERAL_DIGITS:  # as gaussian_probability's lo: beyond, the log form
             written = f"{mantissa} / 10 ^ {exponent}"
+            if factor:  # ln (copies * mass * F) = ln copies + ln mass + ln F, each positive
+                positive = (f"  assert (Hf : 0 < {factor}) by (unfold {factor}; {GAUSSIAN_INTERVAL}).\n"
+                            f"  assert (Hcm : 0 < {copies} * {mass}) by (apply Rmult_lt_0_compat; assumption).\n")
+                split = "  rewrite (ln_mult _ _ Hcm Hf), (ln_mult _ _ Hc Hpos) in H.\n"
+            else:
+                positive, split = "", "  rewrite ln_mult in H by assumption.\n"
             lemmas.append(Lemma(
-                lo_name, claim, f"{written} <= {copies} * {mass}",
+                lo_name, claim, f"{written} <= {measured}",
                 f"destruct {mass_ln} as [Hpos Hln].\n"
                 f"  assert (Hc : 0 < {copies}) by {GAUSSIAN_INTERVAL}.\n"
-                f"  destruct (Rle_or_lt ({written}) ({copies} * {mass})) as [H | H]; [exact H | exfalso].\n"
+                + positive +
+                f"  destruct (Rle_or_lt ({written}) ({measured})) as [H | H]; [exact H | exfalso].\n"
                 f"  apply ln_increasing in H; [ | apply Rmult_lt_0_compat; assumption].\n"
-                f"  rewrite ln_mult in H by assumption.\n"
-                f"  assert (ln ({written}) <= ln {copies} + {log_bound}) by (unfold {log_bound}; {GAUSSIAN_INTERVAL}).\n"
+                + split +
+                f"  assert (ln ({written}) <= ln {copies} + {log_bound}{factors}) by (unfold {unfold}; {GAUSSIAN_INTERVAL}).\n"
                 f"  lra.", why, lo_digits))
         else:
             lemmas.append(Lemma(
-                lo_name, claim, f"ln {mantissa} - {exponent} * ln 10 <= ln {copies} + ln {mass}",
-                f"apply Rle_trans with (ln {copies} + {log_bound}); [unfold {log_bound}; {GAUSSIAN_INTERVAL} | ].\n"
-                f"  apply Rplus_le_compat_l. exact (proj2 {mass_ln}).",
+                lo_name, claim, f"ln {mantissa} - {exponent} * ln 10 <= ln {copies} + ln {mass}{factors}",
+                f"apply Rle_trans with (ln {copies} + {log_bound}{factors}); [unfold {unfold}; {GAUSSIAN_INTERVAL} | ].\n"
+                f"  {monotone}",
                 f"{why}, in logarithms (its literal is too long for Coq)", lo_digits))
-        return landmark_lemmas(self.document, claim, "lo") + twin_lemmas(self.document, claim) + mass_lemmas + lemmas
+        return landmark_lemmas(self.document, claim, "lo") + twin_lemmas(self.document, claim) + items + lemmas
 
 
 class _Memorise(_Staircase):
@@ -801,11 +831,13 @@ class _TwinAbove(_TwinPlus):
     CAPTURE_TIME_PAPER = ("Proposition S3.4 with Remark S3.5: z11(t) < (e + 2r) - h t/p^2 while z11 > 0, so the gate "
                           "(1, 1) reaches its kink from above before p^2 (e + 2r)/h")
     PROPOSITION = "Proposition S3.4"
-    COPIES_PAPER = ("the p^2 (p - 1) images of the widened box B+ (section 11.14: it lies in the region as the box "
-                    "does) under the affine relabellings are disjoint (two relabellings share a 2 x 2 block of active "
-                    "gates and exchange z00 and z11, and z00 > z11 on B+: pattern_box's gate_order), each of B+'s "
-                    "Gaussian mass and inside R, and R lies in the initially active set, so P(R | active) >= "
-                    "p^2 (p - 1) P(B+)")
+    COPIES_PAPER = ("the widened box B+ (section 11.14: it lies in the region as the box does) and its translates by "
+                    "2r (k d_uv + l d_w), k, l integers (Lemma S.19: the region is invariant along d_uv and d_w), are "
+                    "disjoint, of total mass at least P(B+) F (Lemma S.20, Proposition S.21, section 11.15); their "
+                    "p^2 (p - 1) images under the affine relabellings are disjoint (two relabellings share a 2 x 2 "
+                    "block of active gates and exchange z00 and z11, and z00 > z11 on B+ and on its translates, which "
+                    "keep every gate: pattern_box's gate_order), each inside R, and R lies in the initially active "
+                    "set, so P(R | active) >= p^2 (p - 1) P(B+) F")
     EXCESS_PAPER = ("Remark S3.6 (ii): on the box b0 <= F(a, b) at the offsets a, b of w(0), w(1), F is convex in "
                     "(a, b), so at most its largest value at the four corners a, b = +-r; in each F, ell_1+ is convex "
                     "in z, so at most its larger end value at z = s -+ 2r")

@@ -115,6 +115,23 @@ def _sum_log_masses(intervals) -> arb:
     return total
 
 
+def translates_log_factor(moved: int, step, sigma=1) -> arb:
+    """Encloses log(sqrt(2 pi / N) sigma / h), N = ``moved`` >= 1, h = ``step`` > 0 and sigma > 0 exact.
+
+    Guarantee (docs/staircase.md, section 11.15, Lemma S.20, (S.39)): for every product box B and every direction d
+    with N entries +-1 and the others 0, sum over k in Z of P(theta in B + k h d) >= P(theta in B) times
+    exp(this), theta ~ N(0, sigma^2 I). The factor may be below 1 (h > sigma sqrt(2 pi / N)): still a true, weaker
+    bound. Current precision.
+    """
+    if isinstance(moved, bool) or not isinstance(moved, int) or not isinstance(step, (int, fmpq)) \
+            or not isinstance(sigma, (int, fmpq)):
+        raise NotCertified("the translates' factor needs an integer N and an exact step and sigma")
+    step, sigma = fmpq(step), fmpq(sigma)
+    if not (moved >= 1 and step > 0 and sigma > 0):
+        raise NotCertified("the translates' factor needs N >= 1, a positive step and a positive sigma")
+    return (2 * arb.pi() / moved).log() / 2 + ball(sigma / step).log()
+
+
 #: The law every probability claim is under (quoted with the certificate's sigma).
 NORMAL_LAW = "theta(0) ~ N(0, sigma^2 I_{3p}), sigma = {sigma}"
 

@@ -30,7 +30,8 @@ from .basepoint import BasePoint, ThreeLevel, TwoLevel
 from .claims import POSITIVE_LOWER, PROBABILITY_LOWER, Claim, ClaimSpec, Component
 from .exact import format_rational
 from .gaussian import (NORMAL_LAW, box_log_mass, gaussian_probability_claim, gaussian_probability_spec,
-                       product_log_mass, region_probability_claim, region_probability_spec, require_positive_sigma)
+                       product_log_mass, region_probability_claim, region_probability_spec, require_positive_sigma,
+                       translates_log_factor)
 from .region import REGION_PRECISION, stated_log_lower
 from .region_memorise import memorise_whole_region_log_lower
 
@@ -331,31 +332,44 @@ def widened_box_intervals(params, radius, w_extra=0) -> list[tuple[fmpq, fmpq, i
 def widened_region_spec(region: str, equation: str, theorem: str, disjoint: str = "",
                         box: str = "the box") -> ClaimSpec:
     """The ``region_probability`` claim of a (1, 2) record whose bound measures the relabelled copies of the widened
-    box (:func:`widened_box_intervals`): ``region`` names the open region, ``equation`` its defining equation,
-    ``theorem`` what holds from it, ``disjoint`` why the copies are disjoint when it is not the active set alone,
-    ``box`` the box's words when it is not the sup-norm box of radius r."""
+    box (:func:`widened_box_intervals`) and of its translates along the two invariant lines (docs/staircase.md,
+    section 11.15, (S.40)): ``region`` names the open region, ``equation`` its defining equation, ``theorem`` what
+    holds from it, ``disjoint`` why the copies are disjoint when it is not the active set alone, ``box`` the box's
+    words when it is not the sup-norm box of radius r."""
     return region_probability_spec(
-        f"R = {region} relabelled: the union of the images of the open region {region} of {equation} under the "
-        "relabellings a = r0 + m i, b = c0 + m j, y = r0 + c0 + m l (one step m != 0 for rows, columns and labels), "
-        f"from every point of which {theorem} holds relabelled; the bound measures p^2 (p - 1) disjoint relabelled "
-        f"copies of the widened box B+{disjoint}, {box} with each u(i), v(i), i >= 2, in [c - r - {TAIL_DEPTH} "
-        f"sigma, c + r] (c its base value), which lies in {region} as the box does (its conditions see these "
-        "coordinates only through gates negative on the box, which fall with them; docs/staircase.md 11.14), and "
-        "P(R | active) >= P(R) since R lies in the initially active set")
+        f"R = {region} relabelled: the union of the images of {region}, the open region of {equation}, under the "
+        "p^2 (p - 1) relabellings of docs/staircase.md 1.1, from every point of which "
+        f"{theorem} holds relabelled; the bound is p^2 (p - 1) P(B+) pi sigma^2/(2 sqrt(2) p r^2): B+ ({box} with "
+        f"each u(i), v(i), i >= 2, in [c - r - {TAIL_DEPTH} sigma, c + r], c its base value) lies in {region}, and so "
+        "do its translates by 2r (k d_uv + l d_w), k, l in Z, d_uv = (1, -1, 0) and d_w = (0, 0, 1) in blocks (u, v, "
+        f"w); they and their relabelled copies are disjoint{disjoint}, of total mass at least the factor "
+        "times P(B+) (11.14-11.15, (S.40)); P(R | active) >= P(R) as R lies in the initially "
+        "active set")
+
+
+def translates_log_factor_both_lines(params, radius) -> arb:
+    """Encloses log(pi sigma^2 / (2 sqrt(2) p r^2)), the factor of (S.40) (docs/staircase.md, section 11.15): by
+    Proposition S.21 the translates of the widened box by 2r (k d_uv + l d_w), k, l in Z, have total mass at least
+    P(B+) times it. It is Lemma S.20's factor for d_uv (N = 2p) times d_w's (N = p), both with step h = 2r.
+    Current precision."""
+    step = 2 * fmpq(radius)
+    return (translates_log_factor(2 * params.p, step, params.sigma)
+            + translates_log_factor(params.p, step, params.sigma))
 
 
 def relabelled_box_probability_claims(gaussian_spec: ClaimSpec, region_spec: ClaimSpec, params, radius,
                                       copies=relabelled_copies, widened: bool = False, w_extra=0) -> list:
     """The ``gaussian_probability`` and ``region_probability`` claims of a staircase record's box (docs/staircase.md
-    sections 9.2, 10.6, 11.9, 11.11 and 11.14): the box's Gaussian mass under N(0, sigma^2 I_{3p}), and the mass of
-    the box (``widened``: of the widened box B_r^+ of :func:`widened_box_intervals`, section 11.14) times
+    sections 9.2, 10.6, 11.9, 11.11, 11.14 and 11.15): the box's Gaussian mass under N(0, sigma^2 I_{3p}), and the
+    mass of the box (``widened``: of the widened box B_r^+ of :func:`widened_box_intervals`, section 11.14, times the
+    factor of its translates along the two invariant lines, :func:`translates_log_factor_both_lines`) times
     ``copies(p)`` disjoint copies, each inside the region relabelled (default :func:`relabelled_copies`, the (1, 2)
     pattern's; Theorem S1 passes its translated copies). ``w_extra``: how much wider the box lets each w(j), j >= 2,
     move (twin_above's g); the gaussian_probability claim states the mass of the sup-norm box of radius r inside
     it, a lower bound of the box's. Current precision."""
     log_mass = box_log_mass(staircase_gaussian_centres(params), fmpq(radius), params.sigma)
-    measured = (product_log_mass(widened_box_intervals(params, radius, w_extra), params.sigma) if widened
-                else log_mass)
+    measured = (product_log_mass(widened_box_intervals(params, radius, w_extra), params.sigma)
+                + translates_log_factor_both_lines(params, radius) if widened else log_mass)
     log_region = measured + ball(copies(params.p)).log()
     return [gaussian_probability_claim(gaussian_spec, log_mass, params.sigma),
             region_probability_claim(region_spec, log_region, params.sigma)]

@@ -256,10 +256,14 @@ def _widened_region(region: str, equation: str, theorem: str, disjoint: str = ""
     """The note of a (1, 2) record's region_probability (the words of
     :func:`certify.kernel.staircase.widened_region_spec`, in LaTeX)."""
     return (rf"$R$ is {region} of {equation} relabelled: its union over the affine relabellings of rows, columns "
-            rf"and labels, from every point of which {theorem} holds; the bound measures $p^2(p-1)$ disjoint "
-            rf"relabelled copies of the widened box $B^+${disjoint}, {box} with each $u(i), v(i)$, $i \ge 2$, in "
-            rf"$[c - r - {TAIL_DEPTH}\sigma, c + r]$ ($c$ its base value), which lies in {region} as the box does (its "
-            r"conditions see these coordinates only through gates negative on the box, which fall with them), and "
+            rf"and labels, from every point of which {theorem} holds; the bound is "
+            r"$p^2(p-1)\,\Pr(B^+)\,\frac{\pi\sigma^2}{2\sqrt2\,p\,r^2}$: the widened box $B^+$, "
+            rf"{box} with each $u(i), v(i)$, $i \ge 2$, in $[c - r - {TAIL_DEPTH}\sigma, c + r]$ ($c$ its base value), "
+            rf"lies in {region} as the box does (its conditions see these coordinates only through gates negative on "
+            r"the box, which fall with them), and so do its translates by $2r(k\,d_{uv} + l\,d_w)$, $k, l \in "
+            r"\mathbb Z$, $d_{uv}$ adding $1$ to each $u(a)$ and $-1$ to each $v(b)$, $d_w$ adding $1$ to each "
+            rf"$w(c)$ ({region} is invariant along both); they and their relabelled copies are disjoint{disjoint}, "
+            r"of total mass at least the factor times $\Pr(B^+)$ (Lemmas S.19-S.20, Proposition S.21); and "
             r"$\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in the initially active set")
 
 
@@ -495,7 +499,7 @@ FORMS["twin_above"] = {
     "region_probability": LatexForm(
         _GAUSSIAN, _REGION_PROBABILITY,
         note=_widened_region(r"$U_{\mathrm{II}}^{\mathrm{above}}$", "(S.36)", "Proposition S3.4",
-                             r" (disjoint: $z_{00} > z_{11}$ on it)", r"the box ($w(j)$, $j \ge 2$, within $r + g$)")),
+                             r" ($z_{00} > z_{11}$ on them)", r"the box ($w(j)$, $j \ge 2$, within $r + g$)")),
 }
 
 

@@ -133,7 +133,7 @@ def staircase_summary(certificate: dict) -> list[str]:
         f"  {shown(claims['loss_margin_box'], '2 log 2 + 2/((p-1) rho) - Lambda')} (S.10): the pattern persists "
         f"for all t (Theorem S)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
-        *probability_lines(certificate, "R", "R = U_stair relabelled: p^2 (p - 1) disjoint copies of the widened box B+"),
+        *probability_lines(certificate, "R", "R = U_stair relabelled: p^2 (p - 1) disjoint copies of the widened box B+ and its translates along d_uv, d_w"),
     ]
 
 
@@ -172,7 +172,7 @@ def twin_summary(certificate: dict) -> list[str]:
         f"  {shown(capture['cone'], 'kappa')}, {shown(capture['growth'], 's2_max - s1max^2')} (S.29); "
         f"{shown(claims['capture_time_box'], 'capture time')}: captured with D <= 0, then kept (Theorem S2)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
-        *probability_lines(certificate, "R", "R = U_II relabelled: p^2 (p - 1) disjoint copies of the widened box B+"),
+        *probability_lines(certificate, "R", "R = U_II relabelled: p^2 (p - 1) disjoint copies of the widened box B+ and its translates along d_uv, d_w"),
     ]
 
 
@@ -192,7 +192,7 @@ def twin_plus_summary(certificate: dict) -> list[str]:
         f"{shown(capture['cone'], 'kappa - 2b')}, {shown(capture['race'], 'race')}; "
         f"{shown(claims['capture_time_box'], 'capture time')}: captured with D >= 0, then kept (Theorem S3)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
-        *probability_lines(certificate, "R", "R = U_II^+ relabelled: p^2 (p - 1) disjoint copies of the widened box B+"),
+        *probability_lines(certificate, "R", "R = U_II^+ relabelled: p^2 (p - 1) disjoint copies of the widened box B+ and its translates along d_uv, d_w"),
     ]
 
 def _whole_region_source(claims: dict) -> str:
@@ -219,7 +219,7 @@ def twin_above_summary(certificate: dict) -> list[str]:
         f"{shown(capture['difference_floor'], 'D_-')}, {shown(capture['race'], 'race')}; "
         f"{shown(claims['capture_time_box'], 'capture time')}: captured from above with D > 0, then kept (Theorem S3)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t ((S.37))",
-        *probability_lines(certificate, "R", "R = U_II^above relabelled: p^2 (p - 1) disjoint copies of the widened box B+"),
+        *probability_lines(certificate, "R", "R = U_II^above relabelled: p^2 (p - 1) disjoint copies of the widened box B+ and its translates along d_uv, d_w"),
     ]
 
 

@@ -461,10 +461,11 @@ the largest the kernel certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of the relabelled copies of the box widened in its tails u(i), v(i),
-i >= 2 (region_probability, a lower bound of P(U_stair relabelled | active);
-Lemma S.18). U_stair lies far from the origin: both are tiny (about 10^-75 at
+i >= 2, and of its translates along the two lines U_stair is invariant along
+(region_probability, a lower bound of P(U_stair relabelled | active); Lemmas
+S.18-S.19, Proposition S.21). U_stair lies far from the origin: both are tiny (about 10^-73 at
 p = 5), far below the measured share of (1, 2) staircases (docs/staircase.md,
-sections 9 and 11.14).""",
+sections 9, 11.14 and 11.15).""",
     hypotheses="k = 2; X, s, D, E, sigma > 0; X > 2s; (S.10) at the base point (decided with balls)",
     parameters=(
         Parameter("k", "--k", "the staircase size k (default 2, Theorem S; 1 gives Theorem S1's memorise "
@@ -585,11 +586,12 @@ certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of p^2 (p - 1) relabelled copies of the box widened in its tails
-u(i), v(i), i >= 2 (region_probability, a lower bound of P(U_II relabelled |
-active); Lemma S.18); U_II lies at scale O(log p), so they are far larger than
-Theorem S's (10^-58.26 against 10^-75.19 at p = 5, 10^-101.45 against
-10^-694.92 at p = 13) and still far below the measured share of regime II
-(docs/staircase.md, sections 11.9 and 11.14).""",
+u(i), v(i), i >= 2, and of its translates along the two lines U_II is
+invariant along (region_probability, a lower bound of P(U_II relabelled |
+active); Lemmas S.18-S.19, Proposition S.21); U_II lies at scale O(log p), so they are far larger than
+Theorem S's (10^-51.29 against 10^-72.63 at p = 5, 10^-96.01 against
+10^-692.50 at p = 13) and still far below the measured share of regime II
+(docs/staircase.md, sections 11.9, 11.14 and 11.15).""",
     hypotheses="X, s, t, d, E, s2_max, sigma > 0; X > 2s; (S.29) at the base point (decided with balls)",
     parameters=(
         Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 2); {NUMBER_NOTE}", "2", "X"),
@@ -658,8 +660,9 @@ certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of p^2 (p - 1) relabelled copies of the box widened in its tails
-u(i), v(i), i >= 2 (region_probability, a lower bound of P(U_II^+ relabelled |
-active); Lemma S.18). U_II^+ needs no budget b_II(p, rho),
+u(i), v(i), i >= 2, and of its translates along the two lines U_II^+ is
+invariant along (region_probability, a lower bound of P(U_II^+ relabelled |
+active); Lemmas S.18-S.19, Proposition S.21). U_II^+ needs no budget b_II(p, rho),
 so at p = 5 and 7 its box is far heavier than the twin's of certify twin
 (docs/staircase.md, section 11.11).""",
     hypotheses="X, e, t, d, E, h, sigma > 0; e < X; (S.34) at the base point (decided with balls)",
@@ -737,8 +740,10 @@ radius is 99% of the largest the kernel certifies, rounded down to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 sup-norm box of radius r inside the box, and of p^2 (p - 1) relabelled copies
-of the box widened in its tails u(i), v(i), i >= 2 (region_probability, a
-lower bound of P(U_II^above relabelled | active); Lemma S.18). The capture from above is fast
+of the box widened in its tails u(i), v(i), i >= 2, and of its translates
+along the two lines U_II^above is invariant along (region_probability, a
+lower bound of P(U_II^above relabelled | active); Lemmas S.18-S.19,
+Proposition S.21). The capture from above is fast
 (the gate's own example pushes it down), so its box is far wider than those
 of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
     hypotheses="X, e, t, d, E, h, sigma > 0; g >= 0; e < X; (S.36) at radius 0 (decided with balls)",

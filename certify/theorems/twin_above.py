@@ -89,7 +89,8 @@ def default_h(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, g: fmpq = fmpq(0)) -> 
 def default_g(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, sigma: fmpq) -> fmpq:
     """The builder's g (each w(j), j >= 2, moves within r + g on the box): of g = k r_0, k in G_CANDIDATES and then
     the best k times each of G_REFINE, the one whose box (with the default h and t at that g, and its largest
-    certified radius at SEARCH_PRECISION) has the largest region bound, the mass of its widened box (docs/staircase.md 11.13-11.14); 0 when none certifies (the
+    certified radius at SEARCH_PRECISION) has the largest region bound, the mass of its widened box and its translates
+    (docs/staircase.md 11.13-11.15); 0 when none certifies (the
     builder then reports what fails at g = 0). The kernel decides each candidate; this only chooses among them.
     The best k grows with p where the purity margin (S.37) allows (at p = 5 it needs rho_+ < 1.07)."""
     best, best_log = fmpq(0), None
@@ -105,7 +106,7 @@ def default_g(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, sigma: fmpq) -> fmpq:
             radius = largest_certifiable_radius(lambda r: kernel.twin_above_box_bounds(params, r, SEARCH_PRECISION),
                                                 _radius_ceiling(params), steps=G_SEARCH_STEPS)
             with working_precision(SEARCH_PRECISION):
-                log_mass = kernel.widened_log_mass(params, radius).mid()
+                log_mass = kernel.translates_log_mass(params, radius).mid()
         except (HypothesisError, NotCertified):
             return
         if best_log is None or log_mass > best_log:
