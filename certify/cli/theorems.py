@@ -24,7 +24,8 @@ def add_parsers(commands) -> None:
             command.add_argument(parameter.flag, dest=parameter.name, type=_exact_arg, required=parameter.required,
                                  metavar=parameter.name.upper(), help=parameter.help)
         command.add_argument("--radius", type=_exact_arg, metavar="R",
-                             help="sup-norm radius of the box (default: chosen, see above)")
+                             help="radius of the box: every coordinate within R of the base point (twin_above: the "
+                                  "w(j), j >= 2, within R + g) (default: chosen, see above)")
         command.add_argument("--prec", type=_precision_arg, default=128, metavar="BITS",
                              help="Arb working precision (default 128)")
         command.add_argument("--out", type=_path_arg, metavar="FILE", help="write the certificate to FILE (default, or -: stdout); "

@@ -36,7 +36,7 @@ from .region import REGION_PRECISION, stated_log_lower
 from .region_memorise import memorise_whole_region_log_lower
 
 PAPER = ("Theorem S of docs/staircase.md (the (1, 2) staircase): region S_stair (S.10), Lemmas S.1-S.5, "
-         "Proposition S.6 (S.11)-(S.15)")
+         "Proposition S.6 (S.11)-(S.15); the region bound by Lemmas S.18-S.20 and Proposition S.21 (S.40)")
 
 #: The staircase sizes k with a persistence theorem (docs/staircase.md, section 7): k = 2 only.
 PROVED_K = (2,)
@@ -329,22 +329,21 @@ def widened_box_intervals(params, radius, w_extra=0) -> list[tuple[fmpq, fmpq, i
     return intervals + [(w.at_0, r, 1), (w.at_1, r, 1), (w.elsewhere, r + fmpq(w_extra), p - 2)]
 
 
-def widened_region_spec(region: str, equation: str, theorem: str, disjoint: str = "",
+def widened_region_spec(region: str, equation: str, theorem: str, why: str = "active set",
                         box: str = "the box") -> ClaimSpec:
     """The ``region_probability`` claim of a (1, 2) record whose bound measures the relabelled copies of the widened
     box (:func:`widened_box_intervals`) and of its translates along the two invariant lines (docs/staircase.md,
     section 11.15, (S.40)): ``region`` names the open region, ``equation`` its defining equation, ``theorem`` what
-    holds from it, ``disjoint`` why the copies are disjoint when it is not the active set alone, ``box`` the box's
-    words when it is not the sup-norm box of radius r."""
+    holds from it, ``why`` why the relabelled copies are disjoint (each point's active set names its relabelling),
+    ``box`` the box's words when it is not the sup-norm box of radius r."""
     return region_probability_spec(
-        f"R = {region} relabelled: the union of the images of {region}, the open region of {equation}, under the "
-        "p^2 (p - 1) relabellings of docs/staircase.md 1.1, from every point of which "
-        f"{theorem} holds relabelled; the bound is p^2 (p - 1) P(B+) pi sigma^2/(2 sqrt(2) p r^2): B+ ({box} with "
-        f"each u(i), v(i), i >= 2, in [c - r - {TAIL_DEPTH} sigma, c + r], c its base value) lies in {region}, and so "
-        "do its translates by 2r (k d_uv + l d_w), k, l in Z, d_uv = (1, -1, 0) and d_w = (0, 0, 1) in blocks (u, v, "
-        f"w); they and their relabelled copies are disjoint{disjoint}, of total mass at least the factor "
-        "times P(B+) (11.14-11.15, (S.40)); P(R | active) >= P(R) as R lies in the initially "
-        "active set")
+        f"R = {region} relabelled: the union of the images of {region} (open, {equation}) under the p^2 (p - 1) "
+        f"relabellings of docs/staircase.md 1.1, from every point of which {theorem} holds relabelled; the bound is "
+        f"p^2 (p - 1) P(B+) pi sigma^2/(2 sqrt(2) p r^2): B+ ({box} with each u(i), v(i), i >= 2, in "
+        f"[c - r - {TAIL_DEPTH} sigma, c + r], c its base value) lies in {region}, so do its translates by 2r "
+        "(k d_uv + l d_w), k, l in Z, d_uv = (1, -1, 0), d_w = (0, 0, 1) in all-ones blocks (u, v, w); these meet "
+        "in null sets only, with total mass >= the factor times P(B+) (11.14-11.15, (S.40)), and their relabelled "
+        f"copies are disjoint ({why}); P(R | active) >= P(R) as R lies in the initially active set")
 
 
 def translates_log_factor_both_lines(params, radius) -> arb:

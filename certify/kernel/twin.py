@@ -31,7 +31,8 @@ from .staircase import (base_point_margin, gamma_lower, purity_margin_lower, rel
                         require_positive_pattern, rho_upper, widened_region_spec)
 
 PAPER = ("Proposition S2.2 of docs/staircase.md (regime II, the twin of the (1, 2) staircase): region U_II (S.29) "
-         "with Remark S2.3, Lemmas S.11-S.14, Theorem S2, Proposition S.6 (S.15)")
+         "with Remark S2.3, Lemmas S.11-S.14, Theorem S2, Proposition S.6 (S.15); the region bound by Lemmas S.18-S.20 "
+         "and Proposition S.21 (S.40)")
 
 
 @dataclass(frozen=True)
@@ -271,10 +272,10 @@ CAPTURE_BOX = ClaimSpec(
     "capture_box", "box",
     "for every point of the box, with Remark S2.3's upper bounds b_+ of b (loss_excess_box's closed form), "
     "zeta_+ = (X - 2s + 2r)/(d - 2r) of zeta0 = z11/D, s1_+ = X + 2s + 6r of s1 = z00 + z01 + z10 and S_+ = "
-    "(p - 2)(mu_0 + 2 (p - 1) r/p) of sum_{j >= 2} gamma_j, and sigma = s2_max",
+    "(p - 2)(mu_0 + 2 (p - 1) r/p) of sum_{j >= 2} gamma_j, and (S.29)'s sigma = s2_max (not the Gaussian sigma)",
     components=(Component("cone", "kappa = q_*(b_+) - zeta_+^2 - zeta_+ s2_max/2", POSITIVE_LOWER),
                 Component("growth", "s2_max - s1max^2, s1max of (S.29) at b_+, zeta_+, s1_+, S_+", POSITIVE_LOWER)),
-    note="so the box lies in U_II: from each of its points there is exactly one complete Clarke trajectory, the "
+    note="with pattern_box and window_box, the box lies in U_II: from each of its points there is exactly one complete Clarke trajectory, the "
          "gate (1, 1) reaches its kink with D <= 0 and slides on it for all later t, and the (1, 2) pattern is "
          "kept for all t >= 0 (Proposition S2.2, Theorem S2)", source="(S.28)-(S.29), Remark S2.3, section 11.9")
 CAPTURE_TIME_BOX = ClaimSpec(

@@ -39,7 +39,8 @@ from .staircase import (balance_upper, relabelled_box_probability_claims, requir
 from .twin_plus import q_star
 
 PAPER = ("Proposition S3.4 of docs/staircase.md (regime II of the (1, 2) staircase, captured from above with D > 0): "
-         "region U_II^above (S.36) with Remarks S3.5-S3.7, Lemmas S.9, S.11, S.17, S.18, Theorem S3, (S.37)")
+         "region U_II^above (S.36) at Remark S3.6 (i)'s rho_+ with Remarks S3.5-S3.7, Lemmas S.9, S.11, S.17, Theorem "
+         "S3, (S.37); the region bound by Lemmas S.18-S.20 and Proposition S.21 (S.40)")
 
 
 @dataclass(frozen=True)
@@ -299,7 +300,8 @@ def purity_margin_lower(params: TwinAboveParameters, radius, bounds: dict) -> ar
 
 #: The box of a ``twin_above`` certificate, in the words of the box claims: u, v, w(0), w(1) within r, and the
 #: w(j), j >= 2, within r_w = r + g (Remark S3.7; g = 0 is the sup-norm box).
-BOX = "for every point of the box (each coordinate within r of the base point, each w(j), j >= 2, within r_w = r + g)"
+BOX = ("for every point of the box (u, v, w(0), w(1) within r of the base point, each w(j), j >= 2, within r_w = "
+       "r + g)")
 
 #: The claims of a ``twin_above`` certificate, in schema order: what each states (certify.kernel.claims).
 PATTERN_BOX = ClaimSpec(
@@ -323,16 +325,17 @@ LOSS_EXCESS_BOX = ClaimSpec(
          "(p - 2) e^{-z (E + d - r_w + a)}), ell_1+(z) = log(1 + e^{z D} + (p - 2) e^{-z (E - r_w + b)}) and ell_2+(z) "
          "= log(e^{z (E + d + a + r_w)} + e^{z (E + b + r_w)} + 1 + (p - 3) e^{2 r_w z}), s = (X + e)/2, the upper "
          "bound of b0 that window_box and capture_box use (not this end)",
-    source="Remark S3.6 (ii), section 11.12")
+    source="Remarks S3.6 (ii), S3.7, section 11.12")
 WINDOW_BOX = ClaimSpec(
     "window_box", "box",
     f"{BOX}, with b0 = Lambda_4 - 3 log 2, beta(p, rho) = min(log(p/4), 2/((p - 1) rho)) and "
     "Remark S3.6 (i)'s rho_+ = (g_+0 + min(delta_c, eta))/g_-, eta = ((X_+0 + delta_c) b_+ + e_+) e_+/h (with "
     "capture_box's bounds), beta(p, rho_+) - b0", POSITIVE_LOWER,
-    note="so b0 < beta(p, rho_+): the window of (S.36)", source="Proposition S3.4, Remark S3.6, section 11.12")
+    note="so b0 < beta(p, rho_+): (S.36)'s window at Remark S3.6 (i)'s rho_+",
+    source="Proposition S3.4, Remark S3.6, section 11.12")
 CAPTURE_BOX = ClaimSpec(
     "capture_box", "box",
-    "at every point of the box, with Remark S3.5's bounds (e_+ = e + 2r, D_-+0 = d -+ 2r, X_-+0 = X -+ 2r, z_+0 = "
+    "on the box, with Remarks S3.5, S3.7's bounds (e_+ = e + 2r, D_-+0 = d -+ 2r, X_-+0 = X -+ 2r, z_+0 = "
     "s + 2r, M_+0 = E + d + r + r_w, N_+0 = E + r + r_w, m_- = min(s, t) - 2r, r_w = r + g, S_-0 = (p - 2)(mu_0 - 2(r + r_w)/p), g_-+0 = mu_0 -+ (2r + "
     "2(p - 2) r_w)/p), b_+ of loss_excess_box, eps = e_+^2/h, delta_c = sqrt(2 b_+ e_+/h), g_- = "
     "g_-0 - eps, S_- = S_-0 - eps, s2_+ = (X_+0 + delta_c)^2 + 2 (z_+0 + delta_c)^2 + e_+^2, z_+ = z_+0 + delta_c, "
@@ -344,7 +347,8 @@ CAPTURE_BOX = ClaimSpec(
                 Component("cone", "kappa_- - 2 b_+", POSITIVE_LOWER),
                 Component("race", "log S_- - z_+ M_+ - (z_+ + M_+)^2 b_+/(2 (kappa_- - 2 b_+)) - log D_+0",
                           POSITIVE_LOWER)),
-    note="so (S.36) holds on the box: it lies in U_II^above (Proposition S3.4)", source="Remark S3.5, section 11.12")
+    note="with pattern_box and window_box, the box lies in U_II^above (Proposition S3.4)",
+    source="Remarks S3.5-S3.7")
 CAPTURE_TIME_BOX = ClaimSpec(
     "capture_time_box", "box", f"{BOX}, the capture time t_c = p^2 (e + 2r)/h", UPPER,
     note="the gate (1, 1) reaches its kink from above, with D > 0, before the time t_c along the trajectory from "
@@ -354,10 +358,11 @@ PURITY_MARGIN_BOX = ClaimSpec(
     "along every trajectory from the box and for all t >= 0, 1 - max_zeta F_zeta(theta(t))", POSITIVE_LOWER,
     note="the trajectory never aligns to one Fourier class; this end is at most delta_- of (S.37) at window_box's "
          "rho_+ and capture_box's S_-, g_-", source="Proposition S3.4, (S.37), Remark S3.6 (i)")
-GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_II^above (Proposition S3.4); the bound is the mass of "
-                                                 "the sup-norm box of radius r inside the box")
-REGION_PROBABILITY = widened_region_spec("U_II^above", "(S.36)", "Proposition S3.4", " (z00 > z11 on them)",
-                                         "the box, each w(j), j >= 2, within r + g,")
+GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_II^above ((S.36) at Remark S3.6 (i)'s rho_+; Proposition "
+                                                 "S3.4); the bound is the mass of the sup-norm box of radius r inside "
+                                                 "the box")
+REGION_PROBABILITY = widened_region_spec("U_II^above", "(S.36) at Remark S3.6 (i)'s rho_+", "Proposition S3.4",
+                                         "z00 > z11", "the box, each w(j), j >= 2, within r + g,")
 CLAIMS = (PATTERN_BOX, LOSS_EXCESS_BOX, WINDOW_BOX, CAPTURE_BOX, CAPTURE_TIME_BOX, PURITY_MARGIN_BOX,
           GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
 

@@ -33,7 +33,8 @@ from .staircase import (gamma_lower, loss_upper, purity_margin_lower, relabelled
                         widened_region_spec)
 
 PAPER = ("Proposition S3.2 of docs/staircase.md (regime II of the (1, 2) staircase, captured with D >= 0): region "
-         "U_II^+ (S.34) with Remark S3.3, Lemmas S.15-S.17, Theorem S3, Proposition S.6 (S.15)")
+         "U_II^+ (S.34) with Remark S3.3, Lemmas S.15-S.17, Theorem S3, Proposition S.6 (S.15); the region bound by "
+         "Lemmas S.18-S.20 and Proposition S.21 (S.40)")
 
 
 @dataclass(frozen=True)
@@ -262,7 +263,7 @@ CAPTURE_BOX = ClaimSpec(
                 Component("cone", "kappa_- - 2 b_+^0", POSITIVE_LOWER),
                 Component("race", "log S_- - z_+ M_+ - (z_+ + M_+)^2 b_+^0/(2 (kappa_- - 2 b_+^0)) - log D_+",
                           POSITIVE_LOWER)),
-    note="so (S.34) holds at every point of the box: it lies in U_II^+, and the gate (1, 1) reaches its kink with "
+    note="with pattern_box and window_box, (S.34) holds at every point of the box: it lies in U_II^+, and the gate (1, 1) reaches its kink with "
          "D >= 0 and slides on it for ever (Proposition S3.2, Theorem S3)", source="Remark S3.3, section 11.11")
 CAPTURE_TIME_BOX = ClaimSpec(
     "capture_time_box", "box", "for every point of the box, the capture time t_c = p^2 (e + 2r)/h", UPPER,

@@ -252,7 +252,8 @@ FORMS["sensitivity"] = {
 }
 
 
-def _widened_region(region: str, equation: str, theorem: str, disjoint: str = "", box: str = "the box") -> str:
+def _widened_region(region: str, equation: str, theorem: str, why: str = "the active set",
+                    box: str = "the box") -> str:
     """The note of a (1, 2) record's region_probability (the words of
     :func:`certify.kernel.staircase.widened_region_spec`, in LaTeX)."""
     return (rf"$R$ is {region} of {equation} relabelled: its union over the affine relabellings of rows, columns "
@@ -262,8 +263,9 @@ def _widened_region(region: str, equation: str, theorem: str, disjoint: str = ""
             rf"lies in {region} as the box does (its conditions see these coordinates only through gates negative on "
             r"the box, which fall with them), and so do its translates by $2r(k\,d_{uv} + l\,d_w)$, $k, l \in "
             r"\mathbb Z$, $d_{uv}$ adding $1$ to each $u(a)$ and $-1$ to each $v(b)$, $d_w$ adding $1$ to each "
-            rf"$w(c)$ ({region} is invariant along both); they and their relabelled copies are disjoint{disjoint}, "
-            r"of total mass at least the factor times $\Pr(B^+)$ (Lemmas S.19-S.20, Proposition S.21); and "
+            rf"$w(c)$ ({region} is invariant along both); these meet in null sets only, with total mass at least the "
+            rf"factor times $\Pr(B^+)$ (Lemmas S.19-S.20, Proposition S.21), and their relabelled copies are disjoint "
+            rf"({why}); and "
             r"$\Pr(R \mid \text{active}) \ge \Pr(R)$ since $R$ lies in the initially active set")
 
 
@@ -358,8 +360,8 @@ FORMS["twin"] = {
         rf"{_BOX}, with Remark S2.3's upper bounds $b_+$ of $b$ (the closed form of the loss excess claim), "
         rf"$\zeta_+ = (X - 2s + 2r)/(d - 2r)$ of $\zeta_0 = z_{{11}}/D$, $s_{{1+}} = X + 2s + 6r$ of "
         rf"$s_1 = z_{{00}} + z_{{01}} + z_{{10}}$ and $S_+ = (p - 2)(\mu_0 + 2(p - 1)r/p)$ of "
-        rf"$\sum_{{j \ge 2}} \gamma_j$, and $\sigma = s_{{2,\max}}$",
-        note=r"so the box lies in $U_{\mathrm{II}}$: the Clarke trajectory from each of its points is unique, the "
+        rf"$\sum_{{j \ge 2}} \gamma_j$, and (S.29)'s $\sigma = s_{{2,\max}}$ (not the Gaussian $\sigma$)",
+        note=r"with the pattern and window claims, the box lies in $U_{\mathrm{II}}$: the Clarke trajectory from each of its points is unique, the "
              r"gate $(1, 1)$ reaches its kink with $D \le 0$ and slides on it for all later $t$, and the $(1, 2)$ "
              r"pattern is kept for all $t \ge 0$ (Proposition S2.2, Theorem S2)",
         components={
@@ -410,7 +412,8 @@ FORMS["twin_plus"] = {
         rf"$S_0 = \sum_{{j \ge 2}} \gamma_j$, and $D_+ = D_{{+0}} + e_+^2/h$, $B_+ = b_+ + D_+ e_+/2$, "
         rf"$\delta_c = \sqrt{{2 B_+ e_+/h}}$, $z_+ = z_{{+0}} + \delta_c$, $M_+ = M_{{+0}} + \delta_c$, "
         rf"$X_- = X_{{-0}} - \delta_c$, $\kappa_- = \tfrac34 q_*(b_+^0) X_-^2$",
-        note=r"so (S.34) holds at every point of the box: the box lies in $U_{\mathrm{II}}^+$, the Clarke "
+        note=r"with the pattern and window claims, (S.34) holds at every point of the box: the box lies in "
+             r"$U_{\mathrm{II}}^+$, the Clarke "
              r"trajectory from each of its points is unique, the gate $(1, 1)$ reaches its kink with $D \ge 0$ "
              r"and slides on it for all later $t$, and the $(1, 2)$ pattern is kept for all $t \ge 0$ "
              r"(Proposition S3.2, Theorem S3)",
@@ -459,7 +462,7 @@ FORMS["twin_above"] = {
     "window_box": LatexForm(
         rf"{_BOX}, with $b_0 = \Lambda_4 - 3\log 2$, Remark S3.6 (i)'s $\rho_+$ (of the capture claim) and "
         rf"$\beta(p, \rho) = \min(\log(p/4), 2/((p - 1)\rho))$,", r"\beta(p, \rho_+) - b_0",
-        note=r"so $b_0 < \beta(p, \rho_+)$: the window of (S.36)"),
+        note=r"so $b_0 < \beta(p, \rho_+)$: the window of (S.36) at Remark S3.6 (i)'s $\rho_+$"),
     "capture_box": LatexForm(
         rf"{_BOX}, with Remarks S3.5 and S3.7's bounds ($r_w = r + g$) $e_+ = e + 2r$ of $e = z_{{11}}$, $D_{{-0}} = d - 2r$ and "
         rf"$D_{{+0}} = d + 2r$ of $D_0$, $X_{{\pm0}} = X \pm 2r$ of $z_{{00}}$, $z_{{+0}} = s + 2r$ of $z_{{01}}, "
@@ -473,7 +476,8 @@ FORMS["twin_above"] = {
         rf"$\rho_+ = (g_{{+0}} + \min(\delta_c, \eta))/g_-$, "
         rf"$s_{{2+}} = (X_{{+0}} + \delta_c)^2 + 2(z_{{+0}} + \delta_c)^2 + e_+^2$, $z_+ = z_{{+0}} + \delta_c$, "
         rf"$M_+ = M_{{+0}} + \delta_c$, $X_- = X_{{-0}} - \delta_c$, $\kappa_- = \tfrac34 q_*(b_+) X_-^2$",
-        note=r"so (S.36) holds at every point of the box: the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$, the "
+        note=r"with the pattern and window claims, (S.36) at Remark S3.6 (i)'s $\rho_+$ holds at every point of the "
+             r"box: the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$, the "
              r"Clarke trajectory from each of its points is unique, the gate $(1, 1)$ comes down onto its kink "
              r"with $D \ge D_- > 0$ and slides on it for all later $t$, and the $(1, 2)$ pattern is kept "
              r"(Proposition S3.4, Theorem S3)",
@@ -494,12 +498,13 @@ FORMS["twin_above"] = {
         r"along every trajectory from the box and for all $t \ge 0$,", r"1 - \max_\zeta F_\zeta(\theta(t))",
         note="the trajectory never aligns to one Fourier class (Proposition S3.4, (S.37))"),
     "gaussian_probability": _gaussian_box(
-        r"every point of the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$ (Proposition S3.4); the bound is the mass "
+        r"every point of the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$ ((S.36) at Remark S3.6 (i)'s $\rho_+$; "
+        r"Proposition S3.4); the bound is the mass "
         r"of the sup-norm box of radius $r$ inside the box"),
     "region_probability": LatexForm(
         _GAUSSIAN, _REGION_PROBABILITY,
-        note=_widened_region(r"$U_{\mathrm{II}}^{\mathrm{above}}$", "(S.36)", "Proposition S3.4",
-                             r" ($z_{00} > z_{11}$ on them)", r"the box ($w(j)$, $j \ge 2$, within $r + g$)")),
+        note=_widened_region(r"$U_{\mathrm{II}}^{\mathrm{above}}$", r"(S.36) at Remark S3.6 (i)'s $\rho_+$",
+                             "Proposition S3.4", r"$z_{00} > z_{11}$", r"the box ($w(j)$, $j \ge 2$, within $r + g$)")),
 }
 
 

@@ -133,7 +133,8 @@ def staircase_summary(certificate: dict) -> list[str]:
         f"  {shown(claims['loss_margin_box'], '2 log 2 + 2/((p-1) rho) - Lambda')} (S.10): the pattern persists "
         f"for all t (Theorem S)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
-        *probability_lines(certificate, "R", "R = U_stair relabelled: p^2 (p - 1) disjoint copies of the widened box B+ and its translates along d_uv, d_w"),
+        *probability_lines(certificate, "R", "R = U_stair relabelled; bound from the p^2 (p - 1) disjoint relabelled copies of the widened box B+ "
+                           "and of its translates along d_uv, d_w, which meet in null sets only"),
     ]
 
 
@@ -172,7 +173,8 @@ def twin_summary(certificate: dict) -> list[str]:
         f"  {shown(capture['cone'], 'kappa')}, {shown(capture['growth'], 's2_max - s1max^2')} (S.29); "
         f"{shown(claims['capture_time_box'], 'capture time')}: captured with D <= 0, then kept (Theorem S2)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
-        *probability_lines(certificate, "R", "R = U_II relabelled: p^2 (p - 1) disjoint copies of the widened box B+ and its translates along d_uv, d_w"),
+        *probability_lines(certificate, "R", "R = U_II relabelled; bound from the p^2 (p - 1) disjoint relabelled copies of the widened box B+ "
+                           "and of its translates along d_uv, d_w, which meet in null sets only"),
     ]
 
 
@@ -192,7 +194,8 @@ def twin_plus_summary(certificate: dict) -> list[str]:
         f"{shown(capture['cone'], 'kappa - 2b')}, {shown(capture['race'], 'race')}; "
         f"{shown(claims['capture_time_box'], 'capture time')}: captured with D >= 0, then kept (Theorem S3)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
-        *probability_lines(certificate, "R", "R = U_II^+ relabelled: p^2 (p - 1) disjoint copies of the widened box B+ and its translates along d_uv, d_w"),
+        *probability_lines(certificate, "R", "R = U_II^+ relabelled; bound from the p^2 (p - 1) disjoint relabelled copies of the widened box B+ "
+                           "and of its translates along d_uv, d_w, which meet in null sets only"),
     ]
 
 def _whole_region_source(claims: dict) -> str:
@@ -214,12 +217,13 @@ def twin_above_summary(certificate: dict) -> list[str]:
         f"  on the box: {shown(pattern['gate_11'], 'z11')}, {shown(pattern['positive_difference'], 'D')}, "
         f"{shown(pattern['boundary_gates'], '-(boundary gates)')}, {shown(pattern['gamma_min'], 'gamma_j')}",
         f"  {shown(claims['loss_excess_box'], 'Lambda_4 - 3 log 2')}, "
-        f"{shown(claims['window_box'], 'beta(p, rho_+) - b0')}: inside the window of Theorem S3",
+        f"{shown(claims['window_box'], 'beta(p, rho_+) - b0')}: inside the window of (S.36)",
         f"  (S.36): {shown(capture['reach'], 'm - delta_c')}, {shown(capture['rate'], 'rate - h')}, "
         f"{shown(capture['difference_floor'], 'D_-')}, {shown(capture['race'], 'race')}; "
         f"{shown(claims['capture_time_box'], 'capture time')}: captured from above with D > 0, then kept (Theorem S3)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t ((S.37))",
-        *probability_lines(certificate, "R", "R = U_II^above relabelled: p^2 (p - 1) disjoint copies of the widened box B+ and its translates along d_uv, d_w"),
+        *probability_lines(certificate, "R", "R = U_II^above relabelled; bound from the p^2 (p - 1) disjoint relabelled copies of the widened box B+ "
+                           "and of its translates along d_uv, d_w, which meet in null sets only"),
     ]
 
 

@@ -463,7 +463,7 @@ Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of the relabelled copies of the box widened in its tails u(i), v(i),
 i >= 2, and of its translates along the two lines U_stair is invariant along
 (region_probability, a lower bound of P(U_stair relabelled | active); Lemmas
-S.18-S.19, Proposition S.21). U_stair lies far from the origin: both are tiny (about 10^-73 at
+S.18-S.19, Proposition S.21). U_stair lies far from the origin: both are tiny (10^-82.26 and 10^-72.63 at
 p = 5), far below the measured share of (1, 2) staircases (docs/staircase.md,
 sections 9, 11.14 and 11.15).""",
     hypotheses="k = 2; X, s, D, E, sigma > 0; X > 2s; (S.10) at the base point (decided with balls)",
@@ -485,7 +485,7 @@ sections 9, 11.14 and 11.15).""",
     latex=LatexSection(
         title="Theorem S: the (1, 2) staircase persists and never aligns",
         base_point=(r"u=v=(X/2,\ s-X/2,\ -X/2-s,\dots),\ w=(E+D,\ E,\ 0,\dots)-\mu_0,\ "
-                    r"\mu_0=(2E+D)/p \quad (\S 3.8)"),
+                    r"\mu_0=(2E+D)/p \quad (\S 9.1)"),
         statement=(r"the box lies in $U_{\mathrm{stair}}$ of (S.10); from every point of it the Clarke trajectory "
                    r"is unique, the gates $(0,0)$, $(0,1)$, $(1,0)$ stay active, the boundary gates stay "
                    r"inactive or slide, every other gate stays inactive, for all $t\ge0$, and "
@@ -714,8 +714,10 @@ the prime p: regime II of the (1, 2) staircase, the gate (1, 1) active
 (z11 > 0) and coming down onto its kink with D = w(0) - w(1) > 0. The base
 point u = v = (X/2, s - X/2, -X/2 - t, ...), s = (X + e)/2,
 w = (E + d, E, 0, ...) - mu_0 (mean 0, so D = d > 0 and z11 = +e) and the
-sup-norm box of radius R around it: every point of the box is in U_II^above
-of (S.36) with the parameter h, so every Clarke trajectory from it is unique,
+box B_{r,g} around it (u, v, w(0), w(1) within r = R of the base point, each
+w(j), j >= 2, within r + g): every point of the box is in U_II^above of
+(S.36) at Remark S3.6 (i)'s rho_+ with the parameter h, so every Clarke
+trajectory from it is unique,
 brings the gate (1, 1) down onto its kink with D > 0 by the certified capture
 time, then keeps the (1, 2) pattern with the gate (1, 1) sliding for ever
 (Theorem S3), and satisfies max_zeta F_zeta(theta(t)) <= 1 - delta for all
