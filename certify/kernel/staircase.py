@@ -356,6 +356,14 @@ def translates_log_factor_both_lines(params, radius) -> arb:
             + translates_log_factor(params.p, step, params.sigma))
 
 
+def widened_region_log_lower(params, radius, copies=relabelled_copies, w_extra=0) -> arb:
+    """A ball enclosing log of ``copies(p)`` P(B+) pi sigma^2/(2 sqrt(2) p r^2), (S.40) (docs/staircase.md, sections
+    11.14-11.15): a lower bound of log P(R | active) for a (1, 2) record whose box of radius r lies in its region,
+    B+ its widened box (:func:`widened_box_intervals`, the w(j), j >= 2, moving r + ``w_extra``). Current precision."""
+    return (product_log_mass(widened_box_intervals(params, radius, w_extra), params.sigma)
+            + translates_log_factor_both_lines(params, radius) + ball(copies(params.p)).log())
+
+
 def relabelled_box_probability_claims(gaussian_spec: ClaimSpec, region_spec: ClaimSpec, params, radius,
                                       copies=relabelled_copies, widened: bool = False, w_extra=0) -> list:
     """The ``gaussian_probability`` and ``region_probability`` claims of a staircase record's box (docs/staircase.md
@@ -367,9 +375,8 @@ def relabelled_box_probability_claims(gaussian_spec: ClaimSpec, region_spec: Cla
     move (twin_above's g); the gaussian_probability claim states the mass of the sup-norm box of radius r inside
     it, a lower bound of the box's. Current precision."""
     log_mass = box_log_mass(staircase_gaussian_centres(params), fmpq(radius), params.sigma)
-    measured = (product_log_mass(widened_box_intervals(params, radius, w_extra), params.sigma)
-                + translates_log_factor_both_lines(params, radius) if widened else log_mass)
-    log_region = measured + ball(copies(params.p)).log()
+    log_region = (widened_region_log_lower(params, radius, copies, w_extra) if widened
+                  else log_mass + ball(copies(params.p)).log())
     return [gaussian_probability_claim(gaussian_spec, log_mass, params.sigma),
             region_probability_claim(region_spec, log_region, params.sigma)]
 

@@ -454,28 +454,35 @@ delta certified).
 Hypotheses: k = 2 (--k 1 makes the certificate of Theorem S1, the one-gate
 staircase, as certify memorise does; k >= 3 has no proof yet,
 docs/staircase.md section 7); X, s, D, E, sigma > 0; X > 2s; and the base
-point in S_stair (S.10), decided with balls. Defaults: X = p, D = 1/4,
-s = ln(p)/p and E = 5p/2 for p < 55, s = 4/p and E = 5p ln(p)/8 beyond (3
-digits, rounded down): valid at every p. Without --radius the radius is 99% of
-the largest the kernel certifies, rounded down to 3 digits.
+point in S_stair (S.10), decided with balls. Defaults: for p < 55, when none
+of X, s, D, E is given, the builder tries X = a p, s = b ln(p)/p (3 digits),
+E = c p and D for a in {1/2, 7/10, 9/10}, b in {6/5, 3/2, 9/5}, c in
+{5/4, 8/5, 2} and D in {3/10, 2/5, 1/2}, and keeps the box with the largest
+region bound (the kernel decides each; docs/staircase.md section 11.15);
+otherwise X = p, D = 1/4, s = ln(p)/p and E = 5p/2 for p < 55, s = 4/p and
+E = 5p ln(p)/8 beyond (3 digits, rounded down): valid at every p. Without
+--radius the radius is 99% of the largest the kernel certifies, rounded down
+to 3 digits.
 
 Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of the relabelled copies of the box widened in its tails u(i), v(i),
 i >= 2, and of its translates along the two lines U_stair is invariant along
 (region_probability, a lower bound of P(U_stair relabelled | active); Lemmas
-S.18-S.19, Proposition S.21). U_stair lies far from the origin: both are tiny (10^-82.26 and 10^-72.63 at
+S.18-S.19, Proposition S.21). U_stair lies far from the origin: both are tiny (10^-56.34 and 10^-43.60 at
 p = 5), far below the measured share of (1, 2) staircases (docs/staircase.md,
 sections 9, 11.14 and 11.15).""",
     hypotheses="k = 2; X, s, D, E, sigma > 0; X > 2s; (S.10) at the base point (decided with balls)",
     parameters=(
         Parameter("k", "--k", "the staircase size k (default 2, Theorem S; 1 gives Theorem S1's memorise "
                   "certificate, with its own defaults; k >= 3 has no proof)", "2", "k", label="the staircase size"),
-        Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default p); {NUMBER_NOTE}", "p", "X"),
-        Parameter("s", "--s", "the gates z01 = z10 at the base point (default min(ln p, 4)/p, 3 digits)",
-                  "min(ln p, 4)/p", "s"),
-        Parameter("D", "--D", "D = w(0) - w(1) at the base point (default 1/4; k = 2 only)", "1/4", "D"),
-        Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 5p/2; 5p ln(p)/8 from p = 55)",
-                  "5p/2 (5p ln(p)/8 from p = 55)", "E"),
+        Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default p; searched for p < 55, see above); "
+                  f"{NUMBER_NOTE}", "p (searched for p < 55)", "X"),
+        Parameter("s", "--s", "the gates z01 = z10 at the base point (default min(ln p, 4)/p, 3 digits; searched for "
+                  "p < 55)", "min(ln p, 4)/p (searched for p < 55)", "s"),
+        Parameter("D", "--D", "D = w(0) - w(1) at the base point (default 1/4, searched for p < 55; k = 2 only)",
+                  "1/4 (searched for p < 55)", "D"),
+        Parameter("E", "--E", "E = w(1) - w(j), j >= 2, at the base point (default 5p/2, searched for p < 55; "
+                  "5p ln(p)/8 from p = 55)", "5p/2 (searched for p < 55; 5p ln(p)/8 from p = 55)", "E"),
         _SIGMA,
     ),
     coq="certify.coq.staircase:staircase_obligations",
@@ -588,9 +595,10 @@ Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of p^2 (p - 1) relabelled copies of the box widened in its tails
 u(i), v(i), i >= 2, and of its translates along the two lines U_II is
 invariant along (region_probability, a lower bound of P(U_II relabelled |
-active); Lemmas S.18-S.19, Proposition S.21); U_II lies at scale O(log p), so they are far larger than
-Theorem S's (10^-51.29 against 10^-72.63 at p = 5, 10^-96.01 against
-10^-692.50 at p = 13) and still far below the measured share of regime II
+active); Lemmas S.18-S.19, Proposition S.21); U_II lies at scale O(log p), so from p = 7 on they are
+far larger than Theorem S's (10^-59.54 against 10^-100.64 at p = 7, 10^-96.01
+against 10^-424.14 at p = 13; at p = 5 Theorem S's searched box gives
+10^-43.60 against 10^-51.29) and still far below the measured share of regime II
 (docs/staircase.md, sections 11.9, 11.14 and 11.15).""",
     hypotheses="X, s, t, d, E, s2_max, sigma > 0; X > 2s; (S.29) at the base point (decided with balls)",
     parameters=(
