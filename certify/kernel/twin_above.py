@@ -32,10 +32,9 @@ from .balls import ball, certainly_lt, certainly_positive, working_precision
 from .basepoint import BasePoint, ThreeLevel
 from .claims import POSITIVE_LOWER, UPPER, ClaimSpec, Component
 from .exact import format_rational
-from .gaussian import gaussian_probability_spec, product_log_mass, require_positive_sigma
+from .gaussian import gaussian_probability_spec, require_positive_sigma
 from .staircase import (balance_upper, relabelled_box_probability_claims, require_base_point_in_region,
-                        require_positive_margins, require_positive_pattern, translates_log_factor_both_lines,
-                        widened_box_intervals, widened_region_spec)
+                        require_positive_margins, require_positive_pattern, widened_region_spec)
 from .twin_plus import q_star
 
 PAPER = ("Proposition S3.4 of docs/staircase.md (regime II of the (1, 2) staircase, captured from above with D > 0): "
@@ -365,14 +364,6 @@ REGION_PROBABILITY = widened_region_spec("U_II^above", "(S.36) at Remark S3.6 (i
                                          "z00 > z11", "the box, each w(j), j >= 2, within r + g,")
 CLAIMS = (PATTERN_BOX, LOSS_EXCESS_BOX, WINDOW_BOX, CAPTURE_BOX, CAPTURE_TIME_BOX, PURITY_MARGIN_BOX,
           GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
-
-
-def translates_log_mass(params: TwinAboveParameters, radius) -> arb:
-    """A ball enclosing log of P(theta(0) in B+) under N(0, sigma^2 I_{3p}), B+ the box widened in its tails
-    (docs/staircase.md 11.14), times the factor of its translates along the two invariant lines (11.15, (S.40)):
-    what the region bound measures, without its relabelled copies. Current precision."""
-    return (product_log_mass(widened_box_intervals(params, radius, params.g), params.sigma)
-            + translates_log_factor_both_lines(params, radius))
 
 
 def twin_above_box_bounds(params: TwinAboveParameters, radius, prec: int) -> dict:

@@ -20,6 +20,7 @@ from ..errors import HypothesisError, NotCertified
 from ..kernel import twin_above as kernel
 from ..kernel.balls import ball, working_precision
 from ..kernel.primes import require_prime
+from ..kernel.staircase import widened_region_log_lower
 from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius, round_down
 
 DEFAULT_X = fmpq(5, 2)
@@ -106,7 +107,7 @@ def default_g(p: int, X: fmpq, e: fmpq, d: fmpq, E: fmpq, sigma: fmpq) -> fmpq:
             radius = largest_certifiable_radius(lambda r: kernel.twin_above_box_bounds(params, r, SEARCH_PRECISION),
                                                 _radius_ceiling(params), steps=G_SEARCH_STEPS)
             with working_precision(SEARCH_PRECISION):
-                log_mass = kernel.translates_log_mass(params, radius).mid()
+                log_mass = widened_region_log_lower(params, radius, kernel.twin_above_copies, g).mid()
         except (HypothesisError, NotCertified):
             return
         if best_log is None or log_mass > best_log:
