@@ -76,8 +76,9 @@ def _rational(text: str, where: str):
     """An exact input of the certificate: canonical and of bounded size, else MalformedCertificate."""
     try:
         return parse_rational(text, where)
-    except ValueError as exc:  # the message names the place already
-        raise MalformedCertificate(str(exc)) from None
+    except ValueError as exc:  # the size check names the place; the spelling check does not
+        message = str(exc)
+        raise MalformedCertificate(message if message.startswith(where) else f"{where}: {message}") from None
 
 
 def verify_document(document: dict) -> str:
@@ -156,7 +157,7 @@ def verify_claim(stored: dict, claim: Claim) -> None:
     if claim.quantity is None and top:
         raise Rejected(cid, f"states {', '.join(sorted(top))}, which this claim does not prove")
     if claim.quantity is not None:
-        verify_quantity(top, claim.quantity, cid, cid)
+        verify_quantity(top, claim.quantity, cid)
     if "components" in stored and not claim.components:
         raise Rejected(cid, "states components, but this claim has none")
     components = stored.get("components", {})
@@ -164,20 +165,23 @@ def verify_claim(stored: dict, claim: Claim) -> None:
         missing, extra = set(claim.components) - set(components), set(components) - set(claim.components)
         raise Rejected(cid, f"components differ: missing {sorted(missing)}, unknown {sorted(extra)}")
     for name, part in claim.components.items():
-        verify_quantity(components[name], part, cid, f"{cid}/{name}")
+        verify_quantity(components[name], part, cid, name)
 
 
-def verify_quantity(stored: dict, quantity: Quantity, claim_id: str, where: str) -> None:
-    """Raise Rejected (for ``claim_id``) unless the stored numbers are implied by ``quantity``."""
+def verify_quantity(stored: dict, quantity: Quantity, claim_id: str, component: str | None = None) -> None:
+    """Raise Rejected (for ``claim_id``) unless the stored numbers of the claim (or of its ``component``) are implied
+    by ``quantity``. Rejected names the claim; the reason names the component, if any."""
     allowed, present = quantity.keys(), set(stored)
+    where = claim_id if component is None else f"{claim_id}/{component}"  # the numbers' path under claims/
+    subject, label = ("it", "") if component is None else (component, f"{component}: ")
     if present - allowed:
-        raise Rejected(claim_id, f"{where} states {', '.join(sorted(present - allowed))}, which it does not prove")
+        raise Rejected(claim_id, f"{subject} states {', '.join(sorted(present - allowed))}, which it does not prove")
     if allowed - present:
-        raise Rejected(claim_id, f"{where} is missing {', '.join(sorted(allowed - present))}")
+        raise Rejected(claim_id, f"{subject} is missing {', '.join(sorted(allowed - present))}")
     if quantity.exact is not None:
         value = _number(stored, "exact", where)
         if compare(value, quantity.exact) != 0:
-            raise Rejected(claim_id, f"{where}: exact value {stored['exact']} but the kernel computes "
+            raise Rejected(claim_id, f"{label}exact value {stored['exact']} but the kernel computes "
                                      f"{show_number(quantity.exact)}")
         return
     for key, bound, below in (("lo", quantity.lower, True), ("hi", quantity.upper, False),
@@ -188,20 +192,20 @@ def verify_quantity(stored: dict, quantity: Quantity, claim_id: str, where: str)
         holds = exact_le(number, bound) if below else exact_ge(number, bound)
         if not holds:
             side = "below" if below else "above"
-            raise Rejected(claim_id, f"{where}: {key} = {stored[key]} is not {side} the recomputed "
+            raise Rejected(claim_id, f"{label}{key} = {stored[key]} is not {side} the recomputed "
                                      f"enclosure {_show(bound, stored[key])}")
     for end_key, log_key, upper in (("lo", "log10_lo", False), ("hi", "log10_hi", True)):
         if end_key in stored and log_key in stored:
             end, log10_field = _number(stored, end_key, where), _number(stored, log_key, where)
             if not pair_agrees(end, log10_field, upper):
-                raise Rejected(claim_id, f"{where}: {end_key} = {stored[end_key]} and {log_key} = {stored[log_key]} "
+                raise Rejected(claim_id, f"{label}{end_key} = {stored[end_key]} and {log_key} = {stored[log_key]} "
                                          f"do not state the same number to the written digits of {log_key}")
     if quantity.lower_must_exceed is not None and not exceeds(_number(stored, "lo", where),
                                                               quantity.lower_must_exceed):
-        raise Rejected(claim_id, f"{where}: lo = {stored['lo']} must exceed {show_number(quantity.lower_must_exceed)}")
+        raise Rejected(claim_id, f"{label}lo = {stored['lo']} must exceed {show_number(quantity.lower_must_exceed)}")
     if quantity.upper_must_be_below is not None and \
             not exceeds(-_number(stored, "hi", where), -quantity.upper_must_be_below):
-        raise Rejected(claim_id, f"{where}: hi = {stored['hi']} must be below "
+        raise Rejected(claim_id, f"{label}hi = {stored['hi']} must be below "
                                  f"{show_number(quantity.upper_must_be_below)}")
 
 

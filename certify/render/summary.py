@@ -217,7 +217,7 @@ def twin_above_summary(certificate: dict) -> list[str]:
         f"  on the box: {shown(pattern['gate_11'], 'z11')}, {shown(pattern['positive_difference'], 'D')}, "
         f"{shown(pattern['boundary_gates'], '-(boundary gates)')}, {shown(pattern['gamma_min'], 'gamma_j')}",
         f"  {shown(claims['loss_excess_box'], 'Lambda_4 - 3 log 2')}, "
-        f"{shown(claims['window_box'], 'beta(p, rho_+) - b0')}: inside the window of (S.36)",
+        f"{shown(claims['window_box'], 'beta(p, rho_+) - b0')}: inside (S.36)'s window at Remark S3.6 (i)'s rho_+",
         f"  (S.36): {shown(capture['reach'], 'm - delta_c')}, {shown(capture['rate'], 'rate - h')}, "
         f"{shown(capture['difference_floor'], 'D_-')}, {shown(capture['race'], 'race')}; "
         f"{shown(claims['capture_time_box'], 'capture time')}: captured from above with D > 0, then kept (Theorem S3)",

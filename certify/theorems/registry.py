@@ -782,7 +782,8 @@ of certify twin_plus and certify twin (docs/staircase.md, section 11.13).""",
         title="Proposition S3.4: the twin of the (1, 2) staircase is captured from above, persists and never aligns",
         base_point=(r"u=v=(\tfrac X2,\ s-\tfrac X2,\ -\tfrac X2-t,\dots),\ w=(E+d,\ E,\ 0,\dots)-\tfrac{2E+d}p,\ "
                     r"s=\tfrac{X+e}2 \quad (\S 11.12)"),
-        statement=(r"the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$ of (S.36); from every point of it the Clarke "
+        statement=(r"the box lies in $U_{\mathrm{II}}^{\mathrm{above}}$ of (S.36) at Remark S3.6 (i)'s $\rho_+$; from "
+                   r"every point of it the Clarke "
                    r"trajectory is unique, brings the gate $(1,1)$ down onto its kink with $D>0$ by the certified "
                    r"capture time, keeps the gates $(0,0)$, $(0,1)$, $(1,0)$ active and every other gate inactive or "
                    r"sliding for all later $t$, with the gate $(1,1)$ sliding, and "
