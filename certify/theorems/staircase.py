@@ -12,12 +12,13 @@ from functools import lru_cache
 from flint import fmpq
 
 from ..certificate import build_certificate
-from ..errors import HypothesisError, NotCertified
+from ..errors import HypothesisError
 from ..kernel import staircase as kernel
 from ..kernel.balls import working_precision, ball
 from ..kernel.primes import require_prime
 from .memorise import certify_memorise
 from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius, round_down
+from .staircase_search import LARGE_P, grid_parameters, load_searched_table
 
 DEFAULT_K = fmpq(2)
 DEFAULT_D = fmpq(1, 4)
@@ -30,10 +31,6 @@ SEARCH_PRECISION = 64
 def formula_X(p: int) -> fmpq:
     """X = p: X D = p/4 keeps ell_0(X) ~ e^{-p/4} within the budget 2/(p - 1) of (S.10)."""
     return fmpq(p)
-
-
-#: Beyond this p the defaults switch from s = ln(p)/p, E = 5p/2 to s = 4/p, E = 5p ln(p)/8 (ln p > 4 there).
-LARGE_P = 55
 
 
 def formula_s(p: int) -> fmpq:
@@ -54,43 +51,17 @@ def formula_E(p: int) -> fmpq:
         return round_down((5 * p * ball(p).log() / 8).lower().mid().fmpq())
 
 
-#: The builder's search for p < LARGE_P when none of X, s, D, E is given (docs/staircase.md, section 11.15): X = a p,
-#: s = b ln(p)/p (3 digits), D and E = c p, for a, b, c, D in these grids (81 boxes), the one with the largest
-#: region bound. They bracket the best points of a wider grid at p = 5, 7, 13 and 31, where importance sampling
-#: puts U_stair's weight (X = 4.4, s = 0.61, D = 0.39, E = 6.2 at p = 5), far from the old defaults X = p, E = 5p/2.
-SEARCH_A = (fmpq(1, 2), fmpq(7, 10), fmpq(9, 10))
-SEARCH_B = (fmpq(6, 5), fmpq(3, 2), fmpq(9, 5))
-SEARCH_C = (fmpq(5, 4), fmpq(8, 5), fmpq(2))
-SEARCH_D = (fmpq(3, 10), fmpq(2, 5), fmpq(1, 2))
-#: How finely each candidate's radius is searched (2^-5, as twin_above's g; the final radius to 2^-16).
-CANDIDATE_STEPS = 5
-
-
 @lru_cache(maxsize=64)
 def searched_parameters(p: int, sigma) -> tuple | None:
-    """(X, s, D, E) of the candidate box with the largest region bound (the mass of its widened box, its translates and
-    its copies, :func:`certify.kernel.staircase.widened_region_log_lower`, at SEARCH_PRECISION), or None when
-    no candidate certifies. Untrusted: the kernel decides every candidate and the final certificate."""
-    best, best_log = None, None
-    with working_precision(64):
-        log_p = ball(p).log()
-    for a, b, c, D in ((a, b, c, D) for a in SEARCH_A for b in SEARCH_B for c in SEARCH_C for D in SEARCH_D):
-        X, E = a * p, c * p
-        with working_precision(64):
-            s = round_down((b * log_p / p).lower().mid().fmpq())
-        params = kernel.StaircaseParameters(p, DEFAULT_K, X, s, D, E, sigma)
-        try:
-            kernel.require_staircase_hypotheses(params)
-            radius = largest_certifiable_radius(
-                lambda r: kernel.staircase_box_bounds(params, r, SEARCH_PRECISION), min(s, X) / 2,
-                steps=CANDIDATE_STEPS)
-            with working_precision(SEARCH_PRECISION):
-                log_region = kernel.widened_region_log_lower(params, radius).mid()
-        except (HypothesisError, NotCertified):
-            continue
-        if best_log is None or log_region > best_log:
-            best, best_log = (X, s, D, E), log_region
-    return best
+    """(X, s, D, E) the builder starts from below LARGE_P when none of them is given (docs/staircase.md 9.1, 11.15):
+    at sigma = 1 the row of the committed search table (:mod:`certify.theorems.staircase_search`: a grid, then a
+    pattern search), at another sigma the grid's best box, searched now; None when there is none. Untrusted: the
+    kernel decides every candidate and the final certificate."""
+    sigma = fmpq(sigma)
+    if sigma == DEFAULT_SIGMA:
+        return load_searched_table().get(p)
+    found = grid_parameters(p, sigma)
+    return None if found is None else found[0]
 
 
 def _default(p: int, index: int, formula) -> fmpq:
