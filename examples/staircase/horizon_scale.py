@@ -1,0 +1,89 @@
+"""How long a one-box finite-horizon certificate could keep a k >= 3 staircase (docs/staircase.md section 7).
+
+Run: python examples/staircase/horizon_scale.py [--p 5] [--draws 40] [--horizons 1e4 1e6]
+
+Floats, evidence only. For the first draws of `certify law`'s sampler (seed 1) that end as staircases with k = 3 and
+k = 4 at each horizon, it reads the final state theta and the field f = -grad L of the loss with the state's
+strictly active gates (the gates on their kinks counted inactive: the field a box off the kinks sees), and prints
+
+* V0 = |f(theta)|_inf, the speed at the state;
+* Lip = the infinity norm of the Jacobian of f at theta (central differences, step h = 1e-6: the error is
+  O(h^2 |f'''|), and each derivative of the softmax in z brings a factor |w| <~ 80, so |f'''| <~ |w|^4/p^2 < 10^7
+  and the error is below 1e-5, against Lip >= 2);
+* margin = the least |z| over the gates off their kinks (what a box must keep);
+* T_box = max over rho <= margin of rho/(V0 + Lip rho): the horizon an a priori enclosure of one box of radius
+  rho can prove (|f| <= V0 + Lip rho on it, to first order), which is at most 1/Lip;
+* the number of steps of length 1/Lip a validated integrator would need to reach the state's own age t.
+
+It shows why section 7 builds no finite-horizon certificate for k >= 3: one box proves a horizon below one time
+unit, while the state is 10^4-10^6 time units old and changes on that scale.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from certify.law.classify import classify
+from certify.law.flow import simulate_flow
+from certify.law.sampling import draw_initial
+
+
+def strict_field(theta: np.ndarray, p: int, active: np.ndarray) -> np.ndarray:
+    """-grad L at theta with exactly the gates ``active`` (p x p booleans) active: (A.5)-(A.7)."""
+    u, v, w = theta[:p], theta[p:2 * p], theta[2 * p:]
+    gu, gv, gw = np.zeros(p), np.zeros(p), np.zeros(p)
+    for a, b in zip(*np.nonzero(active)):
+        z, y = u[a] + v[b], (a + b) % p
+        e = z * w
+        q = np.exp(e - e.max())
+        q /= q.sum()
+        g = q @ w - w[y]
+        gu[a] += g
+        gv[b] += g
+        gw += z * (q - (np.arange(p) == y))
+    return -np.concatenate([gu, gv, gw]) / p**2
+
+
+def scales(theta: np.ndarray, p: int) -> dict:
+    z = theta[:p, None] + theta[None, p:2 * p]
+    kink = np.abs(z) <= 1e-6
+    active = z > 1e-6
+    f0 = strict_field(theta, p, active)
+    h = 1e-6
+    jac = np.array([(strict_field(theta + h * e, p, active) - strict_field(theta - h * e, p, active)) / (2 * h)
+                    for e in np.eye(3 * p)]).T
+    V0, lip, margin = float(np.abs(f0).max()), float(np.abs(jac).sum(axis=1).max()), float(np.abs(z[~kink]).min())
+    rho = np.linspace(margin / 1000, margin, 1000)
+    return {"kinks": int(kink.sum()), "V0": V0, "Lip": lip, "margin": margin,
+            "T_box": float(np.max(rho / (V0 + lip * rho)))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--p", type=int, default=5)
+    parser.add_argument("--draws", type=int, default=40)
+    parser.add_argument("--horizons", type=float, nargs="+", default=[1e4, 1e6])
+    options = parser.parse_args()
+    p = options.p
+    print("| horizon t | k | draw | kinks | V0 | Lip | margin | T_box | steps of 1/Lip to t |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for horizon in options.horizons:
+        seen = set()
+        for index in range(options.draws):
+            trajectory = simulate_flow(draw_initial(p, 1.0, 1, index).theta, p, horizon=horizon)
+            outcome = classify(trajectory)
+            k = getattr(outcome.shape, "k", None) if outcome.outcome == "staircase" else None
+            if k not in (3, 4) or k in seen:
+                continue
+            seen.add(k)
+            s = scales(trajectory.states[-1], p)
+            print(f"| {horizon:.0e} | {k} | {index} | {s['kinks']} | {s['V0']:.2e} | {s['Lip']:.3g} | "
+                  f"{s['margin']:.3g} | {s['T_box']:.3g} | {horizon * s['Lip']:.1e} |")
+            if seen == {3, 4}:
+                break
+
+
+if __name__ == "__main__":
+    main()
