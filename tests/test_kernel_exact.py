@@ -13,7 +13,7 @@ from flint import fmpq
 from hypothesis import given, settings, strategies as st
 
 from certify.kernel.exact import (MAX_INPUT_DIGITS, ExactNumber, canonical_text, compare, decimal_digits, exceeds,
-                                  format_decimal, format_rational, last_digit_exponent, parse_exact, parse_rational,
+                                  format_decimal, format_rational, parse_exact, parse_rational,
                                   parse_syntax, round_decimal, show_number)
 
 
@@ -148,12 +148,6 @@ def test_decimal_digits_counts_digits(n):
 def test_decimal_digits_at_powers_of_ten():
     for k in range(0, 400):
         assert decimal_digits(10 ** k) == k + 1 and decimal_digits(10 ** k - 1) == k
-
-
-@pytest.mark.parametrize("text, exponent", [("-33.7448", -4), ("-34", 0), ("100", 0), ("-9.5e54", 53), ("1e22", 22),
-                                            ("0.000000125", -9), ("1.25e-8", -10)])
-def test_last_digit_exponent(text, exponent):
-    assert last_digit_exponent(text) == exponent
 
 
 # --- exact comparison against Fraction: every production of a small grammar, then hypothesis ---------------

@@ -26,10 +26,6 @@ class TwoLevel:
         """c in x = elsewhere * 1 + c * e_0: the coefficient of the point mass at 0."""
         return self.at_0 - self.elsewhere
 
-    def mean(self, p: int) -> fmpq:
-        """(1/p) sum_a x(a): the mu of (A.8) when x = w."""
-        return (self.at_0 + (p - 1) * self.elsewhere) / p
-
     def norm_squared(self, p: int) -> fmpq:
         """||x||^2 = x(0)^2 + (p-1) x(j)^2."""
         return self.at_0**2 + (p - 1) * self.elsewhere**2
@@ -41,10 +37,6 @@ class TwoLevel:
     def levels_with_counts(self, p: int) -> list[tuple[fmpq, int]]:
         """(value, how many coordinates have it): at_0 once, elsewhere p - 1 times."""
         return [(self.at_0, 1), (self.elsewhere, p - 1)]
-
-    def centred_norm_squared(self, p: int) -> fmpq:
-        """||x_0||^2 = c^2 (p-1)/p, x_0 the recentering (1.2): x_0 = c q with q = e_0 - 1/p."""
-        return self.contrast**2 * fmpq(p - 1, p)
 
 
 @dataclass(frozen=True)
@@ -62,10 +54,6 @@ class ThreeLevel:
     def levels_with_counts(self, p: int) -> list[tuple[fmpq, int]]:
         """(value, how many coordinates have it): at_0 and at_1 once, elsewhere p - 2 times."""
         return [(self.at_0, 1), (self.at_1, 1), (self.elsewhere, p - 2)]
-
-    def mean(self, p: int) -> fmpq:
-        """(1/p) sum_a x(a)."""
-        return sum(count * value for value, count in self.levels_with_counts(p)) / p
 
     def norm_squared(self, p: int) -> fmpq:
         """||x||^2 = x(0)^2 + x(1)^2 + (p-2) x(j)^2."""

@@ -57,18 +57,6 @@ _FRACTION = re.compile(r"(0|-?[1-9][0-9]*)(?:/([1-9][0-9]*))?")
 _DECIMAL = re.compile(r"(-?)(0|[1-9][0-9]*)\.([0-9]+)(?:e(-?(?:0|[1-9][0-9]{0,59})))?"
                       r"|(-?)(0|[1-9][0-9]*)e(-?(?:0|[1-9][0-9]{0,59}))")
 
-#: The syntax as a JSON Schema pattern (kept beside the regexes it mirrors). Canonical
-#: form is checked after the schema, by :func:`parse_exact`.
-JSON_PATTERN = (r"^(0|-?[1-9][0-9]*)(/[1-9][0-9]*)?$"
-                r"|^-?(0|[1-9][0-9]*)\.[0-9]+(e-?(0|[1-9][0-9]{0,59}))?$"
-                r"|^-?(0|[1-9][0-9]*)e-?(0|[1-9][0-9]{0,59})$")
-
-#: log10 fields are decimals (their last written digit fixes the precision they state).
-JSON_DECIMAL_PATTERN = (r"^(0|-?[1-9][0-9]*)$"
-                        r"|^-?(0|[1-9][0-9]*)\.[0-9]+(e-?(0|[1-9][0-9]{0,59}))?$"
-                        r"|^-?(0|[1-9][0-9]*)e-?(0|[1-9][0-9]{0,59})$")
-
-
 @dataclass(frozen=True)
 class ExactNumber:
     """The exact value ``numerator / denominator * 10**exp10`` (denominator > 0).
@@ -514,20 +502,6 @@ def writable_bound(number, upward: bool) -> ExactNumber | None:
         toward_zero = upward == (sign < 0)
         return ExactNumber(sign, 1, MAX_WRITTEN_EXPONENT) if toward_zero else None
     return rounded
-
-
-def last_digit_exponent(text: str) -> int:
-    """The decimal exponent of the last written digit of a decimal's text (``"-33.74"`` -> -2, ``"9.5e54"`` -> 53).
-
-    >>> last_digit_exponent("-33.74"), last_digit_exponent("9.5e54")
-    (-2, 53)
-    """
-    number = parse_syntax(text)
-    if number.denominator != 1:
-        raise ValueError(f"{_clip(text)} is not a decimal")
-    body, _, exponent = text.partition("e")
-    places = len(body.partition(".")[2])
-    return (int(exponent) if exponent else 0) - places
 
 
 def show_number(value, digits: int = 12) -> str:

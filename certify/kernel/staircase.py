@@ -463,8 +463,8 @@ def _copies_log_lower(record: _Record, params, log_mass: arb) -> arb:
 
 def staircase_box_bounds(params: StaircaseParameters, radius, prec: int) -> tuple[dict, arb, arb]:
     """(pattern margins, (S.10) margin ball, delta ball) on the box of radius r > 0 at ``prec`` bits, each proved
-    positive; NotCertified names the first that is not. The builder's radius search and the claims both call
-    it."""
+    positive; NotCertified names the first that is not. The builders' radius searches call it; the claims run the
+    same _box_bounds directly."""
     return _box_bounds(_STAIRCASE, params, radius, prec)
 
 
@@ -639,8 +639,8 @@ MEMORISE_CLAIMS = (MEMORISE_PATTERN_BOX, MEMORISE_LOSS_MARGIN_BOX, MEMORISE_PURI
 
 def memorise_box_bounds(params: MemoriseParameters, radius, prec: int) -> tuple[dict, arb, arb]:
     """(pattern margins, (S1.1) margin ball, delta_1 ball) on the box of radius r > 0 at ``prec`` bits, each
-    proved positive; NotCertified names the first that is not. The builder's radius search and the claims both
-    call it."""
+    proved positive; NotCertified names the first that is not. The builder's radius search calls it; the claims
+    run the same _box_bounds directly."""
     return _box_bounds(_MEMORISE, params, radius, prec)
 
 
