@@ -172,7 +172,7 @@ def verify_quantity(stored: dict, quantity: Quantity, claim_id: str, component: 
     """Raise Rejected (for ``claim_id``) unless the stored numbers of the claim (or of its ``component``) are implied
     by ``quantity``. Rejected names the claim; the reason names the component, if any."""
     allowed, present = quantity.keys(), set(stored)
-    where = claim_id if component is None else f"{claim_id}/{component}"  # the numbers' path under claims/
+    where = claim_id if component is None else f"{claim_id}/components/{component}"  # the numbers' path under claims/
     subject, label = ("it", "") if component is None else (component, f"{component}: ")
     if present - allowed:
         raise Rejected(claim_id, f"{subject} states {', '.join(sorted(present - allowed))}, which it does not prove")

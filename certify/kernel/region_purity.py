@@ -246,7 +246,8 @@ def spacing_tail_probability_upper(p: int, spacing, prec: int) -> arb:
     """An exact ball (radius 0) >= P(S > s), S the middle spacing of 2p iid N(0, 1), s = ``spacing`` > 0.
 
     The smallest of 1, Markov's E[S]_hi / s (E[S]_hi from certify.kernel.region.expected_spacing_upper_point)
-    and, for p <= _SPACING_INTEGRAL_MAX_P (50), the upper end of :func:`spacing_tail_probability`. Valid for every prime p >= 5.
+    and, for p <= _SPACING_INTEGRAL_MAX_P (50), the upper end of :func:`spacing_tail_probability`. Valid for every
+    prime p >= 5.
 
     >>> 0.3770 < float(spacing_tail_probability_upper(5, fmpq(1, 4), 64)) < 0.3771
     True

@@ -458,10 +458,9 @@ point in S_stair (S.10), decided with balls. Defaults: for p < 55, when none
 of X, s, D, E is given, the builder starts from the box with the largest
 region bound its search found: a grid X = a p, s = b ln(p)/p, E = c p and D
 (a in {1/2, 7/10, 9/10}, b in {6/5, 3/2, 9/5}, c in {5/4, 8/5, 2}, D in
-{3/10, 2/5, 1/2}), then a pattern search on 3-digit values (the table
-certify/theorems/staircase_search.json at sigma = 1, made by python -m
-certify.theorems.staircase_search; the grid alone at another sigma; the
-kernel decides each box; docs/staircase.md section 11.15); otherwise X = p, D = 1/4, s = ln(p)/p and E = 5p/2 for p < 55, s = 4/p and
+{3/10, 2/5, 1/2}), then a pattern search on 3-digit values, at the sigma
+given (the kernel decides each box; docs/staircase.md section 11.15);
+otherwise X = p, D = 1/4, s = ln(p)/p and E = 5p/2 for p < 55, s = 4/p and
 E = 5p ln(p)/8 beyond (3 digits, rounded down): valid at every p. Without
 --radius the radius is 99% of the largest the kernel certifies, rounded down
 to 3 digits.
@@ -470,9 +469,9 @@ Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of the relabelled copies of the box widened in its tails u(i), v(i),
 i >= 2, and of its translates along the two lines U_stair is invariant along
 (region_probability, a lower bound of P(U_stair relabelled | active); Lemmas
-S.18-S.19, Proposition S.21). U_stair lies far from the origin: both are tiny (10^-55.66 and 10^-43.03 at
-p = 5), far below the measured share of (1, 2) staircases (docs/staircase.md,
-sections 9, 11.14 and 11.15).""",
+S.18-S.19, Proposition S.21). U_stair lies far from the origin: both are
+tiny (10^-55.66 and 10^-43.03 at p = 5), far below the measured share of
+(1, 2) staircases (docs/staircase.md, sections 9, 11.14 and 11.15).""",
     hypotheses="k = 2; X, s, D, E, sigma > 0; X > 2s; (S.10) at the base point (decided with balls)",
     parameters=(
         Parameter("k", "--k", "the staircase size k (default 2, Theorem S; 1 gives Theorem S1's memorise "
@@ -597,11 +596,12 @@ Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of p^2 (p - 1) relabelled copies of the box widened in its tails
 u(i), v(i), i >= 2, and of its translates along the two lines U_II is
 invariant along (region_probability, a lower bound of P(U_II relabelled |
-active); Lemmas S.18-S.19, Proposition S.21); U_II lies at scale O(log p), so from p = 7 on they are
-far larger than Theorem S's (10^-59.54 against 10^-96.46 at p = 7, 10^-96.01
-against 10^-365.50 at p = 13; at p = 5 Theorem S's searched box gives
-10^-43.03 against 10^-51.29) and still far below the measured share of regime II
-(docs/staircase.md, sections 11.9, 11.14 and 11.15).""",
+active); Lemmas S.18-S.19, Proposition S.21); U_II lies at scale O(log p),
+so from p = 7 on they are far larger than Theorem S's (10^-59.54 against
+10^-96.46 at p = 7, 10^-96.01 against 10^-365.50 at p = 13; at p = 5 Theorem
+S's searched box gives 10^-43.03 against 10^-51.29) and still far below the
+measured share of regime II (docs/staircase.md, sections 11.9, 11.14 and
+11.15).""",
     hypotheses="X, s, t, d, E, s2_max, sigma > 0; X > 2s; (S.29) at the base point (decided with balls)",
     parameters=(
         Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 2); {NUMBER_NOTE}", "2", "X"),
@@ -672,9 +672,9 @@ Probabilities, under theta(0) ~ N(0, sigma^2 I_3p) (--sigma, default 1): of the
 box, and of p^2 (p - 1) relabelled copies of the box widened in its tails
 u(i), v(i), i >= 2, and of its translates along the two lines U_II^+ is
 invariant along (region_probability, a lower bound of P(U_II^+ relabelled |
-active); Lemmas S.18-S.19, Proposition S.21). U_II^+ needs no budget b_II(p, rho),
-so at p = 5 and 7 its box is far heavier than the twin's of certify twin
-(docs/staircase.md, section 11.11).""",
+active); Lemmas S.18-S.19, Proposition S.21). U_II^+ needs no budget
+b_II(p, rho), so at p = 5 and 7 its box is far heavier than the twin's of
+certify twin (docs/staircase.md, section 11.11).""",
     hypotheses="X, e, t, d, E, h, sigma > 0; e < X; (S.34) at the base point (decided with balls)",
     parameters=(
         Parameter("X", "--X", f"the gate z00 = u(0)+v(0) at the base point (default 2); {NUMBER_NOTE}", "2", "X"),

@@ -18,7 +18,7 @@ from ..kernel.balls import working_precision, ball
 from ..kernel.primes import require_prime
 from .memorise import certify_memorise
 from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius, round_down
-from .staircase_search import LARGE_P, grid_parameters, load_searched_table
+from .staircase_search import LARGE_P, refined_parameters
 
 DEFAULT_K = fmpq(2)
 DEFAULT_D = fmpq(1, 4)
@@ -54,13 +54,10 @@ def formula_E(p: int) -> fmpq:
 @lru_cache(maxsize=64)
 def searched_parameters(p: int, sigma) -> tuple | None:
     """(X, s, D, E) the builder starts from below LARGE_P when none of them is given (docs/staircase.md 9.1, 11.15):
-    at sigma = 1 the row of the committed search table (:mod:`certify.theorems.staircase_search`: a grid, then a
-    pattern search), at another sigma the grid's best box, searched now; None when there is none. Untrusted: the
-    kernel decides every candidate and the final certificate."""
-    sigma = fmpq(sigma)
-    if sigma == DEFAULT_SIGMA:
-        return load_searched_table().get(p)
-    found = grid_parameters(p, sigma)
+    the best box of :func:`certify.theorems.staircase_search.refined_parameters` (a grid, then a pattern search) at p
+    and sigma, or None when no grid box certifies. Untrusted: the kernel decides every candidate and the final
+    certificate."""
+    found = refined_parameters(p, fmpq(sigma))
     return None if found is None else found[0]
 
 

@@ -1,7 +1,5 @@
-"""The base points ``certify staircase`` starts from below LARGE_P (docs/staircase.md, sections 9.1 and 11.15): the
-search that chooses them, and the table it writes.
-
-Run: python -m certify.theorems.staircase_search [--check] [--out FILE]
+"""The base point ``certify staircase`` starts from below LARGE_P when none of X, s, D, E is given
+(docs/staircase.md, sections 9.1 and 11.15): a search for the box with the largest region bound.
 
 Untrusted by design: this module only chooses X, s, D, E; :mod:`certify.kernel.staircase` decides every candidate
 and the final certificate, and ``certify check`` recomputes. The search, for a prime p and sigma:
@@ -13,28 +11,18 @@ and the final certificate, and ``certify check`` recomputes. The search, for a p
    rounded to 3 significant digits, a move kept when the bound grows; each factor until no move helps.
 
 The grid brackets where importance sampling puts U_stair's weight (examples/staircase/region_stair_mc.py; X = 4.4,
-s = 0.61, D = 0.39, E = 6.2 at p = 5); the refinement adds 0.7 decades at p = 5, 4.3 at 7 and 59 at 13.
-Searching costs about 0.5-1.5 s a prime, so the results at sigma = 1 for every prime below LARGE_P are kept as
-data, ``staircase_search.json`` beside this file (package data), written by this script (``--check`` says
-whether the committed table is what the search makes now). ``certify staircase`` reads the table at sigma = 1
-and searches (the grid only) at another sigma.
+s = 0.61, D = 0.39, E = 6.2 at p = 5); the refinement adds 0.57 decades to the library's bound at p = 5, 4.18 at 7
+and 58.6 at 13. Both steps together take 0.07-0.23 s a prime (most candidates fail their hypotheses at once), so
+the builder runs them for every certificate; the result depends only on p and sigma.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import math
-import sys
-from functools import lru_cache
-from pathlib import Path
-
 from flint import fmpq
 
-from ..errors import CertifyError, HypothesisError, NotCertified
+from ..errors import HypothesisError, NotCertified
 from ..kernel import staircase as kernel
 from ..kernel.balls import ball, working_precision
-from ..kernel.exact import format_rational, parse_rational
 from .radius import largest_certifiable_radius, round_down
 
 #: Below this prime the builder searches its base point (beyond it the formulas of certify.theorems.staircase hold
@@ -51,9 +39,6 @@ REFINE_FACTORS = (fmpq(11, 10), fmpq(21, 20), fmpq(41, 40))
 CANDIDATE_STEPS = 5
 #: Bits of the candidates' bounds (the final certificate uses the full precision).
 SEARCH_PRECISION = 64
-#: The table of searched base points at sigma = 1 (package data), written by :func:`main`.
-TABLE_PATH = Path(__file__).with_name("staircase_search.json")
-NAMES = ("X", "s", "D", "E")
 
 
 def candidate_log_region(p: int, X: fmpq, s: fmpq, D: fmpq, E: fmpq, sigma: fmpq) -> float | None:
@@ -107,62 +92,3 @@ def refined_parameters(p: int, sigma: fmpq) -> tuple[tuple, float] | None:
                     if trial_value is not None and trial_value > value:
                         point, value, moved = tuple(trial), trial_value, True
     return point, value
-
-
-def searched_table(primes) -> dict:
-    """The table :func:`main` writes: for each prime, its refined (X, s, D, E) at sigma = 1 as exact texts, and the
-    log10 of the candidate's region bound (informative: the certificate states the proved one)."""
-    entries = {}
-    for p in primes:
-        found = refined_parameters(p, fmpq(1))
-        if found is None:
-            continue
-        point, value = found
-        entries[str(p)] = {**{name: format_rational(x) for name, x in zip(NAMES, point)},
-                           "log10_region_candidate": round(value / math.log(10), 2)}
-    return {"about": "certify staircase's base points at sigma = 1 below p = 55, written by python -m "
-                     "certify.theorems.staircase_search (untrusted: the kernel decides every certificate)",
-            "sigma": "1", "parameters": entries}
-
-
-@lru_cache(maxsize=1)
-def load_searched_table(path: Path = TABLE_PATH) -> dict:
-    """{p: (X, s, D, E)} from the table at ``path``: each value an exact number of certify's grammar. CertifyError
-    (one line) when the file is not the table this module writes."""
-    try:
-        table = json.loads(Path(path).read_text(encoding="utf-8"))
-        entries = table["parameters"]
-        if table.get("sigma") != "1" or not isinstance(entries, dict):
-            raise ValueError("not a table at sigma = 1")
-        return {int(p): tuple(parse_rational(entry[name], f"{name} at p = {p}") for name in NAMES)
-                for p, entry in entries.items()}
-    except (OSError, ValueError, KeyError, TypeError, CertifyError) as error:
-        raise CertifyError(f"the staircase search table {path} is damaged ({error}); reinstall certify or "
-                           "rewrite it with python -m certify.theorems.staircase_search") from None
-
-
-def table_primes() -> list[int]:
-    """The primes 5 <= p < LARGE_P: the table's rows."""
-    return [p for p in range(5, LARGE_P) if all(p % d for d in range(2, int(p ** 0.5) + 1))]
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m certify.theorems.staircase_search",
-                                     description="Search certify staircase's base points at sigma = 1 below "
-                                                 "p = 55 and write the table the builder reads.")
-    parser.add_argument("--out", type=Path, default=TABLE_PATH, help="where to write the table (default: the "
-                                                                      "package's)")
-    parser.add_argument("--check", action="store_true", help="compare with the table at --out instead of writing")
-    options = parser.parse_args(argv)
-    text = json.dumps(searched_table(table_primes()), indent=1) + "\n"
-    if options.check:
-        same = options.out.is_file() and options.out.read_text(encoding="utf-8") == text
-        print(f"{options.out}: {'what the search makes' if same else 'NOT what the search makes now'}")
-        return 0 if same else 1
-    options.out.write_text(text, encoding="utf-8")
-    print(f"wrote {options.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
