@@ -4,7 +4,8 @@ Run: python examples/staircase/horizon_scale.py [--p 5] [--draws 40] [--horizons
 
 Floats, evidence only. For the first draws of `certify law`'s sampler (seed 1) that end as staircases with k = 3 and
 k = 4 at each horizon, it reads the final state theta and the field f = -grad L of the loss with the state's
-strictly active gates (the gates on their kinks counted inactive: the field a box off the kinks sees), and prints
+strictly active gates (the gates on their kinks counted inactive: the field a box off the kinks sees; the flow's
+own field, certify.law.flow.velocity, in that mode), and prints
 
 * V0 = |f(theta)|_inf, the speed at the state;
 * Lip = the infinity norm of the Jacobian of f at theta (central differences, step h = 1e-6: the error is
@@ -32,33 +33,18 @@ import math
 import numpy as np
 
 from certify.law.classify import classify
-from certify.law.flow import simulate_flow
+from certify.law.flow import simulate_flow, velocity
 from certify.law.sampling import draw_initial
-
-
-def strict_field(theta: np.ndarray, p: int, active: np.ndarray) -> np.ndarray:
-    """-grad L at theta with exactly the gates ``active`` (p x p booleans) active: (A.5)-(A.7)."""
-    u, v, w = theta[:p], theta[p:2 * p], theta[2 * p:]
-    gu, gv, gw = np.zeros(p), np.zeros(p), np.zeros(p)
-    for a, b in zip(*np.nonzero(active)):
-        z, y = u[a] + v[b], (a + b) % p
-        e = z * w
-        q = np.exp(e - e.max())
-        q /= q.sum()
-        g = q @ w - w[y]
-        gu[a] += g
-        gv[b] += g
-        gw += z * (q - (np.arange(p) == y))
-    return -np.concatenate([gu, gv, gw]) / p**2
 
 
 def scales(theta: np.ndarray, p: int) -> dict:
     z = theta[:p, None] + theta[None, p:2 * p]
     kink = np.abs(z) <= 1e-6
-    active = z > 1e-6
-    f0 = strict_field(theta, p, active)
+    # the flow's field in the mode with the strictly active gates active and every other gate inactive
+    status = np.where((z > 1e-6).ravel(), 1, -1)
+    f0 = velocity(theta, p, status)
     h = 1e-6
-    jac = np.array([(strict_field(theta + h * e, p, active) - strict_field(theta - h * e, p, active)) / (2 * h)
+    jac = np.array([(velocity(theta + h * e, p, status) - velocity(theta - h * e, p, status)) / (2 * h)
                     for e in np.eye(3 * p)]).T
     V0, lip, margin = float(np.abs(f0).max()), float(np.abs(jac).sum(axis=1).max()), float(np.abs(z[~kink]).min())
     rho = np.linspace(margin / 2000, margin / 2, 1000)
