@@ -705,11 +705,7 @@ def _exact(text: str, where: str):
     """The exact number ``text`` (canonical, of bounded size) as an fmpq; ValueError naming ``where`` otherwise."""
     from .kernel.exact import parse_rational
 
-    try:
-        return parse_rational(text, where)
-    except ValueError as exc:
-        message = str(exc)
-        raise ValueError(message if message.startswith(where) else f"{where}: {message}") from None
+    return parse_rational(text, where)  # its ValueError names ``where``
 
 
 def _validated_spec(theorem: str, entry, where: str) -> dict:
@@ -1186,10 +1182,10 @@ def run_sweep(primes, theorems, jobs: int, out, eta: str | None = None, progress
         eta = next((parameter.reference for record in _RECORDS.values() for parameter in record.required_parameters
                     if parameter.name == "eta"), "1")
     try:
-        parse_rational(eta)  # what the gd workers will parse: canonical and bounded, or one line now
+        parse_rational(eta, "eta")  # what the gd workers will parse: canonical and bounded, or one line now
         specs = {theorem: run_spec(theorem, eta) for theorem in theorems}
     except ValueError as exc:
-        raise InputError(f"eta: {exc}") from None
+        raise InputError(str(exc)) from None
     primes, theorems = sorted(set(primes)), list(dict.fromkeys(theorems))
     if not primes:
         raise InputError("no primes to sweep")

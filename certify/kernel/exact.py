@@ -337,15 +337,27 @@ def parse_lenient(text: str) -> ExactNumber:
 def parse_rational(text: str, what: str = "input", canonical: bool = True) -> fmpq:
     """Parse an exact input (parameters, radii): canonical unless ``canonical=False``, and bounded in size.
 
-    ``canonical=True`` (a certificate's inputs): :func:`parse_exact`; ``canonical=False`` (a person's):
-    :func:`parse_lenient`, any spelling ``fractions.Fraction`` reads. Both then :func:`require_bounded_input`.
+    ``canonical=True`` (a certificate's or a saved file's inputs): :func:`parse_exact`, and every ValueError's
+    one line starts with ``what`` (the field a reader of the file must find); ``canonical=False`` (a person's, whose
+    option the command line names): :func:`parse_lenient`, any spelling ``fractions.Fraction`` reads. Both then
+    :func:`require_bounded_input`.
 
     >>> parse_rational("0.50", "epsilon", canonical=False), parse_rational("0.5", "epsilon")
     (1/2, 1/2)
     >>> parse_rational(".5", "epsilon", canonical=False)
     1/2
+    >>> parse_rational("0.50", "parameters/epsilon")
+    Traceback (most recent call last):
+    ...
+    ValueError: parameters/epsilon: '0.50' is not canonical: certify/1 spells this number '0.5'
     """
-    number = parse_exact(text) if canonical else parse_lenient(text)
+    if canonical:
+        try:
+            number = parse_exact(text)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+    else:
+        number = parse_lenient(text)
     return require_bounded_input(number, f"{what} {_clip(text)}")
 
 
