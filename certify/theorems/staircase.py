@@ -18,14 +18,12 @@ from ..kernel.balls import working_precision, ball
 from ..kernel.primes import require_prime
 from .memorise import certify_memorise
 from .radius import CertifiedInstance, certify_with_radius, largest_certifiable_radius, round_down
-from .staircase_search import LARGE_P, refined_parameters
+from .staircase_search import LARGE_P, SEARCH_PRECISION, refined_parameters
 
 DEFAULT_K = fmpq(2)
 DEFAULT_D = fmpq(1, 4)
 DEFAULT_SIGMA = fmpq(1)
 DEFAULT_PRECISION = 128
-#: Bits used while searching for the radius (the final certificate uses the full precision).
-SEARCH_PRECISION = 64
 
 
 def formula_X(p: int) -> fmpq:

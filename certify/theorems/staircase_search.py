@@ -25,8 +25,9 @@ from ..kernel import staircase as kernel
 from ..kernel.balls import ball, working_precision
 from .radius import largest_certifiable_radius, round_down
 
-#: Below this prime the builder searches its base point (beyond it the formulas of certify.theorems.staircase hold
-#: to p = 10^18 - 11, docs/staircase.md 9.1).
+#: Below this prime the builder searches its base point; from it on it uses the formulas of
+#: certify.theorems.staircase (certified to p = 10^18 - 11, docs/staircase.md 9.1), whose s and E also switch here
+#: from ln(p)/p and 5p/2 to 4/p and 5p ln(p)/8 (ln p > 4).
 LARGE_P = 55
 #: The grid of step 1 (81 boxes): X = a p, s = b ln(p)/p, E = c p, and D.
 SEARCH_A = (fmpq(1, 2), fmpq(7, 10), fmpq(9, 10))
@@ -37,7 +38,7 @@ SEARCH_D = (fmpq(3, 10), fmpq(2, 5), fmpq(1, 2))
 REFINE_FACTORS = (fmpq(11, 10), fmpq(21, 20), fmpq(41, 40))
 #: How finely each candidate's radius is searched (2^-5, as twin_above's g; the final radius to 2^-16).
 CANDIDATE_STEPS = 5
-#: Bits of the candidates' bounds (the final certificate uses the full precision).
+#: Bits of the candidates' bounds and radius searches (the final certificate uses the full precision).
 SEARCH_PRECISION = 64
 
 
