@@ -15,12 +15,13 @@ the convolution tails T_kl(t), and for each cell of w (D, E) and each alpha_q th
 finds it), then the running minimum over q and Abel's sum with Lemma S1.10's Sid.
 
 --spread evaluates (S.45) with Lemma S.26's cells of w instead: the symmetric box of e replaced by its spread s
-(the range of the n values w(j)): rho <= g/(g - s), sum_j e^{y e_j} at most its largest value at the vertices of
+(the range of the n values w(j)): rho <= 1 + s/(g - (n - 1) s/n), sum_j e^{y e_j} at most its largest value at the vertices of
 {sum e = 0, spread <= s}, and P(spread <= s) = n int phi(x) (Phi(x + s) - Phi(x))^(n - 1) dx by quadrature.
 
 --check tests the lemmas the sum rests on, by routes that do not use (S.43)-(S.45): (S.44) implies the loss
 inequality of (S.10) at random points of random cells (the loss from (A.2) over all of w, e drawn in the box,
-its worst corners included); Lemma S.24's bound below a Monte Carlo of the cell's probability; the laws of
+its worst corners included), and so does (S.44) with Lemma S.26's cells (e at the vertices of the spread's
+polytope and inside it); Lemma S.24's bound below a Monte Carlo of the cell's probability; the laws of
 (S.42) by sampling.
 """
 
@@ -288,10 +289,10 @@ def main() -> None:
     parser.add_argument("--p", type=int, nargs="+", default=[5, 7], choices=sorted(GRIDS))
     parser.add_argument("--scale", type=float, default=1.0, help="divide every grid step by this (default 1)")
     parser.add_argument("--spread", action="store_true", help="cells of w by the spread of e (Lemma S.26)")
-    parser.add_argument("--check", action="store_true", help="test Lemmas S.23-S.24 and (S.42) numerically instead")
+    parser.add_argument("--check", action="store_true", help="test Lemmas S.23, S.24, S.26 and (S.42) numerically instead")
     args = parser.parse_args()
-    if args.scale <= 0:
-        parser.error("--scale must be > 0")
+    if not (math.isfinite(args.scale) and args.scale > 0):
+        parser.error("--scale must be a finite number > 0")
     rng = np.random.default_rng(1)
     for p in args.p:
         if args.check:
@@ -303,11 +304,12 @@ def main() -> None:
             continue
         h, hr, hD, hE, ha, *windows = GRIDS[p]
         steps = [x / args.scale for x in (h, hr, hD, hE, ha)]
+        shown = steps[:4] + [SPREAD[p][0] / args.scale if args.spread else steps[4]]  # the step of alpha, or of s
         start = time.process_time()
         out = lower_sum(p, *steps, *windows, spread=args.spread)
         seconds = time.process_time() - start
         log10 = math.log10(out["bound"]) if out["bound"] > 0 else float("-inf")
-        print(f"p = {p}{' (Lemma S.26)' if args.spread else ''}: steps (h, h_r, h_D, h_E, h_alpha) = {tuple(round(x, 6) for x in steps)}: "
+        print(f"p = {p}{' (Lemma S.26)' if args.spread else ''}: steps (h, h_r, h_D, h_E, h_{'s' if args.spread else 'alpha'}) = {tuple(round(x, 6) for x in shown)}: "
               f"log10 (S.45) = {log10:.2f}, estimate {ESTIMATE[p]:.2f}, factor {10 ** (ESTIMATE[p] - log10):.1f}; "
               f"{out['w_cells']} cells of (D, E) ({out['carry99']} carry 99%), {out['w_alpha_cells']} with alpha, "
               f"{out['gate_pairs']} pairs (k, l), {out['x_nodes']} nodes of X; {seconds:.0f} s CPU")
