@@ -19,7 +19,6 @@ that carry 99% of each sampled cell's float sum (any subset of cells is still a 
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from fractions import Fraction
 
@@ -93,9 +92,9 @@ def main() -> None:
         G = (D0 + 2 * E) / p
         bound = (2 * log2 + 2 / ((p - 1) * (G + A) / (G - A))).exp()
         ok_all = {(k, l): True for k, l, _ in chosen}
+        needed = {tt for _, _, tt in chosen}
         for Dend in (D0, D1):
             s1 = [1 + (ball(z) * Dend).exp() + n * (-(ball(z)) * E).exp() * (ball(z) * A).cosh() for z in rq]
-            needed = {tt for _, _, tt in chosen}
             s0 = {tt: 1 + (-(ball(Xq[tt])) * Dend).exp() + n * (-(ball(Xq[tt])) * (Dend + E)).exp()
                   * (ball(Xq[tt]) * A).cosh() for tt in needed}
             for k, l, tt in chosen:

@@ -65,18 +65,6 @@ def interval_mass(lo, hi):
     return np.where(lo > 0, upper(lo) - upper(hi), ndtr(hi) - ndtr(lo))
 
 
-def F0(X, D, E, alpha, n, kappa=1.0):
-    """(S.43)'s F_0(X; D) at E_lo = E."""
-    y = kappa * X
-    return np.logaddexp(0, np.logaddexp(-y * D, math.log(n) - y * (D + E) + np.logaddexp(y * alpha, -y * alpha) - math.log(2)))
-
-
-def F1(z, D, E, alpha, n, kappa=1.0):
-    """(S.43)'s F_1(z; D) at E_lo = E."""
-    y = kappa * z
-    return np.logaddexp(0, np.logaddexp(y * D, math.log(n) - y * E + np.logaddexp(y * alpha, -y * alpha) - math.log(2)))
-
-
 def range_cdf(s: float, n: int) -> float:
     """P(max - min of n independent N(0, 1) <= s), by quadrature (Lemma S.26, item 2)."""
     integrand = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi) * (ndtr(x + s) - ndtr(x)) ** (n - 1)  # noqa: E731
@@ -92,14 +80,36 @@ def log_vertex_sum(y, s: float, n: int):
     return out.max(axis=0).reshape(y.shape)
 
 
-def F0_spread(X, D, E, s, n):
-    """(S.43)'s F_0 with Lemma S.26's V_n in place of n cosh."""
-    return np.logaddexp(0, np.logaddexp(-X * D, -X * (D + E) + log_vertex_sum(X, s, n)))
+def log_sum_bound(y, alpha, n: int, spread: bool = False):
+    """log of the bound on sum_j e^{y e_j} (y >= 0) that a cell of e gives: n cosh(y alpha) on the box [-alpha,
+    alpha]^n (the chord, Lemma S.23 step 2), or V_n(y s) on {spread <= s = alpha} (Lemma S.26)."""
+    y = np.asarray(y, dtype=float)
+    if spread:
+        return log_vertex_sum(y, alpha, n)
+    return math.log(n) + np.logaddexp(y * alpha, -y * alpha) - math.log(2)
 
 
-def F1_spread(z, D, E, s, n):
-    """(S.43)'s F_1 with Lemma S.26's V_n in place of n cosh."""
-    return np.logaddexp(0, np.logaddexp(z * D, -z * E + log_vertex_sum(z, s, n)))
+def F0(X, D, E, alpha, n, spread=False):
+    """(S.43)'s F_0(X; D) at E_lo = E (sigma = 1), with the box's or (``spread``) Lemma S.26's sum bound."""
+    return np.logaddexp(0, np.logaddexp(-X * D, -X * (D + E) + log_sum_bound(X, alpha, n, spread)))
+
+
+def F1(z, D, E, alpha, n, spread=False):
+    """(S.43)'s F_1(z; D) at E_lo = E (sigma = 1), with the box's or (``spread``) Lemma S.26's sum bound."""
+    return np.logaddexp(0, np.logaddexp(z * D, -z * E + log_sum_bound(z, alpha, n, spread)))
+
+
+def cell_budget(p: int, D_lo, E_lo, alpha, spread=False):
+    """b_+ of Lemma S.23 for a cell of w (D >= D_lo, E >= E_lo, e in the box of half-width alpha or, with ``spread``,
+    of spread <= alpha: rho_+ of Lemma S.26), or None when the cell's hypotheses fail (E_lo > alpha, g above the
+    largest e_j the cell allows)."""
+    n = p - 2
+    g = (D_lo + 2 * E_lo) / p
+    top = alpha * (n - 1) / n if spread else alpha  # the largest e_j the cell allows
+    if not (E_lo > alpha and g > top):
+        return None
+    rho_plus = 1 + alpha / (g - top) if spread else (g + alpha) / (g - alpha)
+    return 2 * math.log(2) + 2 / ((p - 1) * rho_plus)
 
 
 def gate_tails(p: int, h, hr, awin, rwin):
@@ -131,19 +141,15 @@ def first_indices(p: int, X, r, t_gates, d0, d1, e0, alpha, spread=False):
     (S.44) holds at both ends of the D cell and t_gates allows it (F_0 decreases in X, so a sorted search finds it;
     len(X) where none does); None when the cell's hypotheses fail (E_lo > alpha, g above the largest e_j)."""
     n = p - 2
-    f0, f1 = (F0_spread, F1_spread) if spread else (F0, F1)
-    g = (d0 + 2 * e0) / p
-    top = alpha * (n - 1) / n if spread else alpha  # the largest e_j the cell allows
-    if not (e0 > alpha and g > top):
+    b_plus = cell_budget(p, d0, e0, alpha, spread)
+    if b_plus is None:
         return None
-    rho_plus = 1 + alpha / (g - top) if spread else (g + alpha) / (g - alpha)
-    b_plus = 2 * math.log(2) + 2 / ((p - 1) * rho_plus)
     t = t_gates.copy()
     for D in (d0, d1):
-        f = f1(r, D, e0, alpha, n)
+        f = F1(r, D, e0, alpha, n, spread)
         fmax = np.maximum(f[:-1], f[1:])
         budget = b_plus - fmax[:, None] - fmax[None, :]
-        t = np.maximum(t, np.searchsorted(-f0(X, D, e0, alpha, n), -budget, side="right"))
+        t = np.maximum(t, np.searchsorted(-F0(X, D, e0, alpha, n, spread), -budget, side="right"))
     return t
 
 
@@ -179,17 +185,17 @@ def lower_sum(p: int, h, hr, hD, hE, ha, awin, rwin, Dwin, Ewin, alpha_max, spre
     copies = p * p * (p - 1)
     terms = np.sort(np.array(terms))[::-1]
     carry = int(np.searchsorted(np.cumsum(terms), 0.99 * terms.sum()) + 1) if total > 0 else 0
-    return {"bound": copies * total, "w_cells": len(terms), "w_alpha_cells": cells, "gate_pairs": K * K,
+    return {"bound": copies * total, "alpha_step": ha, "w_cells": len(terms), "w_alpha_cells": cells, "gate_pairs": K * K,
             "x_nodes": len(X), "carry99": carry}
 
 
 # ------------------------------------------------------------------------------------------------- checks
 
 
-def loss_margin(X, r, c, w, p, kappa=1.0):
+def loss_margin(X, r, c, w, p):
     """2 log 2 + 2/((p - 1) rho) - Lambda at rows w (the whole w), from (A.2); -inf off W_2."""
     gamma = w.mean(axis=1, keepdims=True) - w[:, 2:]
-    ell = lambda z, y: logsumexp(kappa * z[:, None] * (w - w[:, [y]]), axis=1)  # noqa: E731
+    ell = lambda z, y: logsumexp(z[:, None] * (w - w[:, [y]]), axis=1)  # noqa: E731
     with np.errstate(all="ignore"):
         rho = gamma.max(axis=1) / gamma.min(axis=1)
         margin = 2 * math.log(2) + 2 / ((p - 1) * rho) - (ell(X, 0) + ell(r, 1) + ell(c, 1))
@@ -201,26 +207,22 @@ def check_threshold(p: int, rng, spread: bool = False, trials: int = 4000) -> No
     of the cell (and the worst e: the box's corners, or the two-level vertices of the spread's polytope) satisfy the
     loss inequality and W_2, by the loss of (A.2) over the whole w."""
     n, tested, tightest, least = p - 2, 0, math.inf, math.inf
-    f0, f1 = (F0_spread, F1_spread) if spread else (F0, F1)
     for _ in range(trials):
         # cells drawn around where the weight sits (section 11.15), so that many satisfy (S.44), some barely
         D_lo = rng.uniform(0.05, 0.8)
         D_hi = D_lo + rng.uniform(0.001, 0.1)
         alpha = rng.uniform(0.0005, 0.5) ** 1.5  # the half-width of the box, or the spread s
         E_lo = alpha + rng.uniform(0.5 * p, 2.5 * p)
-        g = (D_lo + 2 * E_lo) / p
-        top = alpha * (n - 1) / n if spread else alpha
-        if g <= top:
+        b_plus = cell_budget(p, D_lo, E_lo, alpha, spread)
+        if b_plus is None:
             continue
         r0 = rng.uniform(0.2, 1.0)
         r1 = r0 + rng.uniform(0.001, 0.1)
         c0 = rng.uniform(0.2, 1.0)
         c1 = c0 + rng.uniform(0.001, 0.1)
         X0 = rng.uniform(0.5 * p, 2.0 * p)
-        rho_plus = 1 + alpha / (g - top) if spread else (g + alpha) / (g - alpha)
-        b_plus = 2 * math.log(2) + 2 / ((p - 1) * rho_plus)
-        slack = min(b_plus - f0(X0, D, E_lo, alpha, n) - max(f1(r0, D, E_lo, alpha, n), f1(r1, D, E_lo, alpha, n))
-                    - max(f1(c0, D, E_lo, alpha, n), f1(c1, D, E_lo, alpha, n)) for D in (D_lo, D_hi))
+        slack = min(b_plus - F0(X0, D, E_lo, alpha, n, spread) - max(F1(np.array([r0, r1]), D, E_lo, alpha, n, spread))
+                    - max(F1(np.array([c0, c1]), D, E_lo, alpha, n, spread)) for D in (D_lo, D_hi))
         if not slack > 0:
             continue
         tightest = min(tightest, slack)
@@ -304,12 +306,13 @@ def main() -> None:
             continue
         h, hr, hD, hE, ha, *windows = GRIDS[p]
         steps = [x / args.scale for x in (h, hr, hD, hE, ha)]
-        shown = steps[:4] + [SPREAD[p][0] / args.scale if args.spread else steps[4]]  # the step of alpha, or of s
         start = time.process_time()
         out = lower_sum(p, *steps, *windows, spread=args.spread)
         seconds = time.process_time() - start
         log10 = math.log10(out["bound"]) if out["bound"] > 0 else float("-inf")
-        print(f"p = {p}{' (Lemma S.26)' if args.spread else ''}: steps (h, h_r, h_D, h_E, h_{'s' if args.spread else 'alpha'}) = {tuple(round(x, 6) for x in shown)}: "
+        shown = tuple(round(x, 6) for x in steps[:4] + [out["alpha_step"]])  # the last: the step of alpha, or of s
+        print(f"p = {p}{' (Lemma S.26)' if args.spread else ''}: steps (h, h_r, h_D, h_E, "
+              f"h_{'s' if args.spread else 'alpha'}) = {shown}: "
               f"log10 (S.45) = {log10:.2f}, estimate {ESTIMATE[p]:.2f}, factor {10 ** (ESTIMATE[p] - log10):.1f}; "
               f"{out['w_cells']} cells of (D, E) ({out['carry99']} carry 99%), {out['w_alpha_cells']} with alpha, "
               f"{out['gate_pairs']} pairs (k, l), {out['x_nodes']} nodes of X; {seconds:.0f} s CPU")
