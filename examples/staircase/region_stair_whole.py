@@ -202,10 +202,10 @@ def loss_margin(X, r, c, w, p):
     return np.where(gamma.min(axis=1) > 0, margin, -np.inf)
 
 
-def check_threshold(p: int, rng, spread: bool = False, trials: int = 4000) -> None:
+def check_threshold(p: int, rng, spread: bool = False, trials: int = 4000) -> int:
     """Lemma S.23 (with ``spread``, as Lemma S.26 modifies it): wherever (S.44) holds on a random cell, random points
     of the cell (and the worst e: the box's corners, or the two-level vertices of the spread's polytope) satisfy the
-    loss inequality and W_2, by the loss of (A.2) over the whole w."""
+    loss inequality and W_2, by the loss of (A.2) over the whole w. Returns how many cells were tested."""
     n, tested, tightest, least = p - 2, 0, math.inf, math.inf
     for _ in range(trials):
         # cells drawn around where the weight sits (section 11.15), so that many satisfy (S.44), some barely
@@ -253,6 +253,7 @@ def check_threshold(p: int, rng, spread: bool = False, trials: int = 4000) -> No
         least = min(least, margin.min())
     print(f"  Lemma S.23{' with Lemma S.26' if spread else ''}: (S.44) held on {tested} random cells (least slack "
           f"{tightest:.1e}); the loss inequality held at 64 points of each (least margin {least:.1e})")
+    return tested
 
 
 def check_gate_cell(p: int, rng, draws: int = 2_000_000) -> None:
