@@ -1,6 +1,9 @@
 """Reading Coq source in tests: comments stripped (Coq comments nest), lemma names, escape hatches."""
 
+import functools
+import os
 import re
+from dataclasses import dataclass
 
 from certify.certificate import parse_certificate
 from certify.coq.region_gd import MAX_NODES
@@ -11,20 +14,19 @@ ESCAPE_HATCHES = ("Admitted", "admit", "Axiom", "Axioms", "Parameter", "Paramete
 
 
 def strip_comments(text: str) -> str:
-    """The text without its (nested) comments; strings are not special in what certify writes."""
-    out, depth, i = [], 0, 0
-    while i < len(text):
-        if text.startswith("(*", i):
-            depth += 1
-            i += 2
-        elif text.startswith("*)", i) and depth:
-            depth -= 1
-            i += 2
-        else:
+    """The text without its (nested) comments; strings are not special in what certify writes. A ``*)`` outside
+    every comment is text."""
+    out, depth, kept = [], 0, 0
+    for token in re.finditer(r"\(\*|\*\)", text):
+        if token.group() == "(*":
             if not depth:
-                out.append(text[i])
-            i += 1
+                out.append(text[kept:token.start()])
+            depth += 1
+        elif depth:
+            depth -= 1
+            kept = token.end()
     assert depth == 0, "unbalanced comment"
+    out.append(text[kept:])
     return "".join(out)
 
 
@@ -44,9 +46,23 @@ def not_exported(text: str) -> str:
     return match.group(1) if match else ""
 
 
-def failing_lemma(text: str, message: str) -> str | None:
-    """The name of the lemma holding the line coqc's error message points at (None if it names no line)."""
-    match = re.search(r'File "[^"]*", line (\d+)', message) or re.search(r"line (\d+)", message)
+def failing_lemma(text: str, result) -> str | None:
+    """The lemma of ``text`` in which coqc stopped, from ``result``:
+
+    * a :class:`TextResult` (:func:`compile_texts`): the first item of ``text`` (a Lemma, Definition or Fixpoint,
+      in the order coqc runs them) that its ``Load Verbose`` lines (``name is defined`` / ``declared``) do not
+      report done; its name if it is a Lemma, else None (a Definition refused, or every item done);
+    * a ``certify.coq.compile.CompileResult`` (one coqc per file): the lemma holding the line coqc's error message
+      points at (None if it names no line)."""
+    if isinstance(result, TextResult):
+        done = set(re.findall(r"^([A-Za-z0-9_']+) is (?:recursively )?(?:defined|declared)", result.message,
+                              flags=re.M))
+        for kind, name in re.findall(r"^(Lemma|Definition|Fixpoint) ([A-Za-z0-9_']+)\b", strip_comments(text),
+                                     flags=re.M):
+            if name not in done:
+                return name if kind == "Lemma" else None
+        return None
+    match = re.search(r'File "[^"]*", line (\d+)', result.message) or re.search(r"line (\d+)", result.message)
     if match is None:
         return None
     names = [m.group(1) for line in text.splitlines()[:int(match.group(1))]
@@ -54,23 +70,108 @@ def failing_lemma(text: str, message: str) -> str | None:
     return names[-1] if names else None
 
 
-def compile_texts(folder, texts: dict, timeout: float = 180) -> dict:
-    """{name: CompileResult} of each Coq text compiled by coqc, two at a time (the machines have two cores), or
-    one at a time in a pytest-xdist worker (the other workers use the other cores). Fails (never skips) without
-    coqc: CI installs it."""
-    import os
+@dataclass(frozen=True)
+class TextResult:
+    """One text's verdict in a batch: ``ok`` (every command of the text ran), ``message`` (coqc's output for
+    this text: the ``Load Verbose`` lines, then the error that stopped it), ``timed_out`` (stopped by coqc's
+    ``Timeout``: then ``ok`` is False and the text has no verdict)."""
+
+    ok: bool
+    message: str
+    timed_out: bool = False
+
+
+#: The batch file's first lines: certify's header, so that coqc loads the libraries once for every text.
+BATCH_HEADER_LINES = 8
+
+
+def _batch(folder, names: list, texts: dict, guess_ok: dict, timeout: float) -> tuple[dict, int]:
+    """Run ``texts[names[i]]``, i = 0, 1, ..., in one coqc process, each in its own module (its names cannot
+    reach another text) as ``Load Verbose`` of its own file: a text guessed to compile is loaded plainly, a
+    text guessed refused inside ``Fail`` (coqc rolls its state back and goes on). Every load is under coqc's
+    ``Timeout``. Returns the verdicts of the texts run before the first wrong guess, that text's verdict
+    (the opposite of its guess) and the number of texts decided."""
+    import subprocess
+    from pathlib import Path
+
+    from certify.coq.compile import coqc_path
+    from certify.coq.export import HEADER
+
+    folder = Path(folder)
+    header = HEADER.rstrip("\n").split("\n")
+    assert len(header) < BATCH_HEADER_LINES
+    lines = header + [""] * (BATCH_HEADER_LINES - len(header))
+    for i, name in enumerate(names):
+        (folder / f"t{i}.v").write_text(texts[name])
+        (folder / f"t{i}.out").unlink(missing_ok=True)
+        load = f'Timeout {max(1, round(timeout))} Load Verbose "t{i}.v".'
+        lines.append(f'Module T{i}. Redirect "t{i}" {load if guess_ok[name] else "Fail " + load} End T{i}.')
+    (folder / "batch.v").write_text("\n".join(lines) + "\n")
+    try:
+        done = subprocess.run([coqc_path(), "-q", "-test-mode", "batch.v"], cwd=folder, capture_output=True,
+                              text=True, timeout=timeout * len(names) + 120, env={**os.environ, "LC_ALL": "C"})
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"coqc ran past every text's timeout together ({len(names)} texts)") from None
+
+    def output(i):
+        path = folder / f"t{i}.out"
+        return path.read_text() if path.exists() else ""
+
+    def verdict(i, ok, error=""):
+        message = re.sub(r'^File "\./batch\.v", line \d+, characters [\d-]+:\n', "", output(i) + error, flags=re.M)
+        timed_out = not ok and message.rstrip().endswith("Timeout!")
+        return TextResult(ok, message.strip(), timed_out)
+
+    if done.returncode == 0:
+        return {name: verdict(i, guess_ok[name]) for i, name in enumerate(names)}, len(names)
+    error = done.stdout + done.stderr
+    where = re.search(r'File "\./batch\.v", line (\d+)', error)
+    assert where, f"coqc stopped outside the batch's texts: {error[-500:]}"
+    stopped = int(where.group(1)) - BATCH_HEADER_LINES - 1
+    assert 0 <= stopped < len(names), f"coqc stopped outside the batch's texts: {error[-500:]}"
+    name = names[stopped]
+    if guess_ok[name]:
+        assert "The command has not failed!" not in error
+        wrong = verdict(stopped, False, error[where.start():])
+    else:
+        assert "The command has not failed!" in error, f"coqc stopped in {name} for no verdict: {error[-500:]}"
+        wrong = verdict(stopped, True)
+    results = {n: verdict(i, guess_ok[n]) for i, n in enumerate(names[:stopped])}
+    return {**results, name: wrong}, stopped + 1
+
+
+def compile_texts(folder, texts: dict, timeout: float = 180, likely_ok=()) -> dict:
+    """{name: TextResult} of each Coq text compiled by coqc, with a ``timeout`` per text. The texts run in
+    batches (:func:`_batch`: coqc loads Reals, Coquelicot, Interval and Coqprime once, about 1.5 s, instead of
+    once per text); a wrong guess of a text's verdict (refused, unless its name is in ``likely_ok``) costs one
+    more coqc process, never a wrong verdict. Two batches at a time (the machines have two cores), or one in a
+    pytest-xdist worker (the other workers use the other cores). Fails (never skips) without coqc: CI
+    installs it."""
     from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
-    from certify.coq.compile import coqc_path, compile_file
+    from certify.coq.compile import coqc_path
 
     assert coqc_path() is not None, "coqc is not on the PATH (CI installs coq, libcoq-interval, libcoq-coqprime)"
-    paths = {}
-    for name, text in texts.items():
-        paths[name] = Path(folder) / f"{name}.v"
-        paths[name].write_text(text)
-    with ThreadPoolExecutor(max_workers=1 if os.environ.get("PYTEST_XDIST_WORKER") else 2) as pool:
-        return dict(zip(paths, pool.map(lambda path: compile_file(path, timeout=timeout), paths.values())))
+    guess_ok = {name: name in likely_ok for name in texts}
+    lanes = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
+    chunks = [list(texts)[lane::lanes] for lane in range(lanes)]
+
+    def run(lane):
+        results, todo, round_ = {}, chunks[lane], 0
+        while todo:
+            batch = Path(folder) / f"batch-{lane}-{round_}"
+            batch.mkdir(parents=True)
+            decided, count = _batch(batch, todo, texts, guess_ok, timeout)
+            results.update(decided)
+            todo, round_ = todo[count:], round_ + 1
+        return results
+
+    with ThreadPoolExecutor(max_workers=lanes) as pool:
+        merged = {}
+        for part in pool.map(run, range(lanes)):
+            merged.update(part)
+    return {name: merged[name] for name in texts}
 
 
 #: Honest lemmas whose proofs are slow (one ``integral`` of about 27 s: smooth's J to 15 digits; the dead region's
@@ -103,13 +204,46 @@ def _lemma_block(text: str, name: str) -> str | None:
     return match.group(0) if match else None
 
 
-def _committed_blocks(name: str) -> set[str]:
-    """The blocks of lemma ``name`` in the committed library files (proofs/*/*.v), which the library compilation
-    proves."""
+@functools.lru_cache(maxsize=None)
+def _library_blocks() -> dict:
+    """{lemma name: its blocks} over the committed library files (proofs/*/*.v): every test run compiles those at
+    certify.proofs.coq_compiled_primes (tests/test_coq_library.py), ``CERTIFY_COQ_LIBRARY=all`` and
+    ``certify proofs --coqc`` all of them."""
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1] / "proofs"
-    return {block for path in sorted(root.glob("*/*.v")) if (block := _lemma_block(path.read_text(), name))}
+    blocks = {}
+    for path in sorted((Path(__file__).resolve().parents[1] / "proofs").glob("*/*.v")):
+        for match in re.finditer(r"^Lemma ([A-Za-z0-9_']+) :\n.*?^Qed\.\n", path.read_text(), flags=re.M | re.S):
+            blocks.setdefault(match.group(1), set()).add(match.group(0))
+    return blocks
+
+
+def _committed_blocks(name: str) -> set[str]:
+    """The blocks of lemma ``name`` in the committed library files, which the library compilation proves."""
+    return _library_blocks().get(name, set())
+
+
+def _identifiers(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_']*", text))
+
+
+def unchanged_lemmas(text: str, honest: str) -> tuple[str, ...]:
+    """The lemmas of ``text`` that a forgery or weakening of ``honest`` (the unchanged certificate's file) left
+    unchanged, so that the library compilation proves them: the lemma's block (statement and proof) is honest's,
+    word for word in a committed library file (:func:`_committed_blocks`), and names no definition that differs
+    from honest's (a definition differs when its line does, or when it names one that differs). What a test
+    compiles of ``text`` beyond them is what the change touched."""
+    def definitions(source):
+        return {m.group(1): m.group(0) for m in re.finditer(r"^(?:Definition|Fixpoint) ([A-Za-z0-9_']+)\b.*$",
+                                                          strip_comments(source), flags=re.M)}
+
+    mine, theirs = definitions(text), definitions(honest)
+    changed = {name for name, line in mine.items() if theirs.get(name) != line}
+    while grown := {name for name, line in mine.items() if name not in changed and _identifiers(line) & changed}:
+        changed |= grown
+    return tuple(name for name in lemma_names(text)
+                 if (block := _lemma_block(text, name)) is not None and block == _lemma_block(honest, name)
+                 and not _identifiers(block) & changed and block in _committed_blocks(name))
 
 
 def with_admitted(text: str, honest: str, names=SLOW_HONEST_LEMMAS) -> str:
@@ -129,6 +263,13 @@ def with_admitted(text: str, honest: str, names=SLOW_HONEST_LEMMAS) -> str:
         statement = block.split("\nProof.\n")[0]
         text = text.replace(block, statement + "\nProof.\nAdmitted.\n")
     return text
+
+
+def admit_unchanged(text: str, honest: str) -> str:
+    """``text`` (a forged or weakened export) with every lemma :func:`unchanged_lemmas` finds admitted: the library
+    compilation proves them, so coqc spends a test's time on the lemmas the change touched, and a refusal can only
+    come from one of those."""
+    return with_admitted(text, honest, unchanged_lemmas(text, honest))
 
 
 def with_forged_twin_admitted(text: str, names) -> str:
@@ -155,7 +296,7 @@ def decimal_above(x, places: int):
 
 def compiled_region_forgeries(folder, document: dict, lo_above, log10_above, claim: str = "region_probability",
                                component: str | None = None) -> dict:
-    """{field: (text, CompileResult)}: ``document`` (a certificate whose claims are ``claim`` only) exported to Coq
+    """{field: (text, TextResult)}: ``document`` (a certificate whose claims are ``claim`` only) exported to Coq
     twice, each time with one field of ``claim`` (of its ``component``) forged and compiled: ``lo`` set to the
     60-place decimal above ``lo_above``, its log10_lo replaced by the proved twin of the forged lo (so that the pair
     lemma holds and coqc reaches the lo lemma); ``log10_lo`` set to the 30-place decimal above ``log10_above``, the
@@ -181,7 +322,7 @@ def compiled_region_forgeries(folder, document: dict, lo_above, log10_above, cla
             node["log10_lo"] = canonical_text(log10_lower_twin(lo, log10_enclosure(lo, 200), 200))
         else:
             node["log10_lo"] = canonical_text(decimal_above(log10_above, 30))
-        texts[field] = with_admitted(coq_file(forged).text, honest)
+        texts[field] = admit_unchanged(coq_file(forged).text, honest)
         if field == "log10_lo":
             texts[field] = with_forged_twin_admitted(texts[field], [ident(claim, component or "", "log10_lo", "pair")])
     results = compile_texts(folder, texts, timeout=300)

@@ -174,9 +174,9 @@ def test_the_file_ties_radius_and_base_point_to_the_certificate(tmp_path):
     negative["radius"] = "-0.247"
     texts = {"moved": export.coq_file(moved).text, "negative": export.coq_file(negative).text}
     results = compile_texts(tmp_path, texts, timeout=300)
-    assert not results["moved"].ok and failing_lemma(texts["moved"], results["moved"].message) == "base_point_w_at_0"
+    assert not results["moved"].ok and failing_lemma(texts["moved"], results["moved"]) == "base_point_w_at_0"
     assert not results["negative"].ok
-    assert failing_lemma(texts["negative"], results["negative"].message) == "radius_positive"
+    assert failing_lemma(texts["negative"], results["negative"]) == "radius_positive"
 
 
 @given(rationals, st.integers(1, 200))

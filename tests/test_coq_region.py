@@ -157,7 +157,7 @@ def _kernel_bound_upper(p: int) -> tuple[Fraction, Fraction]:
 
 @pytest.fixture(scope="module")
 def forged(tmp_path_factory):
-    """{field: (text, CompileResult)}: the library certificate of p = 5 with only region_probability, the field
+    """{field: (text, TextResult)}: the library certificate of p = 5 with only region_probability, the field
     forged (coqtext.compiled_region_forgeries). Each is moved past the truth (the kernel's unrounded bound; the Coq
     route's bound lies below it) by a little more than what the lemma may lose: lo by a relative 10^-13 (the
     lemma's slack is 4 s plus one unit of 15 digits, under 3 10^-14), log10_lo by 10^-13 (its slack is 4 s / ln 10
@@ -172,5 +172,5 @@ def forged(tmp_path_factory):
 def test_a_forged_end_is_refused_in_its_lemma(forged, field):
     text, result = forged[field]
     assert not result.ok, f"coqc accepted a forged region_probability.{field}"
-    assert re.fullmatch(rf"region_probability_{field}(_\d+_digits)?", failing_lemma(text, result.message) or ""), \
+    assert re.fullmatch(rf"region_probability_{field}(_\d+_digits)?", failing_lemma(text, result) or ""), \
         result.message

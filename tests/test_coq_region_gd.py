@@ -191,7 +191,7 @@ def test_a_claim_that_is_not_a_lower_bound_with_its_twin_is_refused():
 
 @pytest.fixture(scope="module")
 def forged(tmp_path_factory):
-    """{field: (text, CompileResult)}: the library certificate of p = 13 with only region_probability, the field moved
+    """{field: (text, TextResult)}: the library certificate of p = 13 with only region_probability, the field moved
     past the exact right-hand side by a relative 10^-10 (lo) or by 10^-10 (log10_lo)
     (coqtext.region_forgeries_past)."""
     return region_forgeries_past(tmp_path_factory.mktemp("coq_region_gd"), _region_only(13), _right_hand_side(13))
@@ -201,7 +201,7 @@ def forged(tmp_path_factory):
 def test_a_forged_end_is_refused_in_its_lemma(forged, field):
     text, result = forged[field]
     assert not result.ok, f"coqc accepted a forged region_probability.{field}"
-    assert re.fullmatch(rf"region_probability_{field}", failing_lemma(text, result.message) or ""), result.message
+    assert re.fullmatch(rf"region_probability_{field}", failing_lemma(text, result) or ""), result.message
 
 
 def test_the_definitions_transcribe_the_paper_formulas():

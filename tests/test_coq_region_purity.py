@@ -353,7 +353,7 @@ def _spacing_mean(p: int) -> mpmath.mpf:
 
 @pytest.fixture(scope="module")
 def forged(tmp_path_factory):
-    """{(component, field): (text, CompileResult)}: the library certificate of p = 97 with only this claim (so the
+    """{(component, field): (text, TextResult)}: the library certificate of p = 97 with only this claim (so the
     route's lemmas are the purity exporter's own), each field moved 10^-10 (relative for lo) past a number above the
     statement's right-hand side: Phibar(lambda c_p E[S]) (minus the Abel sum, for the margin) over C(2p, p) - 1, with
     the exact E[S] (the statement has E >= E[S] in its place, so its right-hand side is lower)."""
@@ -380,13 +380,13 @@ def forged(tmp_path_factory):
 def test_a_forged_end_is_refused_in_its_lemma(forged, component, field):
     text, result = forged[(component, field)]
     assert not result.ok, f"coqc accepted a forged {CLAIM}.{component}.{field}"
-    assert re.fullmatch(rf"{CLAIM}_{component}_{field}_\d+_digits", failing_lemma(text, result.message) or ""), \
+    assert re.fullmatch(rf"{CLAIM}_{component}_{field}_\d+_digits", failing_lemma(text, result) or ""), \
         result.message
 
 
 @pytest.fixture(scope="module")
 def forged_with_radius_tails(tmp_path_factory):
-    """{field: (text, CompileResult)}: as :func:`forged`, for the purity margin at p = 13, where the Abel sum uses
+    """{field: (text, TextResult)}: as :func:`forged`, for the purity margin at p = 13, where the Abel sum uses
     radius tails (each an ``integral``) and the claim lemmas state lo and log10_lo in full."""
     p = 13
     bracket = purity_route(p, DELTA)
@@ -403,4 +403,4 @@ def forged_with_radius_tails(tmp_path_factory):
 def test_a_forged_margin_is_refused_where_the_route_uses_radius_tails(forged_with_radius_tails, field):
     text, result = forged_with_radius_tails[field]
     assert not result.ok, f"coqc accepted a forged {CLAIM}.purity_margin.{field}"
-    assert failing_lemma(text, result.message) == f"{CLAIM}_purity_margin_{field}", result.message
+    assert failing_lemma(text, result) == f"{CLAIM}_purity_margin_{field}", result.message

@@ -117,7 +117,7 @@ def test_a_large_sigma_over_eps_lists_the_claim_as_not_exported():
 
 @pytest.fixture(scope="module")
 def forged(tmp_path_factory):
-    """{field: (text, CompileResult)}: the library certificate of p = 5 with only region_probability, the field
+    """{field: (text, TextResult)}: the library certificate of p = 5 with only region_probability, the field
     moved past the exact right-hand side by a relative 10^-10 (lo) or by 10^-10 (log10_lo)
     (coqtext.region_forgeries_past)."""
     with mpmath.workdps(40):
@@ -129,5 +129,5 @@ def forged(tmp_path_factory):
 def test_a_forged_end_is_refused_in_its_lemma(forged, field):
     text, result = forged[field]
     assert not result.ok, f"coqc accepted a forged region_probability.{field}"
-    assert re.fullmatch(rf"region_probability_{field}(_\d+_digits)?", failing_lemma(text, result.message) or ""), \
+    assert re.fullmatch(rf"region_probability_{field}(_\d+_digits)?", failing_lemma(text, result) or ""), \
         result.message

@@ -87,7 +87,7 @@ def base_point_forgery() -> dict:
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
-    """{name: (text, CompileResult)}: every forgery's file (two coqc at a time). The library files themselves
+    """{name: (text, TextResult)}: every forgery's file (batched: coqtext.compile_texts). The library files themselves
     are compiled by tests/test_coq_library.py (and checked there to be the exports of the certificates)."""
     folder = tmp_path_factory.mktemp("coq_smooth")
     # the slowest first (a refused integral runs out of fuel: about 30 s), so the two workers end together
@@ -105,7 +105,7 @@ def compiled(tmp_path_factory):
 def test_forged_bound_is_rejected_in_its_lemma(compiled, lemma):
     text, result = compiled[f"forged_{lemma}"]
     assert not result.ok, f"coqc accepted a forged {FORGERIES[lemma][0]}.{FORGERIES[lemma][1]}"
-    assert failing_lemma(text, result.message) == lemma, result.message
+    assert failing_lemma(text, result) == lemma, result.message
 
 
 def test_wide_J_and_raised_g_condition_is_rejected(compiled):
@@ -120,13 +120,13 @@ def test_wide_J_and_raised_g_condition_is_rejected(compiled):
     # the certificate's own (short) J ends lie outside the enclosure: stated as they are, in full
     assert "dead_zone_integral_lo_hi" in names and f"dead_zone_integral_{J_DIGITS}_digits" not in names
     assert not result.ok, "coqc accepted g_condition.lo raised by 2e-4 behind a widened J"
-    assert failing_lemma(text, result.message) == g_lemma[0], result.message
+    assert failing_lemma(text, result) == g_lemma[0], result.message
 
 
 def test_moved_base_point_is_rejected(compiled):
     text, result = compiled["forged_base_point"]
     assert not result.ok, "coqc accepted a base point that is not (A.48)-(A.49) of the parameters"
-    assert failing_lemma(text, result.message) == "base_point_w_at_0", result.message
+    assert failing_lemma(text, result) == "base_point_w_at_0", result.message
 
 
 def test_J_claims_do_not_depend_on_the_certificate_J():

@@ -19,7 +19,7 @@ from certify.coq.staircase import TWIN_DIGITS, twin_above_obligations
 from certify.kernel.exact import canonical_text
 from certify.proofs import library_primes
 from conftest import ROOT
-from coqtext import compile_texts, failing_lemma
+from coqtext import admit_unchanged, compile_texts, failing_lemma
 
 LIBRARY = {int(path.stem.split("-")[1]): path for path in (ROOT / "proofs" / "twin_above").glob("twin_above-*.json")}
 
@@ -92,7 +92,8 @@ def compiled(tmp_path_factory):
         node = document["claims"][claim]
         node = node["components"][component] if component else node
         node[end] = scaled(node[end], factor)
-        texts[lemma] = coq_file(document).text
+        texts[lemma] = admit_unchanged(coq_file(document).text,
+                                       coq_file(library(5, keep=sorted({claim, "loss_excess_box"}))).text)
     results = compile_texts(folder, texts, timeout=180)
     return {name: (texts[name], results[name]) for name in texts}
 
@@ -101,4 +102,4 @@ def compiled(tmp_path_factory):
 def test_a_forged_end_is_refused_in_its_lemma(compiled, lemma):
     text, result = compiled[lemma]
     assert not result.ok, f"coqc accepted a forged {FORGERIES[lemma]}"
-    assert failing_lemma(text, result.message) == lemma, result.message
+    assert failing_lemma(text, result) == lemma, result.message

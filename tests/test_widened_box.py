@@ -672,7 +672,7 @@ def test_coq_states_the_widened_mass_and_refuses_a_region_bound_forged_past_it(c
     for field in ("log10_lo", "lo"):
         forged_text, forged_result = results[field]
         assert not forged_result.ok, f"coqc accepted region_probability.{field} forged past the widened truth"
-        failing = failing_lemma(forged_text, forged_result.message) or ""
+        failing = failing_lemma(forged_text, forged_result) or ""
         assert re.fullmatch(rf"region_probability_{field}_\d+_digits", failing), forged_result.message
 
 
