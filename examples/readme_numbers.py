@@ -726,7 +726,7 @@ ANCHORS = (
     "coqc takes {bench/coq/min-seconds}-{bench/coq/max-seconds} s per file (p <= 101) and "
     "{bench/coq/total-seconds} s for the {bench/coq/files} files of the library, one at a time.",
     "the slowest we could construct (`python tests/bench_check_worst.py`) takes {bench/check-worst/seconds} s.",
-    "(about twenty-five minutes on two cores, {bench/tests/count} tests:",
+    "(about twenty-three minutes on two cores, {bench/tests/count} tests:",
     "2-core machine: `certify dead --p 13` {bench/process/cold-seconds} s as a whole process at load "
     "{bench/process/load-min}-{bench/process/load-max} ({bench/process/cold-ratio} times python importing "
     "python-flint, {bench/process/floor-seconds} s; {bench/process/cached-seconds} s, {bench/process/cached-ratio} "

@@ -1,4 +1,4 @@
-"""The test harness's batched coqc (tests/coqtext.compile_texts) gives each text the verdict coqc gives it alone
+"""The test harness's batched coqc (compile_texts of tests/coqtext.py) gives each text the verdict coqc gives it alone
 (certify.coq.compile.compile_file, one process per file), whatever it guesses, and names the lemma coqc stopped in."""
 
 import pytest
