@@ -51,10 +51,13 @@ def failing_lemma(text: str, result) -> str | None:
 
     * a :class:`TextResult` (:func:`compile_texts`): the first item of ``text`` (a Lemma, Definition or Fixpoint,
       in the order coqc runs them) that its ``Load Verbose`` lines (``name is defined`` / ``declared``) do not
-      report done; its name if it is a Lemma, else None (a Definition refused, or every item done);
+      report done; its name if it is a Lemma, else None (a Definition refused, every item done, or the text
+      timed out: then nothing was refused);
     * a ``certify.coq.compile.CompileResult`` (one coqc per file): the lemma holding the line coqc's error message
       points at (None if it names no line)."""
     if isinstance(result, TextResult):
+        if result.timed_out:
+            return None  # stopped by the clock: no lemma was refused
         done = set(re.findall(r"^([A-Za-z0-9_']+) is (?:recursively )?(?:defined|declared)", result.message,
                               flags=re.M))
         for kind, name in re.findall(r"^(Lemma|Definition|Fixpoint) ([A-Za-z0-9_']+)\b", strip_comments(text),
@@ -83,6 +86,24 @@ class TextResult:
 
 #: The batch file's first lines: certify's header, so that coqc loads the libraries once for every text.
 BATCH_HEADER_LINES = 8
+
+
+#: Commands whose effect a batch could change (an unclosed Section or Module is accepted by ``Load`` and refused
+#: by coqc alone; a Require or a global setting outlives its module): a batched text has none beyond the header.
+_UNBATCHABLE = re.compile(r"^\s*(?:Local\s+)?(Section|Module|End|Require|From|Import|Export|Global|#\[|Set|Unset|Declare|Load|"
+                          r"Redirect|Add|Remove)\b", flags=re.M)
+
+
+def _check_batchable(name: str, text: str) -> None:
+    """A batch gives ``text`` coqc's verdict on it alone when the text holds certify's header (its Requires) and,
+    beyond it, no command of :data:`_UNBATCHABLE`: the module and ``Fail`` then undo everything it did (names,
+    scopes), and nothing of it reaches the next text. Raises AssertionError otherwise."""
+    from certify.coq.export import HEADER
+
+    assert HEADER in text, f"{name}: no certify header, so the batch's Requires would stand in for its own"
+    rest = strip_comments(text.replace(HEADER, "", 1))
+    extra = _UNBATCHABLE.search(rest)
+    assert extra is None, f"{name}: {extra.group(0).strip()!r} beyond the header: not batched (coqtext.compile_texts)"
 
 
 def _batch(folder, names: list, texts: dict, guess_ok: dict, timeout: float) -> tuple[dict, int]:
@@ -144,7 +165,8 @@ def compile_texts(folder, texts: dict, timeout: float = 180, likely_ok=()) -> di
     """{name: TextResult} of each Coq text compiled by coqc, with a ``timeout`` per text. The texts run in
     batches (:func:`_batch`: coqc loads Reals, Coquelicot, Interval and Coqprime once, about 1.5 s, instead of
     once per text); a wrong guess of a text's verdict (refused, unless its name is in ``likely_ok``) costs one
-    more coqc process, never a wrong verdict. Two batches at a time (the machines have two cores), or one in a
+    more coqc process, never a wrong verdict, for the texts :func:`_check_batchable` admits (the others raise
+    AssertionError). Two batches at a time (the machines have two cores), or one in a
     pytest-xdist worker (the other workers use the other cores). Fails (never skips) without coqc: CI
     installs it."""
     from concurrent.futures import ThreadPoolExecutor
@@ -153,6 +175,8 @@ def compile_texts(folder, texts: dict, timeout: float = 180, likely_ok=()) -> di
     from certify.coq.compile import coqc_path
 
     assert coqc_path() is not None, "coqc is not on the PATH (CI installs coq, libcoq-interval, libcoq-coqprime)"
+    for name, text in texts.items():
+        _check_batchable(name, text)
     guess_ok = {name: name in likely_ok for name in texts}
     lanes = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
     chunks = [list(texts)[lane::lanes] for lane in range(lanes)]
@@ -204,46 +228,65 @@ def _lemma_block(text: str, name: str) -> str | None:
     return match.group(0) if match else None
 
 
-@functools.lru_cache(maxsize=None)
-def _library_blocks() -> dict:
-    """{lemma name: its blocks} over the committed library files (proofs/*/*.v): every test run compiles those at
-    certify.proofs.coq_compiled_primes (tests/test_coq_library.py), ``CERTIFY_COQ_LIBRARY=all`` and
-    ``certify proofs --coqc`` all of them."""
-    from pathlib import Path
-
-    blocks = {}
-    for path in sorted((Path(__file__).resolve().parents[1] / "proofs").glob("*/*.v")):
-        for match in re.finditer(r"^Lemma ([A-Za-z0-9_']+) :\n.*?^Qed\.\n", path.read_text(), flags=re.M | re.S):
-            blocks.setdefault(match.group(1), set()).add(match.group(0))
-    return blocks
-
-
-def _committed_blocks(name: str) -> set[str]:
-    """The blocks of lemma ``name`` in the committed library files, which the library compilation proves."""
-    return _library_blocks().get(name, set())
+def _definitions(text: str) -> dict:
+    """{name: the whole item} of every Definition and Fixpoint of ``text`` (comments removed), up to the period
+    that ends a line, so that a definition written over several lines is compared whole."""
+    return {m.group(1): m.group(0) for m in re.finditer(r"^(?:Definition|Fixpoint) ([A-Za-z0-9_']+)\b.*?\.$",
+                                                      strip_comments(text), flags=re.M | re.S)}
 
 
 def _identifiers(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_']*", text))
 
 
+def _named_definitions(block: str, definitions: dict) -> tuple:
+    """The definitions ``block`` names, directly or through the definitions it names, as sorted items."""
+    named, todo = set(), _identifiers(block) & set(definitions)
+    while todo:
+        name = todo.pop()
+        named.add(name)
+        todo |= (_identifiers(definitions[name]) & set(definitions)) - named
+    return tuple(sorted(definitions[name] for name in named))
+
+
+@functools.lru_cache(maxsize=None)
+def _library_blocks() -> dict:
+    """{lemma name: {(its block, the definitions it names)}} over the committed library files (proofs/*/*.v):
+    every test run compiles those at certify.proofs.coq_compiled_primes (tests/test_coq_library.py),
+    ``CERTIFY_COQ_LIBRARY=all`` and ``certify proofs --coqc`` all of them."""
+    from pathlib import Path
+
+    blocks = {}
+    for path in sorted((Path(__file__).resolve().parents[1] / "proofs").glob("*/*.v")):
+        text = path.read_text()
+        definitions = _definitions(text)
+        for match in re.finditer(r"^Lemma ([A-Za-z0-9_']+) :\n.*?^Qed\.\n", text, flags=re.M | re.S):
+            blocks.setdefault(match.group(1), set()).add((match.group(0), _named_definitions(match.group(0),
+                                                                                              definitions)))
+    return blocks
+
+
+def _proved_in_the_library(name: str, text: str) -> bool:
+    """Lemma ``name`` of ``text`` is, word for word, a committed library file's, with every definition it names
+    (directly or not) as that same file has it: the library compilation proves it there, about the same terms."""
+    block = _lemma_block(text, name)
+    return block is not None and (block, _named_definitions(block, _definitions(text))) in \
+        _library_blocks().get(name, set())
+
+
 def unchanged_lemmas(text: str, honest: str) -> tuple[str, ...]:
     """The lemmas of ``text`` that a forgery or weakening of ``honest`` (the unchanged certificate's file) left
     unchanged, so that the library compilation proves them: the lemma's block (statement and proof) is honest's,
-    word for word in a committed library file (:func:`_committed_blocks`), and names no definition that differs
-    from honest's (a definition differs when its line does, or when it names one that differs). What a test
-    compiles of ``text`` beyond them is what the change touched."""
-    def definitions(source):
-        return {m.group(1): m.group(0) for m in re.finditer(r"^(?:Definition|Fixpoint) ([A-Za-z0-9_']+)\b.*$",
-                                                          strip_comments(source), flags=re.M)}
-
-    mine, theirs = definitions(text), definitions(honest)
-    changed = {name for name, line in mine.items() if theirs.get(name) != line}
-    while grown := {name for name, line in mine.items() if name not in changed and _identifiers(line) & changed}:
+    names no definition that differs from honest's (a definition differs when its item does, or when it names
+    one that differs), and is a committed library file's with the same definitions (:func:`_proved_in_the_library`).
+    What a test compiles of ``text`` beyond them is what the change touched."""
+    mine, theirs = _definitions(text), _definitions(honest)
+    changed = {name for name, item in mine.items() if theirs.get(name) != item}
+    while grown := {name for name, item in mine.items() if name not in changed and _identifiers(item) & changed}:
         changed |= grown
     return tuple(name for name in lemma_names(text)
                  if (block := _lemma_block(text, name)) is not None and block == _lemma_block(honest, name)
-                 and not _identifiers(block) & changed and block in _committed_blocks(name))
+                 and not _identifiers(block) & changed and _proved_in_the_library(name, text))
 
 
 def with_admitted(text: str, honest: str, names=SLOW_HONEST_LEMMAS) -> str:
@@ -259,7 +302,7 @@ def with_admitted(text: str, honest: str, names=SLOW_HONEST_LEMMAS) -> str:
         if block is None:
             continue
         assert block == _lemma_block(honest, name), f"{name} differs from the honest file's: not admitted"
-        assert block in _committed_blocks(name), f"{name} is not a committed library file's: not admitted"
+        assert _proved_in_the_library(name, text), f"{name} is not a committed library file's: not admitted"
         statement = block.split("\nProof.\n")[0]
         text = text.replace(block, statement + "\nProof.\nAdmitted.\n")
     return text

@@ -16,8 +16,8 @@ TEXTS = {
                     "Lemma bad_one :\n  bad_x = 3.\nProof.\n  reflexivity.\nQed.\n"
                     "Lemma bad_two :\n  bad_x <= 2.\nProof.\n  unfold bad_x. lra.\nQed.\n"
                     "Lemma bad_three :\n  True.\nProof.\n  exact I.\nQed.\n",
-    # a name only another text defines: refused, as alone
-    "borrows": HEADER + "Local Open Scope R_scope.\nLemma borrows_one :\n  shared = 1.\nProof.\n  reflexivity.\nQed.\n",
+    # a name only another text defines (true of whichever value it has): refused, as alone
+    "borrows": HEADER + "Local Open Scope R_scope.\nLemma borrows_one :\n  shared = shared.\nProof.\n  reflexivity.\nQed.\n",
     "prime": HEADER + "Local Open Scope positive_scope.\nLemma p_is_prime : prime 7.\nProof.\n"
                       "  apply (Pocklington_refl (Pock_certif 7 3 ((3, 1) :: (2, 1) :: nil) 1)\n"
                       "    ((Proof_certif 3 prime_3) :: (Proof_certif 2 prime_2) :: nil)).\n"
@@ -45,9 +45,10 @@ def test_the_oracle_gives_the_verdicts_the_texts_were_written_to_have(alone):
 
 
 @pytest.mark.parametrize("likely_ok", [(), tuple(TEXTS)], ids=["guessed-refused", "guessed-ok"])
-def test_batched_verdicts_are_each_text_compiled_alone(tmp_path, alone, likely_ok):
+def test_batched_verdicts_are_each_text_compiled_alone(tmp_path, alone, likely_ok, monkeypatch):
     """Either guess gives coqc's verdicts on each file alone (compile_file): guessed refused, the texts that
     compile each cost a new batch; guessed ok, the refused ones do."""
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw-one-lane")  # one batch holds every text, so a leak would show
     results = compile_texts(tmp_path / "batched", TEXTS, timeout=60, likely_ok=likely_ok)
     assert {name: result.ok for name, result in results.items()} == alone
     assert not any(result.timed_out for result in results.values())
@@ -62,7 +63,22 @@ def test_a_text_past_its_timeout_has_no_verdict(tmp_path):
     for likely_ok in ((), ("loops", "next")):
         results = compile_texts(tmp_path / f"guess-{len(likely_ok)}", texts, timeout=2, likely_ok=likely_ok)
         assert not results["loops"].ok and results["loops"].timed_out
+        assert failing_lemma(texts["loops"], results["loops"]) is None  # stopped by the clock, not refused
         assert results["next"].ok and not results["next"].timed_out
+
+@pytest.mark.parametrize("name, text", [
+    ("open section", HEADER + "Section S.\nLemma s_one :\n  True.\nProof.\n  exact I.\nQed.\n"),
+    ("open module", HEADER + "Module M.\nLemma m_one :\n  True.\nProof.\n  exact I.\nQed.\n"),
+    ("no header", "From Coq Require Import Reals Lra.\nLemma c_one :\n  (1 + 1 = 2)%R.\nProof.\n  lra.\nQed.\n"),
+    ("a further Require", HEADER + "From Coq Require Import Multiset.\nDefinition a_x := 1.\n"),
+    ("a global setting", HEADER + "#[global] Opaque Rplus.\n"),
+])
+def test_a_text_a_batch_could_misjudge_is_refused_before_coqc(tmp_path, name, text):
+    """Load accepts an unclosed Section or Module that coqc alone refuses, the batch's Requires would stand in for
+    a missing header, and a Require or a global setting outlives its module: such texts are not batched."""
+    with pytest.raises(AssertionError, match="not batched|no certify header"):
+        compile_texts(tmp_path, {name: text})
+
 
 def test_failing_lemma_reads_the_load_verbose_lines():
     text = ("Definition a := 1.\nLemma first :\n  True.\nProof. exact I. Qed.\n(* Lemma hidden : *)\n"
