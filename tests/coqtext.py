@@ -228,6 +228,7 @@ def _lemma_block(text: str, name: str) -> str | None:
     return match.group(0) if match else None
 
 
+@functools.lru_cache(maxsize=256)  # read again for every lemma of the text (_proved_in_the_library)
 def _definitions(text: str) -> dict:
     """{name: the whole item} of every Definition and Fixpoint of ``text`` (comments removed), up to the period
     that ends a line, so that a definition written over several lines is compared whole."""
