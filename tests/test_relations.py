@@ -206,11 +206,11 @@ def _coq_items(document: dict):
 
 def _coq_text(items, honest=None) -> str:
     """The file of ``items``; with ``honest`` (the unchanged certificate's items), every lemma the change left
-    unchanged admitted (coqtext.unchanged_lemmas: word for word a library file's that every test run compiles, and
-    naming no changed definition), so that coqc spends its time on what the change touched."""
+    unchanged admitted (coqtext.admit_unchanged: word for word a committed library file's with the definitions it
+    names, and naming no changed definition), so that coqc spends its time on what the change touched."""
     from certify.coq.export import HEADER
     from certify.coq.lemma import Definition, Lemma
-    from coqtext import unchanged_lemmas, with_admitted
+    from coqtext import admit_unchanged
 
     def text(chosen):
         return HEADER + "Local Open Scope R_scope.\n\n" + "\n".join(
@@ -218,8 +218,7 @@ def _coq_text(items, honest=None) -> str:
 
     if honest is None:
         return text(items)
-    changed, unchanged = text(items), text(honest)
-    return with_admitted(changed, unchanged, unchanged_lemmas(changed, unchanged))
+    return admit_unchanged(text(items), text(honest))
 
 
 def _claim_items(items, claims) -> list:
