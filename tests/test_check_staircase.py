@@ -36,6 +36,7 @@ FALSE_CLAIMS = [  # p = 13 (s = 0.197, r = 0.0181): each end moved past what the
     (("purity_margin_box", "lo"), "0.33"),                             # 0.324317
     (("gaussian_probability", "log10_lo"), "-712"),                    # -712.7158
     (("region_probability", "log10_lo"), "-709"),                      # -709.4088
+    (("whole_region_probability", "log10_lo"), "-709"),                # -709.4088: no cells at p = 13, the same
 ]
 
 
@@ -45,6 +46,21 @@ def test_each_false_staircase_claim_is_rejected(staircase_certificates, path, va
     set_claim_path(document, path, value)
     result = verdict(document)
     assert result.status == "rejected" and result.message.startswith(path[0] + ":"), result.message
+
+
+def test_whole_region_claim_at_p5_is_checked(staircase_certificates):
+    """At p = 5 whole_region_probability states Proposition S.25's bound, about 10^-31.28 (the float lower sum of
+    the committed cells is 10^-31.280, docs/staircase.md section 11.16): -31.2 is more than the kernel proves and is
+    rejected; the widened box's 10^-43.03 (weaker) is accepted."""
+    document = copy.deepcopy(staircase_certificates[5])
+    assert -31.3 < float(document["claims"]["whole_region_probability"]["log10_lo"]) < -31.2
+    set_claim_path(document, ("whole_region_probability", "log10_lo"), "-31.2")
+    result = verdict(document)
+    assert result.status == "rejected" and result.message.startswith("whole_region_probability:"), result.message
+    document = copy.deepcopy(staircase_certificates[5])
+    set_claim_path(document, ("whole_region_probability", "log10_lo"), "-43.03")
+    set_claim_path(document, ("whole_region_probability", "lo"), "9.5e-44")
+    assert verdict(document).status == "verified"
 
 
 def test_a_weaker_claim_is_accepted(staircase_certificates):

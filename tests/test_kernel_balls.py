@@ -149,3 +149,28 @@ def test_working_precision_refuses_a_precision_changed_behind_its_back():
             other.start()
             other.join()
     assert ctx.prec == before
+
+
+@given(st.fractions(), st.integers(-60, 60), st.integers(0, 40))
+def test_scaled_floor_and_ceil_bound_every_point(f, bits, shift):
+    """scaled_floor(x, b) <= 2^b y <= scaled_ceil(x, b) for every point y of x: checked with exact rationals (fmpq)
+    on the ball's endpoints mid -/+ rad, for exact and inexact balls (1/3 at 20 bits is inexact); and each is within
+    one unit plus the endpoint's rounding to the working precision (Arb's lower() and upper() round mid -/+ rad
+    outward to that precision) of the tightest integer."""
+    from math import ceil, floor
+
+    from certify.kernel.balls import lower_endpoint, scaled_ceil, scaled_floor, upper_endpoint, working_precision
+    with working_precision(20 + shift):
+        x = ball(fmpq(f.numerator, f.denominator))
+        lo, hi = lower_endpoint(x), upper_endpoint(x)
+        scale = fmpq(2) ** bits if bits >= 0 else fmpq(1, 2 ** -bits)
+        want_lo, want_hi = lo * scale, hi * scale
+        want_lo, want_hi = Fraction(int(want_lo.p), int(want_lo.q)), Fraction(int(want_hi.p), int(want_hi.q))
+        slack = lambda y: abs(y) * Fraction(1, 2 ** (18 + shift)) + 1  # noqa: E731
+        assert want_lo - slack(want_lo) <= scaled_floor(x, bits) <= floor(want_lo)
+        assert ceil(want_hi) <= scaled_ceil(x, bits) <= want_hi + slack(want_hi)
+
+
+def test_scaled_bounds_of_a_ball_that_is_not_finite():
+    from certify.kernel.balls import scaled_ceil, scaled_floor
+    assert scaled_floor(arb("inf"), 4) is None and scaled_ceil(arb("nan"), 4) is None

@@ -135,7 +135,8 @@ STAIRCASE = KernelRecord(
     name="staircase", module="certify.kernel.staircase", parameters="StaircaseParameters",
     require_hypotheses="require_staircase_hypotheses", base_point="staircase_base_point",
     claims="staircase_claims", parameter_names=("k", "X", "s", "D", "E", "sigma"), hypotheses_take_precision=True,
-    claim_ids=("pattern_box", "loss_margin_box", "purity_margin_box", "gaussian_probability", "region_probability"))
+    claim_ids=("pattern_box", "loss_margin_box", "purity_margin_box", "gaussian_probability", "region_probability",
+               "whole_region_probability"))
 
 MEMORISE = KernelRecord(
     name="memorise", module="certify.kernel.staircase", parameters="MemoriseParameters",

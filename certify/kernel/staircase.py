@@ -34,9 +34,12 @@ from .gaussian import (NORMAL_LAW, box_log_mass, gaussian_probability_claim, gau
                        translates_log_factor)
 from .region import REGION_PRECISION, stated_log_lower
 from .region_memorise import memorise_whole_region_log_lower
+from .region_stair import GRIDS as STAIR_WHOLE_REGION_GRIDS
+from .region_stair import stair_whole_region_log_lower
 
 PAPER = ("Theorem S of docs/staircase.md (the (1, 2) staircase): region S_stair (S.10), Lemmas S.1-S.5, "
-         "Proposition S.6 (S.11)-(S.15); the region bound by Lemmas S.18-S.20 and Proposition S.21 (S.40)")
+         "Proposition S.6 (S.11)-(S.15); the region bound by Lemmas S.18-S.20 and Proposition S.21 (S.40); the "
+         "whole-region bound by Lemmas S.22-S.24, S.26 and Proposition S.25 (S.45)")
 
 #: The staircase sizes k with a persistence theorem (docs/staircase.md, section 7): k = 2 only.
 PROVED_K = (2,)
@@ -403,7 +406,20 @@ PURITY_MARGIN_BOX = ClaimSpec(
     note="the trajectory never aligns to one Fourier class", source="Proposition S.6, (S.11)-(S.15)")
 GAUSSIAN_PROBABILITY = gaussian_probability_spec("lies in U_stair (Theorem S)")
 REGION_PROBABILITY = widened_region_spec("U_stair", "(S.10)", "Theorem S")
-CLAIMS = (PATTERN_BOX, LOSS_MARGIN_BOX, PURITY_MARGIN_BOX, GAUSSIAN_PROBABILITY, REGION_PROBABILITY)
+WHOLE_REGION_PROBABILITY = ClaimSpec(
+    "whole_region_probability", "region",
+    f"for {NORMAL_LAW}, P(theta(0) in R | theta(0) initially active)", PROBABILITY_LOWER,
+    note="R = U_stair relabelled, as in region_probability; the bound measures the whole of U_stair, not a box: "
+         "P(R | active) >= p^2 (p - 1) P(U_stair), and P(U_stair) is bounded below by the gates' closed-form cell "
+         "masses (Lemma S.24) at or above an index where (S.44) is proved on each cell of w's coordinates D, E and "
+         "spread (Lemmas S.23 and S.26), times proved lower bounds of those cells' masses under (S.42), on the "
+         "committed grids and cells of p = "
+         + " and ".join(str(p) for p in sorted(STAIR_WHOLE_REGION_GRIDS)) + " at sigma = 1; where that bound is "
+         "not larger than region_probability's, not proved positive, or not attempted (other p or sigma), this "
+         "claim states region_probability's bound",
+    source="Proposition S.25 with Lemma S.26, (S.45)")
+CLAIMS = (PATTERN_BOX, LOSS_MARGIN_BOX, PURITY_MARGIN_BOX, GAUSSIAN_PROBABILITY, REGION_PROBABILITY,
+          WHOLE_REGION_PROBABILITY)
 
 
 @dataclass(frozen=True)
@@ -469,9 +485,33 @@ def staircase_box_bounds(params: StaircaseParameters, radius, prec: int) -> tupl
 
 
 def staircase_claims(params: StaircaseParameters, radius, prec: int) -> list[Claim]:
-    """Every claim of a ``staircase`` certificate (docs/staircase.md, section 9), at ``prec`` bits."""
+    """Every claim of a ``staircase`` certificate (docs/staircase.md, sections 9 and 11.16), at ``prec`` bits: the
+    box's, then ``whole_region_probability``: Proposition S.25's bound (:mod:`certify.kernel.region_stair`, fixed
+    grids and precision) where it is attempted, proved and larger than region_probability's, else that one."""
     require_staircase_hypotheses(params, prec)
-    return _claims(_STAIRCASE, params, radius, prec)
+    claims = _claims(_STAIRCASE, params, radius, prec)
+    try:
+        log_whole = stair_whole_region_log_lower(params.p, params.sigma)
+    except NotCertified:  # not attempted at this p or sigma, or not proved positive: the widened box's stands
+        log_whole = None
+    claims.append(_whole_region_claim(WHOLE_REGION_PROBABILITY, params, log_whole, prec,
+                                      lambda: widened_region_log_lower(params, radius)))
+    return claims
+
+
+def _whole_region_claim(spec: ClaimSpec, params, log_whole, prec: int, fallback) -> Claim:
+    """The ``whole_region_probability`` claim of ``spec``: ``log_whole`` (an exact ball below log P(R | active), or
+    None) where it is proved larger than the record's region_probability bound, else that bound (``fallback()``, a
+    ball enclosing a lower bound of the same log P at the current precision). Both are proved lower bounds of one
+    probability; the choice compares exact values stated at the fixed :data:`REGION_PRECISION`, so the generator
+    and the checker make the same one."""
+    if log_whole is not None:
+        with working_precision(REGION_PRECISION):
+            fixed = stated_log_lower(fallback())
+        if not certainly_lt(fixed, log_whole):
+            log_whole = None
+    with working_precision(prec):
+        return region_probability_claim(spec, log_whole if log_whole is not None else fallback(), params.sigma)
 
 
 # -- Theorem S1: the one-gate staircase by the loss (docs/staircase.md, section 10) --------------------------
@@ -659,16 +699,8 @@ def memorise_claims(params: MemoriseParameters, radius, prec: int) -> list[Claim
         except NotCertified:  # not proved positive (e.g. a tiny sigma): the box copies' bound stands
             log_whole = None
     centres = staircase_gaussian_centres(params)
-    if log_whole is not None:
-        with working_precision(REGION_PRECISION):
-            box_fixed = stated_log_lower(_copies_log_lower(_MEMORISE, params,
-                                                           box_log_mass(centres, fmpq(radius), params.sigma)))
-        if not log_whole > box_fixed:
-            log_whole = None
-    with working_precision(prec):
-        log_best = log_whole if log_whole is not None else _copies_log_lower(
-            _MEMORISE, params, box_log_mass(centres, fmpq(radius), params.sigma))
-        claims.append(region_probability_claim(MEMORISE_WHOLE_REGION_PROBABILITY, log_best, params.sigma))
+    claims.append(_whole_region_claim(MEMORISE_WHOLE_REGION_PROBABILITY, params, log_whole, prec, lambda: (
+        _copies_log_lower(_MEMORISE, params, box_log_mass(centres, fmpq(radius), params.sigma)))))
     return claims
 
 
