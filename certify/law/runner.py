@@ -830,8 +830,8 @@ def certified_staircase_region(p: int, sigma: str = "1") -> dict:
     (k = 2, regime II captured from D > 0) relabelled, from ``certify twin_plus --p P --sigma SIGMA``; and R_II^above,
     Proposition S3.4's (k = 2, regime II captured from above) relabelled, from ``certify twin_above --p P --sigma
     SIGMA``; each with its
-    defaults (the larger of the kernel's region_probability and, for memorise,
-    whole_region_probability claims, docs/staircase.md sections 9, 10.6 and 10.7), rounded down to
+    defaults (the larger of the kernel's region_probability and, for staircase and memorise,
+    whole_region_probability claims, docs/staircase.md sections 9, 10.6, 10.7 and 11.16), rounded down to
     CERTIFIED_DIGITS; a key is left out when its defaults certify nothing at this p or
     sigma. k >= 3 has no persistence theorem: the issue's sum over k is these five terms (pairwise disjoint:
     D < 0 on R_II, D > 0 on the others, the unique trajectory from R_II^+ brings the gate (1, 1) onto its kink,
@@ -860,7 +860,8 @@ def certified_staircase_region(p: int, sigma: str = "1") -> dict:
             claims = build(p, sigma=scale).certificate["claims"]
         except CertifyError:
             continue
-        # the larger of the proved bounds: memorise's whole-region claim (Proposition S1.8) beats its box copies
+        # the larger of the proved bounds: the whole-region claims (Propositions S1.8 and S.25) beat the boxes'
+        # where their propositions were evaluated
         best = None
         for name in ("region_probability", "whole_region_probability"):
             if name in claims:
