@@ -123,3 +123,27 @@ def test_the_command_is_deterministic(tmp_path):
         assert run_certify("staircase", "--p", "7", "--out", out).returncode == 0
     assert first.read_bytes() == second.read_bytes()
     assert run_certify("check", first).returncode == 0
+
+
+def test_coq_lists_the_whole_region_claim_as_not_exported_with_its_reason(staircase_certificates):
+    """At p = 5 (Proposition S.25's bound) and at p = 13 (the widened box's, under the whole-region name) the Coq
+    file names whole_region_probability as not exported, with the staircase's own reason."""
+    from certify.coq.export import coq_file
+
+    for p in (5, 13):
+        exported = coq_file(staircase_certificates[p])
+        assert [item.claim for item in exported.not_exported] == ["whole_region_probability"]
+        reason = exported.not_exported[0].reason
+        assert "Proposition S.25" in reason and "hours of coqc" in reason and "S1.8" not in reason
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--p", "5"), "(the whole of U_stair, Proposition S.25)"),
+    (("--p", "5", "--sigma", "2"), "(the widened box's bound: Proposition S.25 gives no more here)"),
+    (("--p", "11"), "(the widened box's bound: Proposition S.25 gives no more here)")])
+def test_the_summary_names_the_bound_the_whole_region_claim_states(args, words):
+    """The summary line says which bound whole_region_probability states: the whole region's where the committed
+    cells give it (p = 5, sigma = 1), the widened box's where they are not attempted (another sigma or prime)."""
+    result = run_certify("staircase", *args)
+    assert result.returncode == 0, result.stderr
+    assert words in (result.stdout + result.stderr)
