@@ -188,16 +188,19 @@ def test_not_attempted_where_no_cells_were_chosen():
     ([], "no cells"), ([[0, 0]], "not \\[d, m"), ([[0, 0, [[1, 2]]]], "not an integer"),
     ([[0, 0, [[1.0, 2, 3]]]], "not an integer"), ([[0, 0, [[True, 2, 3]]]], "not an integer"),
     ([[34, 0, [[1, 2, 3]]]], "outside"), ([[0, 0, [[2, 2, 3], [1, 2, 3]]]], "outside"),
-    ([[0, 0, [[1, 5, 4]]]], "outside"), ([[0, 0, [[1, 2, 399]]]], "outside"), ([[-1, 0, [[1, 2, 3]]]], "outside")])
+    ([[0, 0, [[1, 5, 4]]]], "outside"), ([[0, 0, [[1, 2, 399]]]], "outside"), ([[-1, 0, [[1, 2, 3]]]], "outside"),
+    ([[3, 4, [[1, 2, 3]]], [3, 5, [[1, 2, 3]]], [3, 4, [[2, 2, 3]]]], "listed twice")])
 def test_malformed_cells_are_refused(cells, words):
-    """validated_cells refuses every malformed choice (p = 5: 34 cells of D, X_t for t <= 398)."""
+    """validated_cells refuses every malformed choice (p = 5: 34 cells of D, X_t for t <= 398), and a cell of (D, E)
+    listed twice, whose mass the sum would count twice (found by review)."""
     with pytest.raises(ValueError, match=words):
         kernel.validated_cells(5, cells)
 
 
 def test_a_malformed_cells_file_is_not_certified(tmp_path, monkeypatch):
     """A damaged package file makes the bound not attempted (NotCertified), never a traceback."""
-    for text in ("{", json.dumps({"format": "other"}), json.dumps({"format": kernel.CELLS_FORMAT, "5": [[0]]})):
+    for text in ("{", json.dumps({"format": "other"}), json.dumps({"format": kernel.CELLS_FORMAT, "5": [[0]]}),
+                 "[" * 200000, json.dumps([1, 2])):
         path = tmp_path / "cells.json"
         path.write_text(text)
         monkeypatch.setattr(kernel, "CELLS_PATH", path)

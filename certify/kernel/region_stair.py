@@ -50,8 +50,8 @@ __all__ = ["GRIDS", "CELLS_PATH", "grid_nodes", "committed_cells", "validated_ce
 PREC = 96
 #: F_0, F_1 and b_+ are integers at the scale 2^LOG_BITS
 LOG_BITS = 40
-#: the largest Q_ik is an integer of about MASS_BITS bits: Psi falls by about 2^-87 over a's window at p = 5 and
-#: 2^-140 at p = 7, so the least keep 60 bits or more
+#: the largest Q_ik is an integer of about MASS_BITS bits: Q_ik falls (Psi and pi_k together) so that the least
+#: nonzero one keeps 103 bits at p = 5 and 44 at p = 7 (a relative loss of about 2^-44 there)
 MASS_BITS = 200
 #: an integer no comparison accepts (every F bound is clamped to it; all integers stay below 2^61 in magnitude, so
 #: numpy's int64 arithmetic on them is exact)
@@ -110,7 +110,7 @@ def _committed_cells(p: int):
         if not isinstance(data, dict) or data.get("format") != CELLS_FORMAT:
             raise ValueError(f"not in the format {CELLS_FORMAT}")
         return validated_cells(p, data[str(p)])
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
         raise NotCertified(f"{CELLS_PATH.name} has no well-formed cells at p = {p} ({type(error).__name__}: "
                            f"{error})") from None
 
@@ -118,7 +118,8 @@ def _committed_cells(p: int):
 def validated_cells(p: int, cells) -> list[tuple[int, int, list[tuple[int, int, int]]]]:
     """``cells`` = [[d, m, [[q, lo, hi], ...]], ...] as tuples, each index checked against p's grids: integers with
     0 <= d < the cells of D, 0 <= m < those of E, q strictly increasing below the number of spreads, 0 <= lo <= hi <=
-    2N - 2. ValueError otherwise (also for an empty list)."""
+    2N - 2, and no cell (d, m) listed twice (the sum would count it twice). ValueError otherwise (also for an empty
+    list)."""
     nodes = grid_nodes(p)
     sizes = (len(nodes["D_nodes"]) - 1, len(nodes["E_nodes"]) - 1, len(nodes["spreads"]), len(nodes["X"]))
     out = []
@@ -137,6 +138,8 @@ def validated_cells(p: int, cells) -> list[tuple[int, int, list[tuple[int, int, 
         out.append((d, m, rows))
     if not out:
         raise ValueError("no cells")
+    if len({(d, m) for d, m, _ in out}) != len(out):  # a repeated cell would count its mass twice
+        raise ValueError("a cell of (D, E) is listed twice")
     return out
 
 

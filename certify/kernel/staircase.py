@@ -410,8 +410,8 @@ WHOLE_REGION_PROBABILITY = ClaimSpec(
     "whole_region_probability", "region",
     f"for {NORMAL_LAW}, P(theta(0) in R | theta(0) initially active)", PROBABILITY_LOWER,
     note="R = U_stair relabelled, as in region_probability; the bound measures the whole of U_stair, not a box: "
-         "P(R | active) >= p^2 (p - 1) P(U_stair), and P(U_stair) is bounded below by the gates' closed-form cell "
-         "masses (Lemma S.24) at or above an index where (S.44) is proved on each cell of w's coordinates D, E and "
+         "P(R | active) >= p^2 (p - 1) P(U_stair), and P(U_stair) is bounded below by closed-form lower bounds "
+         "of the gates' cell masses (Lemma S.24) at or above an index where (S.44) is proved on each cell of w's coordinates D, E and "
          "spread (Lemmas S.23 and S.26), times proved lower bounds of those cells' masses under (S.42), on the "
          "committed grids and cells of p = "
          + " and ".join(str(p) for p in sorted(STAIR_WHOLE_REGION_GRIDS)) + " at sigma = 1; where that bound is "
