@@ -265,6 +265,9 @@ class _W:
     def F1_upper(self, d: int, m: int, q: int) -> list:
         """Integers >= 2^LOG_BITS F_1(r_k; D_d) = 2^LOG_BITS log(1 + e^{r_k D_d} + e^{-r_k E_m} V_n(r_k s_q)) for
         k = 0..K (None where a ball is not finite)."""
+        known = self.cache.get(("F1", d, m, q))  # the cells (d - 1, m) and (d, m) share the end d
+        if known is not None:
+            return known
         D, E, s = self.D[d], self.E[m], self.s[q]
         out = []
         for k, z in enumerate(self.r):
@@ -272,6 +275,7 @@ class _W:
             down = self._cached(("zE", k, m), lambda: (-z * E).exp())
             V = self._cached(("zs", k, q), lambda: self.vertex_sum(z * s))
             out.append(scaled_ceil((1 + up + down * V).log(), LOG_BITS))
+        self.cache[("F1", d, m, q)] = out
         return out
 
     def F0_upper(self, d: int, m: int, q: int, ts) -> list:
@@ -281,11 +285,16 @@ class _W:
         DE = self.D[d] + self.E[m]  # exact: D_d + E_m lies on D's grid (hE = 2 hD), index d + 2m
         out = []
         for t in ts:
+            known = self.cache.get(("F0", d, m, q, t), False)  # shared ends, as in F1_upper (None: not finite)
+            if known is not False:
+                out.append(known)
+                continue
             X = self.X[t]
             a = self._cached(("XD", t, d), lambda: (-X * D).exp())
             b = self._cached(("XDE", t, d + 2 * m), lambda: (-X * DE).exp())
             V = self._cached(("Xs", t, q), lambda: self.vertex_sum(X * s))
-            out.append(scaled_ceil((1 + a + b * V).log(), LOG_BITS))
+            value = self.cache[("F0", d, m, q, t)] = scaled_ceil((1 + a + b * V).log(), LOG_BITS)
+            out.append(value)
         return out
 
     def budget_lower(self, d: int, m: int, q: int) -> int | None:
