@@ -294,13 +294,13 @@ FORMS["staircase"] = {
         note=_widened_region(r"$U_{\mathrm{stair}}$", "(S.10)", "Theorem S")),
     "whole_region_probability": LatexForm(
         _GAUSSIAN, _REGION_PROBABILITY,
-        note=r"$R$ is $U_{\mathrm{stair}}$ relabelled, as above, but the bound measures the whole of "
-             r"$U_{\mathrm{stair}}$: $\Pr(R \mid \text{active}) \ge p^2 (p - 1) \Pr(U_{\mathrm{stair}})$, with "
-             r"$\Pr(U_{\mathrm{stair}})$ bounded below by closed-form lower bounds of the gates' cell masses at or "
-             r"above an index "
-             r"where (S.44) is proved on each cell of $w$'s coordinates $D$, $E$ and spread, times proved lower "
-             r"bounds of those cells' masses (Proposition S.25 with Lemma S.26), on committed grids at $p = 5$ and "
-             r"$7$, $\sigma = 1$; where that bound is not larger than the widened box's, not proved positive, or not "
+        note=r"$R$ is $U_{\mathrm{stair}}$ relabelled, as above; at $p = 5$ and $7$, $\sigma = 1$, the bound "
+             r"measures the whole of $U_{\mathrm{stair}}$: $\Pr(R \mid \text{active}) \ge p^2 (p - 1) "
+             r"\Pr(U_{\mathrm{stair}})$, with $\Pr(U_{\mathrm{stair}})$ bounded below by closed-form lower bounds of "
+             r"the gates' cell masses at or above an index where (S.44) is proved on each cell of $w$'s coordinates "
+             r"$D$, $E$ and spread, times proved lower bounds of those cells' masses (Proposition S.25 with Lemma "
+             r"S.26), on committed grids and cells; where that bound is not larger than the widened box's, not "
+             r"proved positive, or not "
              r"attempted, the claim states the widened box's bound"),
 }
 
