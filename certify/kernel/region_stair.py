@@ -94,12 +94,17 @@ def grid_nodes(p: int) -> dict:
     return out
 
 
+def _require_grids(p: int) -> None:
+    """NotCertified unless p has committed grids: the bound is not attempted at other primes."""
+    if p not in GRIDS:
+        raise NotCertified(f"Proposition S.25 has no committed grids at p = {p} (only at {sorted(GRIDS)})")
+
+
 def committed_cells(p: int) -> list[tuple[int, int, list[tuple[int, int, int]]]]:
     """The cells of :data:`CELLS_PATH` at p: [(d, m, [(q, lo, hi), ...]), ...], each index checked against p's grids
     (q strictly increasing, 0 <= lo <= hi <= 2N - 2); NotCertified if p has no grids or no cells, or the file is not
     in its format (a packaging error: the bound is then not attempted)."""
-    if p not in GRIDS:
-        raise NotCertified(f"Proposition S.25 has no committed grids at p = {p} (only at {sorted(GRIDS)})")
+    _require_grids(p)
     return _committed_cells(p)
 
 
@@ -155,8 +160,7 @@ def gate_tails(p: int):
     (0 if that is negative), the tails are exact integer sums of their products, and each tail is rounded down to
     52 bits. t_gates[k, l] is the least t with r_{k+1} + r_{l+1} <= X_t and X_t > 0, in exact rationals (2N - 1 if
     none). Memoised."""
-    if p not in GRIDS:
-        raise NotCertified(f"Proposition S.25 has no committed grids at p = {p} (only at {sorted(GRIDS)})")
+    _require_grids(p)
     return _gate_tails(p)
 
 
@@ -220,16 +224,25 @@ def tail_sum(man: np.ndarray, exp: np.ndarray) -> fmpq:
     return fmpq(total) * fmpq(2) ** e0 if e0 >= 0 else fmpq(total, 2 ** -e0)
 
 
+def _int64_upper(values: list) -> np.ndarray:
+    """Integer upper bounds as int64: None (not finite) and anything above NOT_PROVED become NOT_PROVED, which no
+    comparison accepts (a larger upper bound is still one)."""
+    return np.array([NOT_PROVED if x is None else min(x, NOT_PROVED) for x in values], dtype=np.int64)
+
+
 def first_proved(values: list, start: int, thresholds: np.ndarray, none: int) -> np.ndarray:
     """For each integer threshold, start + the least i with values[i] < threshold (exact integer comparisons; a
     value None is never below), or ``none`` where no value is."""
-    v = np.array([NOT_PROVED if x is None else min(x, NOT_PROVED) for x in values], dtype=np.int64)
+    v = _int64_upper(values)
     running = np.minimum.accumulate(v)  # nonincreasing: the first index below a threshold is the same
     index = np.searchsorted(-running, -thresholds, side="right")
     return np.where(index < len(v), start + index, none)
 
 
 # -- w -----------------------------------------------------------------------------------------------------------
+
+
+_MISSING = object()
 
 
 class _W:
@@ -247,8 +260,8 @@ class _W:
         self.cache = {}
 
     def _cached(self, key, make):
-        value = self.cache.get(key)
-        if value is None:
+        value = self.cache.get(key, _MISSING)
+        if value is _MISSING:
             value = self.cache[key] = make()
         return value
 
@@ -265,9 +278,9 @@ class _W:
     def F1_upper(self, d: int, m: int, q: int) -> list:
         """Integers >= 2^LOG_BITS F_1(r_k; D_d) = 2^LOG_BITS log(1 + e^{r_k D_d} + e^{-r_k E_m} V_n(r_k s_q)) for
         k = 0..K (None where a ball is not finite)."""
-        known = self.cache.get(("F1", d, m, q))  # the cells (d - 1, m) and (d, m) share the end d
-        if known is not None:
-            return known
+        return self._cached(("F1", d, m, q), lambda: self._F1_upper(d, m, q))  # cells (d - 1, m), (d, m): end d
+
+    def _F1_upper(self, d: int, m: int, q: int) -> list:
         D, E, s = self.D[d], self.E[m], self.s[q]
         out = []
         for k, z in enumerate(self.r):
@@ -275,27 +288,20 @@ class _W:
             down = self._cached(("zE", k, m), lambda: (-z * E).exp())
             V = self._cached(("zs", k, q), lambda: self.vertex_sum(z * s))
             out.append(scaled_ceil((1 + up + down * V).log(), LOG_BITS))
-        self.cache[("F1", d, m, q)] = out
         return out
 
     def F0_upper(self, d: int, m: int, q: int, ts) -> list:
         """Integers >= 2^LOG_BITS F_0(X_t; D_d) = 2^LOG_BITS log(1 + e^{-X_t D_d} + e^{-X_t (D_d + E_m)}
         V_n(X_t s_q)) for t in ``ts`` (None where a ball is not finite)."""
-        D, s = self.D[d], self.s[q]
-        DE = self.D[d] + self.E[m]  # exact: D_d + E_m lies on D's grid (hE = 2 hD), index d + 2m
-        out = []
-        for t in ts:
-            known = self.cache.get(("F0", d, m, q, t), False)  # shared ends, as in F1_upper (None: not finite)
-            if known is not False:
-                out.append(known)
-                continue
-            X = self.X[t]
-            a = self._cached(("XD", t, d), lambda: (-X * D).exp())
-            b = self._cached(("XDE", t, d + 2 * m), lambda: (-X * DE).exp())
-            V = self._cached(("Xs", t, q), lambda: self.vertex_sum(X * s))
-            value = self.cache[("F0", d, m, q, t)] = scaled_ceil((1 + a + b * V).log(), LOG_BITS)
-            out.append(value)
-        return out
+        return [self._cached(("F0", d, m, q, t), lambda: self._F0_upper(d, m, q, t)) for t in ts]  # by end d
+
+    def _F0_upper(self, d: int, m: int, q: int, t: int) -> int | None:
+        X, D, s = self.X[t], self.D[d], self.s[q]
+        DE = D + self.E[m]  # exact: D_d + E_m lies on D's grid (hE = 2 hD), index d + 2m
+        a = self._cached(("XD", t, d), lambda: (-X * D).exp())
+        b = self._cached(("XDE", t, d + 2 * m), lambda: (-X * DE).exp())
+        V = self._cached(("Xs", t, q), lambda: self.vertex_sum(X * s))
+        return scaled_ceil((1 + a + b * V).log(), LOG_BITS)
 
     def budget_lower(self, d: int, m: int, q: int) -> int | None:
         """An integer <= 2^LOG_BITS b_+, b_+ = 2 log 2 + 2/((p - 1) rho_+), rho_+ = 1 + s/(g - (n - 1) s/n),
@@ -352,7 +358,6 @@ def stair_whole_region_log_lower(p: int, sigma) -> arb:
     (sigma != 1, or a p without grids) or not proved positive. Memoised."""
     if fmpq(sigma) != 1:
         raise NotCertified("Proposition S.25's committed cells were chosen at sigma = 1 only")
-    committed_cells(p)
     return _whole_region_log_lower(p)
 
 
@@ -390,8 +395,7 @@ def stair_lower_sum(p: int, cells) -> arb:
                     continue
                 t = t_gates.copy()
                 for end in (d, d + 1):
-                    f1 = np.array([NOT_PROVED if x is None else min(x, NOT_PROVED) for x in w.F1_upper(end, m, q)],
-                                  dtype=np.int64)
+                    f1 = _int64_upper(w.F1_upper(end, m, q))
                     worst = np.maximum(f1[:-1], f1[1:])  # F_1 is convex in z: its max on a cell is at an end
                     thresholds = budget - worst[:, None] - worst[None, :]
                     f0 = w.F0_upper(end, m, q, range(lo, hi + 1))
