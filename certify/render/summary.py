@@ -135,9 +135,7 @@ def staircase_summary(certificate: dict) -> list[str]:
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S.6)",
         *probability_lines(certificate, "R", "R = U_stair relabelled; bound from the p^2 (p - 1) disjoint relabelled copies of the widened box B+ "
                            "and of its translates along d_uv, d_w, which meet in null sets only"),
-        *([f"  {shown(claims['whole_region_probability'], 'P(theta(0) in R | active)', 'log10_lo')} "
-           f"({_whole_region_source(claims, _WIDENED_WORDS, 'U_stair, Proposition S.25')})"]
-          if "whole_region_probability" in claims else []),
+        *_whole_region_lines(claims, "the widened box's bound", "U_stair", "Proposition S.25"),
     ]
 
 
@@ -155,9 +153,7 @@ def memorise_summary(certificate: dict) -> list[str]:
         f"(Theorem S1)",
         f"  {shown(claims['purity_margin_box'], '1 - max_zeta F_zeta(theta(t))')} for all t (Proposition S1.7)",
         *probability_lines(certificate, "R", "R = U_1 relabelled: p^2 disjoint copies of the box"),
-        *([f"  {shown(claims['whole_region_probability'], 'P(theta(0) in R | active)', 'log10_lo')} "
-           f"({_whole_region_source(claims, _COPIES_WORDS, 'U_1, Proposition S1.8')})"]
-          if "whole_region_probability" in claims else []),
+        *_whole_region_lines(claims, "the box copies' bound", "U_1", "Proposition S1.8"),
     ]
 
 
@@ -202,17 +198,18 @@ def twin_plus_summary(certificate: dict) -> list[str]:
                            "and of its translates along d_uv, d_w, which meet in null sets only"),
     ]
 
-#: what a whole_region_probability claim states where its proposition gives no more: the region_probability bound's words
-_WIDENED_WORDS, _COPIES_WORDS = "the widened box's bound", "the box copies' bound"
 
-
-def _whole_region_source(claims: dict, box: str, whole: str) -> str:
-    """Which bound the checked whole_region_probability states: the region_probability claim's (``box``) when its
-    log10 is theirs (the kernel states it where the whole-region proposition gives less or is not attempted), else
-    the whole region's (``whole``: the region and its proposition)."""
-    if claims["whole_region_probability"].get("log10_lo") == claims.get("region_probability", {}).get("log10_lo"):
-        return f"{box}: {whole.split(', ')[1]} gives no more here"
-    return f"the whole of {whole}"
+def _whole_region_lines(claims: dict, box: str, region: str, proposition: str) -> list[str]:
+    """The line of a checked whole_region_probability claim (none without one), saying which bound it states: the
+    region_probability claim's (``box``) when its log10 is theirs (the kernel states it where ``proposition`` gives
+    less or is not attempted), else the whole of ``region``'s."""
+    if "whole_region_probability" not in claims:
+        return []
+    whole = claims["whole_region_probability"]
+    source = (f"{box}: {proposition} gives no more here"
+              if whole.get("log10_lo") == claims.get("region_probability", {}).get("log10_lo")
+              else f"the whole of {region}, {proposition}")
+    return [f"  {shown(whole, 'P(theta(0) in R | active)', 'log10_lo')} ({source})"]
 
 
 def twin_above_summary(certificate: dict) -> list[str]:
