@@ -58,6 +58,19 @@ def run_certify(*args, input=None, timeout=120):
 
 
 @pytest.fixture(scope="session")
+def stair_whole():
+    """examples/staircase/region_stair_whole.py as a module: the float evaluation of docs/staircase.md section 11.16,
+    the independent route the tests of that section and of certify.kernel.region_stair compare with."""
+    import importlib.util
+
+    path = ROOT / "examples" / "staircase" / "region_stair_whole.py"
+    spec = importlib.util.spec_from_file_location("region_stair_whole", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
 def dead_certificates():
     """{p: certificate dict} for the primes the tests use, built through the library."""
     from certify.theorems.dead import certify_dead

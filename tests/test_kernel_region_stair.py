@@ -23,16 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "staircase"
 
 
-@pytest.fixture(scope="module")
-def whole():
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        import region_stair_whole
-    finally:
-        sys.path.remove(str(EXAMPLE))
-    return region_stair_whole
-
-
 def _direct_tail(nodes, n, k, l, t):
     """T_kl(t) = sum_{i + j >= t} Q_ik Q_jl from Lemma S.24's Q_ik, summed directly (current mpmath precision)."""
     a = [mpmath.mpf(int(x.p)) / int(x.q) for x in nodes["a_nodes"]]
@@ -117,13 +107,13 @@ def test_spread_law_lower_bound(n, s):
         assert 0.98 * exact <= low <= exact, (low, exact)
 
 
-def _float_sum(whole, p, cells):
+def _float_sum(stair_whole, p, cells):
     """region_stair_whole.py's float value of log10 (S.45) with Lemma S.26's cells on ``cells`` and the kernel's
     grids (its own tails, logs and quadrature)."""
     nodes, g = kernel.grid_nodes(p), kernel.GRIDS[p]
     a = (float(nodes["a_nodes"][0]), float(nodes["a_nodes"][-1]))
     r = (float(nodes["r_nodes"][0]), float(nodes["r_nodes"][-1]))
-    X, rr, T, tg = whole.gate_tails(p, float(g["h"]), float(g["hr"]), a, r)
+    X, rr, T, tg = stair_whole.gate_tails(p, float(g["h"]), float(g["hr"]), a, r)
     N, n = T.shape[2] // 2, p - 2
     spreads = [float(x) for x in nodes["spreads"]]
     Dg, Eg = [float(x) for x in nodes["D_nodes"]], [float(x) for x in nodes["E_nodes"]]
@@ -131,15 +121,15 @@ def _float_sum(whole, p, cells):
     total = 0.0
     for d, m, rows in cells:
         d0, d1, e0, e1 = Dg[d], Dg[d + 1], Eg[m], Eg[m + 1]
-        PD = float(whole.interval_mass(np.array(d0 / math.sqrt(2)), np.array(d1 / math.sqrt(2))))
-        PE = min(whole.upper((e0 + D / 2) / sE) - whole.upper((e1 + D / 2) / sE) for D in (d0, d1))
+        PD = float(stair_whole.interval_mass(np.array(d0 / math.sqrt(2)), np.array(d1 / math.sqrt(2))))
+        PE = min(stair_whole.upper((e0 + D / 2) / sE) - stair_whole.upper((e1 + D / 2) / sE) for D in (d0, d1))
         levels = []
         for q, _, _ in rows:
-            t = whole.first_indices(p, X, rr, tg, d0, d1, e0, spreads[q], spread=True)
+            t = stair_whole.first_indices(p, X, rr, tg, d0, d1, e0, spreads[q], spread=True)
             levels.append(0.0 if t is None else
                           float(np.take_along_axis(T, np.minimum(t, 2 * N - 1)[:, :, None], axis=2).sum()))
         H = np.append(np.minimum.accumulate(levels), 0.0)
-        mass = np.array([whole.range_cdf(spreads[q], n) for q, _, _ in rows])
+        mass = np.array([stair_whole.range_cdf(spreads[q], n) for q, _, _ in rows])
         total += PD * PE * float(np.sum((H[:-1] - H[1:]) * mass))
     return math.log10(p * p * (p - 1) * total)
 
@@ -148,32 +138,32 @@ def _log10_lower(bound: arb) -> float:
     return math.log10(float(bound.lower().mid()))
 
 
-def test_lower_sum_meets_the_float_sum(whole):
+def test_lower_sum_meets_the_float_sum(stair_whole):
     """On the 6 committed cells of p = 5 that carry most, the proved lower sum is at most the float sum of the same
     cells and spreads (up to the float sum's own rounding, 1e-9 decades) and loses under 0.02 decades to it (its
     Riemann sum of the spread's law, its floors, its windows of t)."""
     cells = kernel.committed_cells(5)[:6]
-    got, want = _log10_lower(kernel.stair_lower_sum(5, cells)), _float_sum(whole, 5, cells)
+    got, want = _log10_lower(kernel.stair_lower_sum(5, cells)), _float_sum(stair_whole, 5, cells)
     assert want - 0.02 <= got <= want + 1e-9, (got, want)
 
 
-def test_an_understated_F1_is_caught(whole, monkeypatch):
+def test_an_understated_F1_is_caught(stair_whole, monkeypatch):
     """The comparison above can fail: with F_1's upper bounds lowered by 1/8, more pairs are admitted and the
     'proved' sum exceeds the float sum."""
     honest = kernel._W.F1_upper
     monkeypatch.setattr(kernel._W, "F1_upper",
                         lambda self, d, m, q: [x - (1 << (kernel.LOG_BITS - 3)) for x in honest(self, d, m, q)])
     cells = kernel.committed_cells(5)[:6]
-    assert _log10_lower(kernel.stair_lower_sum(5, cells)) > _float_sum(whole, 5, cells) + 1e-9
+    assert _log10_lower(kernel.stair_lower_sum(5, cells)) > _float_sum(stair_whole, 5, cells) + 1e-9
 
 
 @pytest.mark.parametrize("p, estimate", [(5, -30.53), (7, -77.42)])
-def test_whole_region_bound_is_below_the_estimate_and_within_the_target(whole, p, estimate):
+def test_whole_region_bound_is_below_the_estimate_and_within_the_target(stair_whole, p, estimate):
     """The committed cells' bound (stated, an exact ball) lies below section 11.15's importance-sampling estimate
     (whose standard error is a few hundredths of a decade) and within the issue's factor 10 of it."""
     log10 = float(kernel.stair_whole_region_log_lower(p, 1).mid()) / math.log(10)
     assert estimate - 1 < log10 < estimate - 0.1, log10
-    assert whole.ESTIMATE[p] == estimate
+    assert stair_whole.ESTIMATE[p] == estimate
 
 
 def test_not_attempted_where_no_cells_were_chosen():
