@@ -114,23 +114,19 @@ def _float_sum(stair_whole, p, cells):
     a = (float(nodes["a_nodes"][0]), float(nodes["a_nodes"][-1]))
     r = (float(nodes["r_nodes"][0]), float(nodes["r_nodes"][-1]))
     X, rr, T, tg = stair_whole.gate_tails(p, float(g["h"]), float(g["hr"]), a, r)
-    N, n = T.shape[2] // 2, p - 2
+    n = p - 2
     spreads = [float(x) for x in nodes["spreads"]]
     Dg, Eg = [float(x) for x in nodes["D_nodes"]], [float(x) for x in nodes["E_nodes"]]
-    sE = math.sqrt(0.5 + 1 / n)
     total = 0.0
     for d, m, rows in cells:
         d0, d1, e0, e1 = Dg[d], Dg[d + 1], Eg[m], Eg[m + 1]
-        PD = float(stair_whole.interval_mass(np.array(d0 / math.sqrt(2)), np.array(d1 / math.sqrt(2))))
-        PE = min(stair_whole.upper((e0 + D / 2) / sE) - stair_whole.upper((e1 + D / 2) / sE) for D in (d0, d1))
         levels = []
         for q, _, _ in rows:
             t = stair_whole.first_indices(p, X, rr, tg, d0, d1, e0, spreads[q], spread=True)
-            levels.append(0.0 if t is None else
-                          float(np.take_along_axis(T, np.minimum(t, 2 * N - 1)[:, :, None], axis=2).sum()))
+            levels.append(0.0 if t is None else float(stair_whole.pair_levels(T, t).sum()))
         H = np.append(np.minimum.accumulate(levels), 0.0)
         mass = np.array([stair_whole.range_cdf(spreads[q], n) for q, _, _ in rows])
-        total += PD * PE * float(np.sum((H[:-1] - H[1:]) * mass))
+        total += float(stair_whole.cell_weight(n, d0, d1, e0, e1)) * float(np.sum((H[:-1] - H[1:]) * mass))
     return math.log10(p * p * (p - 1) * total)
 
 

@@ -75,19 +75,15 @@ def select(p: int) -> list:
     mass = np.array([whole.range_cdf(s, n) for s in spreads])
     Dg = [float(x) for x in nodes["D_nodes"]]
     Eg = [float(x) for x in nodes["E_nodes"]]
-    sE = math.sqrt(0.5 + 1 / n)
     rows = []
     for d, (d0, d1) in enumerate(zip(Dg[:-1], Dg[1:])):
-        PD = float(whole.interval_mass(np.array(d0 / math.sqrt(2)), np.array(d1 / math.sqrt(2))))
         for m, (e0, e1) in enumerate(zip(Eg[:-1], Eg[1:])):
-            PE = min(whole.upper((e0 + D / 2) / sE) - whole.upper((e1 + D / 2) / sE) for D in (d0, d1))
             G, windows = np.zeros(len(spreads)), {}
             for q, s in enumerate(spreads):
                 t = whole.first_indices(p, X, r, t_gates, d0, d1, e0, s, spread=True)
                 if t is None:
                     continue
-                share = np.take_along_axis(T, np.minimum(t, 2 * N - 1)[:, :, None], axis=2)[:, :, 0]
-                share = np.where(t < 2 * N - 1, share, 0.0)
+                share = whole.pair_levels(T, t)
                 G[q] = share.sum()
                 useful = share > WINDOW_SHARE * share.max() if G[q] > 0 else share > 0
                 if useful.any():
@@ -96,7 +92,7 @@ def select(p: int) -> list:
                 continue
             qs = [q for q in best_spreads(G, mass, SPREADS_PER_CELL) if q in windows]
             H = np.append(np.minimum.accumulate(G[qs]), 0)
-            rows.append((PD * PE * float(np.sum((H[:-1] - H[1:]) * mass[qs])), d, m,
+            rows.append((float(whole.cell_weight(n, d0, d1, e0, e1)) * float(np.sum((H[:-1] - H[1:]) * mass[qs])), d, m,
                          [[q, *windows[q]] for q in qs]))
     rows.sort(key=lambda x: -x[0])
     weights = np.cumsum([x[0] for x in rows])

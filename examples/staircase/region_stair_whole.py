@@ -153,33 +153,42 @@ def first_indices(p: int, X, r, t_gates, d0, d1, e0, alpha, spread=False):
     return t
 
 
+def cell_weight(n: int, d0, d1, e0, e1) -> float:
+    """P_D(d) P_E(d, m) of (S.45) for the cell [d0, d1) x [e0, e1) of (D, E), n = p - 2 (floats)."""
+    sE = math.sqrt(0.5 + 1 / n)
+    PD = interval_mass(np.array(d0 / math.sqrt(2)), np.array(d1 / math.sqrt(2)))
+    return PD * min(upper((e0 + D / 2) / sE) - upper((e1 + D / 2) / sE) for D in (d0, d1))
+
+
+def pair_levels(T, t):
+    """T_kl(t_kl) for every pair (k, l), from gate_tails' T (0 where t_kl is the sentinel 2N - 1, where T is 0)."""
+    return np.take_along_axis(T, np.minimum(t, T.shape[2] - 1)[:, :, None], axis=2)[:, :, 0]
+
+
 def lower_sum(p: int, h, hr, hD, hE, ha, awin, rwin, Dwin, Ewin, alpha_max, spread=False):
     """The right side of (S.45) with these grids (floats, sigma = 1), and counts of what it evaluated; with
     ``spread``, Lemma S.26's cells of w (alpha then stands for the spread s)."""
     n = p - 2
     X, r, T, t_gates = gate_tails(p, h, hr, awin, rwin)
-    N, K = T.shape[2] // 2, T.shape[0]
+    K = T.shape[0]
     if spread:
         ha, alpha_max = SPREAD[p][0] * ha / GRIDS[p][4], SPREAD[p][1]
     alphas = ha * np.arange(1, int(round(alpha_max / ha)) + 1)
-    sE = math.sqrt(0.5 + 1 / n)
     Dg = np.arange(Dwin[0], Dwin[1] + hD / 2, hD)
     Eg = np.arange(Ewin[0], Ewin[1] + hE / 2, hE)
     sid_q = np.array([range_cdf(x, n) if spread else sid(x, n) for x in alphas])
     total, terms, cells = 0.0, [], 0
     for d0, d1 in zip(Dg[:-1], Dg[1:]):
-        PD = interval_mass(np.array(d0 / math.sqrt(2)), np.array(d1 / math.sqrt(2)))
         for e0, e1 in zip(Eg[:-1], Eg[1:]):
-            PE = min(upper((e0 + D / 2) / sE) - upper((e1 + D / 2) / sE) for D in (d0, d1))
             G = np.zeros(len(alphas))
             for q, alpha in enumerate(alphas):
                 t = first_indices(p, X, r, t_gates, d0, d1, e0, alpha, spread)
                 if t is None:
                     continue
                 cells += 1
-                G[q] = np.take_along_axis(T, np.minimum(t, 2 * N - 1)[:, :, None], axis=2).sum()
+                G[q] = pair_levels(T, t).sum()
             hq = np.append(np.minimum.accumulate(G), 0.0)
-            term = PD * PE * float(np.sum((hq[:-1] - hq[1:]) * sid_q))
+            term = cell_weight(n, d0, d1, e0, e1) * float(np.sum((hq[:-1] - hq[1:]) * sid_q))
             total += term
             terms.append(term)
     copies = p * p * (p - 1)
