@@ -57,17 +57,31 @@ def run_certify(*args, input=None, timeout=120):
                           input=input, timeout=timeout, env=env, cwd=ROOT)
 
 
+def _staircase_example(name: str):
+    """The example ``name`` of examples/staircase/ as a module, registered under its name (they import each other
+    so)."""
+    import importlib.util
+
+    if name not in sys.modules:
+        path = ROOT / "examples" / "staircase" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 @pytest.fixture(scope="session")
 def stair_whole():
     """examples/staircase/region_stair_whole.py as a module: the float evaluation of docs/staircase.md section 11.16,
     the independent route the tests of that section and of certify.kernel.region_stair compare with."""
-    import importlib.util
+    return _staircase_example("region_stair_whole")
 
-    path = ROOT / "examples" / "staircase" / "region_stair_whole.py"
-    spec = importlib.util.spec_from_file_location("region_stair_whole", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+
+@pytest.fixture(scope="session")
+def stair_proved():
+    """examples/staircase/region_stair_proved.py as a module: the selection of the kernel's cells and pairs."""
+    return _staircase_example("region_stair_proved")
 
 
 @pytest.fixture(scope="session")

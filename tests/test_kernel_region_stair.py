@@ -18,6 +18,7 @@ from flint import arb, fmpq
 
 from certify.errors import NotCertified
 from certify.kernel import region_stair as kernel
+from certify.kernel.balls import working_precision
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "staircase"
@@ -38,42 +39,89 @@ def _direct_tail(nodes, n, k, l, t):
     return mpmath.fsum(qk[i] * ql[j] for i in range(N) for j in range(max(0, t - i), N))
 
 
-@pytest.mark.parametrize("p, entries", [(5, [(10, 12, 180), (3, 30, 140), (25, 25, 230)]), (7, [(20, 30, 500)])])
+@pytest.mark.parametrize("p, entries", [(5, [(10, 12, 180), (3, 30, 140), (25, 25, 230)]), (7, [(20, 30, 400)])])
 def test_gate_tails_are_below_direct_sums(p, entries):
-    """The proved mantissa-exponent tails lie below the direct sums and within 1e-8 of them (Q_ik floored at 2^-200
-    of the largest, each tail at 52 bits)."""
-    Tman, Texp, t_gates = kernel.gate_tails(p)
+    """The proved mantissa-exponent tails lie below the direct sums (twice them for a pair with k < l, which stands
+    for its mirror) and within 1e-8 of them (Q_ik floored at 2^-144 of the largest, each tail at 52 bits); 0
+    outside each pair's range of t."""
+    pairs = tuple(sorted((k, l) for k, l, _ in entries))
+    where = {(k, l): t for k, l, t in entries}
+    lows = tuple(where[pair] - 3 for pair in pairs)
+    highs = tuple(where[pair] + 3 for pair in pairs)
+    Tman, Texp = kernel.gate_tails(p, pairs, lows, highs)
+    _, _, t_gates = kernel.pair_rows(p, pairs)
     nodes = kernel.grid_nodes(p)
     with mpmath.workdps(30):
-        for k, l, t in entries:
-            assert t >= t_gates[k, l]
-            exact = _direct_tail(nodes, p - 2, k, l, t)
-            value = mpmath.mpf(int(Tman[k, l, t])) * mpmath.mpf(2) ** int(Texp[k, l, t])
+        for i, (k, l) in enumerate(pairs):
+            t = where[(k, l)]
+            assert t >= t_gates[i]
+            exact = _direct_tail(nodes, p - 2, k, l, t) * (2 if k < l else 1)
+            value = mpmath.mpf(int(Tman[i, t])) * mpmath.mpf(2) ** int(Texp[i, t])
             assert exact * (1 - mpmath.mpf("1e-8")) <= value <= exact, (k, l, t, value, exact)
-            assert Tman[l, k, t] == Tman[k, l, t] and Texp[l, k, t] == Texp[k, l, t]
+            assert Tman[i, t - 4] == 0 and Tman[i, t + 4] == 0 and Tman[i, t + 3] > 0
 
 
 def test_gate_index_is_the_least_exact_one():
-    """t_gates[k, l] is the least t with r_{k+1} + r_{l+1} <= X_t and X_t > 0, in exact rationals."""
-    _, _, t_gates = kernel.gate_tails(5)
+    """pair_rows' t_gates is the least t with r_{k+1} + r_{l+1} <= X_t and X_t > 0, in exact rationals."""
+    pairs = ((0, 0), (2, 30), (7, 41), (59, 59))
+    k, l, t_gates = kernel.pair_rows(5, pairs)
     nodes = kernel.grid_nodes(5)
     X, r = nodes["X"], nodes["r_nodes"]
-    for k, l in [(0, 0), (7, 41), (59, 59), (30, 2)]:
-        t = int(t_gates[k, l])
-        ok = lambda s: X[s] > 0 and r[k + 1] + r[l + 1] <= X[s]  # noqa: E731
+    assert list(zip(k.tolist(), l.tolist())) == list(pairs)
+    for (a, b), t in zip(pairs, t_gates.tolist()):
+        ok = lambda s: X[s] > 0 and r[a + 1] + r[b + 1] <= X[s]  # noqa: E731
         assert ok(t) and (t == 0 or not ok(t - 1))
 
 
 def test_first_proved_against_a_loop():
-    """first_proved returns, per threshold, start + the first index whose value is strictly below it (None never
-    is), or the sentinel."""
+    """first_proved returns, per threshold, the first index whose value is strictly below it (NOT_PROVED never is),
+    or the sentinel."""
     rng = np.random.default_rng(3)
     for _ in range(300):
         values = [None if rng.random() < 0.1 else int(v) for v in rng.integers(-50, 50, rng.integers(1, 12))]
         thresholds = rng.integers(-60, 60, 9)
-        got = kernel.first_proved(values, 7, thresholds, 999)
+        got = kernel.first_proved(kernel.int64_upper(values), thresholds, 999)
         for threshold, g in zip(thresholds, got):
-            assert g == next((7 + i for i, v in enumerate(values) if v is not None and v < threshold), 999)
+            assert g == next((i for i, v in enumerate(values) if v is not None and v < threshold), 999)
+
+
+def test_int64_upper_never_lowers_a_bound():
+    """int64_upper keeps integers in [-2^52, 2^52] and makes None and everything outside NOT_PROVED (larger)."""
+    values = [None, 0, -5, 1 << 52, (1 << 52) + 1, -(1 << 52) - 1, 1 << 70]
+    assert kernel.int64_upper(values).tolist() == [kernel.NOT_PROVED, 0, -5, 1 << 52] + [kernel.NOT_PROVED] * 3
+
+
+@pytest.mark.parametrize("p", [5, 7])
+def test_F_bounds_lie_above_each_cells_own_F(p):
+    """The integers the sum compares lie above 2^40 times each cell's own F_0(X_t; D_d) and F_1(r_k; D_d) of
+    (S.43) with Lemma S.26's V_n, computed in mpmath at 30 digits at the cell's E_m and spread s_q (the kernel
+    evaluates F_0 at the grid's least E and largest spread, F_1 at a larger spread: docs/staircase.md 11.16)."""
+    nodes = kernel.grid_nodes(p)
+    rng = np.random.default_rng(p)
+    n, cells = p - 2, kernel.committed_cells(p)
+    pairs = kernel.committed_pairs(p)
+    needed = sorted({x for k, l in pairs for x in (k, k + 1, l, l + 1)})
+    mp = lambda x: mpmath.mpf(int(x.p)) / int(x.q)  # noqa: E731
+
+    def V(y):
+        return max(j * mpmath.exp(y * (n - j) / n) + (n - j) * mpmath.exp(-y * j / n) for j in range(1, n))
+
+    with working_precision(kernel.PREC), mpmath.workdps(30):
+        w = kernel._W(p, nodes, needed)
+        for _ in range(25):
+            d, m, qs = cells[int(rng.integers(len(cells)))]
+            end, q = d + int(rng.integers(2)), qs[int(rng.integers(len(qs)))]
+            D, E, s = mp(nodes["D_nodes"][end]), mp(nodes["E_nodes"][m]), mp(nodes["spreads"][q])
+            f0 = w.F0_upper(end)
+            for t in rng.integers(0, len(nodes["X"]), 20).tolist():
+                X = mp(nodes["X"][t])
+                true = mpmath.log(1 + mpmath.exp(-X * D) + mpmath.exp(-X * (D + E)) * V(X * s))
+                assert true * 2**kernel.LOG_BITS <= f0[t]
+            f1 = w.F1_upper(end, m, qs[-1])
+            for k in needed:
+                z = mp(nodes["r_nodes"][k])
+                true = mpmath.log(1 + mpmath.exp(z * D) + mpmath.exp(-z * E) * V(z * s))
+                assert true * 2**kernel.LOG_BITS <= f1[k]
 
 
 def test_tail_sum_is_an_exact_lower_bound():
@@ -121,11 +169,11 @@ def _float_sum(stair_whole, p, cells):
     for d, m, rows in cells:
         d0, d1, e0, e1 = Dg[d], Dg[d + 1], Eg[m], Eg[m + 1]
         levels = []
-        for q, _, _ in rows:
+        for q in rows:
             t = stair_whole.first_indices(p, X, rr, tg, d0, d1, e0, spreads[q], spread=True)
             levels.append(0.0 if t is None else float(stair_whole.pair_levels(T, t).sum()))
         H = np.append(np.minimum.accumulate(levels), 0.0)
-        mass = np.array([stair_whole.range_cdf(spreads[q], n) for q, _, _ in rows])
+        mass = np.array([stair_whole.range_cdf(spreads[q], n) for q in rows])
         total += float(stair_whole.cell_weight(n, d0, d1, e0, e1)) * float(np.sum((H[:-1] - H[1:]) * mass))
     return math.log10(p * p * (p - 1) * total)
 
@@ -135,12 +183,15 @@ def _log10_lower(bound: arb) -> float:
 
 
 def test_lower_sum_meets_the_float_sum(stair_whole):
-    """On the 6 committed cells of p = 5 that carry most, the proved lower sum is at most the float sum of the same
-    cells and spreads (up to the float sum's own rounding, 1e-9 decades) and loses under 0.02 decades to it (its
-    Riemann sum of the spread's law, its floors, its windows of t)."""
+    """On the 6 committed cells of p = 5 that carry most, the proved lower sum over every pair is at most the float
+    sum of the same cells and spreads (up to the float sum's own rounding, 1e-9 decades) and loses under 0.02 decades
+    to it (its Riemann sum of the spread's law, its floors, its F's at a larger spread and a smaller E); the
+    committed pairs lose under 10^-5 decades more."""
     cells = kernel.committed_cells(5)[:6]
     got, want = _log10_lower(kernel.stair_lower_sum(5, cells)), _float_sum(stair_whole, 5, cells)
     assert want - 0.02 <= got <= want + 1e-9, (got, want)
+    kept = _log10_lower(kernel.stair_lower_sum(5, cells, kernel.committed_pairs(5)))
+    assert got - 1e-5 <= kept <= got, (kept, got)
 
 
 def test_an_understated_F1_is_caught(stair_whole, monkeypatch):
@@ -148,7 +199,7 @@ def test_an_understated_F1_is_caught(stair_whole, monkeypatch):
     'proved' sum exceeds the float sum."""
     honest = kernel._W.F1_upper
     monkeypatch.setattr(kernel._W, "F1_upper",
-                        lambda self, d, m, q: [x - (1 << (kernel.LOG_BITS - 3)) for x in honest(self, d, m, q)])
+                        lambda self, d, m, q: honest(self, d, m, q) - (1 << (kernel.LOG_BITS - 3)))
     cells = kernel.committed_cells(5)[:6]
     assert _log10_lower(kernel.stair_lower_sum(5, cells)) > _float_sum(stair_whole, 5, cells) + 1e-9
 
@@ -171,39 +222,79 @@ def test_not_attempted_where_no_cells_were_chosen():
 
 
 @pytest.mark.parametrize("cells, words", [
-    ([], "no cells"), ([[0, 0]], "not \\[d, m"), ([[0, 0, [[1, 2]]]], "not an integer"),
-    ([[0, 0, [[1.0, 2, 3]]]], "not an integer"), ([[0, 0, [[True, 2, 3]]]], "not an integer"),
-    ([[34, 0, [[1, 2, 3]]]], "outside"), ([[0, 0, [[2, 2, 3], [1, 2, 3]]]], "outside"),
-    ([[0, 0, [[1, 5, 4]]]], "outside"), ([[0, 0, [[1, 2, 399]]]], "outside"), ([[-1, 0, [[1, 2, 3]]]], "outside"),
-    ([[3, 4, [[1, 2, 3]]], [3, 5, [[1, 2, 3]]], [3, 4, [[2, 2, 3]]]], "listed twice")])
+    ([], "no cells"), ([[0, 0]], "not \\[d, m"), ([[0, 0, 3]], "not \\[d, m"), ([[0, 0, [1.0]]], "not an integer"),
+    ([[0, 0, [True]]], "not an integer"), ([[0, "1", [1]]], "not an integer"), ([[34, 0, [1]]], "outside"),
+    ([[0, 0, [2, 1]]], "not increasing"), ([[0, 0, [1, 1]]], "not increasing"), ([[0, 0, []]], "outside"),
+    ([[0, 0, [128]]], "outside"), ([[-1, 0, [1]]], "outside"), ([[0, 100, [1]]], "outside"),
+    ([[3, 4, [1]], [3, 5, [1]], [3, 4, [2]]], "listed twice")])
 def test_malformed_cells_are_refused(cells, words):
-    """validated_cells refuses every malformed choice (p = 5: 34 cells of D, X_t for t <= 398), and a cell of (D, E)
-    listed twice, whose mass the sum would count twice (found by review)."""
+    """validated_cells refuses every malformed choice (p = 5: 34 cells of D, 100 of E, 128 spreads), and a cell of
+    (D, E) listed twice, whose mass the sum would count twice (found by review)."""
     with pytest.raises(ValueError, match=words):
         kernel.validated_cells(5, cells)
 
 
+@pytest.mark.parametrize("pairs, words", [
+    ([], "not \\[k, l\\]"), ([[0]], "not \\[k, l\\]"), ([[0, 1.0]], "not \\[k, l\\]"), ([3], "not \\[k, l\\]"),
+    ([[False, 1]], "not \\[k, l\\]"), ([[2, 1]], "outside"), ([[0, 60]], "outside"), ([[-1, 0]], "outside"),
+    ([[0, 1], [0, 1]], "increasing"), ([[0, 2], [0, 1]], "increasing")])
+def test_malformed_pairs_are_refused(pairs, words):
+    """validated_pairs refuses every malformed choice of pairs (p = 5: 60 cells of r), a pair listed twice (its mass
+    would count twice) and pairs out of order."""
+    with pytest.raises(ValueError, match=words):
+        kernel.validated_pairs(5, pairs)
+
+
+def test_a_pair_left_out_only_lowers_the_sum():
+    """The sum over a subset of pairs is at most the sum over all of them, on the committed cells that carry most
+    at p = 5 (a dropped pair contributes 0), and the committed pairs keep all but 10^-5 decades of it."""
+    cells = kernel.committed_cells(5)[:3]
+    every = _log10_lower(kernel.stair_lower_sum(5, cells))
+    kept = kernel.committed_pairs(5)
+    assert _log10_lower(kernel.stair_lower_sum(5, cells, kept[: len(kept) // 2])) < every
+    assert every - 1e-5 <= _log10_lower(kernel.stair_lower_sum(5, cells, kept)) <= every
+
+
 def test_a_malformed_cells_file_is_not_certified(tmp_path, monkeypatch):
     """A damaged package file makes the bound not attempted (NotCertified), never a traceback."""
-    for text in ("{", json.dumps({"format": "other"}), json.dumps({"format": kernel.CELLS_FORMAT, "5": [[0]]}),
+    good = {"cells": [[0, 0, [1]]], "pairs": [[0, 0]]}
+    for text in ("{", json.dumps({"format": "other", "5": good}), json.dumps({"format": kernel.CELLS_FORMAT}),
+                 json.dumps({"format": kernel.CELLS_FORMAT, "5": [[0]]}),
+                 json.dumps({"format": kernel.CELLS_FORMAT, "5": {"cells": [[0, 0, [1]]]}}),
+                 json.dumps({"format": kernel.CELLS_FORMAT, "5": {**good, "extra": 1}}),
+                 json.dumps({"format": kernel.CELLS_FORMAT, "5": {**good, "pairs": [[1, 0]]}}),
+                 json.dumps({"format": kernel.CELLS_FORMAT, "5": {**good, "cells": [[0, 0, [[1, 2, 3]]]]}}),
                  "[" * 200000, json.dumps([1, 2])):
         path = tmp_path / "cells.json"
         path.write_text(text)
         monkeypatch.setattr(kernel, "CELLS_PATH", path)
-        kernel._committed_cells.forget()
-        with pytest.raises(NotCertified, match="no well-formed cells at p = 5"):
+        kernel._committed_choice.forget()
+        with pytest.raises(NotCertified, match="no well-formed cells and pairs at p = 5"):
             kernel.committed_cells(5)
-    kernel._committed_cells.forget()
+        with pytest.raises(NotCertified, match="no well-formed cells and pairs at p = 5"):
+            kernel.committed_pairs(5)
+    kernel._committed_choice.forget()
 
 
-def test_committed_cells_are_well_formed():
-    """The committed choice names cells of both primes' grids (validated_cells accepts them)."""
+def test_committed_choice_is_well_formed():
+    """The committed choice names cells and pairs of both primes' grids (the validators accept them)."""
     for p in kernel.GRIDS:
-        assert len(kernel.committed_cells(p)) > 100
+        assert len(kernel.committed_cells(p)) > 100 and len(kernel.committed_pairs(p)) > 100
 
 
-def test_example_bad_arguments_exit_with_one_line(tmp_path):
-    """The example's --top 0 is a usage error (exit 2, one line, no traceback)."""
-    out = subprocess.run([sys.executable, str(EXAMPLE / "region_stair_proved.py"), "--top", "0"],
+@pytest.mark.parametrize("args, words", [(["--top", "0"], "--top must be >= 1"),
+                                         (["--select", "--pairs"], "--select already chooses the pairs"),
+                                         (["--p", "11"], "invalid choice")])
+def test_example_bad_arguments_exit_with_one_line(tmp_path, args, words):
+    """The example's bad arguments are usage errors (exit 2, no traceback)."""
+    out = subprocess.run([sys.executable, str(EXAMPLE / "region_stair_proved.py"), *args],
                          capture_output=True, text=True, cwd=tmp_path)
-    assert out.returncode == 2 and "--top must be >= 1" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_committed_pairs_are_what_the_selection_chooses(stair_proved):
+    """region_stair_proved.py's select_pairs, rerun on the committed cells, gives the committed pairs (the package
+    data is reproducible from the script that made it)."""
+    for p in kernel.GRIDS:
+        assert [tuple(x) for x in stair_proved.select_pairs(p, kernel.committed_cells(p))] == list(
+            kernel.committed_pairs(p))

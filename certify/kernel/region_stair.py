@@ -11,20 +11,25 @@ at or above the index t_kl, where (S.44) is proved with Lemma S.26's V_n.
 
 What is computed how:
 
-* The grids are the exact rationals of :data:`GRIDS`. Which cells of (D, E), which spreads in each and which window
-  of indices t to search were chosen by floats (``examples/staircase/region_stair_proved.py --select``) and are
-  read from :data:`CELLS_PATH`: a choice, not a bound. Any choice gives a lower sum (a dropped cell, spread or pair
-  contributes 0; the Abel step of the proof runs inside each cell of (D, E), over that cell's own spreads).
+* The grids are the exact rationals of :data:`GRIDS`. Which cells of (D, E), which spreads in each and which pairs
+  (k, l) of cells of r to sum were chosen by floats and one run of this module over every pair
+  (``examples/staircase/region_stair_proved.py --select``) and are read from :data:`CELLS_PATH`: a choice, not a
+  bound. Any choice gives a lower sum (a dropped cell, spread or pair contributes 0; the Abel step of the proof runs
+  inside each cell of (D, E), over that cell's own spreads).
 * The gates: Q_ik as integers below their balls (:func:`scaled_floor`); T_kl(t) as exact sums of their products
   (FLINT's fmpz_poly), stored as 52-bit mantissas rounded down and exponents (:func:`gate_tails`).
-* w: F_0(X_t; D) and F_1(r_k; D) of (S.43) with V_n, as integers above 2^40 times their balls, b_+ as one below, so
-  that the exact integer comparison F_0 + F_1 + F_1 < b_+ proves (S.44) (:func:`first_proved`); t_kl is the least
-  window index where it is proved at both ends of the D cell, and at least the exact least index with
-  r_{k+1} + r_{l+1} <= X_t and X_t > 0 (F_0 decreases in X: a proof at a smaller X covers X_t).
+* w: F_0(X_t; D) and F_1(r_k; D) of (S.43) with V_n as integers above 2^40 times their balls, b_+ as one below, so
+  that the exact integer comparison F_0 + F_1 + F_1 < b_+ proves (S.44) (:func:`first_proved`). Both F's increase
+  in the spread s and decrease in E, so each is evaluated where it is larger and shared: F_0 at the grid's least E
+  and largest spread, once per node of D; F_1 at the cell's E_m and at the cell's largest spread rounded up to a
+  lattice. t_kl is the largest of the least index where (S.44) is proved at D_d, the least where it is proved at
+  D_{d+1} (F_0 decreases in X: a proof at a smaller X covers X_t) and the exact least index with
+  r_{k+1} + r_{l+1} <= X_t and X_t > 0.
 * The laws: P_D and P_E as balls of Phi; P(spread <= s) by a lower Riemann sum (:func:`spread_law_lower`).
 
-Only floats' choices are read from the file, so no file can make the bound false; the sum is the same in every
-process (fixed grids, precision and integers).
+docs/staircase.md, section 11.16, "The lower sum in balls", states why each step holds. Only choices are read from
+the file, so no file can make the bound false; the sum is the same in every process (fixed grids, precision and
+integers).
 """
 
 from __future__ import annotations
@@ -43,19 +48,26 @@ from .memo import memoized
 from .region import stated_log_lower
 from .region_memorise import normal_cdf
 
-__all__ = ["GRIDS", "CELLS_PATH", "grid_nodes", "committed_cells", "validated_cells", "gate_tails", "tail_sum",
-           "first_proved", "spread_law_lower", "stair_lower_sum", "stair_whole_region_log_lower"]
+__all__ = ["GRIDS", "CELLS_PATH", "grid_nodes", "committed_cells", "committed_pairs", "validated_cells", "all_pairs",
+           "validated_pairs", "pair_rows", "gate_tails", "tail_sum", "int64_upper", "first_proved",
+           "spread_law_lower", "spread_law_nodes", "stair_lower_sum", "stair_whole_region_log_lower"]
 
 #: bits of every ball
 PREC = 96
 #: F_0, F_1 and b_+ are integers at the scale 2^LOG_BITS
 LOG_BITS = 40
-#: the largest Q_ik is an integer of about MASS_BITS bits: Q_ik falls (Psi and pi_k together) so that the least
-#: nonzero one keeps 103 bits at p = 5 and 44 at p = 7 (a relative loss of about 2^-44 there)
-MASS_BITS = 200
+#: the largest Q_ik is an integer of about MASS_BITS bits: Q_ik falls (Psi and pi_k together), so that at p = 7 the
+#: least ones (464 of the 11160 the committed pairs use, all at the largest a) are floored to 0 and at p = 5 the least
+#: keeps 49 bits; the tails the sums read stay within 1e-8 of exact (tests), and the committed bounds move by under
+#: 10^-9 decades against 200 bits, where the products cost a third more
+MASS_BITS = 144
 #: an integer no comparison accepts (every F bound is clamped to it; all integers stay below 2^61 in magnitude, so
 #: numpy's int64 arithmetic on them is exact)
 NOT_PROVED = 1 << 60
+#: finite F bounds lie in [-LIMIT, LIMIT] (else NOT_PROVED): b_+ - F_1 - F_1 stays far inside int64
+LIMIT = 1 << 52
+#: F_1 is evaluated at spreads on a lattice of S_LATTICE steps, the least at or above the cell's (F_1 increases in s)
+S_LATTICE = 4
 
 Q = fmpq
 #: p -> the exact grids: steps h of a (and b; X_t = 2 a_0 + t h), hr of r (and c), hD of D, hE of E and hs of the
@@ -68,9 +80,10 @@ GRIDS = {
 }
 #: the floats' choice of cells, spreads and windows (package data)
 CELLS_PATH = Path(__file__).with_name("region_stair_cells.json")
-CELLS_FORMAT = "certify-region-stair-cells/1"
-#: the lower Riemann sum of the spread's law: cells of 1/RANGE_STEPS on [-RANGE_X, RANGE_X]
-RANGE_X, RANGE_STEPS = 8, 64
+CELLS_FORMAT = "certify-region-stair-cells/2"
+#: the lower Riemann sum of the spread's law: cells of 1/RANGE_STEPS on [-RANGE_FINE, RANGE_FINE], of
+#: 1/RANGE_COARSE_STEPS out to +-RANGE_X
+RANGE_X, RANGE_STEPS, RANGE_FINE, RANGE_COARSE_STEPS = 6, 64, 3, 8
 
 
 def _count(lo: fmpq, hi: fmpq, step: fmpq) -> int:
@@ -102,45 +115,51 @@ def _require_grids(p: int) -> None:
 
 def committed_cells(p: int) -> list[tuple[int, int, list[tuple[int, int, int]]]]:
     """The cells of :data:`CELLS_PATH` at p: [(d, m, [(q, lo, hi), ...]), ...], each index checked against p's grids
-    (q strictly increasing, 0 <= lo <= hi <= 2N - 2); NotCertified if p has no grids or no cells, or the file is not
-    in its format (a packaging error: the bound is then not attempted)."""
+    (see :func:`validated_cells`); NotCertified if p has no grids, or the file has no well-formed cells and pairs
+    at p or is not in its format (a packaging error: the bound is then not attempted)."""
     _require_grids(p)
-    return _committed_cells(p)
+    return _committed_choice(p)[0]
+
+
+def committed_pairs(p: int) -> tuple[tuple[int, int], ...]:
+    """The pairs (k, l), k <= l, of cells of r that :data:`CELLS_PATH` keeps at p (see :func:`validated_pairs`);
+    NotCertified as for :func:`committed_cells`."""
+    _require_grids(p)
+    return _committed_choice(p)[1]
 
 
 @memoized
-def _committed_cells(p: int):
+def _committed_choice(p: int):
     try:
         data = json.loads(CELLS_PATH.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("format") != CELLS_FORMAT:
             raise ValueError(f"not in the format {CELLS_FORMAT}")
-        return validated_cells(p, data[str(p)])
+        choice = data[str(p)]
+        if not isinstance(choice, dict) or set(choice) != {"cells", "pairs"}:
+            raise ValueError("not {cells, pairs}")
+        return validated_cells(p, choice["cells"]), validated_pairs(p, choice["pairs"])
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
-        raise NotCertified(f"{CELLS_PATH.name} has no well-formed cells at p = {p} ({type(error).__name__}: "
-                           f"{error})") from None
+        raise NotCertified(f"{CELLS_PATH.name} has no well-formed cells and pairs at p = {p} "
+                           f"({type(error).__name__}: {error})") from None
 
 
-def validated_cells(p: int, cells) -> list[tuple[int, int, list[tuple[int, int, int]]]]:
-    """``cells`` = [[d, m, [[q, lo, hi], ...]], ...] as tuples, each index checked against p's grids: integers with
-    0 <= d < the cells of D, 0 <= m < those of E, q strictly increasing below the number of spreads, 0 <= lo <= hi <=
-    2N - 2, and no cell (d, m) listed twice (the sum would count it twice). ValueError otherwise (also for an empty
-    list)."""
+def validated_cells(p: int, cells) -> list[tuple[int, int, tuple[int, ...]]]:
+    """``cells`` = [[d, m, [q, ...]], ...] as tuples, each index checked against p's grids: integers with 0 <= d < the
+    cells of D, 0 <= m < those of E, the spreads' indices q strictly increasing below their number, and no cell
+    (d, m) listed twice (the sum would count it twice). ValueError otherwise (also for an empty list)."""
     nodes = grid_nodes(p)
-    sizes = (len(nodes["D_nodes"]) - 1, len(nodes["E_nodes"]) - 1, len(nodes["spreads"]), len(nodes["X"]))
+    sizes = (len(nodes["D_nodes"]) - 1, len(nodes["E_nodes"]) - 1, len(nodes["spreads"]))
     out = []
     for cell in cells:
         if not (isinstance(cell, (list, tuple)) and len(cell) == 3 and isinstance(cell[2], (list, tuple))):
-            raise ValueError("a cell is not [d, m, [[q, lo, hi], ...]]")
-        d, m, spreads = cell
-        rows = [tuple(row) if isinstance(row, (list, tuple)) else () for row in spreads]
-        if any(len(row) != 3 for row in rows) or not all(
-                type(x) is int for x in (d, m, *(x for row in rows for x in row))):
+            raise ValueError("a cell is not [d, m, [q, ...]]")
+        d, m, qs = cell[0], cell[1], tuple(cell[2])
+        if not all(type(x) is int for x in (d, m, *qs)):
             raise ValueError("an index is not an integer")
-        qs = [q for q, _, _ in rows]
-        if not (0 <= d < sizes[0] and 0 <= m < sizes[1] and qs == sorted(set(qs))
-                and all(0 <= q < sizes[2] and 0 <= lo <= hi < sizes[3] for q, lo, hi in rows)):
-            raise ValueError("an index lies outside the grids")
-        out.append((d, m, rows))
+        if not (0 <= d < sizes[0] and 0 <= m < sizes[1] and qs and list(qs) == sorted(set(qs))
+                and 0 <= qs[0] and qs[-1] < sizes[2]):
+            raise ValueError("an index lies outside the grids, or the spreads are not increasing")
+        out.append((d, m, qs))
     if not out:
         raise ValueError("no cells")
     if len({(d, m) for d, m, _ in out}) != len(out):  # a repeated cell would count its mass twice
@@ -151,60 +170,104 @@ def validated_cells(p: int, cells) -> list[tuple[int, int, list[tuple[int, int, 
 # -- the gates ---------------------------------------------------------------------------------------------------
 
 
-def gate_tails(p: int):
-    """(Tman, Texp, t_gates) for p's grids (Proposition S.25 with Lemma S.24), at :data:`PREC` bits.
-
-    Tman[k, l, t] 2^Texp[k, l, t] (int64 arrays, Tman < 2^52) is <= T_kl(t) = sum_{i + j >= t} Q_ik Q_jl for
-    t >= t_gates[k, l] (0 below it and at the sentinel t = 2N - 1), with Q_ik = Psi(a_i, a_{i+1})
-    min(pi_k(a_i), pi_k(a_{i+1})) of Lemma S.24: each Q_ik is replaced by the integer below 2^e times its ball
-    (0 if that is negative), the tails are exact integer sums of their products, and each tail is rounded down to
-    52 bits. t_gates[k, l] is the least t with r_{k+1} + r_{l+1} <= X_t and X_t > 0, in exact rationals (2N - 1 if
-    none). Memoised."""
-    _require_grids(p)
-    return _gate_tails(p)
+def all_pairs(p: int) -> tuple[tuple[int, int], ...]:
+    """Every pair (k, l), k <= l, of cells of r on p's grids."""
+    K = len(grid_nodes(p)["r_nodes"]) - 1
+    return tuple((k, l) for k in range(K) for l in range(k, K))
 
 
-@memoized
-def _gate_tails(p: int):
-    n = p - 2
+def validated_pairs(p: int, pairs) -> tuple[tuple[int, int], ...]:
+    """``pairs`` = [[k, l], ...] as a tuple of tuples, checked against p's grids: integers with 0 <= k <= l < K (the
+    cells of r), in strictly increasing order (so none twice: its mass would count twice), at least one. ValueError
+    otherwise."""
+    K = len(grid_nodes(p)["r_nodes"]) - 1
+    out = tuple(tuple(pair) if isinstance(pair, (list, tuple)) else () for pair in pairs)
+    if not out or any(len(pair) != 2 or not all(type(x) is int for x in pair) for pair in out):
+        raise ValueError("a pair is not [k, l] with integers k, l")
+    if not all(0 <= k <= l < K for k, l in out):
+        raise ValueError("a pair lies outside the grids (0 <= k <= l < K)")
+    if any(x >= y for x, y in zip(out, out[1:])):
+        raise ValueError("the pairs are not in strictly increasing order")
+    return out
+
+
+def pair_rows(p: int, pairs: tuple[tuple[int, int], ...]):
+    """(k, l, t_gates): int64 arrays with one row per pair (k, l), k <= l, of ``pairs`` (from
+    :func:`validated_pairs`); t_gates is the least index t with r_{k+1} + r_{l+1} <= X_t and X_t > 0, in exact
+    rationals (2N - 1, the sentinel, if none). Both are symmetric in (k, l), so a row with k < l stands for its
+    mirror (l, k) too. Read-only."""
     nodes = grid_nodes(p)
     a, r, h = nodes["a_nodes"], nodes["r_nodes"], GRIDS[p]["h"]
-    N, K = len(a) - 1, len(r) - 1
-    if K * K > 1 << 13:
+    sentinel = len(nodes["X"])
+    X0 = 2 * a[0]
+    gates = []
+    for k, l in pairs:
+        t = math.ceil(max((r[k + 1] + r[l + 1] - X0) / h, -X0 / h))
+        if X0 + t * h <= 0:
+            t += 1
+        gates.append(min(max(t, 0), sentinel))
+    out = tuple(np.array(column, dtype=np.int64) for column in ([k for k, _ in pairs], [l for _, l in pairs], gates))
+    for array in out:
+        array.setflags(write=False)
+    return out
+
+
+def gate_tails(p: int, pairs: tuple[tuple[int, int], ...], lows: tuple[int, ...], highs: tuple[int, ...]):
+    """(Tman, Texp): int64 arrays, one row per row of :func:`pair_rows` (p's grids, ``pairs`` from
+    :func:`validated_pairs`) and one column per index t = 0..2N - 1 (Proposition S.25 with Lemma S.24), at
+    :data:`PREC` bits.
+
+    Tman[i, t] 2^Texp[i, t] (Tman < 2^52) is <= T_kl(t) + T_lk(t) for the row's (k, l), k < l, and <= T_kk(t) for
+    k = l, where T_kl(t) = sum_{u + v >= t} Q_uk Q_vl = T_lk(t), for max(t_gates[i], lows[i]) <= t <= highs[i] (0
+    elsewhere, and at the sentinel t = 2N - 1), with Q_uk = Psi(a_u, a_{u+1}) min(pi_k(a_u), pi_k(a_{u+1})) of
+    Lemma S.24: each Q_uk is replaced by the integer below 2^e times its ball (0 if that is negative), the tails are
+    exact integer sums of their products, each tail is rounded down to 52 bits, and a row with k < l has its
+    exponent raised by 1 (the pair and its mirror). Memoised; the arrays are read-only."""
+    _require_grids(p)
+    if not len(lows) == len(highs) == len(pairs):
+        raise ValueError("one range of t per pair")
+    return _gate_tails(p, pairs, lows, highs)
+
+
+@memoized(maxsize=8)
+def _gate_tails(p: int, pairs: tuple[tuple[int, int], ...], lows: tuple[int, ...], highs: tuple[int, ...]):
+    n = p - 2
+    nodes = grid_nodes(p)
+    a, r = nodes["a_nodes"], nodes["r_nodes"]
+    N = len(a) - 1
+    _, _, t_gates = pair_rows(p, pairs)
+    if len(t_gates) > 1 << 13:
         raise ValueError("too many pairs (k, l) for the int64 sums of tail_sum")
+    cells = sorted({k for pair in pairs for k in pair})
     with working_precision(PREC):
-        ab, rb = [ball(x) for x in a], [ball(x) for x in r]
+        ab = [ball(x) for x in a]
         upper = [normal_cdf(-x) ** (n + 1) for x in ab]  # Phi(-a_i)^(n+1)
         psi = [(upper[i] - upper[i + 1]) / (n + 1) for i in range(N)]
-        cdf = [[normal_cdf(rk - ai) for rk in rb] for ai in ab]  # Phi(r_k - a_i)
-        masses = [[psi[i] * (cdf[i][k + 1] - cdf[i][k]).min(cdf[i + 1][k + 1] - cdf[i + 1][k]) for k in range(K)]
-                  for i in range(N)]
-        top = max(_exponent(x) for row in masses for x in row)
+        phi = {}  # Phi at r_k - a_i, by its exact value (r and a share their steps at p = 5 and 7: few values)
+        cdf = {k: [phi[r[k] - x] if r[k] - x in phi else phi.setdefault(r[k] - x, normal_cdf(ball(r[k] - x)))
+                   for x in a] for k in sorted({*cells, *(k + 1 for k in cells)})}
+        pi = {k: [up - down for up, down in zip(cdf[k + 1], cdf[k])] for k in cells}  # pi_k(a_i)
+        masses = {k: [psi[i] * pi[k][i].min(pi[k][i + 1]) for i in range(N)] for k in cells}
+        top = max(_exponent(x) for row in masses.values() for x in row)
         scale = MASS_BITS - top  # the largest Q_ik is about 2^MASS_BITS after scaling
-        ints = [[max(scaled_floor(x, scale) or 0, 0) for x in row] for row in masses]
-    X0 = 2 * a[0]
-    t_gates = np.full((K, K), 2 * N - 1, dtype=np.int64)
-    for k in range(K):
-        for l in range(K):
-            t = math.ceil(max((r[k + 1] + r[l + 1] - X0) / h, -X0 / h))
-            if X0 + t * h <= 0:
-                t += 1
-            t_gates[k, l] = min(max(t, 0), 2 * N - 1)
-    polys = [fmpz_poly([ints[i][k] for i in range(N)]) for k in range(K)]
-    Tman = np.zeros((K, K, 2 * N), dtype=np.int64)
-    Texp = np.zeros((K, K, 2 * N), dtype=np.int64)
-    for k in range(K):
-        for l in range(k, K):
-            tail = list(accumulate(reversed((polys[k] * polys[l]).coeffs())))[::-1]  # 2^(2 scale) T_kl, exactly
-            t0 = int(t_gates[k, l])  # T_kl is never read below t_gates: left 0
-            shifts = [max(x.bit_length() - 52, 0) for x in tail[t0:]]
-            Tman[k, l, t0:len(tail)] = [x >> s for x, s in zip(tail[t0:], shifts)]
-            Texp[k, l, t0:len(tail)] = shifts
-    Texp -= 2 * scale
-    below = np.tril_indices(K, -1)
-    Tman[below] = Tman.transpose(1, 0, 2)[below]  # T_lk = T_kl
-    Texp[below] = Texp.transpose(1, 0, 2)[below]
-    return Tman, Texp, t_gates
+        polys = {k: fmpz_poly([max(scaled_floor(x, scale) or 0, 0) for x in row]) for k, row in masses.items()}
+    Tman = np.zeros((len(t_gates), 2 * N), dtype=np.int64)
+    Texp = np.zeros((len(t_gates), 2 * N), dtype=np.int64)
+    for i, (k, l) in enumerate(pairs):
+        t0, t1 = max(int(t_gates[i]), lows[i]), min(highs[i], 2 * N - 2)  # T_kl is not read outside: left 0
+        if t0 > t1:
+            continue
+        product = polys[k] * polys[l]  # 2^(2 scale) sum_{u + v = t} Q_uk Q_vl, exactly
+        beyond = int(product.right_shift(t1 + 1)(1))  # the sum of the coefficients above t1
+        window = [int(x) for x in product.right_shift(t0).truncate(t1 + 1 - t0).coeffs()]
+        window += [0] * (t1 + 1 - t0 - len(window))
+        tail = list(accumulate(reversed(window), initial=beyond))[:0:-1]  # 2^(2 scale) T_kl(t), t = t0..t1
+        shifts = [max(x.bit_length() - 52, 0) for x in tail]
+        Tman[i, t0:t1 + 1] = [x >> s for x, s in zip(tail, shifts)]
+        Texp[i, t0:t1 + 1] = [s - 2 * scale + (k < l) for s in shifts]  # k < l: the mirror's tail too
+    for array in (Tman, Texp):
+        array.setflags(write=False)
+    return Tman, Texp
 
 
 def _exponent(x: arb) -> int:
@@ -224,19 +287,18 @@ def tail_sum(man: np.ndarray, exp: np.ndarray) -> fmpq:
     return fmpq(total) * fmpq(2) ** e0 if e0 >= 0 else fmpq(total, 2 ** -e0)
 
 
-def _int64_upper(values: list) -> np.ndarray:
-    """Integer upper bounds as int64: None (not finite) and anything above NOT_PROVED become NOT_PROVED, which no
-    comparison accepts (a larger upper bound is still one)."""
-    return np.array([NOT_PROVED if x is None else min(x, NOT_PROVED) for x in values], dtype=np.int64)
+def int64_upper(values: list) -> np.ndarray:
+    """Integer upper bounds as int64: None (not finite) and anything outside [-LIMIT, LIMIT] become NOT_PROVED, which
+    no comparison accepts (a larger upper bound is still one)."""
+    return np.array([NOT_PROVED if x is None or not -LIMIT <= x <= LIMIT else x for x in values], dtype=np.int64)
 
 
-def first_proved(values: list, start: int, thresholds: np.ndarray, none: int) -> np.ndarray:
-    """For each integer threshold, start + the least i with values[i] < threshold (exact integer comparisons; a
-    value None is never below), or ``none`` where no value is."""
-    v = _int64_upper(values)
-    running = np.minimum.accumulate(v)  # nonincreasing: the first index below a threshold is the same
+def first_proved(values: np.ndarray, thresholds: np.ndarray, none: int) -> np.ndarray:
+    """For each integer threshold, the least index i with values[i] < threshold (int64 upper bounds, exact integer
+    comparisons; NOT_PROVED is never below a threshold), or ``none`` where no value is."""
+    running = np.minimum.accumulate(values)  # nonincreasing: the first index below a threshold is the same
     index = np.searchsorted(-running, -thresholds, side="right")
-    return np.where(index < len(v), start + index, none)
+    return np.where(index < len(values), index, none)
 
 
 # -- w -----------------------------------------------------------------------------------------------------------
@@ -249,8 +311,9 @@ class _W:
     """Integer bounds of F_0, F_1 (S.43) with Lemma S.26's V_n, and of b_+, at kappa = 1, with cached exponentials.
     Current precision."""
 
-    def __init__(self, p: int, nodes: dict):
-        self.p, self.n, self.nodes = p, p - 2, nodes
+    def __init__(self, p: int, nodes: dict, r_needed: list[int]):
+        """r_needed: the nodes of r where F_1 is wanted (the ends of the pairs' cells)."""
+        self.p, self.n, self.nodes, self.r_needed = p, p - 2, nodes, r_needed
         self.X = [ball(x) for x in nodes["X"]]
         self.r = [ball(x) for x in nodes["r_nodes"]]
         self.D = [ball(x) for x in nodes["D_nodes"]]
@@ -275,33 +338,35 @@ class _W:
             out = term if out is None else out.max(term)
         return out
 
-    def F1_upper(self, d: int, m: int, q: int) -> list:
-        """Integers >= 2^LOG_BITS F_1(r_k; D_d) = 2^LOG_BITS log(1 + e^{r_k D_d} + e^{-r_k E_m} V_n(r_k s_q)) for
-        k = 0..K (None where a ball is not finite)."""
+    def F1_upper(self, d: int, m: int, q: int) -> np.ndarray:
+        """int64 upper bounds of 2^LOG_BITS F_1(r_k; D_d), F_1 = log(1 + e^{r_k D_d} + e^{-r_k E_m} V_n(r_k s)), at
+        k = 0..K, with s = s_q' >= s_q the least spread at or above s_q on the lattice of S_LATTICE steps (F_1
+        increases in s, so this is an upper bound at s_q, and cells share it): balls at the nodes of r_needed,
+        NOT_PROVED at the others (see :func:`int64_upper`)."""
+        q = min(-(-(q + 1) // S_LATTICE) * S_LATTICE - 1, len(self.s) - 1)  # s_q = (q + 1) h_s
         return self._cached(("F1", d, m, q), lambda: self._F1_upper(d, m, q))  # cells (d - 1, m), (d, m): end d
 
-    def _F1_upper(self, d: int, m: int, q: int) -> list:
-        D, E, s = self.D[d], self.E[m], self.s[q]
-        out = []
-        for k, z in enumerate(self.r):
-            up = self._cached(("zD", k, d), lambda: (z * D).exp())
-            down = self._cached(("zE", k, m), lambda: (-z * E).exp())
-            V = self._cached(("zs", k, q), lambda: self.vertex_sum(z * s))
-            out.append(scaled_ceil((1 + up + down * V).log(), LOG_BITS))
+    def _F1_upper(self, d: int, m: int, q: int) -> np.ndarray:
+        z = [self.r[k] for k in self.r_needed]
+        up = self._cached(("zD", d), lambda: [(x * self.D[d]).exp() for x in z])
+        down = self._cached(("zE", m), lambda: [(-x * self.E[m]).exp() for x in z])
+        V = self._cached(("zs", q), lambda: [self.vertex_sum(x * self.s[q]) for x in z])
+        out = np.full(len(self.r), NOT_PROVED, dtype=np.int64)
+        out[self.r_needed] = int64_upper([scaled_ceil((1 + u + e * v).log(), LOG_BITS) for u, e, v in zip(up, down, V)])
         return out
 
-    def F0_upper(self, d: int, m: int, q: int, ts) -> list:
-        """Integers >= 2^LOG_BITS F_0(X_t; D_d) = 2^LOG_BITS log(1 + e^{-X_t D_d} + e^{-X_t (D_d + E_m)}
-        V_n(X_t s_q)) for t in ``ts`` (None where a ball is not finite)."""
-        return [self._cached(("F0", d, m, q, t), lambda: self._F0_upper(d, m, q, t)) for t in ts]  # by end d
+    def F0_upper(self, d: int) -> np.ndarray:
+        """int64 upper bounds of 2^LOG_BITS F_0(X_t; D_d) at t = 0..2N - 2 for every cell (d, m) and spread s_q:
+        F_0 = log(1 + e^{-X D_d} + e^{-X (D_d + E_0)} V_n(X s_max)) at the grid's least E and largest spread (F_0
+        decreases in E and increases in s for X >= 0, so this bounds it at every E_m >= E_0 and s_q <= s_max)."""
+        return self._cached(("F0", d), lambda: self._F0_upper(d))
 
-    def _F0_upper(self, d: int, m: int, q: int, t: int) -> int | None:
-        X, D, s = self.X[t], self.D[d], self.s[q]
-        DE = D + self.E[m]  # exact: D_d + E_m lies on D's grid (hE = 2 hD), index d + 2m
-        a = self._cached(("XD", t, d), lambda: (-X * D).exp())
-        b = self._cached(("XDE", t, d + 2 * m), lambda: (-X * DE).exp())
-        V = self._cached(("Xs", t, q), lambda: self.vertex_sum(X * s))
-        return scaled_ceil((1 + a + b * V).log(), LOG_BITS)
+    def _F0_upper(self, d: int) -> np.ndarray:
+        D, E, s = self.D[d], self.E[0], self.s[-1]
+        if "Xs" not in self.cache:
+            self.cache["Xs"] = [self.vertex_sum(X * s) for X in self.X]
+        return int64_upper([scaled_ceil((1 + (-X * D).exp() + (-X * (D + E)).exp() * V).log(), LOG_BITS)
+                            for X, V in zip(self.X, self.cache["Xs"])])
 
     def budget_lower(self, d: int, m: int, q: int) -> int | None:
         """An integer <= 2^LOG_BITS b_+, b_+ = 2 log 2 + 2/((p - 1) rho_+), rho_+ = 1 + s/(g - (n - 1) s/n),
@@ -321,11 +386,20 @@ class _W:
 
 def spread_law_lower(n: int, s) -> arb:
     """A ball whose lower end is <= P(max - min of n iid N(0, 1) <= s) = n int phi(x) (Phi(x + s) - Phi(x))^(n - 1) dx
-    (Lemma S.26, item 2), for an integer n >= 2 and an exact s > 0: the integral over [-RANGE_X, RANGE_X], bounded
-    below on each cell of 1/RANGE_STEPS by its width times the smaller end value of phi (unimodal) times that of
-    Phi(x + s) - Phi(x) (log-concave, as the convolution of phi with an indicator) to the power n - 1. At
-    :data:`PREC` bits; memoised."""
+    (Lemma S.26, item 2), for an integer n >= 2 and an exact s > 0: the integral over the cells of
+    :func:`spread_law_nodes`, bounded below on each by its width times the smaller end value of phi (unimodal)
+    times that of Phi(x + s) - Phi(x) (log-concave, as the convolution of phi with an indicator) to the power
+    n - 1. At :data:`PREC` bits; memoised."""
     return _spread_law_lower(n, fmpq(s))
+
+
+def spread_law_nodes() -> list[fmpq]:
+    """The nodes of spread_law_lower's sum: steps of 1/RANGE_STEPS on [-RANGE_FINE, RANGE_FINE], where the
+    integrand's mass lies, and of 1/RANGE_COARSE_STEPS out to +-RANGE_X (any partition gives a lower sum)."""
+    coarse = [fmpq(i, RANGE_COARSE_STEPS) for i in range(RANGE_FINE * RANGE_COARSE_STEPS + 1,
+                                                         RANGE_X * RANGE_COARSE_STEPS + 1)]
+    fine = [fmpq(i, RANGE_STEPS) for i in range(-RANGE_FINE * RANGE_STEPS, RANGE_FINE * RANGE_STEPS + 1)]
+    return [-x for x in reversed(coarse)] + fine + coarse
 
 
 @memoized(maxsize=4096)
@@ -336,15 +410,15 @@ def _spread_law_lower(n: int, s: fmpq) -> arb:
         width = [normal_cdf(x + sb) - c for x, c in zip(nodes, cdf)]
         total = arb(0)
         for i in range(len(nodes) - 1):
-            total += density[i].min(density[i + 1]) * width[i].min(width[i + 1]) ** (n - 1)
-        return n * total / (RANGE_STEPS * (2 * arb.pi()).sqrt())
+            total += (nodes[i + 1] - nodes[i]) * density[i].min(density[i + 1]) * width[i].min(width[i + 1]) ** (n - 1)
+        return n * total / (2 * arb.pi()).sqrt()
 
 
 @memoized
 def _range_nodes():
-    """The nodes of spread_law_lower's sum, e^{-x^2/2} and Phi at them (PREC bits)."""
+    """The nodes of spread_law_lower's sum as balls, e^{-x^2/2} and Phi at them (PREC bits)."""
     with working_precision(PREC):
-        nodes = [ball(fmpq(i, RANGE_STEPS)) for i in range(-RANGE_X * RANGE_STEPS, RANGE_X * RANGE_STEPS + 1)]
+        nodes = [ball(x) for x in spread_law_nodes()]
         return nodes, [(-x * x / 2).exp() for x in nodes], [normal_cdf(x) for x in nodes]
 
 
@@ -353,7 +427,7 @@ def _range_nodes():
 
 def stair_whole_region_log_lower(p: int, sigma) -> arb:
     """An exact ball (radius 0) <= log P(theta(0) in R_stair | initially active), theta(0) ~ N(0, sigma^2 I_{3p}):
-    Proposition S.25 with Lemma S.26's cells (docs/staircase.md, section 11.16) on p's committed grids and cells,
+    Proposition S.25 with Lemma S.26's cells (docs/staircase.md, section 11.16) on p's committed grids, cells and pairs,
     stated on the grid of :func:`certify.kernel.region.stated_log_lower`. NotCertified where it is not attempted
     (sigma != 1, or a p without grids) or not proved positive. Memoised."""
     if fmpq(sigma) != 1:
@@ -364,50 +438,58 @@ def stair_whole_region_log_lower(p: int, sigma) -> arb:
 @memoized
 def _whole_region_log_lower(p: int) -> arb:
     with working_precision(PREC):
-        bound = stair_lower_sum(p, committed_cells(p))
+        bound = stair_lower_sum(p, committed_cells(p), committed_pairs(p))
         if not certainly_positive(bound):
             raise NotCertified(f"Proposition S.25's lower sum is not proved positive at p = {p}")
         return stated_log_lower(bound.log())
 
 
-def stair_lower_sum(p: int, cells) -> arb:
+def stair_lower_sum(p: int, cells, pairs=None, indices: dict | None = None) -> arb:
     """A ball whose lower end is <= P(theta(0) in R_stair | initially active) at sigma = 1: the right side of (S.45)
-    with Lemma S.26's cells on p's grids, over ``cells`` (see :func:`validated_cells`; ValueError if they are not
-    well formed; KeyError for a p without grids). Computed at :data:`PREC` bits; the result is returned at that
-    precision's accuracy."""
+    with Lemma S.26's cells on p's grids, over ``cells`` (see :func:`validated_cells`) and the pairs (k, l) of cells
+    of r in ``pairs`` and their mirrors (see :func:`validated_pairs`; None: every pair); ValueError if either is
+    not well formed, KeyError for a p without grids. A pair left out contributes 0. Computed at :data:`PREC` bits;
+    the result is returned at that precision's accuracy. If ``indices`` is a dict, it receives, for each (d, m, q)
+    whose hypotheses hold, the proved index t_kl of each pair of :func:`pair_rows` (2N - 1 where none is proved):
+    what the selection of pairs reads (``examples/staircase/region_stair_proved.py``)."""
     n = p - 2
     nodes = grid_nodes(p)
-    Tman, Texp, t_gates = gate_tails(p)
-    K, sentinel = Tman.shape[0], Tman.shape[2] - 1
-    kk, ll = np.meshgrid(np.arange(K), np.arange(K), indexing="ij")
+    cells = validated_cells(p, cells)
+    pairs = all_pairs(p) if pairs is None else validated_pairs(p, pairs)
+    k, l, t_gates = pair_rows(p, pairs)
+    sentinel = len(nodes["X"])
     with working_precision(PREC):
-        w = _W(p, nodes)
-        root2 = ball(2).sqrt()
-        sE = (ball(fmpq(1, 2)) + ball(fmpq(1, n))).sqrt()  # the law of E given D: N(-D/2, 1/2 + 1/n) (S.42)
-        spread_mass = {}
-        total = arb(0)
-        for d, m, spreads in validated_cells(p, cells):
-            levels = []
-            for q, lo, hi in spreads:
+        w = _W(p, nodes, sorted({*k.tolist(), *(k + 1).tolist()}))
+        proved = {}  # (d, m, q) -> t_kl per row: the least index where (S.44) is proved at both ends of the D cell
+        for d, m, qs in cells:
+            for q in qs:
                 budget = w.budget_lower(d, m, q)
                 if budget is None:
-                    levels.append(fmpq(0))
                     continue
-                t = t_gates.copy()
+                t = t_gates
                 for end in (d, d + 1):
-                    f1 = _int64_upper(w.F1_upper(end, m, q))
+                    f1 = w.F1_upper(end, m, qs[-1])  # at the cell's largest spread: F_1 increases in s
                     worst = np.maximum(f1[:-1], f1[1:])  # F_1 is convex in z: its max on a cell is at an end
-                    thresholds = budget - worst[:, None] - worst[None, :]
-                    f0 = w.F0_upper(end, m, q, range(lo, hi + 1))
-                    t = np.maximum(t, first_proved(f0, lo, thresholds.ravel(), sentinel).reshape(K, K))
-                levels.append(tail_sum(Tman[kk, ll, t], Texp[kk, ll, t]))
+                    t = np.maximum(t, first_proved(w.F0_upper(end), budget - worst[k] - worst[l], sentinel))
+                proved[(d, m, q)] = t
+        if indices is not None:
+            indices.update(proved)
+        used = np.stack([t_gates, *proved.values()])  # each pair's tails are read at its proved indices only
+        lows = tuple(used.min(axis=0).tolist())
+        highs = tuple(np.where(used < sentinel, used, -1).max(axis=0).tolist())
+        Tman, Texp = gate_tails(p, pairs, lows, highs)
+        rows = np.arange(len(k))
+        root2 = ball(2).sqrt()
+        sE = (ball(fmpq(1, 2)) + ball(fmpq(1, n))).sqrt()  # the law of E given D: N(-D/2, 1/2 + 1/n) (S.42)
+        total = arb(0)
+        for d, m, qs in cells:
+            levels = [tail_sum(Tman[rows, proved[(d, m, q)]], Texp[rows, proved[(d, m, q)]])
+                      if (d, m, q) in proved else fmpq(0) for q in qs]
             H = list(accumulate(levels, min)) + [fmpq(0)]
             inner = arb(0)
-            for i, (q, _, _) in enumerate(spreads):
+            for i, q in enumerate(qs):
                 if H[i] > H[i + 1]:  # exact rationals; Abel's coefficients are >= 0
-                    if q not in spread_mass:
-                        spread_mass[q] = spread_law_lower(n, nodes["spreads"][q])
-                    inner += ball(H[i] - H[i + 1]) * spread_mass[q]
+                    inner += ball(H[i] - H[i + 1]) * spread_law_lower(n, nodes["spreads"][q])
             D0, D1 = ball(nodes["D_nodes"][d]), ball(nodes["D_nodes"][d + 1])
             E0, E1 = ball(nodes["E_nodes"][m]), ball(nodes["E_nodes"][m + 1])
             PD = normal_cdf(-D0 / root2) - normal_cdf(-D1 / root2)  # D ~ N(0, 2)

@@ -4,12 +4,13 @@ cells, in balls and exact integers), stated by `certify staircase` as whole_regi
 
     python examples/staircase/region_stair_proved.py [--p 5 7] [--top N] [--select]
 
---select chooses, in floats, what the kernel then proves, and writes it to certify/kernel/region_stair_cells.json
-(package data): the cells of (D, E) that carry CARRIED of the float lower sum (region_stair_whole.py's evaluation on
-the kernel's grids, with Lemma S.26's cells), in each the SPREADS_PER_CELL spreads that the float sum prefers, and
-for each spread the window of indices t that holds the float t_kl of every pair carrying more than WINDOW_SHARE of
-the cell's largest pair. It takes about 2 minutes at p = 5 and 4 at p = 7. A choice, not a bound: any cells,
-spreads and windows give a lower sum.
+--select chooses what the kernel then proves, and writes it to certify/kernel/region_stair_cells.json (package
+data): in floats, the cells of (D, E) that carry CARRIED of the float lower sum (region_stair_whole.py's evaluation
+on the kernel's grids, with Lemma S.26's cells) and in each the SPREADS_PER_CELL spreads that the float sum
+prefers; then, from one run of the kernel over every pair (k, l) of cells of r on those cells, the pairs whose
+proved tails T_kl(t_kl) + T_lk(t_lk) reach PAIR_SHARE of their (cell, spread)'s sum G somewhere (--pairs redoes only
+this step, on the committed cells, in about 10 s). It takes about 2 minutes at p = 5 and 4 at p = 7. A choice, not
+a bound: any cells, spreads and pairs give a lower sum.
 
 Without --select it runs the kernel's proof on the committed cells (all of them, or the --top N that carry most: a
 smaller lower sum) and prints the bound, the factor to the importance-sampling estimate of section 11.15 and the
@@ -28,8 +29,9 @@ import numpy as np
 import region_stair_whole as whole
 from certify.kernel import region_stair as kernel
 
-#: the spreads kept per cell, the share of the float sum the kept cells carry, and the pairs a window must hold
-SPREADS_PER_CELL, CARRIED, WINDOW_SHARE = 4, 0.99, 1e-9
+#: the spreads kept per cell, the share of the float sum the kept cells carry, and the share of a (cell, spread)'s sum G
+#: that keeps a pair (the pairs left out lose less than their number times PAIR_SHARE of each G)
+SPREADS_PER_CELL, CARRIED, PAIR_SHARE = 4, 0.99, 1e-6
 
 
 def float_grids(p: int):
@@ -68,9 +70,9 @@ def best_spreads(G: np.ndarray, mass: np.ndarray, size: int) -> list[int]:
 
 
 def select(p: int) -> list:
-    """[d, m, [[q, lo, hi], ...]] for the cells of (D, E) that carry CARRIED of the float sum, largest first."""
+    """[d, m, [q, ...]] for the cells of (D, E) that carry CARRIED of the float sum, largest first."""
     nodes, X, r, T, t_gates = float_grids(p)
-    N, n = T.shape[2] // 2, p - 2
+    n = p - 2
     spreads = np.array([float(s) for s in nodes["spreads"]])
     mass = np.array([whole.range_cdf(s, n) for s in spreads])
     Dg = [float(x) for x in nodes["D_nodes"]]
@@ -78,32 +80,56 @@ def select(p: int) -> list:
     rows = []
     for d, (d0, d1) in enumerate(zip(Dg[:-1], Dg[1:])):
         for m, (e0, e1) in enumerate(zip(Eg[:-1], Eg[1:])):
-            G, windows = np.zeros(len(spreads)), {}
+            G = np.zeros(len(spreads))
             for q, s in enumerate(spreads):
                 t = whole.first_indices(p, X, r, t_gates, d0, d1, e0, s, spread=True)
-                if t is None:
-                    continue
-                share = whole.pair_levels(T, t)
-                G[q] = share.sum()
-                useful = share > WINDOW_SHARE * share.max() if G[q] > 0 else share > 0
-                if useful.any():
-                    windows[q] = (max(int(t[useful].min()) - 2, 0), min(int(t[useful].max()) + 2, 2 * N - 2))
+                if t is not None:
+                    G[q] = whole.pair_levels(T, t).sum()
             if G.max() <= 0:
                 continue
-            qs = [q for q in best_spreads(G, mass, SPREADS_PER_CELL) if q in windows]
+            qs = best_spreads(G, mass, SPREADS_PER_CELL)
             H = np.append(np.minimum.accumulate(G[qs]), 0)
             rows.append((float(whole.cell_weight(n, d0, d1, e0, e1)) * float(np.sum((H[:-1] - H[1:]) * mass[qs])), d, m,
-                         [[q, *windows[q]] for q in qs]))
+                         qs))
     rows.sort(key=lambda x: -x[0])
     weights = np.cumsum([x[0] for x in rows])
     keep = int(np.searchsorted(weights, CARRIED * weights[-1]) + 1)
-    return [[d, m, spreads_] for _, d, m, spreads_ in rows[:keep]]
+    return [[d, m, qs] for _, d, m, qs in rows[:keep]]
+
+
+def select_pairs(p: int, cells: list) -> list[list[int]]:
+    """[[k, l], ...] (k <= l, increasing): the pairs of cells of r whose proved tails (T_kl(t_kl) + T_lk(t_lk), or
+    T_kk(t_kk)) reach PAIR_SHARE of the sum G of their (cell, spread) for some committed (cell, spread), from the
+    kernel's run over every pair (its proved indices; the tails' ratios in floats: a choice)."""
+    pairs = kernel.all_pairs(p)
+    indices: dict = {}
+    kernel.stair_lower_sum(p, cells, pairs, indices)
+    sentinel = len(kernel.grid_nodes(p)["X"])
+    used = np.stack(list(indices.values()))
+    lows, highs = used.min(axis=0), np.where(used < sentinel, used, -1).max(axis=0)
+    Tman, Texp = kernel.gate_tails(p, pairs, tuple(lows.tolist()), tuple(highs.tolist()))
+    rows, share = np.arange(len(pairs)), np.zeros(len(pairs))
+    for t in indices.values():
+        tails = Tman[rows, t] * np.exp2(Texp[rows, t].astype(float))
+        if tails.sum() > 0:
+            share = np.maximum(share, tails / tails.sum())
+    return [list(pair) for pair, s in zip(pairs, share) if s >= PAIR_SHARE]
+
+
+def write_choice(p: int, cells: list, pairs: list) -> None:
+    """Write p's cells and pairs into the package file (the other primes' entries kept)."""
+    path = kernel.CELLS_PATH
+    data = json.loads(path.read_text()) if path.exists() else {}
+    if data.get("format") != kernel.CELLS_FORMAT:
+        data = {}
+    data.update({"format": kernel.CELLS_FORMAT, str(p): {"cells": cells, "pairs": pairs}})
+    path.write_text(json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n")
 
 
 def prove_top(p: int, top: int | None) -> float:
     """log10 of the lower end of the kernel's proved lower sum on the ``top`` committed cells that carry most (all if
     None), as a float for printing."""
-    bound = kernel.stair_lower_sum(p, kernel.committed_cells(p)[:top])
+    bound = kernel.stair_lower_sum(p, kernel.committed_cells(p)[:top], kernel.committed_pairs(p))
     return math.log10(float(bound.lower().mid()))
 
 
@@ -111,18 +137,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--p", type=int, nargs="+", default=sorted(kernel.GRIDS), choices=sorted(kernel.GRIDS))
     parser.add_argument("--top", type=int, default=None, help="prove only the N committed cells that carry most")
-    parser.add_argument("--select", action="store_true", help=f"recompute {kernel.CELLS_PATH.name} in floats")
+    parser.add_argument("--select", action="store_true", help=f"recompute {kernel.CELLS_PATH.name}")
+    parser.add_argument("--pairs", action="store_true", help="recompute only its pairs, on the committed cells")
     args = parser.parse_args()
     if args.top is not None and args.top < 1:
         parser.error("--top must be >= 1")
-    if args.select:  # one run at a time: the file is read and written again after each prime
-        path = kernel.CELLS_PATH
+    if args.select and args.pairs:
+        parser.error("--select already chooses the pairs")
+    if args.select or args.pairs:  # one run at a time: the file is read and written again after each prime
         for p in args.p:
-            cells = select(p)
-            data = json.loads(path.read_text()) if path.exists() else {}
-            data.update({"format": kernel.CELLS_FORMAT, str(p): cells})
-            path.write_text(json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n")
-            print(f"p = {p}: {len(cells)} cells of (D, E) kept")
+            cells = select(p) if args.select else [[d, m, list(qs)] for d, m, qs in kernel.committed_cells(p)]
+            pairs = select_pairs(p, cells)
+            write_choice(p, cells, pairs)
+            print(f"p = {p}: {len(cells)} cells of (D, E) and {len(pairs)} pairs of cells of r kept")
         return
     for p in args.p:
         start = time.process_time()
