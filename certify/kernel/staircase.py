@@ -414,9 +414,9 @@ WHOLE_REGION_PROBABILITY = ClaimSpec(
          "the whole of U_stair, not a box: P(R | active) >= p^2 (p - 1) P(U_stair), and P(U_stair) is bounded below "
          "by closed-form lower bounds of the gates' cell masses (Lemma S.24) at or above an index where (S.44) is "
          "proved on each cell of w's coordinates D, E and spread (Lemmas S.23 and S.26), times proved lower bounds "
-         "of those cells' masses under (S.42), on the committed grids and cells; where that bound is not larger "
-         "than region_probability's, not proved positive, or not attempted (other p or sigma), this claim states "
-         "region_probability's bound",
+         "of those cells' masses under (S.42), on the committed grids, cells and pairs of gate cells; where that "
+         "bound is not larger than region_probability's, not proved positive, or not attempted (other p or sigma), "
+         "this claim states region_probability's bound",
     source="Proposition S.25 with Lemma S.26, (S.45)")
 CLAIMS = (PATTERN_BOX, LOSS_MARGIN_BOX, PURITY_MARGIN_BOX, GAUSSIAN_PROBABILITY, REGION_PROBABILITY,
           WHOLE_REGION_PROBABILITY)

@@ -299,9 +299,8 @@ FORMS["staircase"] = {
              r"\Pr(U_{\mathrm{stair}})$, with $\Pr(U_{\mathrm{stair}})$ bounded below by closed-form lower bounds of "
              r"the gates' cell masses at or above an index where (S.44) is proved on each cell of $w$'s coordinates "
              r"$D$, $E$ and spread, times proved lower bounds of those cells' masses (Proposition S.25 with Lemma "
-             r"S.26), on committed grids and cells; where that bound is not larger than the widened box's, not "
-             r"proved positive, or not "
-             r"attempted, the claim states the widened box's bound"),
+             r"S.26), on committed grids, cells and pairs of gate cells; where that bound is not larger than the "
+             r"widened box's, not proved positive, or not attempted, the claim states the widened box's bound"),
 }
 
 
