@@ -146,13 +146,33 @@ def test_spread_law_lower_bound(n, s):
     integral (30 digits) and within 2% of it (cells of 1/64: the loss is about the step times the largest slope of
     the log integrand over the mass)."""
     sq = fmpq(*map(int, s.split("/")))
-    lower = kernel.spread_law_lower(n, sq)
+    lower = kernel.spread_law_lower(n, sq, fmpq(1, 64))
     with mpmath.workdps(30):
         sv = mpmath.mpf(int(sq.p)) / int(sq.q)
         exact = n * mpmath.quad(lambda x: mpmath.npdf(x) * (mpmath.ncdf(x + sv) - mpmath.ncdf(x)) ** (n - 1),
                                 [-mpmath.inf, -3, 0, 3, mpmath.inf])
         low = mpmath.mpf(lower.lower().mid().str(40, radius=False))
         assert 0.98 * exact <= low <= exact, (low, exact)
+
+
+def test_spread_laws_share_phi_without_changing_a_value():
+    """spread_laws_lower on several spreads gives each spread_law_lower's own ball (the shared values of Phi are the
+    same balls), with the grid's steps of p = 5 and 7; its nodes are increasing, the step's multiples inside
+    [-3, 3] and 1/8's outside; bad steps and spreads are ValueErrors."""
+    for p in kernel.GRIDS:
+        step, spreads = kernel.GRIDS[p]["spread_step"], kernel.grid_nodes(p)["spreads"][:40:13]
+        together = kernel.spread_laws_lower(p - 2, tuple(spreads), step)
+        for s, x in zip(spreads, together):
+            alone = kernel.spread_law_lower(p - 2, s, step)
+            assert x.mid() == alone.mid() and x.rad() == alone.rad()
+        nodes = kernel.spread_law_nodes(step)
+        assert nodes == sorted(set(nodes)) and nodes[0] == -6 and nodes[-1] == 6
+        assert all((x / step).q == 1 if abs(x) <= 3 else (8 * x).q == 1 for x in nodes)
+    for step in (fmpq(0), fmpq(-1, 8), fmpq(2)):
+        with pytest.raises(ValueError, match="step"):
+            kernel.spread_law_nodes(step)
+    with pytest.raises(ValueError, match="spread"):
+        kernel.spread_laws_lower(3, (fmpq(1, 8), fmpq(0)), fmpq(1, 64))
 
 
 def _float_sum(stair_whole, p, cells):

@@ -50,7 +50,8 @@ from .region_memorise import normal_cdf
 
 __all__ = ["GRIDS", "CELLS_PATH", "grid_nodes", "committed_cells", "committed_pairs", "validated_cells", "all_pairs",
            "validated_pairs", "pair_rows", "gate_tails", "tail_sum", "int64_upper", "first_proved",
-           "spread_law_lower", "spread_law_nodes", "stair_lower_sum", "stair_whole_region_log_lower"]
+           "spread_law_lower", "spread_laws_lower", "spread_law_nodes", "stair_lower_sum",
+           "stair_whole_region_log_lower"]
 
 #: bits of every ball
 PREC = 96
@@ -71,19 +72,21 @@ S_LATTICE = 4
 
 Q = fmpq
 #: p -> the exact grids: steps h of a (and b; X_t = 2 a_0 + t h), hr of r (and c), hD of D, hE of E and hs of the
-#: spread s; the windows of a, r, D and E; the largest s (docs/staircase.md, section 11.16, the proved sum)
+#: spread s; the windows of a, r, D and E; the largest s; the step of spread_law_lower's cells, a multiple of hs so that
+#: the spreads share their values of Phi (docs/staircase.md, section 11.16, the proved sum)
 GRIDS = {
     5: dict(h=Q(1, 40), hr=Q(1, 40), hD=Q(1, 40), hE=Q(1, 20), hs=Q(1, 80), a=(Q(0), Q(5)), r=(Q(1, 10), Q(8, 5)),
-            D=(Q(1, 20), Q(9, 10)), E=(Q(4), Q(9)), s_max=Q(8, 5)),
+            D=(Q(1, 20), Q(9, 10)), E=(Q(4), Q(9)), s_max=Q(8, 5), spread_step=Q(1, 80)),
     7: dict(h=Q(1, 80), hr=Q(1, 80), hD=Q(1, 80), hE=Q(1, 40), hs=Q(1, 500), a=(Q(1), Q(11, 2)),
-            r=(Q(3, 20), Q(1)), D=(Q(1, 5), Q(3, 5)), E=(Q(17, 2), Q(11)), s_max=Q(4, 25)),
+            r=(Q(3, 20), Q(1)), D=(Q(1, 5), Q(3, 5)), E=(Q(17, 2), Q(11)), s_max=Q(4, 25),
+            spread_step=Q(7, 500)),
 }
-#: the floats' choice of cells, spreads and windows (package data)
+#: the choice of cells, spreads and pairs (package data)
 CELLS_PATH = Path(__file__).with_name("region_stair_cells.json")
 CELLS_FORMAT = "certify-region-stair-cells/2"
-#: the lower Riemann sum of the spread's law: cells of 1/RANGE_STEPS on [-RANGE_FINE, RANGE_FINE], of
+#: the lower Riemann sum of the spread's law: cells of the grid's spread_step on [-RANGE_FINE, RANGE_FINE], of
 #: 1/RANGE_COARSE_STEPS out to +-RANGE_X
-RANGE_X, RANGE_STEPS, RANGE_FINE, RANGE_COARSE_STEPS = 6, 64, 3, 8
+RANGE_X, RANGE_FINE, RANGE_COARSE_STEPS = 6, 3, 8
 
 
 def _count(lo: fmpq, hi: fmpq, step: fmpq) -> int:
@@ -384,42 +387,61 @@ class _W:
 # -- the laws ----------------------------------------------------------------------------------------------------
 
 
-def spread_law_lower(n: int, s) -> arb:
+def spread_law_lower(n: int, s, step) -> arb:
     """A ball whose lower end is <= P(max - min of n iid N(0, 1) <= s) = n int phi(x) (Phi(x + s) - Phi(x))^(n - 1) dx
-    (Lemma S.26, item 2), for an integer n >= 2 and an exact s > 0: the integral over the cells of
-    :func:`spread_law_nodes`, bounded below on each by its width times the smaller end value of phi (unimodal)
-    times that of Phi(x + s) - Phi(x) (log-concave, as the convolution of phi with an indicator) to the power
-    n - 1. At :data:`PREC` bits; memoised."""
-    return _spread_law_lower(n, fmpq(s))
+    (Lemma S.26, item 2), for an integer n >= 2, an exact s > 0 and an exact step in (0, 1]: the integral over the
+    cells of :func:`spread_law_nodes`, bounded below on each by its width times the smaller end value of phi
+    (unimodal) times that of Phi(x + s) - Phi(x) (log-concave, as the convolution of phi with an indicator) to the
+    power n - 1. At :data:`PREC` bits. See :func:`spread_laws_lower`."""
+    return spread_laws_lower(n, (fmpq(s),), fmpq(step))[0]
 
 
-def spread_law_nodes() -> list[fmpq]:
-    """The nodes of spread_law_lower's sum: steps of 1/RANGE_STEPS on [-RANGE_FINE, RANGE_FINE], where the
-    integrand's mass lies, and of 1/RANGE_COARSE_STEPS out to +-RANGE_X (any partition gives a lower sum)."""
-    coarse = [fmpq(i, RANGE_COARSE_STEPS) for i in range(RANGE_FINE * RANGE_COARSE_STEPS + 1,
-                                                         RANGE_X * RANGE_COARSE_STEPS + 1)]
-    fine = [fmpq(i, RANGE_STEPS) for i in range(-RANGE_FINE * RANGE_STEPS, RANGE_FINE * RANGE_STEPS + 1)]
-    return [-x for x in reversed(coarse)] + fine + coarse
+def spread_law_nodes(step: fmpq) -> list[fmpq]:
+    """The nodes of spread_law_lower's sum: the multiples of ``step`` in [-RANGE_FINE, RANGE_FINE], where the
+    integrand's mass lies, and those of 1/RANGE_COARSE_STEPS beyond, out to +-RANGE_X (any partition gives a lower
+    sum). ValueError unless 0 < step <= 1."""
+    step = fmpq(step)
+    if not 0 < step <= 1:
+        raise ValueError("the step must lie in (0, 1]")
+    reach = int((RANGE_FINE / step).floor())
+    fine = {i * step for i in range(-reach, reach + 1)}
+    far = RANGE_X * RANGE_COARSE_STEPS
+    coarse = {fmpq(j, RANGE_COARSE_STEPS) for j in range(-far, far + 1)
+              if abs(fmpq(j, RANGE_COARSE_STEPS)) > RANGE_FINE}
+    return sorted(fine | coarse)
 
 
-@memoized(maxsize=4096)
-def _spread_law_lower(n: int, s: fmpq) -> arb:
-    nodes, density, cdf = _range_nodes()
+@memoized(maxsize=64)
+def spread_laws_lower(n: int, spreads: tuple[fmpq, ...], step: fmpq) -> tuple[arb, ...]:
+    """:func:`spread_law_lower` for each exact spread of ``spreads`` (a tuple), sharing the values of Phi: the nodes
+    and the spreads are integers in units of 1/L, L the least common denominator, and Phi is evaluated once per
+    integer. Memoised."""
+    nodes = spread_law_nodes(step)
+    if not all(x > 0 for x in spreads):
+        raise ValueError("a spread is not positive")
+    L = math.lcm(int(step.q), RANGE_COARSE_STEPS, *(int(x.q) for x in spreads))
+    units = [int(x.p) * (L // int(x.q)) for x in nodes]
     with working_precision(PREC):
-        sb = ball(s)
-        width = [normal_cdf(x + sb) - c for x, c in zip(nodes, cdf)]
-        total = arb(0)
-        for i in range(len(nodes) - 1):
-            total += (nodes[i + 1] - nodes[i]) * density[i].min(density[i + 1]) * width[i].min(width[i + 1]) ** (n - 1)
-        return n * total / (2 * arb.pi()).sqrt()
+        cdf = {}
 
+        def Phi(u: int) -> arb:
+            if u not in cdf:
+                cdf[u] = normal_cdf(ball(fmpq(u, L)))
+            return cdf[u]
 
-@memoized
-def _range_nodes():
-    """The nodes of spread_law_lower's sum as balls, e^{-x^2/2} and Phi at them (PREC bits)."""
-    with working_precision(PREC):
-        nodes = [ball(x) for x in spread_law_nodes()]
-        return nodes, [(-x * x / 2).exp() for x in nodes], [normal_cdf(x) for x in nodes]
+        density = [(-ball(fmpq(u * u, 2 * L * L))).exp() for u in units]
+        low_density = [x.min(y) for x, y in zip(density, density[1:])]
+        widths = [ball(fmpq(v - u, L)) for u, v in zip(units, units[1:])]
+        base = [Phi(u) for u in units]
+        out = []
+        for s in spreads:
+            shift = int(s.p) * (L // int(s.q))
+            gap = [Phi(u + shift) - c for u, c in zip(units, base)]  # Phi(x + s) - Phi(x)
+            total = arb(0)
+            for i, (width, low) in enumerate(zip(widths, low_density)):
+                total += width * low * gap[i].min(gap[i + 1]) ** (n - 1)
+            out.append(n * total / (2 * arb.pi()).sqrt())
+        return tuple(out)
 
 
 # -- the sum -----------------------------------------------------------------------------------------------------
@@ -462,16 +484,18 @@ def stair_lower_sum(p: int, cells, pairs=None, indices: dict | None = None) -> a
         w = _W(p, nodes, sorted({*k.tolist(), *(k + 1).tolist()}))
         proved = {}  # (d, m, q) -> t_kl per row: the least index where (S.44) is proved at both ends of the D cell
         for d, m, qs in cells:
-            for q in qs:
-                budget = w.budget_lower(d, m, q)
-                if budget is None:
-                    continue
-                t = t_gates
-                for end in (d, d + 1):
-                    f1 = w.F1_upper(end, m, qs[-1])  # at the cell's largest spread: F_1 increases in s
-                    worst = np.maximum(f1[:-1], f1[1:])  # F_1 is convex in z: its max on a cell is at an end
-                    t = np.maximum(t, first_proved(w.F0_upper(end), budget - worst[k] - worst[l], sentinel))
-                proved[(d, m, q)] = t
+            budgets = {q: w.budget_lower(d, m, q) for q in qs}
+            live = [q for q in qs if budgets[q] is not None]  # the others' hypotheses fail: G_dmq = 0
+            if not live:
+                continue
+            budget = np.array([budgets[q] for q in live], dtype=np.int64)[:, None]
+            t = np.broadcast_to(t_gates, (len(live), len(t_gates)))
+            for end in (d, d + 1):
+                f1 = w.F1_upper(end, m, qs[-1])  # at the cell's largest spread: F_1 increases in s
+                worst = np.maximum(f1[:-1], f1[1:])  # F_1 is convex in z: its max on a cell is at an end
+                thresholds = (budget - (worst[k] + worst[l])[None, :]).ravel()
+                t = np.maximum(t, first_proved(w.F0_upper(end), thresholds, sentinel).reshape(t.shape))
+            proved.update(zip(((d, m, q) for q in live), t))
         if indices is not None:
             indices.update(proved)
         used = np.stack([t_gates, *proved.values()])  # each pair's tails are read at its proved indices only
@@ -479,6 +503,9 @@ def stair_lower_sum(p: int, cells, pairs=None, indices: dict | None = None) -> a
         highs = tuple(np.where(used < sentinel, used, -1).max(axis=0).tolist())
         Tman, Texp = gate_tails(p, pairs, lows, highs)
         rows = np.arange(len(k))
+        spread_qs = sorted({q for _, _, qs in cells for q in qs})
+        spread_mass = dict(zip(spread_qs, spread_laws_lower(n, tuple(nodes["spreads"][q] for q in spread_qs),
+                                                            GRIDS[p]["spread_step"])))
         root2 = ball(2).sqrt()
         sE = (ball(fmpq(1, 2)) + ball(fmpq(1, n))).sqrt()  # the law of E given D: N(-D/2, 1/2 + 1/n) (S.42)
         total = arb(0)
@@ -489,7 +516,7 @@ def stair_lower_sum(p: int, cells, pairs=None, indices: dict | None = None) -> a
             inner = arb(0)
             for i, q in enumerate(qs):
                 if H[i] > H[i + 1]:  # exact rationals; Abel's coefficients are >= 0
-                    inner += ball(H[i] - H[i + 1]) * spread_law_lower(n, nodes["spreads"][q])
+                    inner += ball(H[i] - H[i + 1]) * spread_mass[q]
             D0, D1 = ball(nodes["D_nodes"][d]), ball(nodes["D_nodes"][d + 1])
             E0, E1 = ball(nodes["E_nodes"][m]), ball(nodes["E_nodes"][m + 1])
             PD = normal_cdf(-D0 / root2) - normal_cdf(-D1 / root2)  # D ~ N(0, 2)
