@@ -116,8 +116,8 @@ def _require_grids(p: int) -> None:
         raise NotCertified(f"Proposition S.25 has no committed grids at p = {p} (only at {sorted(GRIDS)})")
 
 
-def committed_cells(p: int) -> list[tuple[int, int, list[tuple[int, int, int]]]]:
-    """The cells of :data:`CELLS_PATH` at p: [(d, m, [(q, lo, hi), ...]), ...], each index checked against p's grids
+def committed_cells(p: int) -> list[tuple[int, int, tuple[int, ...]]]:
+    """The cells of :data:`CELLS_PATH` at p: [(d, m, (q, ...)), ...], each index checked against p's grids
     (see :func:`validated_cells`); NotCertified if p has no grids, or the file has no well-formed cells and pairs
     at p or is not in its format (a packaging error: the bound is then not attempted)."""
     _require_grids(p)
@@ -481,7 +481,7 @@ def stair_lower_sum(p: int, cells, pairs=None, indices: dict | None = None) -> a
     k, l, t_gates = pair_rows(p, pairs)
     sentinel = len(nodes["X"])
     with working_precision(PREC):
-        w = _W(p, nodes, sorted({*k.tolist(), *(k + 1).tolist()}))
+        w = _W(p, nodes, sorted({x + end for x in (*k.tolist(), *l.tolist()) for end in (0, 1)}))
         proved = {}  # (d, m, q) -> t_kl per row: the least index where (S.44) is proved at both ends of the D cell
         for d, m, qs in cells:
             budgets = {q: w.budget_lower(d, m, q) for q in qs}
@@ -498,7 +498,8 @@ def stair_lower_sum(p: int, cells, pairs=None, indices: dict | None = None) -> a
             proved.update(zip(((d, m, q) for q in live), t))
         if indices is not None:
             indices.update(proved)
-        used = np.stack([t_gates, *proved.values()])  # each pair's tails are read at its proved indices only
+        # each pair's tails are read at its proved indices only (none: an empty range)
+        used = np.stack(list(proved.values())) if proved else np.full((1, len(k)), sentinel)
         lows = tuple(used.min(axis=0).tolist())
         highs = tuple(np.where(used < sentinel, used, -1).max(axis=0).tolist())
         Tman, Texp = gate_tails(p, pairs, lows, highs)
