@@ -9,7 +9,7 @@ data): in floats, the cells of (D, E) that carry CARRIED of the float lower sum 
 on the kernel's grids, with Lemma S.26's cells) and in each the SPREADS_PER_CELL spreads that the float sum
 prefers; then, from one run of the kernel over every pair (k, l) of cells of r on those cells, the pairs whose
 proved tails T_kl(t_kl) + T_lk(t_lk) reach PAIR_SHARE of their (cell, spread)'s sum G somewhere (--pairs redoes only
-this step, on the committed cells, in about 10 s). It takes about 2 minutes at p = 5 and 4 at p = 7. A choice, not
+this step, on the committed cells, in about 6 s for both primes). It takes about 2 minutes at p = 5 and 4 at p = 7. A choice, not
 a bound: any cells, spreads and pairs give a lower sum.
 
 Without --select it runs the kernel's proof on the committed cells (all of them, or the --top N that carry most: a
