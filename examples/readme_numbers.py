@@ -834,7 +834,7 @@ ALLOWED = (
      "certified values); the factor is the issue's target; the seconds are measured in docs/staircase.md section "
      "11.16's table",
      r"within a factor 10|\(about 10\^-30\.53 and 10\^-77\.42, by importance sampling\)|"
-     r"about 0\.7 to 0\.9 s at p = 5 and 0\.8 to 1\.0 s at p = 7"),
+     r"about 0\.7 to 0\.8 s at p = 5 and 0\.8 s at p = 7"),
     ("code: commands, inputs and formulas in code spans and indented code (a fenced block's # comments are prose "
      "and are checked, but a string argument in them is code; see allowed_spans)",
      r"`[^`\n]+`|^    .*$|(?<==)\"[^\"\s]+\""),

@@ -79,8 +79,9 @@ def stair_whole():
 
 
 @pytest.fixture(scope="session")
-def stair_proved():
-    """examples/staircase/region_stair_proved.py as a module: the selection of the kernel's cells and pairs."""
+def stair_proved(stair_whole):
+    """examples/staircase/region_stair_proved.py as a module: the selection of the kernel's cells and pairs (it
+    imports region_stair_whole, which ``stair_whole`` registers first)."""
     return _staircase_example("region_stair_proved")
 
 

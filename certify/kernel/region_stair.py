@@ -246,9 +246,14 @@ def _gate_tails(p: int, pairs: tuple[tuple[int, int], ...], lows: tuple[int, ...
         ab = [ball(x) for x in a]
         upper = [normal_cdf(-x) ** (n + 1) for x in ab]  # Phi(-a_i)^(n+1)
         psi = [(upper[i] - upper[i + 1]) / (n + 1) for i in range(N)]
-        phi = {}  # Phi at r_k - a_i, by its exact value (r and a share their steps at p = 5 and 7: few values)
-        cdf = {k: [phi[r[k] - x] if r[k] - x in phi else phi.setdefault(r[k] - x, normal_cdf(ball(r[k] - x)))
-                   for x in a] for k in sorted({*cells, *(k + 1 for k in cells)})}
+        # Phi at r_k - a_i = (R0 + k HR - i H)/L, by its integer numerator (r and a share their step at p = 5 and
+        # 7, so there are few values)
+        L = math.lcm(int((r[0] - a[0]).q), int(GRIDS[p]["hr"].q), int(GRIDS[p]["h"].q))
+        R0, HR, H = (int(x * L) for x in (r[0] - a[0], GRIDS[p]["hr"], GRIDS[p]["h"]))
+        phi = {}
+        for u in {R0 + k * HR - i * H for k in {*cells, *(k + 1 for k in cells)} for i in range(N + 1)}:
+            phi[u] = normal_cdf(ball(fmpq(u, L)))
+        cdf = {k: [phi[R0 + k * HR - i * H] for i in range(N + 1)] for k in sorted({*cells, *(k + 1 for k in cells)})}
         pi = {k: [up - down for up, down in zip(cdf[k + 1], cdf[k])] for k in cells}  # pi_k(a_i)
         masses = {k: [psi[i] * pi[k][i].min(pi[k][i + 1]) for i in range(N)] for k in cells}
         top = max(_exponent(x) for row in masses.values() for x in row)
@@ -509,6 +514,18 @@ def stair_lower_sum(p: int, cells, pairs=None, indices: dict | None = None) -> a
                                                             GRIDS[p]["spread_step"])))
         root2 = ball(2).sqrt()
         sE = (ball(fmpq(1, 2)) + ball(fmpq(1, n))).sqrt()  # the law of E given D: N(-D/2, 1/2 + 1/n) (S.42)
+        upper_tail = {}  # Phi(-D_d/sqrt 2) and Phi(-(E_m + D_d/2)/s_E), shared by neighbouring cells
+
+        def upper_D(d: int) -> arb:
+            if d not in upper_tail:
+                upper_tail[d] = normal_cdf(-ball(nodes["D_nodes"][d]) / root2)
+            return upper_tail[d]
+
+        def upper_E(m: int, d: int) -> arb:
+            if (m, d) not in upper_tail:
+                upper_tail[(m, d)] = normal_cdf(-(ball(nodes["E_nodes"][m]) + ball(nodes["D_nodes"][d]) / 2) / sE)
+            return upper_tail[(m, d)]
+
         total = arb(0)
         for d, m, qs in cells:
             levels = [tail_sum(Tman[rows, proved[(d, m, q)]], Texp[rows, proved[(d, m, q)]])
@@ -518,12 +535,10 @@ def stair_lower_sum(p: int, cells, pairs=None, indices: dict | None = None) -> a
             for i, q in enumerate(qs):
                 if H[i] > H[i + 1]:  # exact rationals; Abel's coefficients are >= 0
                     inner += ball(H[i] - H[i + 1]) * spread_mass[q]
-            D0, D1 = ball(nodes["D_nodes"][d]), ball(nodes["D_nodes"][d + 1])
-            E0, E1 = ball(nodes["E_nodes"][m]), ball(nodes["E_nodes"][m + 1])
-            PD = normal_cdf(-D0 / root2) - normal_cdf(-D1 / root2)  # D ~ N(0, 2)
+            PD = upper_D(d) - upper_D(d + 1)  # D ~ N(0, 2)
             PE = None
-            for D in (D0, D1):  # log-concave in D: at least the smaller end value on the cell
-                e = normal_cdf(-(E0 + D / 2) / sE) - normal_cdf(-(E1 + D / 2) / sE)
+            for end in (d, d + 1):  # log-concave in D: at least the smaller end value on the cell
+                e = upper_E(m, end) - upper_E(m + 1, end)
                 PE = e if PE is None else PE.min(e)
             total += PD * PE * inner
         return total * (p * p * (p - 1))

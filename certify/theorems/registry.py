@@ -474,8 +474,8 @@ tiny (10^-55.66 and 10^-43.03 at p = 5), far below the measured share of
 (1, 2) staircases (docs/staircase.md, sections 9, 11.14 and 11.15). At p = 5
 and 7 and sigma = 1, whole_region_probability bounds the whole of U_stair
 instead (Proposition S.25 with Lemma S.26, section 11.16: 10^-31.29 at p = 5,
-within a factor 10 of the region's estimated mass), in about 0.5 s more at p = 5
-and 0.7 s more at p = 7 for the certificate and as much for its check;
+within a factor 10 of the region's estimated mass), in about 0.4 s more at p = 5
+and 0.5 s more at p = 7 for the certificate and as much for its check;
 elsewhere it states region_probability's bound.""",
     hypotheses="k = 2; X, s, D, E, sigma > 0; X > 2s; (S.10) at the base point (decided with balls)",
     parameters=(
