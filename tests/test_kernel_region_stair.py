@@ -85,6 +85,20 @@ def test_first_proved_against_a_loop():
             assert g == next((i for i, v in enumerate(values) if v is not None and v < threshold), 999)
 
 
+def test_proved_ranges_against_a_loop():
+    """proved_ranges gives each pair the least and largest of its indices that are not the sentinel (an empty range,
+    (sentinel, -1), for a pair never proved or for no arrays at all)."""
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        count, sentinel = int(rng.integers(1, 6)), 50
+        arrays = [np.where(rng.random(count) < 0.3, sentinel, rng.integers(0, sentinel, count))
+                  for _ in range(int(rng.integers(0, 5)))]
+        lows, highs = kernel.proved_ranges(arrays, count, sentinel)
+        for i in range(count):
+            seen = [int(a[i]) for a in arrays if a[i] < sentinel]
+            assert (lows[i], highs[i]) == ((min(seen), max(seen)) if seen else (sentinel, -1))
+
+
 def test_int64_upper_never_lowers_a_bound():
     """int64_upper keeps integers in [-2^52, 2^52] and makes None and everything outside NOT_PROVED (larger)."""
     values = [None, 0, -5, 1 << 52, (1 << 52) + 1, -(1 << 52) - 1, 1 << 70]

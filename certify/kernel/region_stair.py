@@ -49,7 +49,7 @@ from .region import stated_log_lower
 from .region_memorise import normal_cdf
 
 __all__ = ["GRIDS", "CELLS_PATH", "grid_nodes", "committed_cells", "committed_pairs", "validated_cells", "all_pairs",
-           "validated_pairs", "pair_rows", "gate_tails", "tail_sum", "int64_upper", "first_proved",
+           "validated_pairs", "pair_rows", "gate_tails", "proved_ranges", "tail_sum", "int64_upper", "first_proved",
            "spread_law_lower", "spread_laws_lower", "spread_law_nodes", "stair_lower_sum",
            "stair_whole_region_log_lower"]
 
@@ -242,6 +242,7 @@ def _gate_tails(p: int, pairs: tuple[tuple[int, int], ...], lows: tuple[int, ...
     if len(t_gates) > 1 << 13:
         raise ValueError("too many pairs (k, l) for the int64 sums of tail_sum")
     cells = sorted({k for pair in pairs for k in pair})
+    ends = sorted({*cells, *(k + 1 for k in cells)})  # the nodes of r the cells' pi_k read
     with working_precision(PREC):
         ab = [ball(x) for x in a]
         upper = [normal_cdf(-x) ** (n + 1) for x in ab]  # Phi(-a_i)^(n+1)
@@ -251,9 +252,9 @@ def _gate_tails(p: int, pairs: tuple[tuple[int, int], ...], lows: tuple[int, ...
         L = math.lcm(int((r[0] - a[0]).q), int(GRIDS[p]["hr"].q), int(GRIDS[p]["h"].q))
         R0, HR, H = (int(x * L) for x in (r[0] - a[0], GRIDS[p]["hr"], GRIDS[p]["h"]))
         phi = {}
-        for u in {R0 + k * HR - i * H for k in {*cells, *(k + 1 for k in cells)} for i in range(N + 1)}:
+        for u in {R0 + k * HR - i * H for k in ends for i in range(N + 1)}:
             phi[u] = normal_cdf(ball(fmpq(u, L)))
-        cdf = {k: [phi[R0 + k * HR - i * H] for i in range(N + 1)] for k in sorted({*cells, *(k + 1 for k in cells)})}
+        cdf = {k: [phi[R0 + k * HR - i * H] for i in range(N + 1)] for k in ends}
         pi = {k: [up - down for up, down in zip(cdf[k + 1], cdf[k])] for k in cells}  # pi_k(a_i)
         masses = {k: [psi[i] * pi[k][i].min(pi[k][i + 1]) for i in range(N)] for k in cells}
         top = max(_exponent(x) for row in masses.values() for x in row)
@@ -299,6 +300,14 @@ def int64_upper(values: list) -> np.ndarray:
     """Integer upper bounds as int64: None (not finite) and anything outside [-LIMIT, LIMIT] become NOT_PROVED, which
     no comparison accepts (a larger upper bound is still one)."""
     return np.array([NOT_PROVED if x is None or not -LIMIT <= x <= LIMIT else x for x in values], dtype=np.int64)
+
+
+def proved_ranges(indices, count: int, sentinel: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(lows, highs): for each of ``count`` pairs, the least and the largest of its proved indices over the arrays of
+    ``indices`` (one index per pair each, ``sentinel`` where none is proved), where :func:`gate_tails` must compute
+    its tails; an empty range (sentinel, -1) for a pair never proved."""
+    used = np.stack(list(indices)) if indices else np.full((1, count), sentinel)
+    return tuple(used.min(axis=0).tolist()), tuple(np.where(used < sentinel, used, -1).max(axis=0).tolist())
 
 
 def first_proved(values: np.ndarray, thresholds: np.ndarray, none: int) -> np.ndarray:
@@ -371,10 +380,9 @@ class _W:
 
     def _F0_upper(self, d: int) -> np.ndarray:
         D, E, s = self.D[d], self.E[0], self.s[-1]
-        if "Xs" not in self.cache:
-            self.cache["Xs"] = [self.vertex_sum(X * s) for X in self.X]
-        return int64_upper([scaled_ceil((1 + (-X * D).exp() + (-X * (D + E)).exp() * V).log(), LOG_BITS)
-                            for X, V in zip(self.X, self.cache["Xs"])])
+        V = self._cached("Xs", lambda: [self.vertex_sum(X * s) for X in self.X])  # shared by every node of D
+        return int64_upper([scaled_ceil((1 + (-X * D).exp() + (-X * (D + E)).exp() * v).log(), LOG_BITS)
+                            for X, v in zip(self.X, V)])
 
     def budget_lower(self, d: int, m: int, q: int) -> int | None:
         """An integer <= 2^LOG_BITS b_+, b_+ = 2 log 2 + 2/((p - 1) rho_+), rho_+ = 1 + s/(g - (n - 1) s/n),
@@ -503,28 +511,19 @@ def stair_lower_sum(p: int, cells, pairs=None, indices: dict | None = None) -> a
             proved.update(zip(((d, m, q) for q in live), t))
         if indices is not None:
             indices.update(proved)
-        # each pair's tails are read at its proved indices only (none: an empty range)
-        used = np.stack(list(proved.values())) if proved else np.full((1, len(k)), sentinel)
-        lows = tuple(used.min(axis=0).tolist())
-        highs = tuple(np.where(used < sentinel, used, -1).max(axis=0).tolist())
-        Tman, Texp = gate_tails(p, pairs, lows, highs)
+        Tman, Texp = gate_tails(p, pairs, *proved_ranges(list(proved.values()), len(k), sentinel))
         rows = np.arange(len(k))
         spread_qs = sorted({q for _, _, qs in cells for q in qs})
         spread_mass = dict(zip(spread_qs, spread_laws_lower(n, tuple(nodes["spreads"][q] for q in spread_qs),
                                                             GRIDS[p]["spread_step"])))
         root2 = ball(2).sqrt()
         sE = (ball(fmpq(1, 2)) + ball(fmpq(1, n))).sqrt()  # the law of E given D: N(-D/2, 1/2 + 1/n) (S.42)
-        upper_tail = {}  # Phi(-D_d/sqrt 2) and Phi(-(E_m + D_d/2)/s_E), shared by neighbouring cells
 
-        def upper_D(d: int) -> arb:
-            if d not in upper_tail:
-                upper_tail[d] = normal_cdf(-ball(nodes["D_nodes"][d]) / root2)
-            return upper_tail[d]
+        def upper_D(d: int) -> arb:  # Phi(-D_d/sqrt 2), shared by neighbouring cells
+            return w._cached(("Phi D", d), lambda: normal_cdf(-w.D[d] / root2))
 
-        def upper_E(m: int, d: int) -> arb:
-            if (m, d) not in upper_tail:
-                upper_tail[(m, d)] = normal_cdf(-(ball(nodes["E_nodes"][m]) + ball(nodes["D_nodes"][d]) / 2) / sE)
-            return upper_tail[(m, d)]
+        def upper_E(m: int, d: int) -> arb:  # Phi(-(E_m + D_d/2)/s_E), shared by neighbouring cells
+            return w._cached(("Phi E", m, d), lambda: normal_cdf(-(w.E[m] + w.D[d] / 2) / sE))
 
         total = arb(0)
         for d, m, qs in cells:

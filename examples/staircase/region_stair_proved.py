@@ -105,9 +105,7 @@ def select_pairs(p: int, cells: list) -> list[list[int]]:
     indices: dict = {}
     kernel.stair_lower_sum(p, cells, pairs, indices)
     sentinel = len(kernel.grid_nodes(p)["X"])
-    used = np.stack(list(indices.values()))
-    lows, highs = used.min(axis=0), np.where(used < sentinel, used, -1).max(axis=0)
-    Tman, Texp = kernel.gate_tails(p, pairs, tuple(lows.tolist()), tuple(highs.tolist()))
+    Tman, Texp = kernel.gate_tails(p, pairs, *kernel.proved_ranges(list(indices.values()), len(pairs), sentinel))
     rows, share = np.arange(len(pairs)), np.zeros(len(pairs))
     for t in indices.values():
         tails = Tman[rows, t] * np.exp2(Texp[rows, t].astype(float))
